@@ -1,0 +1,199 @@
+// Package config is the one registry of every flinksim setting: the Flink
+// configuration keys the simulator honours, the shape of the simulated job,
+// and the simulator's own knobs. Each setting is one row of a table (key,
+// type, allowed range, Flink's default, the simulator's default, doc and a
+// setter on *Config); parsing, YAML loading, validation and the log header
+// all read that table.
+package config
+
+import "time"
+
+// Config holds every setting of one simulation run. The zero value is not
+// useful: start from Default and apply overrides with Set or LoadYAML, then
+// call Validate.
+type Config struct {
+	// Flink keys
+
+	// Parallelism is parallelism.default: subtasks per operator (Flink 1, sim 2).
+	Parallelism int
+	// MaxParallelism is pipeline.max-parallelism: the number of key groups;
+	// -1 means derived from the parallelism (KeyGroupRangeAssignment.computeDefaultMaxParallelism).
+	MaxParallelism int
+	// NumberOfTaskSlots is taskmanager.numberOfTaskSlots: slots per task
+	// manager; -1 is read as 1 (TaskManagerConfiguration).
+	NumberOfTaskSlots int
+	// AutoWatermarkInterval is pipeline.auto-watermark-interval: virtual time
+	// between periodic watermark emissions; 0 disables periodic watermarks.
+	AutoWatermarkInterval time.Duration
+	// BufferTimeout is execution.buffer-timeout: the longest a partly filled
+	// network buffer waits before it is flushed; 0 flushes after every record.
+	BufferTimeout time.Duration
+	// OperatorChaining is pipeline.operator-chaining.enabled.
+	OperatorChaining bool
+	// SlotRequestTimeout is slot.request.timeout (Flink 5 min, sim 10 s).
+	SlotRequestTimeout time.Duration
+	// BuffersPerChannel is taskmanager.network.memory.buffers-per-channel:
+	// exclusive buffers per input channel, the initial credit.
+	BuffersPerChannel int
+	// FloatingBuffersPerGate is taskmanager.network.memory.floating-buffers-per-gate.
+	FloatingBuffersPerGate int
+	// TaskManagerCPUCores is taskmanager.cpu.cores; 0 means unset (Flink then
+	// uses the number of slots).
+	TaskManagerCPUCores float64
+	// TaskHeapBytes is taskmanager.memory.task.heap.size in bytes.
+	TaskHeapBytes int64
+	// TaskOffHeapBytes is taskmanager.memory.task.off-heap.size in bytes.
+	TaskOffHeapBytes int64
+	// ManagedMemoryBytes is taskmanager.memory.managed.size in bytes.
+	ManagedMemoryBytes int64
+	// NetworkMemoryBytes is the network memory of a task manager in bytes
+	// (key taskmanager.memory.network.max).
+	NetworkMemoryBytes int64
+
+	// the job's shape
+
+	// SourceTopic is job.source.topic: the Kafka topic read by the source.
+	SourceTopic string
+	// SourcePartitions is job.source.partitions: partitions of the source topic (1..10000).
+	SourcePartitions int
+	// StartingOffsets is job.source.starting-offsets: "earliest" or "latest".
+	StartingOffsets string
+	// MaxPollRecords is job.source.max-poll-records: Kafka max.poll.records.
+	MaxPollRecords int
+	// KeyField is job.key-field: the record field used as key.
+	KeyField string
+	// TimeField is job.time-field: the record field holding event time.
+	TimeField string
+	// TimeCharacteristic is job.time-characteristic: "event-time" or "processing-time".
+	TimeCharacteristic string
+	// Operator is job.operator: "window" or "process".
+	Operator string
+	// WindowType is job.window.type: "tumbling", "sliding" or "session".
+	WindowType string
+	// WindowSize is job.window.size.
+	WindowSize time.Duration
+	// WindowSlide is job.window.slide; 0 means unset.
+	WindowSlide time.Duration
+	// WindowGap is job.window.gap (session windows); 0 means unset.
+	WindowGap time.Duration
+	// WindowOffset is job.window.offset.
+	WindowOffset time.Duration
+	// AllowedLateness is job.window.allowed-lateness.
+	AllowedLateness time.Duration
+	// SideOutputLateData is job.window.side-output-late-data.
+	SideOutputLateData bool
+	// Aggregate is job.window.aggregate: count, sum, min, max or avg.
+	Aggregate string
+	// AggregateField is job.window.aggregate-field.
+	AggregateField string
+	// Filter is job.filter: a predicate such as `amount > 100`; "" means none.
+	Filter string
+	// OutOfOrderness is job.watermark.out-of-orderness
+	// (WatermarkStrategy.forBoundedOutOfOrderness).
+	OutOfOrderness time.Duration
+	// Idleness is job.watermark.idleness; 0 means off.
+	Idleness time.Duration
+	// AlignmentGroup is job.watermark.alignment.group; "" means off.
+	AlignmentGroup string
+	// AlignmentMaxDrift is job.watermark.alignment.max-drift.
+	AlignmentMaxDrift time.Duration
+	// AlignmentUpdateInterval is job.watermark.alignment.update-interval.
+	AlignmentUpdateInterval time.Duration
+	// StateTTL is job.state.ttl; 0 means off.
+	StateTTL time.Duration
+	// SinkTopic is job.sink.topic.
+	SinkTopic string
+
+	// simulator-only
+
+	// Seed is sim.seed: the root of every random generator.
+	Seed uint64
+	// Duration is sim.duration: virtual run length for unbounded runs.
+	Duration time.Duration
+	// TaskManagers is sim.taskmanagers (1..64), named tm-1, tm-2, ...
+	TaskManagers int
+	// SourceRate is sim.source.rate: records per virtual second.
+	SourceRate float64
+	// SourceKeys is sim.source.keys: distinct keys of generated records.
+	SourceKeys int
+	// SourceDisorder is sim.source.disorder: max event-time disorder of generated records.
+	SourceDisorder time.Duration
+	// SourceLateFraction is sim.source.late-fraction (0..1).
+	SourceLateFraction float64
+	// EventsPace is sim.events.pace: "backfill" or "event-time".
+	EventsPace string
+	// CostParse, CostFilter, CostWindow and CostSink are sim.cost.*: virtual
+	// CPU time per record of each step.
+	CostParse, CostFilter, CostWindow, CostSink time.Duration
+	// NetworkLatency is sim.network.latency (remote channels).
+	NetworkLatency time.Duration
+	// LocalLatency is sim.network.local-latency (local channels).
+	LocalLatency time.Duration
+	// BufferRecords is sim.buffer.records: records per network buffer (1..100000).
+	BufferRecords int
+	// RecordBytes is sim.record.bytes: serialized size of one record.
+	RecordBytes int
+}
+
+const mebibyte = 1 << 20
+
+// Default returns the simulator's defaults for every setting.
+func Default() Config {
+	return Config{
+		Parallelism:             2,
+		MaxParallelism:          -1,
+		NumberOfTaskSlots:       1,
+		AutoWatermarkInterval:   200 * time.Millisecond,
+		BufferTimeout:           100 * time.Millisecond,
+		OperatorChaining:        true,
+		SlotRequestTimeout:      10 * time.Second,
+		BuffersPerChannel:       2,
+		FloatingBuffersPerGate:  8,
+		TaskManagerCPUCores:     0,
+		TaskHeapBytes:           384 * mebibyte,
+		TaskOffHeapBytes:        0,
+		ManagedMemoryBytes:      512 * mebibyte,
+		NetworkMemoryBytes:      128 * mebibyte,
+		SourceTopic:             "orders",
+		SourcePartitions:        4,
+		StartingOffsets:         "earliest",
+		MaxPollRecords:          500,
+		KeyField:                "key",
+		TimeField:               "ts",
+		TimeCharacteristic:      "event-time",
+		Operator:                "window",
+		WindowType:              "tumbling",
+		WindowSize:              time.Minute,
+		WindowSlide:             0,
+		WindowGap:               0,
+		WindowOffset:            0,
+		AllowedLateness:         0,
+		SideOutputLateData:      false,
+		Aggregate:               "count",
+		AggregateField:          "amount",
+		Filter:                  "",
+		OutOfOrderness:          5 * time.Second,
+		Idleness:                0,
+		AlignmentGroup:          "",
+		AlignmentMaxDrift:       0,
+		AlignmentUpdateInterval: time.Second,
+		StateTTL:                0,
+		SinkTopic:               "orders-per-minute",
+		Seed:                    1,
+		Duration:                5 * time.Minute,
+		TaskManagers:            2,
+		SourceRate:              1000,
+		SourceKeys:              100,
+		SourceDisorder:          2 * time.Second,
+		SourceLateFraction:      0,
+		EventsPace:              "backfill",
+		CostParse:               20 * time.Microsecond,
+		CostFilter:              2 * time.Microsecond,
+		CostWindow:              10 * time.Microsecond,
+		CostSink:                10 * time.Microsecond,
+		NetworkLatency:          200 * time.Microsecond,
+		LocalLatency:            5 * time.Microsecond,
+		BufferRecords:           64,
+		RecordBytes:             100,
+	}
+}
