@@ -1,0 +1,396 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setting is one row of the registry: a configuration key, how its value is
+// written, its defaults and its allowed range. Every field of Config has
+// exactly one Setting.
+type Setting struct {
+	// Key is the configuration key: Flink's own key for Flink settings,
+	// "job.*" for the shape of the simulated job, "sim.*" for the
+	// simulator's knobs.
+	Key string
+	// Type is how the value is written: "int", "uint64", "float", "bool",
+	// "duration" (TimeUtils.parseDuration), "memory" (MemorySize.parse),
+	// "string" or "enum" (one of the words in Range, case-insensitive).
+	Type string
+	// FlinkDefault is Flink 1.20's default for the key as text; for a job.*
+	// setting it is the default of the Flink API call the setting stands
+	// for. "" when Flink has no such key or default.
+	FlinkDefault string
+	// SimDefault is the simulator's default as text (Default()).
+	SimDefault string
+	// Range is the allowed values as text, e.g. "1..32768", "-1 or 1..",
+	// "0 ms..", "earliest|latest".
+	Range string
+	// Doc says what the setting does, its unit, and what zero means.
+	Doc string
+
+	set func(c *Config, value string) error
+	get func(c *Config) string
+}
+
+// KV is one setting's current value as text, with Flink's default beside it
+// ("" when Flink has none), for the event log's header.
+type KV struct {
+	Key, Value, FlinkDefault string
+}
+
+// UnknownKeyError is returned by Set and LoadYAML for a key that is not in
+// the registry. Suggestion is the nearest known key by edit distance, or ""
+// when no key is near enough.
+type UnknownKeyError struct {
+	Key, Suggestion string
+}
+
+func (e *UnknownKeyError) Error() string {
+	if e.Suggestion == "" {
+		return fmt.Sprintf("unknown setting %q; run \"flinksim settings\" for the list", e.Key)
+	}
+	return fmt.Sprintf("unknown setting %q; did you mean %q?", e.Key, e.Suggestion)
+}
+
+// ValueError is returned by Set and LoadYAML for a value that cannot be
+// parsed or is outside the setting's range. Message is the whole text: it
+// names the key, the value and the allowed range, and uses Flink's own
+// wording where Flink checks the same thing.
+type ValueError struct {
+	Key, Value, Range, Message string
+}
+
+func (e *ValueError) Error() string { return e.Message }
+
+// parseError is Configuration.getOptional's wording for a value that does
+// not parse, followed by the parser's reason and the allowed range.
+func parseError(key, value, rng string, cause string) *ValueError {
+	return &ValueError{Key: key, Value: value, Range: rng, Message: fmt.Sprintf(
+		"Could not parse value '%s' for key '%s'. %s (allowed: %s)", value, key, cause, rng)}
+}
+
+// rangeError reports a parsed value outside the allowed range. flinkMsg is
+// the message Flink gives for the same check, or "" when Flink has none.
+func rangeError(key, value, rng, flinkMsg string) *ValueError {
+	msg := flinkMsg
+	if msg == "" {
+		msg = value + " is out of range"
+	}
+	if !strings.Contains(msg, key) {
+		msg = key + ": " + msg
+	}
+	return &ValueError{Key: key, Value: value, Range: rng, Message: msg + " (allowed: " + rng + ")"}
+}
+
+// unbounded marks an int range without an upper bound (Java's int limit).
+const unbounded = math.MaxInt32
+
+// intRange is min..max plus single extra allowed values (such as -1).
+type intRange struct {
+	min, max int64
+	also     []int64
+}
+
+func (r intRange) String() string {
+	var b strings.Builder
+	for _, v := range r.also {
+		b.WriteString(strconv.FormatInt(v, 10) + " or ")
+	}
+	b.WriteString(strconv.FormatInt(r.min, 10) + "..")
+	if r.max != unbounded {
+		b.WriteString(strconv.FormatInt(r.max, 10))
+	}
+	return b.String()
+}
+
+func (r intRange) contains(v int64) bool {
+	return slices.Contains(r.also, v) || (v >= r.min && v <= r.max)
+}
+
+// intSetting is an int setting parsed like Java's Integer.parseInt. refuse,
+// when not nil, gives Flink's message for an out-of-range value.
+func intSetting(key, flinkDefault string, r intRange, doc string, field func(*Config) *int, refuse func(v int64) string) Setting {
+	rng := r.String()
+	return Setting{Key: key, Type: "int", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			v, err := strconv.ParseInt(javaTrim(value), 10, 32)
+			if err != nil {
+				return parseError(key, value, rng, fmt.Sprintf("For input string: %q", value))
+			}
+			if !r.contains(v) {
+				msg := ""
+				if refuse != nil {
+					msg = refuse(v)
+				}
+				return rangeError(key, value, rng, msg)
+			}
+			*field(c) = int(v)
+			return nil
+		},
+		get: func(c *Config) string { return strconv.Itoa(*field(c)) },
+	}
+}
+
+func uint64Setting(key string, doc string, field func(*Config) *uint64) Setting {
+	rng := "0.." + strconv.FormatUint(math.MaxUint64, 10)
+	return Setting{Key: key, Type: "uint64", Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			v, err := strconv.ParseUint(javaTrim(value), 10, 64)
+			if err != nil {
+				return parseError(key, value, rng, fmt.Sprintf("For input string: %q", value))
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatUint(*field(c), 10) },
+	}
+}
+
+// floatSetting is a float64 setting within [min, max]; NaN and infinities
+// are refused.
+func floatSetting(key, flinkDefault string, min, max float64, doc string, field func(*Config) *float64) Setting {
+	rng := strconv.FormatFloat(min, 'f', -1, 64) + ".."
+	if !math.IsInf(max, 1) {
+		rng += strconv.FormatFloat(max, 'f', -1, 64)
+	}
+	return Setting{Key: key, Type: "float", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			v, err := strconv.ParseFloat(javaTrim(value), 64)
+			if err != nil {
+				return parseError(key, value, rng, fmt.Sprintf("For input string: %q", value))
+			}
+			if math.IsNaN(v) || v < min || v > max || math.IsInf(v, 0) {
+				return rangeError(key, value, rng, "")
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatFloat(*field(c), 'f', -1, 64) },
+	}
+}
+
+// boolSetting is parsed like Flink's ConfigurationUtils.convertToBoolean:
+// "true" or "false" in any case.
+func boolSetting(key, flinkDefault, doc string, field func(*Config) *bool) Setting {
+	const rng = "true|false"
+	return Setting{Key: key, Type: "bool", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			switch strings.ToUpper(javaTrim(value)) {
+			case "TRUE":
+				*field(c) = true
+			case "FALSE":
+				*field(c) = false
+			default:
+				return parseError(key, value, rng, fmt.Sprintf(
+					"Unrecognized option for boolean: %s. Expected either true or false(case insensitive)", value))
+			}
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatBool(*field(c)) },
+	}
+}
+
+// durRange bounds a duration setting. negative allows a leading "-".
+type durRange struct {
+	min, max time.Duration
+	negative bool
+}
+
+func (r durRange) String() string {
+	if r.negative {
+		return "any duration, may be negative"
+	}
+	s := FormatDuration(r.min) + ".."
+	if r.max != math.MaxInt64 {
+		s += FormatDuration(r.max)
+	}
+	return s
+}
+
+const noMax = time.Duration(math.MaxInt64)
+
+func durationSetting(key, flinkDefault string, r durRange, doc string, field func(*Config) *time.Duration) Setting {
+	rng := r.String()
+	return Setting{Key: key, Type: "duration", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			text, neg := javaTrim(value), false
+			if r.negative && strings.HasPrefix(text, "-") {
+				text, neg = text[1:], true
+			}
+			d, err := ParseDuration(text)
+			if err != nil {
+				return parseError(key, value, rng, err.Error())
+			}
+			if neg {
+				d = -d
+			}
+			if !r.negative && (d < r.min || d > r.max) {
+				return rangeError(key, value, rng, "")
+			}
+			*field(c) = d
+			return nil
+		},
+		get: func(c *Config) string { return FormatDuration(*field(c)) },
+	}
+}
+
+func memorySetting(key, flinkDefault string, min int64, doc string, field func(*Config) *int64) Setting {
+	rng := FormatMemorySize(min) + ".."
+	return Setting{Key: key, Type: "memory", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			b, err := ParseMemorySize(value)
+			if err != nil {
+				return parseError(key, value, rng, err.Error())
+			}
+			if b < min {
+				return rangeError(key, value, rng, "")
+			}
+			*field(c) = b
+			return nil
+		},
+		get: func(c *Config) string { return FormatMemorySize(*field(c)) },
+	}
+}
+
+// stringSetting stores the text as given; required refuses "".
+func stringSetting(key string, required bool, doc string, field func(*Config) *string) Setting {
+	rng := "any text"
+	if required {
+		rng = "non-empty text"
+	}
+	return Setting{Key: key, Type: "string", Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			if required && javaTrim(value) == "" {
+				return rangeError(key, value, rng, "must not be empty")
+			}
+			*field(c) = value
+			return nil
+		},
+		get: func(c *Config) string { return *field(c) },
+	}
+}
+
+// enumSetting accepts one of words in any case (as Flink matches enum
+// constants) and stores it lower-case.
+func enumSetting(key, flinkDefault string, words []string, doc string, field func(*Config) *string) Setting {
+	rng := strings.Join(words, "|")
+	return Setting{Key: key, Type: "enum", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+		set: func(c *Config, value string) error {
+			v := strings.ToLower(javaTrim(value))
+			if !slices.Contains(words, v) {
+				return parseError(key, value, rng, "Expected one of: ["+strings.Join(words, ", ")+"]")
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) string { return *field(c) },
+	}
+}
+
+// registry holds every setting sorted by key; index maps a key to its row.
+var registry, index = buildRegistry()
+
+func buildRegistry() ([]Setting, map[string]int) {
+	rows := settings()
+	slices.SortFunc(rows, func(a, b Setting) int { return strings.Compare(a.Key, b.Key) })
+	def := Default()
+	idx := make(map[string]int, len(rows))
+	for i := range rows {
+		rows[i].SimDefault = rows[i].get(&def)
+		idx[rows[i].Key] = i
+	}
+	return rows, idx
+}
+
+// Registry returns every setting, sorted by key. The slice is a copy.
+func Registry() []Setting {
+	return slices.Clone(registry)
+}
+
+// Lookup returns the setting for key, and false when there is none.
+func Lookup(key string) (Setting, bool) {
+	i, ok := index[key]
+	if !ok {
+		return Setting{}, false
+	}
+	return registry[i], true
+}
+
+// Set parses value for the setting key and stores it in c. An unknown key
+// gives an *UnknownKeyError that suggests the nearest known key; a value
+// that does not parse or is out of range gives a *ValueError naming the
+// key, the value and the allowed range. On error c is unchanged.
+// Cross-field rules are checked by Validate, not here.
+func (c *Config) Set(key, value string) error {
+	i, ok := index[key]
+	if !ok {
+		return &UnknownKeyError{Key: key, Suggestion: suggest(key)}
+	}
+	return registry[i].set(c, value)
+}
+
+// Get returns the current value of key as text, in the form Values uses.
+func (c Config) Get(key string) (string, error) {
+	i, ok := index[key]
+	if !ok {
+		return "", &UnknownKeyError{Key: key, Suggestion: suggest(key)}
+	}
+	return registry[i].get(&c), nil
+}
+
+// Values returns every setting's current value as text, sorted by key, with
+// Flink's default beside it. Setting each Value back with Set reproduces c.
+func (c Config) Values() []KV {
+	out := make([]KV, len(registry))
+	for i, s := range registry {
+		out[i] = KV{Key: s.Key, Value: s.get(&c), FlinkDefault: s.FlinkDefault}
+	}
+	return out
+}
+
+// suggest returns the known key nearest to key: an exact match ignoring
+// case, or else the smallest edit distance if it is at most 2 or a third of
+// the key's length. Ties go to the first key in sorted order. "" when
+// nothing is near.
+func suggest(key string) string {
+	best, bestDist := "", math.MaxInt
+	for _, s := range registry {
+		if strings.EqualFold(s.Key, key) {
+			return s.Key
+		}
+		if d := editDistance(key, s.Key); d < bestDist {
+			best, bestDist = s.Key, d
+		}
+	}
+	if bestDist <= 2 || bestDist*3 <= len(best) {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b in bytes:
+// O(len(a)*len(b)) time, O(len(b)) space.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

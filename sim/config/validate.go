@@ -1,0 +1,120 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Slots returns the number of slots per TaskManager as Flink reads
+// taskmanager.numberOfTaskSlots: -1 counts as 1 (ConfigurationParserUtils.getSlot).
+func (c Config) Slots() int {
+	if c.NumberOfTaskSlots == -1 {
+		return 1
+	}
+	return c.NumberOfTaskSlots
+}
+
+// millis truncates d to whole milliseconds as Java's Duration.toMillis does
+// for the non-negative durations Flink's window and TTL APIs take.
+func millis(d time.Duration) int64 { return d.Milliseconds() }
+
+// Validate first re-checks every field against its setting's range (so a
+// Config built in code is held to the same rules as Set), then checks the
+// rules that involve more than one setting, in a fixed order, and returns
+// all broken rules joined (errors.Join), or nil. Each
+// message names the keys involved and, where Flink refuses the same thing,
+// ends with Flink's own message:
+//   - parallelism.default <= pipeline.max-parallelism when the latter is set
+//     ("Maximum parallelism must not be smaller than parallelism.",
+//     KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex);
+//   - window assigner arguments, in milliseconds as Flink takes them, with the
+//     constructor messages of Tumbling/Sliding EventTime/ProcessingTime
+//     windows and EventTime/ProcessingTime session windows; slide only for
+//     sliding, gap only for session, offset not for session;
+//   - an aggregate other than count needs job.window.aggregate-field;
+//   - job.state.ttl, when set, is at least 1 ms ("TTL is expected to be
+//     positive.", StateTtlConfig);
+//   - watermark alignment, when on, needs an update interval of at least 1 ms;
+//   - an input channel has at least one buffer (exclusive + floating).
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	for _, s := range registry {
+		probe := c
+		if err := s.set(&probe, s.get(&c)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...) // cross-field rules assume valid fields
+	}
+
+	if c.MaxParallelism != -1 && c.Parallelism > c.MaxParallelism {
+		add("parallelism.default %d > pipeline.max-parallelism %d: Maximum parallelism must not be smaller than parallelism.",
+			c.Parallelism, c.MaxParallelism)
+	}
+
+	if c.Operator == "window" {
+		errs = append(errs, c.validateWindow()...)
+	}
+
+	if c.StateTTL != 0 && millis(c.StateTTL) <= 0 {
+		add("job.state.ttl %s: TTL is expected to be positive.", FormatDuration(c.StateTTL))
+	}
+	if c.AlignmentGroup != "" && millis(c.AlignmentUpdateInterval) <= 0 {
+		add("job.watermark.alignment.update-interval %s: watermark alignment (job.watermark.alignment.group %q) needs an update interval of at least 1 ms",
+			FormatDuration(c.AlignmentUpdateInterval), c.AlignmentGroup)
+	}
+	if c.BuffersPerChannel+c.FloatingBuffersPerGate < 1 {
+		add("taskmanager.network.memory.buffers-per-channel 0 and taskmanager.network.memory.floating-buffers-per-gate 0: an input channel needs at least one buffer")
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateWindow() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	timeName := "EventTime"
+	if c.TimeCharacteristic == "processing-time" {
+		timeName = "ProcessingTime"
+	}
+	size, slide, gap, offset := millis(c.WindowSize), millis(c.WindowSlide), millis(c.WindowGap), millis(c.WindowOffset)
+	absOffset := offset
+	if absOffset < 0 {
+		absOffset = -absOffset
+	}
+	if c.WindowType != "sliding" && c.WindowSlide != 0 {
+		add("job.window.slide %s is set but job.window.type is %s: a slide applies only to sliding windows",
+			FormatDuration(c.WindowSlide), c.WindowType)
+	}
+	if c.WindowType != "session" && c.WindowGap != 0 {
+		add("job.window.gap %s is set but job.window.type is %s: a gap applies only to session windows",
+			FormatDuration(c.WindowGap), c.WindowType)
+	}
+	switch c.WindowType {
+	case "tumbling":
+		if absOffset >= size {
+			add("job.window.size %s, job.window.offset %s: Tumbling%sWindows parameters must satisfy abs(offset) < size",
+				FormatDuration(c.WindowSize), FormatDuration(c.WindowOffset), timeName)
+		}
+	case "sliding":
+		if absOffset >= slide || size <= 0 {
+			add("job.window.size %s, job.window.slide %s, job.window.offset %s: Sliding%sWindows parameters must satisfy abs(offset) < slide and size > 0",
+				FormatDuration(c.WindowSize), FormatDuration(c.WindowSlide), FormatDuration(c.WindowOffset), timeName)
+		}
+	case "session":
+		if gap <= 0 {
+			add("job.window.gap %s: %sSessionWindows parameters must satisfy 0 < size", FormatDuration(c.WindowGap), timeName)
+		}
+		if c.WindowOffset != 0 {
+			add("job.window.offset %s is set but job.window.type is session: session windows have no offset",
+				FormatDuration(c.WindowOffset))
+		}
+	}
+	if c.Aggregate != "count" && c.AggregateField == "" {
+		add("job.window.aggregate %s needs job.window.aggregate-field", c.Aggregate)
+	}
+	return errs
+}

@@ -1,0 +1,226 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadYAML(t *testing.T) {
+	tests := []struct {
+		name  string
+		give  string
+		check func(t *testing.T, c Config)
+	}{
+		{"empty file", "", func(t *testing.T, c Config) {
+			if c != Default() {
+				t.Error("an empty file changed the config")
+			}
+		}},
+		{"only comments", "# nothing\n   # here\n", func(t *testing.T, c Config) {
+			if c != Default() {
+				t.Error("a comment-only file changed the config")
+			}
+		}},
+		{"explicit null document", "~\n", func(t *testing.T, c Config) {
+			if c != Default() {
+				t.Error("a null document changed the config")
+			}
+		}},
+		{"flat keys", `
+parallelism.default: 4
+taskmanager.numberOfTaskSlots: 2   # two per TM
+pipeline.auto-watermark-interval: 1 s
+taskmanager.memory.managed.size: 1g
+pipeline.operator-chaining.enabled: false
+job.window.offset: -8 h
+sim.source.late-fraction: 0.5
+`, func(t *testing.T, c Config) {
+			if c.Parallelism != 4 || c.NumberOfTaskSlots != 2 || c.AutoWatermarkInterval != time.Second ||
+				c.ManagedMemoryBytes != 1<<30 || c.OperatorChaining || c.WindowOffset != -8*time.Hour || c.SourceLateFraction != 0.5 {
+				t.Errorf("got %+v", c)
+			}
+		}},
+		{"nested keys", `
+parallelism:
+  default: 3
+taskmanager:
+  numberOfTaskSlots: 4
+  memory:
+    network:
+      max: 256 mb
+    task.heap.size: 512m
+pipeline:
+  operator-chaining:
+    enabled: true
+job:
+  window: {type: session, gap: 30 s}
+  source:
+    topic: "clicks"
+`, func(t *testing.T, c Config) {
+			if c.Parallelism != 3 || c.NumberOfTaskSlots != 4 || c.NetworkMemoryBytes != 256<<20 ||
+				c.TaskHeapBytes != 512<<20 || !c.OperatorChaining || c.WindowType != "session" ||
+				c.WindowGap != 30*time.Second || c.SourceTopic != "clicks" {
+				t.Errorf("got %+v", c)
+			}
+		}},
+		{"flat and nested name the same key: the later wins", `
+parallelism.default: 3
+parallelism:
+  default: 5
+`, func(t *testing.T, c Config) {
+			if c.Parallelism != 5 {
+				t.Errorf("parallelism = %d, want 5", c.Parallelism)
+			}
+		}},
+		{"YAML 1.1 booleans as SnakeYAML reads them", `
+pipeline.operator-chaining.enabled: off
+job.window.side-output-late-data: Yes
+`, func(t *testing.T, c Config) {
+			if c.OperatorChaining || !c.SideOutputLateData {
+				t.Errorf("chaining %v, side output %v", c.OperatorChaining, c.SideOutputLateData)
+			}
+		}},
+		{"quoted yes stays text", `job.source.topic: "yes"`, func(t *testing.T, c Config) {
+			if c.SourceTopic != "yes" {
+				t.Errorf("topic = %q", c.SourceTopic)
+			}
+		}},
+		{"anchors and aliases", `
+a: &interval 2 s
+pipeline.auto-watermark-interval: *interval
+`, nil}, // "a" is unknown: checked in the error table below
+		{"block string value", "job.filter: >-\n  amount > 100\n", func(t *testing.T, c Config) {
+			if c.Filter != "amount > 100" {
+				t.Errorf("filter = %q", c.Filter)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		if tt.check == nil {
+			continue
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			if err := c.LoadYAML(writeFile(t, tt.give)); err != nil {
+				t.Fatalf("LoadYAML: %v", err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestLoadYAMLErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		give string
+		want []string // one per error, each prefixed by FILE: in the output
+	}{
+		{"unknown key with suggestion", "parallelism.default: 2\nparalelism.default: 3\n",
+			[]string{`:2: unknown setting "paralelism.default"; did you mean "parallelism.default"?`}},
+		{"unknown nested key", "parallelism:\n  default: 2\n  defualt: 3\n",
+			[]string{`:3: unknown setting "parallelism.defualt"; did you mean "parallelism.default"?`}},
+		{"bad value names the value's line", "taskmanager:\n  numberOfTaskSlots:\n    0\n",
+			[]string{":3: Invalid configuration value for taskmanager.numberOfTaskSlots : 0 - Number of task slots must be at least one. (allowed: -1 or 1..)"}},
+		{"every error is reported in file order", "sim.taskmanagers: 0\nsim.seed: 1\njob.window.size: 1 fortnight\n",
+			[]string{":1: sim.taskmanagers: 0 is out of range (allowed: 1..64)", ":3: Could not parse value '1 fortnight' for key 'job.window.size'."}},
+		{"syntax error", "parallelism.default: 2\n  bad: [\n",
+			[]string{":2: "}},
+		{"tab indentation", "parallelism:\n\tdefault: 2\n",
+			[]string{":2: found character that cannot start any token"}},
+		{"duplicate key", "sim.seed: 1\nsim.seed: 2\n",
+			[]string{":2: found duplicate key sim.seed (first at line 1)"}},
+		{"duplicate nested key", "sim:\n  seed: 1\n  seed: 2\n",
+			[]string{":3: found duplicate key seed (first at line 2)"}},
+		{"missing value", "parallelism.default:\nsim.seed: 3\n",
+			[]string{":1: parallelism.default: a value is missing"}},
+		{"list value", "job.source.topic: [a, b]\n",
+			[]string{":1: job.source.topic: expected a single value, not a list"}},
+		{"not a mapping", "- parallelism.default: 2\n",
+			[]string{":1: expected a mapping of setting keys to values"}},
+		{"alias to an unknown key", "a: &interval 2 s\npipeline.auto-watermark-interval: *interval\n",
+			[]string{`:1: unknown setting "a"`}},
+		{"complex key", "? [a, b]\n: 1\n", []string{":1: a setting key must be plain text"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, tt.give)
+			c := Default()
+			err := c.LoadYAML(path)
+			if err == nil {
+				t.Fatalf("LoadYAML = nil, want %q", tt.want)
+			}
+			if c != Default() {
+				t.Error("a failed LoadYAML changed the config")
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(tt.want) {
+				t.Fatalf("LoadYAML =\n%v\nwant %d errors", err, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(lines[i], path+w) {
+					t.Errorf("error %d = %q, want prefix %q", i, lines[i], path+w)
+				}
+			}
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.File != path || fe.Line == 0 {
+				t.Errorf("want a *FileError with a line, got %#v", err)
+			}
+		})
+	}
+}
+
+func TestLoadYAMLUnwrap(t *testing.T) {
+	c := Default()
+	err := c.LoadYAML(writeFile(t, "sim.taskmanagers: 99\nsim.tasmanagers: 2\n"))
+	var ve *ValueError
+	var uk *UnknownKeyError
+	if !errors.As(err, &ve) || ve.Key != "sim.taskmanagers" {
+		t.Errorf("want a *ValueError for sim.taskmanagers in %v", err)
+	}
+	if !errors.As(err, &uk) || uk.Suggestion != "sim.taskmanagers" {
+		t.Errorf("want an *UnknownKeyError suggesting sim.taskmanagers in %v", err)
+	}
+}
+
+func TestLoadYAMLMissingFile(t *testing.T) {
+	c := Default()
+	path := filepath.Join(t.TempDir(), "nope.yaml")
+	err := c.LoadYAML(path)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.File != path || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadYAML(missing) = %v", err)
+	}
+	if !strings.HasPrefix(err.Error(), path+": ") {
+		t.Errorf("error %q must start with the file name", err)
+	}
+}
+
+func FuzzLoadYAML(f *testing.F) {
+	for _, s := range []string{"parallelism.default: 2\n", "a:\n  b: c\n", "- x\n", "k: [\n", "sim: {seed: 3}\n", "? [a]\n: b\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := Default()
+		if err := c.loadYAML("fuzz.yaml", data); err != nil {
+			if c != Default() {
+				t.Fatal("a failed load changed the config")
+			}
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+		}
+	})
+}
