@@ -12,10 +12,10 @@ import (
 
 // Exit codes shared by every subcommand.
 const (
-	exitOK         = 0
-	exitDiff       = 1 // replay found a difference
-	exitBadInput   = 2 // bad flags, settings or input files
-	exitInvariant  = 3 // a simulation invariant broke (FAIL seed=...)
+	exitOK        = 0
+	exitDiff      = 1 // replay found a difference
+	exitBadInput  = 2 // bad flags, settings or input files
+	exitInvariant = 3 // a simulation invariant broke (FAIL seed=...)
 )
 
 // usageError marks an error caused by the user's input: exit code 2.

@@ -1,0 +1,36 @@
+package actors
+
+import (
+	"strconv"
+	"strings"
+)
+
+func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// jsonStrings renders a JSON array of strings.
+func jsonStrings(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(s))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// jsonInts renders a JSON array of integers.
+func jsonInts(vs []int64) string {
+	b := make([]byte, 0, 2+len(vs)*4)
+	b = append(b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(append(b, ']'))
+}

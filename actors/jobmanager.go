@@ -1,0 +1,316 @@
+package actors
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// NoResourceAvailableMessage is the text of the exception the JobMaster's
+// slot pool fails a job with when its slot request bulk times out
+// (org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotRequestBulkCheckerImpl).
+const NoResourceAvailableMessage = "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException: " +
+	"Slot request bulk is not fulfillable! Could not allocate the required slot within slot request timeout"
+
+type offeredSlot struct {
+	tm    string
+	index int32
+	alloc string
+}
+
+// JobManager is the JobMaster of the one job (DefaultScheduler with one
+// slot-sharing group and one pipelined region) together with the Kafka
+// source's SplitEnumerator, which Flink runs in the JobManager's
+// SourceCoordinator (KafkaSourceEnumerator).
+type JobManager struct {
+	cfg     *config.Config
+	graph   jobgraph.JobGraph
+	bounded bool
+	status  string
+	slots   []offeredSlot
+	tasks   map[string]string // execution id -> last state
+	order   []string          // execution ids in deployment order
+	deploy  bool
+
+	// the split enumerator
+	startOffsets map[int32]int64
+	stopOffsets  map[int32]int64 // bounded only
+	readers      []int32         // registered, waiting for offsets
+	haveStart    bool
+	haveStop     bool
+}
+
+// NewJobManager returns the JobManager for graph. bounded makes the source
+// stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
+func NewJobManager(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobManager {
+	return &JobManager{cfg: cfg, graph: graph, bounded: bounded, tasks: map[string]string{}}
+}
+
+const (
+	reqStartOffsets = 1
+	reqStopOffsets  = 2
+)
+
+// Receive implements Component.
+func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		j.start(o)
+	case *messages.Envelope_OfferSlots:
+		j.offerSlots(o, env.From, b.OfferSlots)
+	case *messages.Envelope_Timer:
+		if b.Timer.Kind == timerSlotRequestTimeout && !j.deploy && j.status == "RUNNING" {
+			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
+				messages.Int("slots_offered", int64(len(j.slots))),
+				messages.Str("slot_request_timeout", config.FormatDuration(j.cfg.SlotRequestTimeout)),
+				messages.Str("exception", NoResourceAvailableMessage))
+			j.setStatus(o, "FAILING", NoResourceAvailableMessage)
+			j.setStatus(o, "FAILED", NoResourceAvailableMessage)
+		}
+	case *messages.Envelope_TaskExecutionState:
+		j.taskState(o, b.TaskExecutionState)
+	case *messages.Envelope_ListOffsetsResult:
+		j.offsets(o, b.ListOffsetsResult)
+	case *messages.Envelope_ReaderRegistration:
+		j.readers = append(j.readers, b.ReaderRegistration.SubtaskIndex)
+		j.assignSplits(o)
+	case *messages.Envelope_EndOfRun:
+		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status))
+	}
+}
+
+func (j *JobManager) setStatus(o *Out, status, cause string) {
+	if j.status == status {
+		return
+	}
+	fields := []*messages.Field{messages.Str("job_id", JobID), messages.Str("status", status)}
+	if j.status != "" {
+		fields = append(fields, messages.Str("previous", j.status))
+	}
+	if cause != "" {
+		fields = append(fields, messages.Str("cause", cause))
+	}
+	j.status = status
+	o.Log(eventlog.KindJobStatus, fields...)
+}
+
+func (j *JobManager) start(o *Out) {
+	g := j.graph
+	var vs []string
+	for _, v := range g.Vertices {
+		vs = append(vs, `{"id":`+strconv.Quote(v.ID)+`,"name":`+strconv.Quote(v.Name)+`,"parallelism":`+
+			strconv.Itoa(v.Parallelism)+`,"operators":`+jsonStrings(v.Operators)+`}`)
+	}
+	var es []string
+	for _, e := range g.Edges {
+		es = append(es, `{"from":`+strconv.Quote(e.From)+`,"to":`+strconv.Quote(e.To)+`,"partitioner":`+strconv.Quote(e.Partitioner)+`}`)
+	}
+	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+joinRaw(vs)+"]"),
+		messages.Raw("edges", "["+joinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
+		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
+	j.setStatus(o, "CREATED", "")
+	// DefaultScheduler.startScheduling: the job is RUNNING while its
+	// executions wait in SCHEDULED for slots.
+	j.setStatus(o, "RUNNING", "")
+	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(g.SlotsNeeded)}})
+	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
+	// the source coordinator resolves the starting (and, bounded, stopping)
+	// offsets of every partition (KafkaSourceEnumerator with its
+	// OffsetsInitializers)
+	o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		Topic: j.cfg.SourceTopic, Spec: j.cfg.StartingOffsets, RequestId: reqStartOffsets}})
+	if j.bounded {
+		o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+			Topic: j.cfg.SourceTopic, Spec: "latest", RequestId: reqStopOffsets}})
+	}
+}
+
+func joinRaw(parts []string) string {
+	s := ""
+	for i, p := range parts {
+		if i > 0 {
+			s += ","
+		}
+		s += p
+	}
+	return s
+}
+
+func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
+	var accepted []string
+	for _, off := range m.Offers {
+		if j.deploy || j.status != "RUNNING" {
+			continue
+		}
+		j.slots = append(j.slots, offeredSlot{tm: m.TaskManagerId, index: off.SlotIndex, alloc: off.AllocationId})
+		accepted = append(accepted, off.AllocationId)
+	}
+	o.Send(from, rpcLatency(j.cfg), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})
+	if !j.deploy && len(j.slots) >= j.graph.SlotsNeeded && j.status == "RUNNING" {
+		j.deployAll(o)
+	}
+}
+
+// deployAll puts subtask i of every vertex into the i-th slot (slot
+// sharing), slots ordered by task manager and slot index.
+func (j *JobManager) deployAll(o *Out) {
+	j.deploy = true
+	slices.SortFunc(j.slots, func(a, b offeredSlot) int {
+		if a.tm != b.tm {
+			if len(a.tm) != len(b.tm) {
+				return len(a.tm) - len(b.tm)
+			}
+			if a.tm < b.tm {
+				return -1
+			}
+			return 1
+		}
+		return int(a.index - b.index)
+	})
+	g := j.graph
+	location := map[string]string{} // subtask -> task manager
+	for _, v := range g.Vertices {
+		for i := 0; i < v.Parallelism; i++ {
+			location[jobgraph.SubtaskName(v.ID, i, 0)] = j.slots[i].tm
+		}
+	}
+	for _, v := range g.Vertices {
+		var in, out *jobgraph.Edge
+		for k := range g.Edges {
+			if g.Edges[k].To == v.ID {
+				in = &g.Edges[k]
+			}
+			if g.Edges[k].From == v.ID {
+				out = &g.Edges[k]
+			}
+		}
+		for i := 0; i < v.Parallelism; i++ {
+			name := jobgraph.SubtaskName(v.ID, i, 0)
+			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
+				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
+				Chain: v.Operators}
+			if in != nil {
+				pv, _ := g.Vertex(in.From)
+				gate := &messages.InputGateDeployment{}
+				for p := 0; p < pv.Parallelism; p++ {
+					pn := jobgraph.SubtaskName(pv.ID, p, 0)
+					gate.Producers = append(gate.Producers, pn)
+					gate.ProducerLocations = append(gate.ProducerLocations, location[pn])
+				}
+				if in.Partitioner == jobgraph.PartitionForward {
+					gate.Producers = gate.Producers[i : i+1]
+					gate.ProducerLocations = gate.ProducerLocations[i : i+1]
+				}
+				st.InputGate = gate
+			}
+			if out != nil {
+				cv, _ := g.Vertex(out.To)
+				rp := &messages.ResultPartitionDeployment{Partitioner: out.Partitioner}
+				if out.Partitioner == jobgraph.PartitionForward {
+					rp.Consumers = []string{jobgraph.SubtaskName(cv.ID, i, 0)}
+				} else {
+					for c := 0; c < cv.Parallelism; c++ {
+						rp.Consumers = append(rp.Consumers, jobgraph.SubtaskName(cv.ID, c, 0))
+					}
+				}
+				for _, c := range rp.Consumers {
+					rp.ConsumerLocations = append(rp.ConsumerLocations, location[c])
+				}
+				rp.NumSubpartitions = int32(len(rp.Consumers))
+				st.ResultPartition = rp
+			}
+			if v.ID != jobgraph.VertexSource {
+				r, err := keygroup.RangeForOperatorIndex(g.MaxParallelism, v.Parallelism, i)
+				if err == nil {
+					st.KeyGroupStart, st.KeyGroupEnd = int32(r.Start), int32(r.End)
+				}
+			}
+			j.tasks[name] = "SCHEDULED"
+			j.order = append(j.order, name)
+			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name),
+				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
+				messages.Str("allocation_id", j.slots[i].alloc))
+			o.Send(j.slots[i].tm, rpcLatency(j.cfg), &messages.Envelope_SubmitTask{SubmitTask: st})
+		}
+	}
+}
+
+func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
+	j.tasks[m.ExecutionId] = m.State
+	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
+	if m.Reason != "" {
+		fields = append(fields, messages.Str("reason", m.Reason))
+	}
+	o.Log(eventlog.KindTaskState, fields...)
+	switch m.State {
+	case "FAILED":
+		j.setStatus(o, "FAILING", m.Reason)
+		j.setStatus(o, "FAILED", m.Reason)
+	case "FINISHED":
+		for _, name := range j.order {
+			if j.tasks[name] != "FINISHED" {
+				return
+			}
+		}
+		j.setStatus(o, "FINISHED", "")
+	}
+}
+
+func (j *JobManager) offsets(o *Out, m *messages.ListOffsetsResult) {
+	mp := map[int32]int64{}
+	for _, po := range m.Offsets {
+		mp[po.Partition] = po.Offset
+	}
+	if m.RequestId == reqStopOffsets {
+		j.stopOffsets, j.haveStop = mp, true
+	} else {
+		j.startOffsets, j.haveStart = mp, true
+	}
+	j.assignSplits(o)
+}
+
+// assignSplits gives each registered reader the partitions that
+// KafkaSourceEnumerator.getSplitOwner assigns it, once the offsets are known;
+// in bounded mode it then signals no more splits.
+func (j *JobManager) assignSplits(o *Out) {
+	if !j.haveStart || (j.bounded && !j.haveStop) {
+		return
+	}
+	src, _ := j.graph.Vertex(jobgraph.VertexSource)
+	readers := j.readers
+	j.readers = nil
+	for _, r := range readers {
+		var splits []*messages.KafkaSplit
+		var parts []int64
+		for p := 0; p < j.cfg.SourcePartitions; p++ {
+			if kafka.SplitOwner(j.cfg.SourceTopic, p, src.Parallelism) != int(r) {
+				continue
+			}
+			sp := &messages.KafkaSplit{Topic: j.cfg.SourceTopic, Partition: int32(p),
+				StartingOffset: j.startOffsets[int32(p)], StoppingOffset: -1}
+			if j.bounded {
+				sp.StoppingOffset = j.stopOffsets[int32(p)]
+			}
+			splits = append(splits, sp)
+			parts = append(parts, int64(p))
+		}
+		reader := jobgraph.SubtaskName(jobgraph.VertexSource, int(r), 0)
+		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", jsonInts(parts)))
+		if len(splits) == 0 && !j.bounded {
+			o.Log(eventlog.KindReaderNoSplits, messages.Str("reader", reader),
+				messages.Str("note", "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"))
+		}
+		o.Send(reader, rpcLatency(j.cfg), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: splits}})
+		if j.bounded {
+			o.Send(reader, rpcLatency(j.cfg), &messages.Envelope_NoMoreSplits{NoMoreSplits: &messages.NoMoreSplits{}})
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package actors
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// GeneratorEpochMillis is the event time of virtual time 0 for generated
+// records: 2023-11-14T22:13:20Z, so windows print as real dates.
+const GeneratorEpochMillis = 1_700_000_000_000
+
+// fetchMaxWait is Kafka's fetch.max.wait.ms default (500 ms): how long the
+// broker parks a fetch that finds no data.
+const fetchMaxWait = 500_000 // µs
+
+// generatorTick is how often the built-in generator appends records (µs).
+const generatorTick = 10_000
+
+type parkedFetch struct {
+	id   int64
+	from string
+	req  *messages.Fetch
+}
+
+// Kafka is the broker: the source topic (filled by the built-in generator or
+// from an events file), the sink topic, fetches with fetch.max.wait.ms long
+// polling, and ListOffsets for the source enumerator.
+type Kafka struct {
+	cfg      *config.Config
+	source   *kafka.Topic
+	sink     *kafka.Topic
+	events   []events.Record // nil: use the generator
+	pending  []int           // event-time pace: indexes into events, in append order
+	appendAt []vt.Time       // their append times
+	next     int
+	parked   []parkedFetch
+	position map[int32]int64 // last fetch offset per source partition (consumer position)
+	parkSeq  int64
+	genAcc   float64
+	genSeq   int64
+	produced int64
+}
+
+// NewKafka returns the broker. With evs non-nil the source topic holds those
+// records (all at start, or paced by event time); otherwise the generator
+// appends sim.source.rate records per virtual second.
+func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
+	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
+		sink: kafka.NewTopic(cfg.SinkTopic, 1), position: map[int32]int64{}}
+}
+
+// SinkTopic is the sink topic, for writing what a consumer sees after the run.
+func (k *Kafka) SinkTopic() *kafka.Topic { return k.sink }
+
+// SourceTopic is the source topic.
+func (k *Kafka) SourceTopic() *kafka.Topic { return k.source }
+
+// Receive implements Component.
+func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		k.start(o)
+	case *messages.Envelope_Timer:
+		switch b.Timer.Kind {
+		case timerGenerate:
+			k.generate(o)
+			o.Timer(generatorTick, timerGenerate, 0)
+		case timerAppend:
+			k.appendDue(o)
+		case timerFetchWait:
+			k.expireParked(o, b.Timer.Arg)
+		case timerMetrics:
+			k.metrics(o)
+			o.Timer(1_000_000, timerMetrics, 0)
+		}
+	case *messages.Envelope_ListOffsets:
+		m := b.ListOffsets
+		res := &messages.ListOffsetsResult{Topic: m.Topic, RequestId: m.RequestId}
+		for p := range k.source.Partitions {
+			off := k.source.Partitions[p].LogStartOffset
+			if m.Spec == "latest" {
+				off = k.source.EndOffset(p)
+			}
+			res.Offsets = append(res.Offsets, &messages.PartitionOffset{Partition: int32(p), Offset: off})
+		}
+		o.Send(env.From, rpcLatency(k.cfg), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
+	case *messages.Envelope_Fetch:
+		k.fetch(o, env.From, b.Fetch, false)
+	case *messages.Envelope_Produce:
+		for _, r := range b.Produce.Records {
+			k.sink.Append(r)
+			k.produced++
+		}
+	case *messages.Envelope_EndOfRun:
+		k.metrics(o)
+		o.Log(eventlog.KindFinal, messages.Int("source_records", k.source.Total()), messages.Int("results_written", k.produced))
+	}
+}
+
+func (k *Kafka) start(o *Out) {
+	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.source.Name), messages.Int("partitions", int64(len(k.source.Partitions))))
+	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Name), messages.Int("partitions", 1))
+	o.Timer(1_000_000, timerMetrics, 0)
+	if k.events == nil {
+		o.Log("generator_started", messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
+			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
+		o.Timer(0, timerGenerate, 0)
+		return
+	}
+	if k.cfg.EventsPace != "event-time" {
+		for i := range k.events {
+			k.appendEvent(i)
+		}
+		o.Log("backfill", messages.Str("topic", k.source.Name), messages.Int("records", int64(len(k.events))),
+			messages.Raw("end_offsets", k.endOffsetsJSON()))
+		return
+	}
+	// event-time pace: each record at its event-time offset from the first
+	first := k.events[0].Timestamp
+	k.pending = make([]int, len(k.events))
+	for i := range k.pending {
+		k.pending[i] = i
+	}
+	at := func(i int) vt.Time { return vt.FromMillis(max(0, k.events[i].Timestamp-first)) }
+	slices.SortStableFunc(k.pending, func(a, b int) int {
+		ta, tb := at(a), at(b)
+		if ta < tb {
+			return -1
+		}
+		if ta > tb {
+			return 1
+		}
+		return 0
+	})
+	k.appendAt = make([]vt.Time, len(k.pending))
+	for i, idx := range k.pending {
+		k.appendAt[i] = at(idx)
+	}
+	k.appendDue(o)
+}
+
+func (k *Kafka) appendEvent(i int) {
+	e := k.events[i]
+	p := e.Partition
+	if p < 0 {
+		p = int32(kafka.DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
+	}
+	k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
+}
+
+func (k *Kafka) appendDue(o *Out) {
+	for k.next < len(k.pending) && k.appendAt[k.next] <= o.Now() {
+		k.appendEvent(k.pending[k.next])
+		k.next++
+	}
+	if k.next < len(k.pending) {
+		o.SendAt(o.Name(), k.appendAt[k.next], &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerAppend}})
+	}
+	k.serveParked(o)
+}
+
+// generate appends the records the generator owes for one tick: keys
+// uniform over sim.source.keys, event time up to sim.source.disorder behind
+// the virtual clock, a sim.source.late-fraction of records far enough behind
+// to be late.
+func (k *Kafka) generate(o *Out) {
+	k.genAcc += k.cfg.SourceRate * generatorTick / 1e6
+	n := int(k.genAcc)
+	k.genAcc -= float64(n)
+	rng := o.Rand()
+	nowMs := GeneratorEpochMillis + vt.Millis(o.Now())
+	disorder := k.cfg.SourceDisorder.Milliseconds()
+	late := k.cfg.OutOfOrderness.Milliseconds() + k.cfg.WindowSize.Milliseconds() + k.cfg.AllowedLateness.Milliseconds()
+	for i := 0; i < n; i++ {
+		key := "user-" + strconv.Itoa(rng.IntN(max(1, k.cfg.SourceKeys)))
+		ts := nowMs
+		if disorder > 0 {
+			ts -= rng.Int64N(disorder + 1)
+		}
+		if k.cfg.SourceLateFraction > 0 && rng.Float64() < k.cfg.SourceLateFraction {
+			ts = nowMs - disorder - late
+		}
+		amount := float64(rng.IntN(50000)+100) / 100
+		val := make([]byte, 0, 64)
+		val = append(val, `{"order_id":"o-`...)
+		val = strconv.AppendInt(val, k.genSeq, 10)
+		val = append(val, `","amount":`...)
+		val = strconv.AppendFloat(val, amount, 'f', -1, 64)
+		val = append(val, '}')
+		k.genSeq++
+		p := int32(kafka.DefaultPartition([]byte(key), len(k.source.Partitions)))
+		k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: ts, Key: key, Value: val})
+	}
+	if n > 0 {
+		k.serveParked(o)
+	}
+}
+
+// fetch answers a Fetch with up to max_records records over the requested
+// partitions, in request order; with nothing to return it parks the fetch
+// until data arrives or fetch.max.wait.ms passes.
+func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bool) bool {
+	res := &messages.FetchResponse{RequestId: req.RequestId}
+	left := int(req.MaxRecords)
+	total := 0
+	for _, fp := range req.Partitions {
+		k.position[fp.Partition] = fp.Offset
+		recs := k.source.Read(int(fp.Partition), fp.Offset, left)
+		left -= len(recs)
+		total += len(recs)
+		res.Partitions = append(res.Partitions, &messages.PartitionRecords{Partition: fp.Partition, Records: recs,
+			HighWatermark: k.source.EndOffset(int(fp.Partition))})
+	}
+	if total == 0 && !parkedAlready {
+		k.parkSeq++
+		k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
+		o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
+		return false
+	}
+	if total == 0 {
+		return false
+	}
+	o.Send(from, rpcLatency(k.cfg), &messages.Envelope_FetchResponse{FetchResponse: res})
+	return true
+}
+
+func (k *Kafka) serveParked(o *Out) {
+	kept := k.parked[:0]
+	for _, p := range k.parked {
+		if !k.fetch(o, p.from, p.req, true) {
+			kept = append(kept, p)
+		}
+	}
+	k.parked = kept
+}
+
+// expireParked answers the parked fetch id, which waited
+// fetch.max.wait.ms, with an empty response (if data came meanwhile it was
+// answered already).
+func (k *Kafka) expireParked(o *Out, id int64) {
+	for i, p := range k.parked {
+		if p.id == id {
+			o.Send(p.from, rpcLatency(k.cfg), &messages.Envelope_FetchResponse{FetchResponse: &messages.FetchResponse{RequestId: p.req.RequestId}})
+			k.parked = slices.Delete(k.parked, i, i+1)
+			return
+		}
+	}
+}
+
+func (k *Kafka) endOffsetsJSON() string {
+	offs := make([]int64, len(k.source.Partitions))
+	for p := range offs {
+		offs[p] = k.source.EndOffset(p)
+	}
+	return jsonInts(offs)
+}
+
+// metrics logs, per source partition, the end offset, the consumer's read
+// position and the lag (end offset - read offset).
+func (k *Kafka) metrics(o *Out) {
+	s := "["
+	for p := range k.source.Partitions {
+		end := k.source.EndOffset(p)
+		pos := k.position[int32(p)]
+		if p > 0 {
+			s += ","
+		}
+		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + itoa(end) + `,"read_offset":` + itoa(pos) + `,"lag":` + itoa(end-pos) + `}`
+	}
+	o.Log(eventlog.KindKafkaMetrics, messages.Str("topic", k.source.Name), messages.Raw("partitions", s+"]"),
+		messages.Int("sink_records", k.sink.Total()))
+}

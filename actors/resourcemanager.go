@@ -1,0 +1,96 @@
+package actors
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+)
+
+// ResourceManager keeps the registered TaskManagers and their slots and
+// hands free slots to the JobManager's declared requirements
+// (org.apache.flink.runtime.resourcemanager.ResourceManager with the
+// FineGrainedSlotManager's declarative protocol: the JobMaster declares how
+// many slots it needs, the ResourceManager asks TaskExecutors to offer free
+// slots to it).
+type ResourceManager struct {
+	cfg      *config.Config
+	tms      []string          // registered, in registration order
+	slots    map[string][]bool // task manager -> slot allocated?
+	wanted   int               // slots the job still needs
+	jobMgr   string
+	nextAllo int
+}
+
+// NewResourceManager returns the ResourceManager component.
+func NewResourceManager(cfg *config.Config) *ResourceManager {
+	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}}
+}
+
+// Receive implements Component.
+func (r *ResourceManager) Receive(o *Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		o.Log(eventlog.KindActorStarted, messages.Str("component", "ResourceManager"))
+	case *messages.Envelope_RegisterTaskExecutor:
+		m := b.RegisterTaskExecutor
+		if _, ok := r.slots[m.TaskManagerId]; !ok {
+			r.tms = append(r.tms, m.TaskManagerId)
+		}
+		r.slots[m.TaskManagerId] = make([]bool, m.NumSlots)
+		o.Log(eventlog.KindTaskExecutorRegistered, messages.Str("task_manager", m.TaskManagerId),
+			messages.Int("num_slots", int64(m.NumSlots)), messages.Int("registered_task_managers", int64(len(r.tms))))
+		o.Send(env.From, rpcLatency(r.cfg), &messages.Envelope_RegistrationResponse{
+			RegistrationResponse: &messages.RegistrationResponse{Success: true}})
+		r.allocate(o)
+	case *messages.Envelope_DeclareResourceRequirements:
+		m := b.DeclareResourceRequirements
+		r.wanted = int(m.NumSlots)
+		r.jobMgr = env.From
+		o.Log(eventlog.KindResourceRequirements, messages.Str("job_id", m.JobId), messages.Int("slots", int64(m.NumSlots)),
+			messages.Int("free_slots", int64(r.free())))
+		r.allocate(o)
+	case *messages.Envelope_EndOfRun:
+		o.Log(eventlog.KindFinal, messages.Int("registered_task_managers", int64(len(r.tms))),
+			messages.Int("free_slots_left", int64(r.free())))
+	}
+}
+
+func (r *ResourceManager) free() int {
+	n := 0
+	for _, s := range r.slots {
+		for _, used := range s {
+			if !used {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// allocate asks TaskManagers for free slots, task managers in name order and
+// slots in index order, until the requirement is met or none is left.
+func (r *ResourceManager) allocate(o *Out) {
+	names := slices.Clone(r.tms)
+	slices.Sort(names)
+	for _, tm := range names {
+		for i, used := range r.slots[tm] {
+			if r.wanted == 0 {
+				return
+			}
+			if used {
+				continue
+			}
+			r.slots[tm][i] = true
+			r.wanted--
+			r.nextAllo++
+			alloc := "alloc-" + strconv.Itoa(r.nextAllo)
+			o.Log(eventlog.KindRequestSlot, messages.Str("task_manager", tm), messages.Int("slot", int64(i)),
+				messages.Str("allocation_id", alloc))
+			o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_RequestSlot{RequestSlot: &messages.RequestSlot{
+				SlotIndex: int32(i), AllocationId: alloc, JobId: JobID, JobManager: r.jobMgr}})
+		}
+	}
+}

@@ -1,0 +1,773 @@
+package actors
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/filter"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/vt"
+	"github.com/flinksim/flinksim/sim/watermark"
+	"github.com/flinksim/flinksim/sim/window"
+)
+
+// Subtask is one parallel instance of a JobVertex: a StreamTask running its
+// operator chain on one thread (the mailbox). Its head is either the Kafka
+// source reader (SourceOperator with KafkaSourceReader) or an InputGate
+// with one InputChannel per producer; its tail writes into a ResultPartition
+// or, with the chained sink, to the sink topic.
+//
+// Work happens in slices: the task takes a batch of input (fetched records,
+// or one network buffer), processes it record by record at the configured
+// per-record costs, and is busy for the sum of those costs in virtual time.
+// A source that finds no free output buffer stops (backpressure) until a
+// credit lets a buffer go.
+type Subtask struct {
+	cfg    *config.Config
+	d      *messages.SubmitTask
+	tm     string
+	index  int
+	maxP   int
+	status string
+
+	// output
+	rp        *exchange.ResultPartition
+	consumers []string
+	hashOut   bool
+	rrNext    int
+	sends     []exchange.Send
+
+	// source head
+	isSource     bool
+	splits       []*splitState
+	mux          *watermark.SplitMultiplexer
+	fetching     bool
+	fetchID      int64
+	queue        []queuedRecord
+	queueHead    int
+	noMoreSplits bool
+	gotSplits    bool
+	filter       *filter.Predicate
+	sentWm       int64 // last watermark broadcast downstream
+	sentIdle     bool  // last watermark status broadcast downstream
+
+	// gate head
+	channels  []*gateChannel
+	ready     []int // channel indexes with buffers, in arrival order
+	valve     *watermark.StatusWatermarkValve
+	op        *window.Operator
+	sinkOut   []*messages.KafkaRecord
+	hasSink   bool
+	procTimer int64 // processing-time timer scheduled (ms), or math.MinInt64
+
+	// scheduling and metrics
+	sliceEnd     vt.Time
+	sliceActive  bool
+	blocked      bool
+	blockedSince vt.Time
+	finishedAll  bool
+	reported     bool
+	m            taskMetrics
+}
+
+type splitState struct {
+	partition int32
+	id        string
+	offset    int64 // next offset to read
+	stop      int64 // -1: unbounded
+	finished  bool
+}
+
+type queuedRecord struct {
+	split *splitState
+	rec   *messages.KafkaRecord
+}
+
+type gateChannel struct {
+	buffers []*messages.Buffer
+	ended   bool
+}
+
+type taskMetrics struct {
+	recordsIn, recordsOut, lateDropped, windowsFired, resultsWritten int64
+	busyAcc, bpAcc, busyCarry                                        vt.Time
+	lastTick                                                         vt.Time
+}
+
+// NewSubtask returns the subtask deployed by d on task manager tm.
+func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask {
+	s := &Subtask{cfg: cfg, d: d, tm: tm, index: int(d.SubtaskIndex), maxP: int(d.MaxParallelism),
+		isSource: d.JobVertex == jobgraph.VertexSource, procTimer: math.MinInt64}
+	for _, op := range d.Chain {
+		if len(op) > 5 && op[:5] == "Sink:" {
+			s.hasSink = true
+		}
+	}
+	return s
+}
+
+// Receive implements Component.
+func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		s.start(o)
+	case *messages.Envelope_Timer:
+		switch b.Timer.Kind {
+		case timerContinue:
+			s.sliceActive = false
+		case timerWatermark:
+			s.periodicWatermark(o)
+			if !s.finishedAll {
+				o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
+			}
+		case timerFlush:
+			if s.rp != nil {
+				s.rp.FlushAll()
+			}
+			if !s.finishedAll || (s.rp != nil && !s.rp.AllEndsSent()) {
+				o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
+			}
+		case timerMetrics:
+			s.metrics(o)
+			if !s.reported {
+				o.Timer(1_000_000, timerMetrics, 0)
+			}
+		case timerProcessingTime:
+			s.procTimer = math.MinInt64
+			if s.op != nil {
+				s.emitResults(o, s.op.AdvanceProcessingTime(s.procTimeMs(o)))
+			}
+		}
+	case *messages.Envelope_AddSplits:
+		s.addSplits(o, b.AddSplits)
+	case *messages.Envelope_NoMoreSplits:
+		s.noMoreSplits = true
+		s.mux.NoMoreSplits()
+	case *messages.Envelope_FetchResponse:
+		s.fetched(o, b.FetchResponse)
+	case *messages.Envelope_PartitionRequest:
+		m := b.PartitionRequest
+		s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
+	case *messages.Envelope_AddCredit:
+		m := b.AddCredit
+		if !s.rp.OnAddCredit(int(m.SubpartitionIndex), int(m.Credit)) {
+			o.Invariant("credit_positive", "%s got AddCredit %d from %s", o.Name(), m.Credit, env.From)
+			return
+		}
+	case *messages.Envelope_ChannelBuffer:
+		m := b.ChannelBuffer
+		ch := s.channels[m.ChannelIndex]
+		if len(ch.buffers) == 0 {
+			s.ready = append(s.ready, int(m.ChannelIndex))
+		}
+		ch.buffers = append(ch.buffers, m.Buffer)
+	case *messages.Envelope_EndOfRun:
+		s.metrics(o)
+		s.logFinal(o)
+		return
+	}
+	s.work(o)
+	s.flushSends(o, 0)
+}
+
+func (s *Subtask) start(o *Out) {
+	d := s.d
+	if rp := d.ResultPartition; rp != nil {
+		s.consumers = rp.Consumers
+		s.hashOut = rp.Partitioner == jobgraph.PartitionHash
+		s.rp = exchange.NewResultPartition(len(rp.Consumers),
+			exchange.PoolSize(len(rp.Consumers), s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate),
+			s.cfg.BufferRecords, s.cfg.RecordBytes)
+		o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
+	}
+	if s.isSource {
+		mux, err := watermark.NewSplitMultiplexer(watermark.SplitMultiplexerConfig{
+			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds()})
+		if err != nil {
+			o.Invariant("watermark_config", "%v", err)
+			return
+		}
+		s.mux = mux
+		s.sentWm = math.MinInt64
+		if s.cfg.Filter != "" {
+			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
+		}
+		o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
+			SubtaskIndex: int32(s.index), Location: s.tm}})
+		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
+			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
+		}
+	} else {
+		s.channels = make([]*gateChannel, len(d.InputGate.Producers))
+		for i := range s.channels {
+			s.channels[i] = &gateChannel{}
+		}
+		s.valve, _ = watermark.NewStatusWatermarkValve(len(s.channels))
+		if d.JobVertex == jobgraph.VertexKeyed {
+			op, err := window.NewOperator(WindowConfig(s.cfg))
+			if err != nil {
+				o.Invariant("window_config", "%v", err)
+				return
+			}
+			s.op = op
+		}
+	}
+	s.m.lastTick = o.Now()
+	o.Timer(1_000_000, timerMetrics, 0)
+	s.setState(o, "INITIALIZING", "")
+	s.setState(o, "RUNNING", "")
+}
+
+// WindowConfig maps the settings to the window operator's configuration.
+func WindowConfig(c *config.Config) window.Config {
+	wc := window.Config{Size: c.WindowSize.Milliseconds(), Slide: c.WindowSlide.Milliseconds(), Gap: c.WindowGap.Milliseconds(),
+		Offset: c.WindowOffset.Milliseconds(), AllowedLateness: c.AllowedLateness.Milliseconds(),
+		SideOutputLateData: c.SideOutputLateData}
+	switch c.WindowType {
+	case "sliding":
+		wc.Assigner = window.Sliding
+	case "session":
+		wc.Assigner = window.Session
+	default:
+		wc.Assigner = window.Tumbling
+	}
+	if c.TimeCharacteristic == "processing-time" {
+		wc.TimeCharacteristic = window.ProcessingTime
+	} else {
+		wc.TimeCharacteristic = window.EventTime
+	}
+	switch c.Aggregate {
+	case "sum":
+		wc.Aggregate = window.Sum
+	case "min":
+		wc.Aggregate = window.Min
+	case "max":
+		wc.Aggregate = window.Max
+	case "avg":
+		wc.Aggregate = window.Avg
+	default:
+		wc.Aggregate = window.Count
+	}
+	return wc
+}
+
+func (s *Subtask) setState(o *Out, state, reason string) {
+	if s.status == state {
+		return
+	}
+	s.status = state
+	o.Send(s.tm, 0, &messages.Envelope_TaskExecutionState{TaskExecutionState: &messages.TaskExecutionState{
+		ExecutionId: o.Name(), State: state, Reason: reason}})
+}
+
+// procTimeMs is the processing-time clock in ms (virtual time after the
+// generator's epoch).
+func (s *Subtask) procTimeMs(o *Out) int64 { return GeneratorEpochMillis + vt.Millis(o.Now()) }
+
+// ---- source reader -------------------------------------------------------
+
+func (s *Subtask) addSplits(o *Out, m *messages.AddSplits) {
+	s.gotSplits = true
+	for _, sp := range m.Splits {
+		st := &splitState{partition: sp.Partition, id: sp.Topic + "-" + strconv.Itoa(int(sp.Partition)),
+			offset: sp.StartingOffset, stop: sp.StoppingOffset}
+		s.splits = append(s.splits, st)
+		s.mux.AddSplit(st.id)
+		if st.stop >= 0 && st.offset >= st.stop {
+			s.finishSplit(o, st)
+		}
+	}
+	s.fetch(o)
+}
+
+func (s *Subtask) finishSplit(o *Out, st *splitState) {
+	if st.finished {
+		return
+	}
+	st.finished = true
+	s.mux.RemoveSplit(st.id)
+	o.Log(eventlog.KindSplitFinished, messages.Int("partition", int64(st.partition)), messages.Int("offset", st.offset))
+}
+
+// fetch sends one Fetch for the active splits when none is outstanding and
+// fewer than max.poll.records records wait.
+func (s *Subtask) fetch(o *Out) {
+	if s.fetching || len(s.queue)-s.queueHead >= s.cfg.MaxPollRecords {
+		return
+	}
+	req := &messages.Fetch{Topic: s.cfg.SourceTopic, MaxRecords: int32(s.cfg.MaxPollRecords)}
+	for _, st := range s.splits {
+		if !st.finished {
+			req.Partitions = append(req.Partitions, &messages.FetchPartition{Partition: st.partition, Offset: st.fetchOffset(s)})
+		}
+	}
+	if len(req.Partitions) == 0 {
+		return
+	}
+	s.fetchID++
+	req.RequestId = s.fetchID
+	s.fetching = true
+	o.Send(KafkaName, rpcLatency(s.cfg), &messages.Envelope_Fetch{Fetch: req})
+}
+
+// fetchOffset is the next offset to fetch: after what is read and queued.
+func (st *splitState) fetchOffset(s *Subtask) int64 {
+	off := st.offset
+	for i := len(s.queue) - 1; i >= s.queueHead; i-- {
+		if s.queue[i].split == st {
+			return s.queue[i].rec.Offset + 1
+		}
+	}
+	return off
+}
+
+func (s *Subtask) fetched(o *Out, m *messages.FetchResponse) {
+	s.fetching = false
+	if s.queueHead > 0 && s.queueHead == len(s.queue) {
+		s.queue, s.queueHead = s.queue[:0], 0
+	}
+	for _, pr := range m.Partitions {
+		var st *splitState
+		for _, x := range s.splits {
+			if x.partition == pr.Partition {
+				st = x
+			}
+		}
+		if st == nil || st.finished {
+			continue
+		}
+		for _, r := range pr.Records {
+			if st.stop >= 0 && r.Offset >= st.stop {
+				break
+			}
+			s.queue = append(s.queue, queuedRecord{split: st, rec: r})
+		}
+	}
+}
+
+// sourceSlice processes up to sim.buffer.records queued records.
+func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
+	perRecord := vt.FromDuration(s.cfg.CostParse)
+	if s.filter != nil {
+		perRecord += vt.FromDuration(s.cfg.CostFilter)
+	}
+	eventTime := s.cfg.TimeCharacteristic != "processing-time"
+	for n := 0; n < s.cfg.BufferRecords && s.queueHead < len(s.queue); n++ {
+		q := s.queue[s.queueHead]
+		r := q.rec
+		sub := s.target(r.Key)
+		if !s.rp.CanWrite(sub) {
+			s.block(o)
+			break
+		}
+		s.queueHead++
+		cost += perRecord
+		s.m.recordsIn++
+		q.split.offset = r.Offset + 1
+		nowMs := vt.Millis(o.Now() + cost)
+		if eventTime {
+			s.mux.OnEvent(q.split.id, r.Timestamp, nowMs)
+		}
+		if s.filter == nil || s.filter.Match(r.Key, r.Value) {
+			value, _ := events.NumericField(r.Value, s.cfg.AggregateField)
+			s.rp.AddRecord(sub, r.Key, r.Timestamp, value)
+			s.m.recordsOut++
+		}
+		if q.split.stop >= 0 && q.split.offset >= q.split.stop {
+			s.finishSplit(o, q.split)
+		}
+	}
+	if s.queueHead == len(s.queue) {
+		s.queue, s.queueHead = s.queue[:0], 0
+	}
+	return cost
+}
+
+// target is the subpartition of a record: its key group's operator for a
+// keyBy (KeyGroupStreamPartitioner), otherwise round robin.
+func (s *Subtask) target(key string) int {
+	if s.hashOut {
+		kg := keygroup.AssignToKeyGroup(keygroup.StringHashCode(key), s.maxP)
+		return keygroup.OperatorIndexForKeyGroup(s.maxP, len(s.consumers), kg)
+	}
+	if len(s.consumers) == 1 {
+		return 0
+	}
+	s.rrNext = (s.rrNext + 1) % len(s.consumers)
+	return s.rrNext
+}
+
+func (s *Subtask) block(o *Out) {
+	if !s.blocked {
+		s.blocked = true
+		s.blockedSince = o.Now()
+	}
+}
+
+func (s *Subtask) unblock(o *Out) {
+	if s.blocked {
+		s.blocked = false
+		s.m.bpAcc += o.Now() - s.blockedSince
+	}
+}
+
+// periodicWatermark runs the reader's watermark generators
+// (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
+// watermark status downstream.
+func (s *Subtask) periodicWatermark(o *Out) {
+	if s.mux == nil || s.finishedAll {
+		return
+	}
+	wm, idle, changed := s.mux.OnPeriodicEmit(vt.Millis(o.Now()))
+	if !changed {
+		return
+	}
+	s.broadcastStatus(o, idle)
+	if !idle && wm > s.sentWm {
+		s.sentWm = wm
+		s.rp.Broadcast(exchange.KindWatermark, wm)
+	}
+}
+
+// broadcastStatus sends a WatermarkStatus change downstream.
+func (s *Subtask) broadcastStatus(o *Out, idle bool) {
+	if idle == s.sentIdle {
+		return
+	}
+	s.sentIdle = idle
+	kind, name := exchange.KindStatusActive, "ACTIVE"
+	if idle {
+		kind, name = exchange.KindStatusIdle, "IDLE"
+	}
+	s.rp.Broadcast(kind, 0)
+	o.Log(eventlog.KindWatermarkStatus, messages.Str("status", name))
+}
+
+// ---- gate head -----------------------------------------------------------
+
+// gateSlice processes the next buffer of the InputGate.
+func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
+	if len(s.ready) == 0 {
+		return 0
+	}
+	if s.rp != nil && s.rp.BuffersInUse() >= s.rp.PoolCapacity() {
+		s.block(o)
+		return 0
+	}
+	ci := s.ready[0]
+	ch := s.channels[ci]
+	buf := ch.buffers[0]
+	ch.buffers[0] = nil
+	ch.buffers = ch.buffers[1:]
+	s.ready = s.ready[1:]
+	if len(ch.buffers) > 0 {
+		s.ready = append(s.ready, ci)
+	}
+	perRecord := vt.FromDuration(s.cfg.CostWindow)
+	if s.op == nil {
+		perRecord = vt.FromDuration(s.cfg.CostSink)
+	}
+	for i, kind := range buf.Kinds {
+		switch kind {
+		case exchange.KindRecord:
+			cost += perRecord
+			s.m.recordsIn++
+			if s.op != nil {
+				out := s.op.ProcessElement(buf.Keys[i], buf.Timestamps[i], buf.Values[i], s.procTimeMs(o))
+				cost += s.emitResults(o, out)
+			} else {
+				s.sinkWrite(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i])
+			}
+		case exchange.KindWatermark:
+			if wm, changed := s.valve.InputWatermark(ci, buf.Timestamps[i]); changed {
+				cost += s.advanceWatermark(o, wm)
+			}
+		case exchange.KindStatusIdle, exchange.KindStatusActive:
+			wm, wmChanged, idle, statusChanged := s.valve.InputWatermarkStatus(ci, kind == exchange.KindStatusIdle)
+			if statusChanged {
+				st := "ACTIVE"
+				if idle {
+					st = "IDLE"
+				}
+				o.Log(eventlog.KindWatermarkStatus, messages.Str("status", st))
+				if s.rp != nil {
+					k := exchange.KindStatusActive
+					if idle {
+						k = exchange.KindStatusIdle
+					}
+					s.rp.Broadcast(k, 0)
+				}
+			}
+			if wmChanged {
+				cost += s.advanceWatermark(o, wm)
+			}
+		case exchange.KindEndOfPartition:
+			ch.ended = true
+			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", s.d.InputGate.Producers[ci]))
+		}
+	}
+	if !buf.IsEvent {
+		o.Send(jobgraph.ChannelName(o.Name(), ci), cost, &messages.Envelope_RecycleBuffers{RecycleBuffers: &messages.RecycleBuffers{Count: 1}})
+	}
+	return cost
+}
+
+// advanceWatermark hands a new input watermark to the operator and forwards
+// it downstream; it returns the cost of the firings.
+func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
+	var cost vt.Time
+	if s.op != nil {
+		cost = s.emitResults(o, s.op.AdvanceWatermark(wm))
+	}
+	if s.rp != nil {
+		s.rp.Broadcast(exchange.KindWatermark, wm)
+	}
+	return cost
+}
+
+// emitResults sends window firings to the sink (chained) or downstream, logs
+// them, counts late records, and returns the sink's cost.
+func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
+	var cost vt.Time
+	for _, r := range out.Results {
+		s.m.windowsFired++
+		o.Log(eventlog.KindWindowFired, messages.Str("key", r.Key), messages.Int("window_start", r.Window.Start),
+			messages.Int("window_end", r.Window.End), messages.Float("value", r.Value), messages.Int("firing", int64(r.Firing)),
+			messages.Int("watermark", s.op.CurrentWatermark()))
+		if s.hasSink {
+			cost += vt.FromDuration(s.cfg.CostSink)
+			s.sinkOut = append(s.sinkOut, resultRecord(r, s.index))
+			s.m.resultsWritten++
+		} else if s.rp != nil {
+			s.rp.AddRecord(s.target(r.Key), r.Key, r.Window.MaxTimestamp(), r.Value)
+			s.m.recordsOut++
+		}
+	}
+	for _, l := range out.Late {
+		o.Log("late_side_output", messages.Str("key", l.Key), messages.Int("timestamp", l.Timestamp))
+	}
+	if d := s.op.NumLateRecordsDropped(); d != s.m.lateDropped {
+		s.m.lateDropped = d
+	}
+	if t, ok := s.op.NextProcessingTimeTimer(); ok && t != s.procTimer {
+		s.procTimer = t
+		delay := vt.FromMillis(t-GeneratorEpochMillis) - o.Now()
+		o.Timer(max(0, delay), timerProcessingTime, t)
+	}
+	return cost
+}
+
+// resultRecord renders one firing as the sink's JSON record.
+func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
+	v := make([]byte, 0, 96)
+	v = append(v, `{"key":`...)
+	v = strconv.AppendQuote(v, r.Key)
+	v = append(v, `,"window_start":`...)
+	v = strconv.AppendInt(v, r.Window.Start, 10)
+	v = append(v, `,"window_end":`...)
+	v = strconv.AppendInt(v, r.Window.End, 10)
+	v = append(v, `,"value":`...)
+	v = strconv.AppendFloat(v, r.Value, 'f', -1, 64)
+	v = append(v, `,"firing":`...)
+	v = strconv.AppendInt(v, int64(r.Firing), 10)
+	v = append(v, '}')
+	return &messages.KafkaRecord{Key: r.Key, Timestamp: r.Window.MaxTimestamp(), Value: v}
+}
+
+// sinkWrite is an unchained sink subtask writing one record it received.
+func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
+	v := make([]byte, 0, 48)
+	v = append(v, `{"key":`...)
+	v = strconv.AppendQuote(v, key)
+	v = append(v, `,"timestamp":`...)
+	v = strconv.AppendInt(v, ts, 10)
+	v = append(v, `,"value":`...)
+	v = strconv.AppendFloat(v, value, 'f', -1, 64)
+	v = append(v, '}')
+	s.sinkOut = append(s.sinkOut, &messages.KafkaRecord{Key: key, Timestamp: ts, Value: v})
+	s.m.resultsWritten++
+}
+
+// ---- the mailbox loop ----------------------------------------------------
+
+// work runs the next slice when the task is not busy, then sends what the
+// slice produced once it is done.
+func (s *Subtask) work(o *Out) {
+	if s.status != "RUNNING" || s.sliceActive {
+		return
+	}
+	var cost vt.Time
+	if s.isSource {
+		if s.rp.BuffersInUse() < s.rp.PoolCapacity() || s.queueHead == len(s.queue) {
+			s.unblock(o)
+		}
+		cost = s.sourceSlice(o)
+		s.fetch(o)
+		s.maybeFinishSource(o)
+	} else {
+		if s.rp == nil || s.rp.BuffersInUse() < s.rp.PoolCapacity() {
+			s.unblock(o)
+		}
+		cost = s.gateSlice(o)
+		s.maybeFinishGate(o)
+	}
+	if len(s.sinkOut) > 0 {
+		o.Send(KafkaName, cost+rpcLatency(s.cfg), &messages.Envelope_Produce{Produce: &messages.Produce{
+			Topic: s.cfg.SinkTopic, Records: s.sinkOut}})
+		s.sinkOut = nil
+	}
+	if cost > 0 {
+		s.m.busyAcc += cost
+		s.sliceActive = true
+		s.sliceEnd = o.Now() + cost
+		o.Timer(cost, timerContinue, 0)
+		s.flushSends(o, cost)
+	}
+}
+
+// flushSends sends every buffer the partition can send now, delay µs from
+// now (the end of the slice that produced them).
+func (s *Subtask) flushSends(o *Out, delay vt.Time) {
+	if s.rp == nil {
+		return
+	}
+	s.sends = s.rp.Poll(s.sends[:0])
+	for _, x := range s.sends {
+		lat := delay + s.channelLatency(x.Subpartition)
+		if x.Response != nil {
+			o.Send(x.Receiver, lat, &messages.Envelope_BufferResponse{BufferResponse: x.Response})
+		} else {
+			o.Send(x.Receiver, lat, &messages.Envelope_BacklogAnnouncement{BacklogAnnouncement: x.Announcement})
+		}
+	}
+	if s.finishedAll && !s.reported && s.rp.AllEndsSent() {
+		s.report(o)
+	}
+}
+
+// channelLatency is the latency to the consumer of subpartition i: local
+// when it runs on this task manager, the network latency otherwise.
+func (s *Subtask) channelLatency(i int) vt.Time {
+	if s.d.ResultPartition.ConsumerLocations[i] == s.tm {
+		return vt.FromDuration(s.cfg.LocalLatency)
+	}
+	return vt.FromDuration(s.cfg.NetworkLatency)
+}
+
+func (s *Subtask) maybeFinishSource(o *Out) {
+	if s.finishedAll || !s.noMoreSplits || !s.gotSplits || s.queueHead < len(s.queue) {
+		return
+	}
+	for _, st := range s.splits {
+		if !st.finished {
+			return
+		}
+	}
+	s.finishedAll = true
+	// a finished source emits the final watermark Long.MAX_VALUE
+	if s.cfg.TimeCharacteristic != "processing-time" {
+		if wm, err := s.mux.EndOfInput(); err == nil {
+			s.broadcastStatus(o, false)
+			s.sentWm = wm
+			s.rp.Broadcast(exchange.KindWatermark, wm)
+		}
+	}
+	s.rp.EndOfPartition()
+}
+
+func (s *Subtask) maybeFinishGate(o *Out) {
+	if s.finishedAll || len(s.ready) > 0 {
+		return
+	}
+	for _, ch := range s.channels {
+		if !ch.ended {
+			return
+		}
+	}
+	s.finishedAll = true
+	if s.rp != nil {
+		s.rp.EndOfPartition()
+		return
+	}
+	s.report(o)
+}
+
+// report marks the task FINISHED once all its output is sent.
+func (s *Subtask) report(o *Out) {
+	s.reported = true
+	s.metrics(o)
+	s.logFinal(o)
+	s.setState(o, "FINISHED", "")
+}
+
+func (s *Subtask) logFinal(o *Out) {
+	fields := []*messages.Field{messages.Str("task", o.Name())}
+	if s.isSource {
+		fields = append(fields, messages.Int("records_read", s.m.recordsIn), messages.Int("records_emitted", s.m.recordsOut))
+	} else {
+		fields = append(fields, messages.Int("records_in", s.m.recordsIn))
+	}
+	if s.op != nil {
+		fields = append(fields, messages.Int("windows_fired", s.m.windowsFired),
+			messages.Int("numLateRecordsDropped", s.op.NumLateRecordsDropped()))
+	}
+	if s.hasSink || (!s.isSource && s.op == nil) {
+		fields = append(fields, messages.Int("results_sent", s.m.resultsWritten))
+	}
+	o.Log(eventlog.KindFinal, fields...)
+}
+
+// metrics logs the task's metrics of the last virtual second with Flink's
+// metric names (busyTimeMsPerSecond, backPressuredTimeMsPerSecond,
+// idleTimeMsPerSecond add up to ~1000).
+func (s *Subtask) metrics(o *Out) {
+	now := o.Now()
+	span := now - s.m.lastTick
+	if span <= 0 {
+		return
+	}
+	busy := s.m.busyAcc + s.m.busyCarry
+	s.m.busyCarry = 0
+	if s.sliceActive && s.sliceEnd > now {
+		over := s.sliceEnd - now
+		busy -= over
+		s.m.busyCarry = over
+	}
+	bp := s.m.bpAcc
+	if s.blocked {
+		bp += now - s.blockedSince
+		s.blockedSince = now
+	}
+	busy = min(max(busy, 0), span)
+	bp = min(bp, span-busy)
+	perSec := func(v vt.Time) int64 { return v * 1000 / span }
+	fields := []*messages.Field{
+		messages.Int("busyTimeMsPerSecond", perSec(busy)),
+		messages.Int("backPressuredTimeMsPerSecond", perSec(bp)),
+		messages.Int("idleTimeMsPerSecond", perSec(span-busy-bp)),
+		messages.Int("numRecordsIn", s.m.recordsIn), messages.Int("numRecordsOut", s.m.recordsOut),
+	}
+	if s.rp != nil {
+		fields = append(fields, messages.Int("numBuffersOut", s.rp.BuffersOut), messages.Int("numBytesOut", s.rp.BytesOut),
+			messages.Float("outPoolUsage", float64(s.rp.BuffersInUse())/float64(s.rp.PoolCapacity())))
+	}
+	if s.isSource {
+		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
+			messages.Int("assignedSplits", int64(len(s.splits))))
+	} else {
+		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()))
+		if s.op != nil {
+			fields = append(fields, messages.Int("keys", int64(s.op.NumKeys())), messages.Int("windows", int64(s.op.NumWindows())),
+				messages.Int("numLateRecordsDropped", s.op.NumLateRecordsDropped()))
+		}
+	}
+	o.Log(eventlog.KindTaskMetrics, fields...)
+	s.m.busyAcc, s.m.bpAcc = 0, 0
+	s.m.lastTick = now
+}

@@ -1,0 +1,125 @@
+// Package cluster builds a simulated Flink cluster from the settings: the
+// JobGraph, the actors (Kafka broker, ResourceManager, JobManager, one
+// TaskManager per sim.taskmanagers) and the scheduler that drives them, then
+// runs it to the end. No Flink behaviour lives here.
+package cluster
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/flinksim/flinksim/actors"
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// Options of one run besides the settings.
+type Options struct {
+	// Events are the user's records (--events); nil runs the built-in
+	// generator. With events the source is bounded.
+	Events []events.Record
+	// EventsFile and EventsSHA256 name the events file in the log header.
+	EventsFile, EventsSHA256 string
+	// Unbounded keeps an events-file job running until sim.duration.
+	Unbounded bool
+	// Log receives the event log; Console selects the console format.
+	Log     io.Writer
+	Console bool
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	actors.RunResult
+	Sink   []*messages.KafkaRecord // the sink topic, as a read_uncommitted consumer sees it
+	Source int64                   // records in the source topic
+}
+
+// Bounded reports whether the run's source is bounded.
+func (o Options) Bounded() bool { return o.Events != nil && !o.Unbounded }
+
+// Run runs the configured job to its end and writes the event log.
+// It returns an error only for settings the JobGraph refuses.
+func Run(cfg config.Config, opt Options) (*Result, error) {
+	graph, err := jobgraph.Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := eventlog.NewWriter(opt.Log, opt.Console)
+	writeHeader(w, cfg, opt)
+
+	engine, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		return nil, fmt.Errorf("starting the actor engine: %w", err)
+	}
+	limit := vt.FromDuration(cfg.Duration)
+	if opt.Bounded() {
+		limit = 24 * 3600 * 1_000_000 // a bounded job ends by itself; this only guards against a hang
+	}
+	results := make(chan actors.RunResult, 1)
+	sched := actors.NewScheduler(w, limit, results)
+	spid := engine.Spawn(func() actor.Receiver { return sched }, "scheduler", actor.WithID("scheduler"), actor.WithMaxRestarts(0))
+
+	c := cfg // the actors share one read-only copy
+	host := &actors.Host{Engine: engine, Scheduler: spid, Seed: cfg.Seed}
+	broker := actors.NewKafka(&c, opt.Events)
+	var spawned []*messages.Spawned
+	var initial []*messages.Envelope
+	add := func(name string, comp actors.Component, at vt.Time) {
+		spawned = append(spawned, host.Spawn(name, comp))
+		initial = append(initial, &messages.Envelope{DeliverAt: at, To: name, From: actors.SchedulerName,
+			SenderSeq: uint64(len(initial) + 1), Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+	}
+	add(actors.KafkaName, broker, 0)
+	add(actors.ResourceManagerName, actors.NewResourceManager(&c), 0)
+	for i := 0; i < cfg.TaskManagers; i++ {
+		add(jobgraph.TaskManagerName(i), actors.NewTaskManager(&c), 0)
+	}
+	// the job is submitted once the cluster is up: after the task managers
+	// had time to register
+	add(actors.JobManagerName, actors.NewJobManager(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.NetworkLatency)+1000)
+
+	engine.Send(spid, &actors.Kickoff{Spawned: spawned, Initial: initial})
+	res := <-results
+	out := &Result{RunResult: res, Source: broker.SourceTopic().Total()}
+	out.Sink = broker.SinkTopic().Partitions[0].Records
+	status := res.JobStatus
+	if res.Invariant != "" {
+		status = "FAIL"
+	}
+	w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: res.EndVT, Steps: res.Steps, Deliveries: res.Deliveries,
+		Counters: res.Counters, Invariant: res.Invariant})
+	stopAll(engine, spawned, spid)
+	return out, nil
+}
+
+func stopAll(e *actor.Engine, spawned []*messages.Spawned, sched *actor.PID) {
+	// the scheduler has ended; the actors' goroutines are left to the
+	// garbage collector of the process (Hollywood's Poison would drop
+	// queued messages, which no longer matter).
+	_ = e
+	_ = spawned
+	_ = sched
+}
+
+func writeHeader(w *eventlog.Writer, cfg config.Config, opt Options) {
+	var settings, defaults [][2]string
+	for _, kv := range cfg.Values() {
+		settings = append(settings, [2]string{kv.Key, kv.Value})
+		if kv.FlinkDefault != "" && kv.FlinkDefault != kv.Value {
+			defaults = append(defaults, [2]string{kv.Key, kv.FlinkDefault})
+		}
+	}
+	var extra []*messages.Field
+	if opt.Events != nil {
+		extra = append(extra, messages.Str("events_file", opt.EventsFile), messages.Str("events_sha256", opt.EventsSHA256),
+			messages.Int("events", int64(len(opt.Events))))
+	}
+	extra = append(extra, messages.Bool("bounded", opt.Bounded()))
+	w.Header(cfg.Seed, settings, defaults, extra...)
+}

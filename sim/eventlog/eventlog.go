@@ -1,0 +1,196 @@
+// Package eventlog is the schema and writer of flinksim's event log: JSON
+// lines written with zerolog, no wall-clock timestamps, so the log is a pure
+// function of (settings, seed, actions). The first line is the header, the
+// last the summary. Only the scheduler writes it.
+package eventlog
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/rs/zerolog"
+
+	"github.com/flinksim/flinksim/messages"
+)
+
+// FormatVersion is written in the header; replay refuses other versions.
+const FormatVersion = "flinksim-log/1"
+
+// ProgramVersion is the simulator's version, written in the header.
+const ProgramVersion = "flinksim 0.1.0"
+
+// Kind names an event. Every line of the log carries one.
+type Kind = string
+
+// Event kinds. README.md documents each with its fields.
+const (
+	KindHeader  Kind = "header"
+	KindSummary Kind = "summary"
+	KindAction  Kind = "action"
+	KindFailure Kind = "failure"
+
+	// bring-up
+	KindActorStarted           Kind = "actor_started"
+	KindTaskManagerStarted     Kind = "taskmanager_started"
+	KindRegisterTaskExecutor   Kind = "register_task_executor"
+	KindTaskExecutorRegistered Kind = "task_executor_registered"
+	KindJobGraph               Kind = "job_graph"
+	KindJobStatus              Kind = "job_status"
+	KindResourceRequirements   Kind = "declare_resource_requirements"
+	KindRequestSlot            Kind = "request_slot"
+	KindOfferSlots             Kind = "offer_slots"
+	KindNoResourceAvailable    Kind = "no_resource_available"
+	KindSubmitTask             Kind = "submit_task"
+	KindTaskState              Kind = "task_state"
+
+	// Kafka and the source
+	KindTopicCreated    Kind = "topic_created"
+	KindSplitsAssigned  Kind = "splits_assigned"
+	KindReaderNoSplits  Kind = "reader_without_splits"
+	KindSplitFinished   Kind = "split_finished"
+	KindSourceWatermark Kind = "source_watermark"
+	KindWatermarkStatus Kind = "watermark_status"
+
+	// exchange
+	KindPartitionRequest    Kind = "partition_request"
+	KindBacklogAnnouncement Kind = "backlog_announcement"
+	KindChannelFinished     Kind = "end_of_partition"
+
+	// operators
+	KindWatermark    Kind = "watermark"
+	KindWindowFired  Kind = "window_fired"
+	KindLateDropped  Kind = "late_record_dropped"
+	KindSinkWrite    Kind = "sink_write"
+	KindTaskMetrics  Kind = "task_metrics"
+	KindKafkaMetrics Kind = "kafka_metrics"
+	KindFinal        Kind = "final_counters"
+)
+
+// Writer writes the event log. Not safe for concurrent use: only the
+// scheduler owns one.
+type Writer struct {
+	log zerolog.Logger
+	seq int64
+}
+
+// NewWriter writes JSON lines to w, or the console format when console is
+// true (zerolog.ConsoleWriter without timestamps, for people).
+func NewWriter(w io.Writer, console bool) *Writer {
+	if console {
+		w = zerolog.ConsoleWriter{Out: w, NoColor: true, PartsExclude: []string{zerolog.TimestampFieldName, zerolog.LevelFieldName},
+			PartsOrder: []string{"vt", "actor", zerolog.MessageFieldName}, FormatFieldValue: nil,
+			FormatPartValueByName: func(v any, name string) string {
+				if name == "vt" {
+					if n, ok := v.(interface{ String() string }); ok {
+						if us, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+							return FormatVT(us)
+						}
+					}
+				}
+				if v == nil {
+					return ""
+				}
+				if s, ok := v.(string); ok {
+					return s
+				}
+				if n, ok := v.(interface{ String() string }); ok {
+					return n.String()
+				}
+				return ""
+			}}
+	}
+	return &Writer{log: zerolog.New(w)}
+}
+
+// FormatVT renders virtual microseconds as seconds with 6 decimals.
+func FormatVT(us int64) string {
+	neg := us < 0
+	if neg {
+		us = -us
+	}
+	s := strconv.FormatInt(us/1_000_000, 10) + "." + pad6(us%1_000_000) + "s"
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func pad6(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	for len(s) < 6 {
+		s = "0" + s
+	}
+	return s
+}
+
+// Header writes the first line: format, program version, seed, every
+// setting (settings: key -> value; flink_defaults: key -> Flink's default
+// where it differs), and extra fields (actions, events file).
+func (w *Writer) Header(seed uint64, settings, flinkDefaults [][2]string, extra ...*messages.Field) {
+	e := w.log.Log().Int64("vt", 0).Str("actor", "flinksim").Str("event", KindHeader).
+		Str("format", FormatVersion).Str("program", ProgramVersion).Uint64("seed", seed)
+	d := zerolog.Dict()
+	for _, kv := range settings {
+		d = d.Str(kv[0], kv[1])
+	}
+	e = e.Dict("settings", d)
+	fd := zerolog.Dict()
+	for _, kv := range flinkDefaults {
+		fd = fd.Str(kv[0], kv[1])
+	}
+	e = e.Dict("flink_defaults", fd)
+	addFields(e, extra)
+	e.Send()
+}
+
+// Write writes one event line: vt (virtual µs), actor, event, then fields.
+func (w *Writer) Write(ev *messages.LogEvent) {
+	e := w.log.Log().Int64("vt", ev.Vt).Str("actor", ev.Actor).Str("event", ev.Kind)
+	addFields(e, ev.Fields)
+	e.Send()
+}
+
+func addFields(e *zerolog.Event, fields []*messages.Field) {
+	for _, f := range fields {
+		switch v := f.Value.(type) {
+		case *messages.Field_Int:
+			e.Int64(f.Key, v.Int)
+		case *messages.Field_Str:
+			e.Str(f.Key, v.Str)
+		case *messages.Field_Bool:
+			e.Bool(f.Key, v.Bool)
+		case *messages.Field_Float:
+			e.Float64(f.Key, v.Float)
+		case *messages.Field_RawJson:
+			e.RawJSON(f.Key, []byte(v.RawJson))
+		}
+	}
+}
+
+// SummaryData is what the summary line reports.
+type SummaryData struct {
+	JobStatus  string
+	EndVT      int64
+	Steps      uint64
+	Deliveries uint64
+	Counters   map[string]int64
+	Invariant  string
+}
+
+// Summary writes the last line: job status, records read, windows fired,
+// results written, numLateRecordsDropped and the virtual duration.
+func (w *Writer) Summary(s SummaryData) {
+	e := w.log.Log().Int64("vt", s.EndVT).Str("actor", "flinksim").Str("event", KindSummary).
+		Str("job_status", s.JobStatus).
+		Int64("records_read", s.Counters["records_read"]).
+		Int64("windows_fired", s.Counters["windows_fired"]).
+		Int64("results_written", s.Counters["results_written"]).
+		Int64("numLateRecordsDropped", s.Counters["numLateRecordsDropped"]).
+		Str("virtual_duration", FormatVT(s.EndVT)).
+		Uint64("scheduler_steps", s.Steps).
+		Uint64("deliveries", s.Deliveries)
+	if s.Invariant != "" {
+		e = e.Str("invariant", s.Invariant)
+	}
+	e.Send()
+}

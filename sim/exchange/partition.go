@@ -1,0 +1,273 @@
+// Package exchange is the producer side of Flink's network stack as plain Go:
+// a ResultPartition with one ResultSubpartition per consumer subtask, a
+// bounded pool of network buffers, and credit-based flow control
+// (org.apache.flink.runtime.io.network.partition.PipelinedSubpartition,
+// ...netty.CreditBasedSequenceNumberingViewReader, ...buffer.LocalBufferPool).
+//
+// A buffer holds a fixed number of records (sim.buffer.records). Watermarks
+// and watermark statuses are stream elements written into the same buffers
+// as records, as RecordWriter.broadcastEmit does; EndOfPartitionEvent is an
+// event buffer, which Flink sends without credit.
+package exchange
+
+import (
+	"github.com/flinksim/flinksim/messages"
+)
+
+// ElementKind says what one element of a Buffer is.
+type ElementKind = byte
+
+// Element kinds in messages.Buffer.Kinds.
+const (
+	KindRecord         ElementKind = 0 // StreamRecord: key, timestamp (ms), value
+	KindWatermark      ElementKind = 1 // Watermark: timestamp (ms)
+	KindStatusIdle     ElementKind = 2 // WatermarkStatus.IDLE
+	KindStatusActive   ElementKind = 3 // WatermarkStatus.ACTIVE
+	KindEndOfPartition ElementKind = 4 // EndOfPartitionEvent (event buffer)
+)
+
+// Subpartition is one ResultSubpartition and the view its consumer's
+// InputChannel reads through.
+type Subpartition struct {
+	current   *messages.Buffer   // the buffer being filled, nil when none
+	queue     []*messages.Buffer // finished buffers not yet sent (data and events)
+	credit    int                // buffers the consumer can still accept
+	receiver  string             // the consumer's InputChannel; "" before PartitionRequest
+	nextSeq   int32              // sequence number of the next BufferResponse
+	announced bool               // a BacklogAnnouncement went out since credit ran out
+	ended     bool               // EndOfPartitionEvent queued
+	sentEnd   bool               // EndOfPartitionEvent sent
+}
+
+// Send is one message the producer must send to a consumer channel.
+type Send struct {
+	Subpartition int
+	Receiver     string
+	Response     *messages.BufferResponse     // non-nil: a BufferResponse
+	Announcement *messages.BacklogAnnouncement // non-nil: a BacklogAnnouncement
+}
+
+// ResultPartition is the output of one producer subtask.
+type ResultPartition struct {
+	subs             []Subpartition
+	poolSize         int
+	inUse            int // data buffers allocated: non-nil current + queued data buffers
+	recordsPerBuffer int
+	recordBytes      int
+
+	// counters (numBuffersOut, numRecordsOut, numBytesOut)
+	BuffersOut, RecordsOut, BytesOut int64
+}
+
+// PoolSize is the size of a result partition's LocalBufferPool as
+// NettyShuffleUtils sizes its maximum: numSubpartitions * buffersPerChannel +
+// floatingBuffersPerGate.
+func PoolSize(numSubpartitions, buffersPerChannel, floatingPerGate int) int {
+	return numSubpartitions*buffersPerChannel + floatingPerGate
+}
+
+// NewResultPartition makes a partition of n subpartitions with a pool of
+// poolSize buffers of recordsPerBuffer records each (recordBytes bytes per
+// record, for byte counts).
+func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultPartition {
+	if recordsPerBuffer < 1 {
+		recordsPerBuffer = 1
+	}
+	return &ResultPartition{subs: make([]Subpartition, n), poolSize: poolSize,
+		recordsPerBuffer: recordsPerBuffer, recordBytes: recordBytes}
+}
+
+// NumSubpartitions is the number of subpartitions.
+func (p *ResultPartition) NumSubpartitions() int { return len(p.subs) }
+
+// BuffersInUse is the number of data buffers taken from the pool.
+func (p *ResultPartition) BuffersInUse() int { return p.inUse }
+
+// PoolCapacity is the pool size in buffers.
+func (p *ResultPartition) PoolCapacity() int { return p.poolSize }
+
+// Backlog is the number of finished data buffers of subpartition i waiting
+// to be sent.
+func (p *ResultPartition) Backlog(i int) int {
+	n := 0
+	for _, b := range p.subs[i].queue {
+		if !b.IsEvent {
+			n++
+		}
+	}
+	return n
+}
+
+// Credit is the credit the consumer of subpartition i has granted and not
+// yet used.
+func (p *ResultPartition) Credit(i int) int { return p.subs[i].credit }
+
+// CanWrite reports whether a record for subpartition i can be written now:
+// its current buffer has room or the pool has a free buffer. A producer that
+// cannot write is backpressured (it blocks in LocalBufferPool.requestBuffer).
+func (p *ResultPartition) CanWrite(i int) bool {
+	s := &p.subs[i]
+	if s.current != nil && recordsIn(s.current) < p.recordsPerBuffer {
+		return true
+	}
+	return p.inUse < p.poolSize
+}
+
+func recordsIn(b *messages.Buffer) int {
+	n := 0
+	for _, k := range b.Kinds {
+		if k == KindRecord {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *ResultPartition) buffer(i int) *messages.Buffer {
+	s := &p.subs[i]
+	if s.current == nil {
+		s.current = &messages.Buffer{}
+		p.inUse++
+	}
+	return s.current
+}
+
+// AddRecord writes a record into subpartition i. The caller checks CanWrite
+// first. It returns true when the record filled the buffer, which is then
+// finished and queued.
+func (p *ResultPartition) AddRecord(i int, key string, ts int64, value float64) bool {
+	b := p.buffer(i)
+	b.Kinds = append(b.Kinds, KindRecord)
+	b.Keys = append(b.Keys, key)
+	b.Timestamps = append(b.Timestamps, ts)
+	b.Values = append(b.Values, value)
+	b.SizeBytes += int32(p.recordBytes)
+	p.RecordsOut++
+	if recordsIn(b) >= p.recordsPerBuffer {
+		p.finish(i)
+		return true
+	}
+	return false
+}
+
+// Broadcast writes a watermark or watermark status element into every
+// subpartition (RecordWriter.broadcastEmit). It may take a buffer beyond the
+// pool when a subpartition has none open: a simplification, since Flink would
+// block for it.
+func (p *ResultPartition) Broadcast(kind ElementKind, ts int64) {
+	for i := range p.subs {
+		if p.subs[i].ended {
+			continue
+		}
+		b := p.buffer(i)
+		b.Kinds = append(b.Kinds, kind)
+		b.Keys = append(b.Keys, "")
+		b.Timestamps = append(b.Timestamps, ts)
+		b.Values = append(b.Values, 0)
+		b.SizeBytes += 16
+	}
+}
+
+func (p *ResultPartition) finish(i int) {
+	s := &p.subs[i]
+	if s.current == nil {
+		return
+	}
+	s.queue = append(s.queue, s.current)
+	s.current = nil
+}
+
+// FlushAll finishes every partly filled buffer so it can be sent (the
+// OutputFlusher of execution.buffer-timeout, or an explicit flush).
+func (p *ResultPartition) FlushAll() {
+	for i := range p.subs {
+		p.finish(i)
+	}
+}
+
+// EndOfPartition flushes and queues an EndOfPartitionEvent in every
+// subpartition: the producer has finished.
+func (p *ResultPartition) EndOfPartition() {
+	for i := range p.subs {
+		s := &p.subs[i]
+		if s.ended {
+			continue
+		}
+		p.finish(i)
+		s.queue = append(s.queue, &messages.Buffer{Kinds: []byte{KindEndOfPartition}, Keys: []string{""},
+			Timestamps: []int64{0}, Values: []float64{0}, IsEvent: true, SizeBytes: 4})
+		s.ended = true
+	}
+}
+
+// AllEndsSent reports whether every subpartition has sent its
+// EndOfPartitionEvent: the partition is fully consumed.
+func (p *ResultPartition) AllEndsSent() bool {
+	for i := range p.subs {
+		if !p.subs[i].sentEnd {
+			return false
+		}
+	}
+	return true
+}
+
+// OnPartitionRequest registers the consumer channel of subpartition i with
+// its initial credit (PartitionRequest).
+func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int) {
+	s := &p.subs[i]
+	s.receiver = receiver
+	s.credit = credit
+	s.announced = false
+}
+
+// OnAddCredit adds credit to subpartition i (AddCredit). Credit must be
+// positive; it returns false when it is not.
+func (p *ResultPartition) OnAddCredit(i, credit int) bool {
+	if credit <= 0 {
+		return false
+	}
+	s := &p.subs[i]
+	s.credit += credit
+	s.announced = false
+	return true
+}
+
+// Poll returns what can be sent now, subpartition by subpartition: a data
+// buffer needs one credit, an event buffer none
+// (CreditBasedSequenceNumberingViewReader.getNextBuffer). A subpartition
+// with data but no credit announces its backlog once until credit comes.
+// Each BufferResponse carries the backlog left behind it. Sending a data
+// buffer returns it to the pool.
+func (p *ResultPartition) Poll(dst []Send) []Send {
+	for i := range p.subs {
+		s := &p.subs[i]
+		if s.receiver == "" {
+			continue
+		}
+		for len(s.queue) > 0 {
+			b := s.queue[0]
+			if !b.IsEvent && s.credit == 0 {
+				break
+			}
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if b.IsEvent {
+				s.sentEnd = true
+			} else {
+				s.credit--
+				p.inUse--
+				p.BuffersOut++
+				p.BytesOut += int64(b.SizeBytes)
+			}
+			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Response: &messages.BufferResponse{
+				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
+			s.nextSeq++
+		}
+		if len(s.queue) > 0 && s.credit == 0 && !s.announced {
+			s.announced = true
+			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
+				ReceiverId: s.receiver, Backlog: int32(p.Backlog(i)), SubpartitionIndex: int32(i)}})
+		}
+	}
+	return dst
+}
