@@ -1,0 +1,312 @@
+// Package events reads the user's events file: the records the simulated
+// Kafka topic holds when a run replays recorded input instead of generating
+// it. Two formats are accepted: JSON Lines (one JSON object per line) and CSV
+// with a header. Each record becomes a Record whose payload is a compact JSON
+// object, so the rest of the simulator sees one format.
+package events
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PartitionField is the field (JSON) or column (CSV) that names a record's
+// Kafka partition. It is optional.
+const PartitionField = "partition"
+
+// Record is one event read from an events file.
+type Record struct {
+	// Key is the key field's value: the text of a JSON string, or the
+	// decimal text of a JSON number exactly as written ("42", "4.5").
+	Key string
+	// Timestamp is the event time in milliseconds since the epoch.
+	Timestamp int64
+	// Partition is the Kafka partition the line names, or -1 when it names
+	// none (the producer then picks one).
+	Partition int32
+	// Value is the record's payload: the line as a compact JSON object, with
+	// its fields in the order of the line (or of the CSV header).
+	Value []byte
+	// Line is the 1-based line of the file the record came from.
+	Line int
+}
+
+// Options say which fields hold the key and the event time, and how many
+// partitions the topic has.
+type Options struct {
+	// KeyField is the top-level field holding the key ("key" when empty).
+	KeyField string
+	// TimeField is the top-level field holding the event time, integer
+	// milliseconds or an RFC 3339 string ("ts" when empty).
+	TimeField string
+	// Partitions is the number of partitions of the topic: a named partition
+	// must be in [0, Partitions). 0 or less skips that check.
+	Partitions int
+}
+
+// Error is a problem in an events file, at File:Line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.File + ":" + strconv.Itoa(e.Line) + ": " + e.Msg }
+
+// ReadFile reads the events file at path; see Read.
+func ReadFile(path string, opt Options) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, opt)
+}
+
+// Read reads every record from r, in file order. name is used in error
+// messages and for format detection: a name ending in ".csv" (any case) is
+// CSV; otherwise the input is JSON Lines when its first non-space character
+// is '{', and CSV when not. Empty lines are skipped. The first error stops
+// the read and is returned as an *Error naming name:LINE; no records are
+// returned with it. Empty input gives no records and no error.
+func Read(r io.Reader, name string, opt Options) ([]Record, error) {
+	if opt.KeyField == "" {
+		opt.KeyField = "key"
+	}
+	if opt.TimeField == "" {
+		opt.TimeField = "ts"
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	if strings.EqualFold(filepath.Ext(name), ".csv") {
+		return readCSV(data, name, opt)
+	}
+	text := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(text) == 0:
+		return nil, nil
+	case text[0] == '{':
+		return readJSONLines(data, name, opt)
+	default:
+		return readCSV(data, name, opt)
+	}
+}
+
+func readJSONLines(data []byte, name string, opt Options) ([]Record, error) {
+	out := make([]Record, 0, bytes.Count(data, []byte{'\n'})+1)
+	var compact bytes.Buffer
+	for line := 1; len(data) > 0; line++ {
+		raw := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		text := bytes.TrimSpace(raw)
+		if len(text) > 0 {
+			compact.Reset()
+			if cerr := json.Compact(&compact, text); cerr != nil {
+				return nil, &Error{name, line, "invalid JSON: " + jsonReason(text)}
+			}
+			if compact.Bytes()[0] != '{' {
+				return nil, &Error{name, line, "a line must be a JSON object, like {\"" + opt.KeyField + "\": \"user-1\", \"" + opt.TimeField + "\": 1700000000000}"}
+			}
+			rec, msg := record(bytes.Clone(compact.Bytes()), opt)
+			if msg != "" {
+				return nil, &Error{name, line, msg}
+			}
+			rec.Line = line
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}
+
+// jsonReason is encoding/json's description of why text is not JSON.
+func jsonReason(text []byte) string {
+	var v any
+	err := json.Unmarshal(text, &v)
+	if err == nil {
+		return "not a single JSON value"
+	}
+	return err.Error()
+}
+
+// record extracts key, time and partition from a compact JSON object. It
+// returns a message instead of a Record when a field is missing or wrong.
+func record(value []byte, opt Options) (Record, string) {
+	rec := Record{Value: value, Partition: -1}
+	raw, ok := rawField(value, opt.KeyField)
+	switch {
+	case !ok:
+		return rec, fmt.Sprintf("missing key field %q", opt.KeyField)
+	case raw[0] == '"':
+		rec.Key = unquote(raw)
+	case isNumber(raw):
+		rec.Key = string(raw)
+	default:
+		return rec, fmt.Sprintf("key field %q must be a string or a number, got %s", opt.KeyField, raw)
+	}
+
+	raw, ok = rawField(value, opt.TimeField)
+	if !ok {
+		return rec, fmt.Sprintf("missing time field %q", opt.TimeField)
+	}
+	ts, msg := timestamp(raw, opt.TimeField)
+	if msg != "" {
+		return rec, msg
+	}
+	rec.Timestamp = ts
+
+	if raw, ok = rawField(value, PartitionField); ok && string(raw) != "null" {
+		p, err := strconv.ParseInt(string(raw), 10, 32)
+		if err != nil || !isInteger(raw) {
+			return rec, fmt.Sprintf("partition must be an integer, got %s", raw)
+		}
+		if p < 0 || (opt.Partitions > 0 && p >= int64(opt.Partitions)) {
+			if opt.Partitions > 0 {
+				return rec, fmt.Sprintf("partition %d is out of range [0, %d)", p, opt.Partitions)
+			}
+			return rec, fmt.Sprintf("partition %d is negative", p)
+		}
+		rec.Partition = int32(p)
+	}
+	return rec, ""
+}
+
+// timestamp reads an event time: a JSON integer (milliseconds since the
+// epoch) or a string holding an RFC 3339 time, converted to milliseconds
+// (finer digits are truncated toward negative infinity).
+func timestamp(raw []byte, field string) (int64, string) {
+	if raw[0] == '"' {
+		s := unquote(raw)
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, raw)
+		}
+		return t.UnixMilli(), "" // floors: Go's nanoseconds of a second are never negative
+	}
+	if isInteger(raw) {
+		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return v, ""
+		}
+		return 0, fmt.Sprintf("time field %q is out of the range of a 64-bit millisecond timestamp: %s", field, raw)
+	}
+	return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, raw)
+}
+
+var (
+	jsonNumber  = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+	jsonInteger = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
+)
+
+func isNumber(raw []byte) bool  { return jsonNumber.Match(raw) }
+func isInteger(raw []byte) bool { return jsonInteger.Match(raw) }
+
+func readCSV(data []byte, name string, opt Options) ([]Record, error) {
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1 // counted below, with our own message
+	cr.TrimLeadingSpace = true
+
+	// A line of only spaces reads as one empty field: skip it as a blank line.
+	blank := func(row []string) bool { return len(row) == 1 && strings.TrimSpace(row[0]) == "" }
+	header, err := cr.Read()
+	for err == nil && blank(header) {
+		header, err = cr.Read()
+	}
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	headerLine, _ := cr.FieldPos(0)
+	cols := make([]string, len(header))
+	seen := make(map[string]bool, len(header))
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			return nil, &Error{name, headerLine, fmt.Sprintf("header column %d has no name", i+1)}
+		}
+		if seen[h] {
+			return nil, &Error{name, headerLine, fmt.Sprintf("header names column %q twice", h)}
+		}
+		seen[h] = true
+		cols[i] = h
+	}
+	for _, need := range []string{opt.KeyField, opt.TimeField} {
+		if !seen[need] {
+			return nil, &Error{name, headerLine, fmt.Sprintf("header has no column %q (the header is %s)", need, strings.Join(cols, ","))}
+		}
+	}
+
+	var out []Record
+	var buf bytes.Buffer
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		if blank(row) {
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		if len(row) != len(cols) {
+			return nil, &Error{name, line, fmt.Sprintf("expected %d columns as in the header, got %d", len(cols), len(row))}
+		}
+		buf.Reset()
+		buf.WriteByte('{')
+		for i, cell := range row {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(&buf, cols[i])
+			buf.WriteByte(':')
+			switch {
+			case cols[i] == PartitionField && strings.TrimSpace(cell) == "":
+				buf.WriteString("null")
+			case isNumber([]byte(cell)):
+				buf.WriteString(cell)
+			default:
+				writeJSONString(&buf, cell)
+			}
+		}
+		buf.WriteByte('}')
+		rec, msg := record(bytes.Clone(buf.Bytes()), opt)
+		if msg != "" {
+			return nil, &Error{name, line, msg}
+		}
+		rec.Line = line
+		out = append(out, rec)
+	}
+}
+
+func writeJSONString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s) // a Go string always marshals
+	buf.Write(b)
+}
+
+// csvError turns an encoding/csv error into an *Error with its line.
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &Error{name, pe.Line, "invalid CSV: " + pe.Err.Error()}
+	}
+	return err
+}

@@ -1,0 +1,174 @@
+package events
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// NumericField returns the value of the top-level field of the JSON object
+// value when it is a JSON number, as a float64. It returns false when value
+// is not an object, the field is missing, or its value is not a number (a
+// string holding digits is not a number). When the field appears more than
+// once, the first occurrence counts. Cost: one pass over value up to the
+// field, no allocation for plain field names. Never panics, whatever value
+// holds.
+func NumericField(value []byte, field string) (float64, bool) {
+	raw, ok := rawField(value, field)
+	if !ok || !isNumber(raw) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil { // out of float64 range
+		return 0, false
+	}
+	return f, true
+}
+
+// StringField returns the top-level field of the JSON object value as text:
+// a JSON string unescaped, a number as written, true or false. It returns
+// false when value is not an object, the field is missing, or its value is
+// null, an object or an array. The first occurrence of a repeated field
+// counts. Never panics, whatever value holds.
+func StringField(value []byte, field string) (string, bool) {
+	raw, ok := rawField(value, field)
+	if !ok {
+		return "", false
+	}
+	switch {
+	case raw[0] == '"':
+		return unquote(raw), true
+	case isNumber(raw), string(raw) == "true", string(raw) == "false":
+		return string(raw), true
+	}
+	return "", false
+}
+
+// rawField returns the raw text of the first top-level member named field of
+// the JSON object obj (a string with its quotes, a number, a literal, or a
+// whole nested object or array), and false when obj is not an object or has
+// no such member. Malformed input gives false, never a panic.
+func rawField(obj []byte, field string) ([]byte, bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] == '}' {
+			return nil, false
+		}
+		if obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, false
+		}
+		keyEnd := skipString(obj, i)
+		if keyEnd < 0 {
+			return nil, false
+		}
+		key := obj[i:keyEnd]
+		i = skipSpace(obj, keyEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(obj, i+1)
+		end := skipValue(obj, i)
+		if end < 0 {
+			return nil, false
+		}
+		if keyEquals(key, field) {
+			return obj[i:end], true
+		}
+		i = end
+	}
+}
+
+// keyEquals reports whether the quoted JSON string key names field.
+func keyEquals(key []byte, field string) bool {
+	inner := key[1 : len(key)-1]
+	for _, b := range inner {
+		if b == '\\' {
+			return unquote(key) == field
+		}
+	}
+	return string(inner) == field
+}
+
+// unquote decodes a quoted JSON string; "" when it is malformed.
+func unquote(raw []byte) string {
+	for _, b := range raw[1 : len(raw)-1] {
+		if b == '\\' {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return ""
+			}
+			return s
+		}
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i] == '"',
+// or -1 when it does not end.
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index just past the JSON value starting at b[i], or
+// -1 when there is none. Nested objects and arrays are skipped by counting
+// brackets outside strings.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := skipString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	default: // number or literal: up to the next delimiter
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
+}
