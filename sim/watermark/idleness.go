@@ -23,8 +23,9 @@ var ErrNilGenerator = errors.New("watermarks")
 //
 // So with the default 200 ms emit interval, a 1000 ms timeout and a last event at 100,
 // the checks at 200 (activity seen), 400 (countdown starts) ... 1400 (1000, not > 1000)
-// say active and 1600 says idle: idleness is declared between timeout and
-// timeout + 2 intervals after the last event, never earlier.
+// say active and 1600 says idle, 1500 ms after the event. In general idleness is
+// declared no earlier than the timeout after the last event and at most the timeout plus
+// three emit intervals after it.
 //
 // Flink keeps the countdown start in nanoseconds and uses the value 0 to mean "no
 // countdown"; with Flink's nanoTime-based clock that value never occurs, so this type
