@@ -47,6 +47,9 @@ package tests
 //	    Prints the watermark, each key's live windows (accumulator, firings,
 //	    state window when it differs) and timers, and the counters.
 //
+//	next-timer
+//	    Prints the earliest event-time and processing-time timers.
+//
 // Output of element, elements, watermark and processing-time, one line each:
 //
 //	key2 [0,3000) count=3 firing=1          a firing (count aggregate)
@@ -261,6 +264,19 @@ func (s *windowScenario) handle(t *testing.T, d *datadriven.TestData) string {
 	case "state":
 		args.done()
 		s.writeState(&out)
+
+	case "next-timer":
+		args.done()
+		for _, c := range []struct {
+			name string
+			next func() (int64, bool)
+		}{{"event-time", s.op.NextEventTimeTimer}, {"processing-time", s.op.NextProcessingTimeTimer}} {
+			if ts, ok := c.next(); ok {
+				fmt.Fprintf(&out, "next %s timer %d\n", c.name, ts)
+			} else {
+				fmt.Fprintf(&out, "no %s timer\n", c.name)
+			}
+		}
 
 	default:
 		t.Fatalf("%s: unknown verb %q", d.Pos, d.Cmd)
