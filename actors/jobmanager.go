@@ -128,8 +128,16 @@ func (j *JobManager) start(o *Out) {
 	o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 		Topic: j.cfg.SourceTopic, Spec: j.cfg.StartingOffsets, RequestId: reqStartOffsets}})
 	if j.bounded {
+		// KafkaSource.setBounded(OffsetsInitializer.latest()); when the
+		// events are paced by event time the file's final offsets are
+		// given explicitly instead (OffsetsInitializer.offsets(...)), so
+		// the job reads the whole file as it arrives
+		spec := "latest"
+		if j.cfg.EventsPace == "event-time" {
+			spec = "final"
+		}
 		o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
-			Topic: j.cfg.SourceTopic, Spec: "latest", RequestId: reqStopOffsets}})
+			Topic: j.cfg.SourceTopic, Spec: spec, RequestId: reqStopOffsets}})
 	}
 }
 

@@ -83,10 +83,14 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_ListOffsets:
 		m := b.ListOffsets
 		res := &messages.ListOffsetsResult{Topic: m.Topic, RequestId: m.RequestId}
+		final := k.finalEndOffsets()
 		for p := range k.source.Partitions {
 			off := k.source.Partitions[p].LogStartOffset
-			if m.Spec == "latest" {
+			switch m.Spec {
+			case "latest":
 				off = k.source.EndOffset(p)
+			case "final":
+				off = final[p]
 			}
 			res.Offsets = append(res.Offsets, &messages.PartitionOffset{Partition: int32(p), Offset: off})
 		}
@@ -146,12 +150,30 @@ func (k *Kafka) start(o *Out) {
 	k.appendDue(o)
 }
 
+// finalEndOffsets are the end offsets the source topic will have once every
+// record of the events file is appended (the same as the current ones when
+// nothing is paced).
+func (k *Kafka) finalEndOffsets() []int64 {
+	out := make([]int64, len(k.source.Partitions))
+	for p := range out {
+		out[p] = k.source.EndOffset(p)
+	}
+	for _, idx := range k.pending[k.next:] {
+		out[k.partitionOf(k.events[idx])]++
+	}
+	return out
+}
+
+func (k *Kafka) partitionOf(e events.Record) int32 {
+	if e.Partition >= 0 {
+		return e.Partition
+	}
+	return int32(kafka.DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
+}
+
 func (k *Kafka) appendEvent(i int) {
 	e := k.events[i]
-	p := e.Partition
-	if p < 0 {
-		p = int32(kafka.DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
-	}
+	p := k.partitionOf(e)
 	k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
 }
 

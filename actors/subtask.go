@@ -42,6 +42,7 @@ type Subtask struct {
 	hashOut   bool
 	rrNext    int
 	sends     []exchange.Send
+	lastSend  []vt.Time // per subpartition: delivery time of the last message sent, to keep each channel FIFO
 
 	// source head
 	isSource     bool
@@ -73,6 +74,7 @@ type Subtask struct {
 	blockedSince vt.Time
 	finishedAll  bool
 	reported     bool
+	finalLogged  bool
 	m            taskMetrics
 }
 
@@ -168,7 +170,9 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 		}
 		ch.buffers = append(ch.buffers, m.Buffer)
 	case *messages.Envelope_EndOfRun:
-		s.metrics(o)
+		if !s.finalLogged {
+			s.metrics(o)
+		}
 		s.logFinal(o)
 		return
 	}
@@ -638,12 +642,18 @@ func (s *Subtask) flushSends(o *Out, delay vt.Time) {
 		return
 	}
 	s.sends = s.rp.Poll(s.sends[:0])
+	if s.lastSend == nil {
+		s.lastSend = make([]vt.Time, s.rp.NumSubpartitions())
+	}
 	for _, x := range s.sends {
-		lat := delay + s.channelLatency(x.Subpartition)
+		// a channel is a FIFO connection: nothing overtakes what was sent
+		// on it before
+		at := max(o.Now()+delay+s.channelLatency(x.Subpartition), s.lastSend[x.Subpartition])
+		s.lastSend[x.Subpartition] = at
 		if x.Response != nil {
-			o.Send(x.Receiver, lat, &messages.Envelope_BufferResponse{BufferResponse: x.Response})
+			o.SendAt(x.Receiver, at, &messages.Envelope_BufferResponse{BufferResponse: x.Response})
 		} else {
-			o.Send(x.Receiver, lat, &messages.Envelope_BacklogAnnouncement{BacklogAnnouncement: x.Announcement})
+			o.SendAt(x.Receiver, at, &messages.Envelope_BacklogAnnouncement{BacklogAnnouncement: x.Announcement})
 		}
 	}
 	if s.finishedAll && !s.reported && s.rp.AllEndsSent() {
@@ -707,6 +717,10 @@ func (s *Subtask) report(o *Out) {
 }
 
 func (s *Subtask) logFinal(o *Out) {
+	if s.finalLogged {
+		return
+	}
+	s.finalLogged = true
 	fields := []*messages.Field{messages.Str("task", o.Name())}
 	if s.isSource {
 		fields = append(fields, messages.Int("records_read", s.m.recordsIn), messages.Int("records_emitted", s.m.recordsOut))

@@ -97,7 +97,7 @@ func TestOrdersSampleCounts(t *testing.T) {
 	cfg := settings(t)
 	recs := readEvents(t, dataPath("orders-sample.jsonl"), cfg)
 	maxDisorder := int64(0)
-	var maxTs int64 = -1 << 63
+	maxTs := recs[0].Timestamp
 	for _, r := range recs {
 		if maxTs-r.Timestamp > maxDisorder {
 			maxDisorder = maxTs - r.Timestamp
@@ -133,9 +133,10 @@ func TestLateRecordsCountedOrDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pace by event time so that watermarks advance between records
+	// a backfill in file order; parsing one record takes 300 ms of virtual
+	// time, so a periodic watermark (every 200 ms) follows every record
 	cfg := settings(t, "job.source.partitions=1", "job.window.size=10 s", "job.watermark.out-of-orderness=1 s",
-		"sim.events.pace=event-time", "parallelism.default=1", "sim.taskmanagers=1")
+		"sim.cost.parse=300 ms", "parallelism.default=1", "sim.taskmanagers=1", "sim.buffer.records=1")
 	res, _ := run(t, cfg, cluster.Options{Events: recs})
 	counted := int64(0)
 	for _, r := range sinkResults(t, res) {
@@ -145,9 +146,14 @@ func TestLateRecordsCountedOrDropped(t *testing.T) {
 	if counted+dropped != int64(len(recs)) {
 		t.Fatalf("counted %d + dropped %d != read %d", counted, dropped, len(recs))
 	}
-	if dropped == 0 {
-		t.Fatalf("expected late records, got none")
+	// by hand: after b@12000 the watermark reaches 10999 and [0,10000)
+	// fires with a=2, so a@3000 is late; after b@25000 it reaches 23999 and
+	// [10000,20000) has fired with b=1, so b@11000 is late.
+	if dropped != 2 {
+		t.Fatalf("dropped %d, want 2 (a@3000 and b@11000)", dropped)
 	}
+	want := map[windowKey]int64{{"a", 0}: 2, {"b", 10000}: 1, {"b", 20000}: 1}
+	compareCounts(t, resultCounts(t, sinkResults(t, res)), want)
 }
 
 // The same settings and seed give the same log, byte for byte, also with
