@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+)
+
+// header is the first line of a JSON event log, as far as replay needs it.
+type header struct {
+	Event        string            `json:"event"`
+	Format       string            `json:"format"`
+	Seed         uint64            `json:"seed"`
+	Settings     map[string]string `json:"settings"`
+	EventsFile   string            `json:"events_file"`
+	EventsSHA256 string            `json:"events_sha256"`
+	Bounded      bool              `json:"bounded"`
+}
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Re-run the run recorded in a JSON event log and compare",
+		Long: `Re-run the run recorded in FILE (a JSON event log written by 'flinksim run')
+from its header (settings, seed, events file) and compare the new log with FILE
+line by line. Prints 'identical' (exit 0) or the first differing line (exit 1).
+An unreadable, truncated or console-format file exits 2.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			same, msg, err := replay(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			if !same {
+				return exitError{exitDiff, fmt.Errorf("replay of %s differs", args[0])}
+			}
+			return nil
+		},
+	}
+	rootCmd.AddCommand(cmd)
+}
+
+// replay re-runs the log at path; it reports whether the logs are
+// identical and a message saying so or naming the first difference.
+func replay(path string) (bool, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, "", badInput("%v", err)
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var h header
+	if err := json.Unmarshal(first, &h); err != nil || h.Event != eventlog.KindHeader {
+		return false, "", badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
+	}
+	if h.Format != eventlog.FormatVersion {
+		return false, "", badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
+	}
+	trimmed := bytes.TrimRight(data, "\n")
+	lastNL := bytes.LastIndexByte(trimmed, '\n')
+	var last struct {
+		Event string `json:"event"`
+	}
+	if err := json.Unmarshal(trimmed[lastNL+1:], &last); err != nil || last.Event != eventlog.KindSummary {
+		return false, "", badInput("%s: truncated: the last line is not the summary event", path)
+	}
+	cfg := config.Default()
+	keys := make([]string, 0, len(h.Settings))
+	for k := range h.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := cfg.Set(k, h.Settings[k]); err != nil {
+			return false, "", badInput("%s:1: %v", path, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return false, "", badInput("%s:1: %v", path, err)
+	}
+	spec := runSpec{cfg: cfg}
+	if h.EventsFile != "" {
+		recs, sum, err := readEvents(h.EventsFile, cfg)
+		if err != nil {
+			return false, "", err
+		}
+		if sum != h.EventsSHA256 {
+			return false, "", badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
+		}
+		spec.opt = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
+	}
+	var out bytes.Buffer
+	if _, err := execute(spec, &out); err != nil {
+		return false, "", err
+	}
+	if line, want, got, differ := firstDifference(data, out.Bytes()); differ {
+		return false, fmt.Sprintf("differs at line %d\n  expected: %s\n  got:      %s", line, want, got), nil
+	}
+	return true, "identical", nil
+}
