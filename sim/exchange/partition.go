@@ -43,7 +43,7 @@ type Subpartition struct {
 type Send struct {
 	Subpartition int
 	Receiver     string
-	Response     *messages.BufferResponse     // non-nil: a BufferResponse
+	Response     *messages.BufferResponse      // non-nil: a BufferResponse
 	Announcement *messages.BacklogAnnouncement // non-nil: a BacklogAnnouncement
 }
 

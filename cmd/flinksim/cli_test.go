@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// flinksimBin is the CLI built once for these tests, so that exit codes and
+// stdout/stderr are checked exactly as a user sees them.
+var flinksimBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "flinksim-cli")
+	if err != nil {
+		panic(err)
+	}
+	flinksimBin = filepath.Join(dir, "flinksim")
+	if out, err := exec.Command("go", "build", "-o", flinksimBin, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs the binary and returns stdout, stderr and the exit code.
+func cli(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(flinksimBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Bad input gets a clear message naming the place and exit code 2, and the
+// run does not start (nothing on stdout).
+func TestRunBadInput(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		file    string // events file content, written to events.jsonl
+		wantErr string
+	}{
+		{name: "bad JSON", file: "{\"key\":\"a\",\"ts\":1}\n{\"key\": \"b\", ts:2}\n", wantErr: "events.jsonl:2:"},
+		{name: "missing key", file: "{\"key\":\"a\",\"ts\":1}\n{\"ts\":2}\n", wantErr: "events.jsonl:2:"},
+		{name: "non-integer ts", file: "{\"key\":\"a\",\"ts\":1.5}\n", wantErr: "events.jsonl:1:"},
+		{name: "partition out of range", file: "{\"key\":\"a\",\"ts\":1,\"partition\":7}\n", wantErr: "events.jsonl:1:"},
+		{name: "unknown setting", args: []string{"--set", "paralelism.default=2"}, wantErr: `did you mean "parallelism.default"`},
+		{name: "out of range setting", args: []string{"--set", "taskmanager.numberOfTaskSlots=0"}, wantErr: "taskmanager.numberOfTaskSlots"},
+		{name: "bad set syntax", args: []string{"--set", "parallelism.default"}, wantErr: "expected key=value"},
+		{name: "parallelism above max parallelism", args: []string{"--set", "parallelism.default=8", "--set", "pipeline.max-parallelism=4"},
+			wantErr: "Maximum parallelism must not be smaller than parallelism"},
+		{name: "missing events file", args: []string{"--events", "/nonexistent/file.jsonl"}, wantErr: "/nonexistent/file.jsonl"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run"}, c.args...)
+			if c.file != "" {
+				args = append(args, "--events", writeTemp(t, "events.jsonl", c.file))
+			}
+			out, errs, code := cli(t, args...)
+			if code != 2 {
+				t.Fatalf("exit code %d, want 2; stderr: %s", code, errs)
+			}
+			if !strings.Contains(errs, c.wantErr) {
+				t.Errorf("stderr %q does not contain %q", errs, c.wantErr)
+			}
+			if out != "" {
+				t.Errorf("the run started: stdout has %d bytes", len(out))
+			}
+		})
+	}
+}
+
+// run --events --output writes the consumer's view; replay of the log says
+// identical; an edited log differs (exit 1); a truncated one is refused
+// (exit 2).
+func TestRunOutputAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "run.log")
+	outPath := filepath.Join(dir, "out.jsonl")
+	_, errs, code := cli(t, "run", "--events", "../../examples/data/playground-clicks.jsonl", "--set", "job.window.size=15 s",
+		"--output", outPath, "--log", logPath)
+	if code != 0 {
+		t.Fatalf("run exit %d: %s", code, errs)
+	}
+	out, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 6*8 {
+		t.Fatalf("output has %d results, want 48 (6 pages x 8 windows)", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, `"value":1000,`) {
+			t.Fatalf("result %s is not 1000 clicks", l)
+		}
+	}
+	stdout, _, code := cli(t, "replay", logPath)
+	if code != 0 || strings.TrimSpace(stdout) != "identical" {
+		t.Fatalf("replay: exit %d, %q", code, stdout)
+	}
+	log, _ := os.ReadFile(logPath)
+	all := strings.Split(string(log), "\n")
+	all[3] = strings.Replace(all[3], `"vt":`, `"vt":1`, 1)
+	edited := filepath.Join(dir, "edited.log")
+	os.WriteFile(edited, []byte(strings.Join(all, "\n")), 0o644)
+	stdout, _, code = cli(t, "replay", edited)
+	if code != 1 || !strings.Contains(stdout, "differs at line 4") {
+		t.Fatalf("edited replay: exit %d, %q", code, stdout)
+	}
+	truncated := filepath.Join(dir, "truncated.log")
+	os.WriteFile(truncated, log[:len(log)/2], 0o644)
+	if _, errs, code = cli(t, "replay", truncated); code != 2 || !strings.Contains(errs, "truncated") {
+		t.Fatalf("truncated replay: exit %d, %q", code, errs)
+	}
+}
+
+func TestRunCheckDeterminism(t *testing.T) {
+	_, errs, code := cli(t, "run", "--duration", "30s", "--check-determinism", "--log", filepath.Join(t.TempDir(), "x.log"))
+	if code != 0 || !strings.Contains(errs, "identical logs") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
