@@ -145,7 +145,7 @@ func TestAlignedWindowsProperty(t *testing.T) {
 		if sliding {
 			slide = rapid.Int64Range(1, 40).Draw(t, "slide")
 		}
-		offset := rapid.Int64Range(-(slide - 1), slide-1).Draw(t, "offset")
+		offset := rapid.Int64Range(-(slide-1), slide-1).Draw(t, "offset")
 		eventTime := rapid.Bool().Draw(t, "eventTime")
 		m := &alignedOracle{
 			size: size, slide: slide, offset: offset,
