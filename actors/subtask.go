@@ -55,6 +55,7 @@ type Subtask struct {
 	noMoreSplits bool
 	gotSplits    bool
 	filter       *filter.Predicate
+	needValue    bool // the aggregate reads a field of the record
 	sentWm       int64 // last watermark broadcast downstream
 	sentIdle     bool  // last watermark status broadcast downstream
 
@@ -68,8 +69,8 @@ type Subtask struct {
 	procTimer int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
-	sliceEnd     vt.Time
-	sliceActive  bool
+	busyUntil    vt.Time // end of the current slice of work
+	wakePending  bool    // a continue timer is scheduled for busyUntil
 	blocked      bool
 	blockedSince vt.Time
 	finishedAll  bool
@@ -122,7 +123,7 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerContinue:
-			s.sliceActive = false
+			s.wakePending = false
 		case timerWatermark:
 			s.periodicWatermark(o)
 			if !s.finishedAll {
@@ -198,6 +199,7 @@ func (s *Subtask) start(o *Out) {
 			return
 		}
 		s.mux = mux
+		s.needValue = s.cfg.Operator == "window" && s.cfg.Aggregate != "count"
 		s.sentWm = math.MinInt64
 		if s.cfg.Filter != "" {
 			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
@@ -379,7 +381,10 @@ func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
 			s.mux.OnEvent(q.split.id, r.Timestamp, nowMs)
 		}
 		if s.filter == nil || s.filter.Match(r.Key, r.Value) {
-			value, _ := events.NumericField(r.Value, s.cfg.AggregateField)
+			value := 1.0 // count needs no field
+			if s.needValue {
+				value, _ = events.NumericField(r.Value, s.cfg.AggregateField)
+			}
 			s.rp.AddRecord(sub, r.Key, r.Timestamp, value)
 			s.m.recordsOut++
 		}
@@ -603,7 +608,15 @@ func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
 // work runs the next slice when the task is not busy, then sends what the
 // slice produced once it is done.
 func (s *Subtask) work(o *Out) {
-	if s.status != "RUNNING" || s.sliceActive {
+	if s.status != "RUNNING" {
+		return
+	}
+	if o.Now() < s.busyUntil {
+		// still busy with the last slice: come back when it ends
+		if !s.wakePending {
+			s.wakePending = true
+			o.Timer(s.busyUntil-o.Now(), timerContinue, 0)
+		}
 		return
 	}
 	var cost vt.Time
@@ -628,11 +641,23 @@ func (s *Subtask) work(o *Out) {
 	}
 	if cost > 0 {
 		s.m.busyAcc += cost
-		s.sliceActive = true
-		s.sliceEnd = o.Now() + cost
-		o.Timer(cost, timerContinue, 0)
+		s.busyUntil = o.Now() + cost
+		if s.hasInput() {
+			// more input waits: take it when this slice ends (otherwise
+			// the next arrival schedules the wake-up)
+			s.wakePending = true
+			o.Timer(cost, timerContinue, 0)
+		}
 		s.flushSends(o, cost)
 	}
+}
+
+// hasInput reports whether input waits to be processed.
+func (s *Subtask) hasInput() bool {
+	if s.isSource {
+		return s.queueHead < len(s.queue) || (s.noMoreSplits && !s.finishedAll)
+	}
+	return len(s.ready) > 0
 }
 
 // flushSends sends every buffer the partition can send now, delay µs from
@@ -748,8 +773,8 @@ func (s *Subtask) metrics(o *Out) {
 	}
 	busy := s.m.busyAcc + s.m.busyCarry
 	s.m.busyCarry = 0
-	if s.sliceActive && s.sliceEnd > now {
-		over := s.sliceEnd - now
+	if s.busyUntil > now {
+		over := s.busyUntil - now
 		busy -= over
 		s.m.busyCarry = over
 	}

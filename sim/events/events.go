@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -208,13 +207,59 @@ func timestamp(raw []byte, field string) (int64, string) {
 	return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, raw)
 }
 
-var (
-	jsonNumber  = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
-	jsonInteger = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
-)
+// isNumber reports whether raw is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? (RFC 8259 section 6), scanned
+// by hand because it runs once per record on the hot path.
+func isNumber(raw []byte) bool {
+	i := scanInteger(raw)
+	if i < 0 {
+		return false
+	}
+	if i < len(raw) && raw[i] == '.' {
+		j := scanDigits(raw, i+1)
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		j := scanDigits(raw, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(raw)
+}
 
-func isNumber(raw []byte) bool  { return jsonNumber.Match(raw) }
-func isInteger(raw []byte) bool { return jsonInteger.Match(raw) }
+// isInteger reports whether raw is a JSON integer: -?(0|[1-9][0-9]*).
+func isInteger(raw []byte) bool { return scanInteger(raw) == len(raw) }
+
+// scanInteger returns the end of a leading -?(0|[1-9][0-9]*) in raw, or -1.
+func scanInteger(raw []byte) int {
+	i := 0
+	if i < len(raw) && raw[i] == '-' {
+		i++
+	}
+	if i >= len(raw) || raw[i] < '0' || raw[i] > '9' {
+		return -1
+	}
+	if raw[i] == '0' {
+		return i + 1
+	}
+	return scanDigits(raw, i)
+}
+
+func scanDigits(raw []byte, i int) int {
+	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+		i++
+	}
+	return i
+}
 
 func readCSV(data []byte, name string, opt Options) ([]Record, error) {
 	cr := csv.NewReader(bytes.NewReader(data))
