@@ -55,7 +55,7 @@ type Subtask struct {
 	noMoreSplits bool
 	gotSplits    bool
 	filter       *filter.Predicate
-	needValue    bool // the aggregate reads a field of the record
+	needValue    bool  // the aggregate reads a field of the record
 	sentWm       int64 // last watermark broadcast downstream
 	sentIdle     bool  // last watermark status broadcast downstream
 
