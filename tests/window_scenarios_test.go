@@ -61,8 +61,15 @@ package tests
 //	ok                                      nothing to show
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -413,5 +420,161 @@ func (s *windowScenario) writeState(out *strings.Builder) {
 		for _, tm := range ks.ProcessingTimeTimers {
 			fmt.Fprintf(out, "  processing-time timer %d %v\n", tm.Timestamp, tm.Window)
 		}
+	}
+}
+
+// TestExplainWindowCLI runs "flinksim explain window" as a user does (the
+// command is built into a temporary directory) and checks its JSON against a
+// sample of the golden assigner vectors computed by Flink's own classes
+// (testdata/golden/windows.json), its refusals (exit code 2, Flink's
+// messages) and one table by hand.
+func TestExplainWindowCLI(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "flinksim")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/flinksim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bin, append([]string{"explain", "window"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return string(out), 0
+		case errors.As(err, &ee):
+			return string(out), ee.ExitCode()
+		}
+		t.Fatalf("run %v: %v", args, err)
+		return "", -1
+	}
+	type jsonWindow struct {
+		Start        int64 `json:"start"`
+		End          int64 `json:"end"`
+		MaxTimestamp int64 `json:"max_timestamp"`
+		CleanupTime  int64 `json:"cleanup_time"`
+	}
+	runJSON := func(args ...string) []jsonWindow {
+		out, code := run(append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("explain window %v: exit %d: %s", args, code, out)
+		}
+		var doc struct {
+			Windows []jsonWindow `json:"windows"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Windows == nil {
+			t.Fatalf("explain window %v: bad JSON %q: %v", args, out, err)
+		}
+		return doc.Windows
+	}
+
+	// A sample of the golden tumbling and sliding cases.
+	raw, err := os.ReadFile("../testdata/golden/windows.json")
+	if err != nil {
+		t.Fatalf("golden file: %v", err)
+	}
+	var doc struct {
+		Cases []struct {
+			CaseID    string     `json:"case_id"`
+			Kind      string     `json:"kind"`
+			Stagger   string     `json:"stagger"`
+			Timestamp int64      `json:"timestamp"`
+			Size      int64      `json:"size"`
+			Slide     int64      `json:"slide"`
+			Offset    int64      `json:"offset"`
+			Windows   [][2]int64 `json:"windows"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	sampled := 0
+	for i, c := range doc.Cases {
+		if (c.Kind != "tumbling" || c.Stagger != "ALIGNED") && c.Kind != "sliding" {
+			continue
+		}
+		if i%53 != 0 && !(c.Kind == "sliding" && len(c.Windows) == 0 && sampled%5 == 0) {
+			continue
+		}
+		sampled++
+		args := []string{fmt.Sprintf("--ts=%d", c.Timestamp), fmt.Sprintf("--size=%d", c.Size), fmt.Sprintf("--offset=%d", c.Offset)}
+		if c.Kind == "sliding" {
+			args = append(args, fmt.Sprintf("--slide=%d", c.Slide))
+		}
+		got := runJSON(args...)
+		want := make([][2]int64, len(c.Windows))
+		copy(want, c.Windows)
+		sort.Slice(want, func(i, j int) bool { return want[i][0] < want[j][0] })
+		if len(got) != len(want) {
+			t.Errorf("%s: explain window %v = %v, want %v", c.CaseID, args, got, want)
+			continue
+		}
+		for j, w := range got {
+			if w.Start != want[j][0] || w.End != want[j][1] || w.MaxTimestamp != w.End-1 || w.CleanupTime != w.End-1 {
+				t.Errorf("%s: explain window %v = %v, want %v", c.CaseID, args, got, want)
+			}
+		}
+	}
+	if sampled < 20 {
+		t.Fatalf("only %d golden cases sampled", sampled)
+	}
+
+	// Durations in Flink's syntax, lateness, overflow and sessions.
+	tests := []struct {
+		args []string
+		want []jsonWindow
+	}{
+		{[]string{"--ts=4500", "--size=5 s"}, []jsonWindow{{0, 5000, 4999, 4999}}},
+		{[]string{"--ts=4500", "--size=10s", "--slide=5000", "--allowed-lateness=1 min"},
+			[]jsonWindow{{-5000, 5000, 4999, 64999}, {0, 10000, 9999, 69999}}},
+		{[]string{"--ts=1700000000123", "--size=1 d", "--offset=-8 h"},
+			[]jsonWindow{{1699977600000, 1700064000000, 1700063999999, 1700063999999}}},
+		{[]string{"--ts=4500", "--gap=500 ms", "--allowed-lateness=2"}, []jsonWindow{{4500, 5000, 4999, 5001}}},
+		{[]string{"--ts=15", "--size=10", "--slide=20"}, []jsonWindow{}},
+		{[]string{"--ts=9223372036854774057", "--size=1000", "--allowed-lateness=2000"},
+			[]jsonWindow{{9223372036854774000, 9223372036854775000, 9223372036854774999, math.MaxInt64}}},
+	}
+	for _, tt := range tests {
+		if got := runJSON(tt.args...); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("explain window %v = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+
+	refusals := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ts=1", "--size=1000", "--offset=1000"}, "TumblingEventTimeWindows parameters must satisfy abs(offset) < size"},
+		{[]string{"--ts=1", "--size=10", "--slide=5", "--offset=5"}, "SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"},
+		{[]string{"--ts=1", "--gap=0"}, "EventTimeSessionWindows parameters must satisfy 0 < size"},
+		{[]string{"--ts=-9223372036854775808", "--size=10"}, "Record has Long.MIN_VALUE timestamp"},
+		{[]string{"--ts=1", "--size=3 fortnights"}, "Time interval unit label 'fortnights' does not match any of the recognized units"},
+		{[]string{"--ts=1", "--size=-5"}, "text does not start with a number"},
+		{[]string{"--size=10"}, "--ts is required"},
+		{[]string{"--ts=1"}, "give --size (tumbling or sliding windows) or --gap (session windows)"},
+		{[]string{"--ts=1", "--gap=5", "--size=5"}, "--gap (session windows) cannot be combined"},
+		{[]string{"--ts=1", "--size=5", "extra"}, "explain window takes no arguments"},
+		{[]string{"--ts=x", "--size=5"}, "invalid argument"},
+	}
+	for _, tt := range refusals {
+		out, code := run(tt.args...)
+		if code != 2 || !strings.Contains(out, tt.want) {
+			t.Errorf("explain window %v: exit %d, output %q; want exit 2 and %q", tt.args, code, out, tt.want)
+		}
+	}
+
+	table, code := run("--ts=4500", "--size=10s", "--slide=5s", "--allowed-lateness=2s")
+	wantTable := `timestamp 4500, sliding windows, size 10 s, slide 5 s, offset 0 ms, allowed lateness 2 s
+
+WINDOW        FIRES AT WATERMARK (maxTimestamp)  STATE CLEANED AT WATERMARK (cleanup time)
+[-5000,5000)  4999                               6999
+[0,10000)     9999                               11999
+
+the element is late (side output, or dropped and counted in numLateRecordsDropped) once the watermark reaches 11999
+`
+	if code != 0 || table != wantTable {
+		t.Errorf("table: exit %d\n%s\nwant\n%s", code, table, wantTable)
 	}
 }
