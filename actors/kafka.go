@@ -113,7 +113,7 @@ func (k *Kafka) start(o *Out) {
 	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Name), messages.Int("partitions", 1))
 	o.Timer(1_000_000, timerMetrics, 0)
 	if k.events == nil {
-		o.Log("generator_started", messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
+		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
 			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
 		o.Timer(0, timerGenerate, 0)
 		return
@@ -122,7 +122,7 @@ func (k *Kafka) start(o *Out) {
 		for i := range k.events {
 			k.appendEvent(i)
 		}
-		o.Log("backfill", messages.Str("topic", k.source.Name), messages.Int("records", int64(len(k.events))),
+		o.Log(eventlog.KindBackfill, messages.Str("topic", k.source.Name), messages.Int("records", int64(len(k.events))),
 			messages.Raw("end_offsets", k.endOffsetsJSON()))
 		return
 	}

@@ -559,7 +559,7 @@ func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 		}
 	}
 	for _, l := range out.Late {
-		o.Log("late_side_output", messages.Str("key", l.Key), messages.Int("timestamp", l.Timestamp))
+		o.Log(eventlog.KindLateSideOutput, messages.Str("key", l.Key), messages.Int("timestamp", l.Timestamp))
 	}
 	if d := s.op.NumLateRecordsDropped(); d != s.m.lateDropped {
 		s.m.lateDropped = d
@@ -631,7 +631,11 @@ func (s *Subtask) work(o *Out) {
 		if s.rp == nil || s.rp.BuffersInUse() < s.rp.PoolCapacity() {
 			s.unblock(o)
 		}
-		cost = s.gateSlice(o)
+		// a buffer of only watermarks that change nothing costs no time:
+		// take the next one at once
+		for cost == 0 && len(s.ready) > 0 && !s.blocked {
+			cost = s.gateSlice(o)
+		}
 		s.maybeFinishGate(o)
 	}
 	if len(s.sinkOut) > 0 {

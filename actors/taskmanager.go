@@ -70,7 +70,7 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 			messages.Raw("total_resource_profile", ProfileJSON(t.total)))
 		o.Send(ResourceManagerName, rpcLatency(t.cfg), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
 	case *messages.Envelope_RegistrationResponse:
-		o.Log("registration_response", messages.Bool("success", b.RegistrationResponse.Success))
+		o.Log(eventlog.KindRegistrationResponse, messages.Bool("success", b.RegistrationResponse.Success))
 	case *messages.Envelope_RequestSlot:
 		m := b.RequestSlot
 		t.slots[m.SlotIndex] = m.AllocationId

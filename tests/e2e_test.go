@@ -12,6 +12,8 @@ import (
 	"github.com/flinksim/flinksim/sim/events"
 )
 
+func eventsFmt(us int64) string { return fmt.Sprintf("%.6fs", float64(us)/1e6) }
+
 type windowKey struct {
 	key   string
 	start int64
@@ -84,6 +86,12 @@ func TestPlaygroundClicksCounts(t *testing.T) {
 	}
 	if got := res.Counters["numLateRecordsDropped"]; got != 0 {
 		t.Errorf("numLateRecordsDropped %d, want 0", got)
+	}
+	// liveness: each source parses its 24,000 records at 20 µs each (0.48 s
+	// of virtual time, in parallel); everything after that is a few buffer
+	// hand-overs, far below one buffer timeout per buffer.
+	if res.EndVT < 480_000 || res.EndVT > 600_000 {
+		t.Errorf("the bounded job ended at %s of virtual time, want between 0.48 s and 0.6 s", eventsFmt(res.EndVT))
 	}
 	sum := eventsOf(parseLog(t, log), "summary")
 	if len(sum) != 1 || sum[0].str("job_status") != "FINISHED" || sum[0].num("results_written") != int64(len(rs)) {

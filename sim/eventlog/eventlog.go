@@ -5,6 +5,7 @@
 package eventlog
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 
@@ -26,8 +27,13 @@ type Kind = string
 const (
 	KindHeader  Kind = "header"
 	KindSummary Kind = "summary"
-	KindAction  Kind = "action"
-	KindFailure Kind = "failure"
+	// KindRegistrationResponse: a TaskManager learns its registration result.
+	KindRegistrationResponse Kind = "registration_response"
+	KindGeneratorStarted     Kind = "generator_started"
+	KindBackfill             Kind = "backfill"
+	KindLateSideOutput       Kind = "late_side_output"
+	KindAction               Kind = "action"
+	KindFailure              Kind = "failure"
 
 	// bring-up
 	KindActorStarted           Kind = "actor_started"
@@ -77,26 +83,17 @@ type Writer struct {
 // true (zerolog.ConsoleWriter without timestamps, for people).
 func NewWriter(w io.Writer, console bool) *Writer {
 	if console {
-		w = zerolog.ConsoleWriter{Out: w, NoColor: true, PartsExclude: []string{zerolog.TimestampFieldName, zerolog.LevelFieldName},
-			PartsOrder: []string{"vt", "actor", zerolog.MessageFieldName}, FormatFieldValue: nil,
+		w = zerolog.ConsoleWriter{Out: w, NoColor: true,
+			PartsOrder:    []string{"vt", "actor", "event"},
+			FieldsExclude: []string{"vt", "actor", "event"},
 			FormatPartValueByName: func(v any, name string) string {
+				s := fmt.Sprint(v)
 				if name == "vt" {
-					if n, ok := v.(interface{ String() string }); ok {
-						if us, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-							return FormatVT(us)
-						}
+					if us, err := strconv.ParseInt(s, 10, 64); err == nil {
+						return FormatVT(us)
 					}
 				}
-				if v == nil {
-					return ""
-				}
-				if s, ok := v.(string); ok {
-					return s
-				}
-				if n, ok := v.(interface{ String() string }); ok {
-					return n.String()
-				}
-				return ""
+				return s
 			}}
 	}
 	return &Writer{log: zerolog.New(w)}
