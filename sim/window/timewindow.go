@@ -26,6 +26,7 @@ type FlinkError struct {
 	Message   string
 }
 
+// Error returns Flink's message unchanged.
 func (e *FlinkError) Error() string { return e.Message }
 
 // Java exception class names carried by FlinkError.Exception.
