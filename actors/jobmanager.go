@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"math"
 	"slices"
 	"strconv"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/vt"
+	"github.com/flinksim/flinksim/sim/watermark"
 )
 
 // NoResourceAvailableMessage is the text of the exception the JobMaster's
@@ -45,6 +47,8 @@ type JobManager struct {
 	readers      []int32         // registered, waiting for offsets
 	haveStart    bool
 	haveStop     bool
+	alignment    *watermark.AlignmentGroup // nil: no watermark alignment
+	lastMax      int64
 }
 
 // NewJobManager returns the JobManager for graph. bounded makes the source
@@ -66,6 +70,10 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_OfferSlots:
 		j.offerSlots(o, env.From, b.OfferSlots)
 	case *messages.Envelope_Timer:
+		if b.Timer.Kind == timerAlignment {
+			j.announceAlignment(o)
+			return
+		}
 		if b.Timer.Kind == timerSlotRequestTimeout && !j.deploy && j.status == "RUNNING" {
 			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
 				messages.Int("slots_offered", int64(len(j.slots))),
@@ -73,6 +81,11 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 				messages.Str("exception", NoResourceAvailableMessage))
 			j.setStatus(o, "FAILING", NoResourceAvailableMessage)
 			j.setStatus(o, "FAILED", NoResourceAvailableMessage)
+		}
+	case *messages.Envelope_ReportedWatermarkEvent:
+		if j.alignment != nil {
+			m := b.ReportedWatermarkEvent
+			j.alignment.ReportWatermark(jobgraph.VertexSource, int(m.SubtaskIndex), m.Watermark)
 		}
 	case *messages.Envelope_TaskExecutionState:
 		j.taskState(o, b.TaskExecutionState)
@@ -83,6 +96,29 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 		j.assignSplits(o)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status))
+	}
+}
+
+// announceAlignment is the SourceCoordinator's periodic announcement of
+// the alignment group's max allowed watermark (group minimum + max drift)
+// to every reader (WatermarkAlignmentEvent).
+func (j *JobManager) announceAlignment(o *Out) {
+	if j.status != "RUNNING" {
+		return
+	}
+	o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
+	for _, a := range j.alignment.Tick(vt.Millis(o.Now())) {
+		if a.MaxAllowedWatermark != j.lastMax {
+			j.lastMax = a.MaxAllowedWatermark
+			o.Log(eventlog.KindAlignment, messages.Str("group", j.cfg.AlignmentGroup),
+				messages.Int("combined_watermark", j.alignment.CombinedWatermark()),
+				messages.Int("max_allowed_watermark", a.MaxAllowedWatermark))
+		}
+		src, _ := j.graph.Vertex(jobgraph.VertexSource)
+		for i := 0; i < src.Parallelism; i++ {
+			o.Send(jobgraph.SubtaskName(jobgraph.VertexSource, i, 0), rpcLatency(j.cfg),
+				&messages.Envelope_WatermarkAlignmentEvent{WatermarkAlignmentEvent: &messages.WatermarkAlignmentEvent{MaxWatermark: a.MaxAllowedWatermark}})
+		}
 	}
 }
 
@@ -122,6 +158,15 @@ func (j *JobManager) start(o *Out) {
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
+	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != "processing-time" {
+		g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds())
+		if err == nil {
+			j.alignment = g
+			j.lastMax = math.MinInt64
+			g.Start(vt.Millis(o.Now()))
+			o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
+		}
+	}
 	// the source coordinator resolves the starting (and, bounded, stopping)
 	// offsets of every partition (KafkaSourceEnumerator with its
 	// OffsetsInitializers)

@@ -230,14 +230,28 @@ func (k *Kafka) generate(o *Out) {
 // until data arrives or fetch.max.wait.ms passes.
 func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bool) bool {
 	res := &messages.FetchResponse{RequestId: req.RequestId}
+	// every partition gets a fair share of max_records first (as
+	// max.partition.fetch.bytes bounds each partition of a fetch), then
+	// what is left goes to partitions in request order
 	left := int(req.MaxRecords)
+	share := (left + len(req.Partitions) - 1) / max(1, len(req.Partitions))
 	total := 0
-	for _, fp := range req.Partitions {
+	got := make([][]*messages.KafkaRecord, len(req.Partitions))
+	for pass := 0; pass < 2 && left > 0; pass++ {
+		for i, fp := range req.Partitions {
+			want := min(share, left)
+			if pass == 1 {
+				want = left
+			}
+			recs := k.source.Read(int(fp.Partition), fp.Offset+int64(len(got[i])), want)
+			got[i] = append(got[i], recs...)
+			left -= len(recs)
+			total += len(recs)
+		}
+	}
+	for i, fp := range req.Partitions {
 		k.position[fp.Partition] = fp.Offset
-		recs := k.source.Read(int(fp.Partition), fp.Offset, left)
-		left -= len(recs)
-		total += len(recs)
-		res.Partitions = append(res.Partitions, &messages.PartitionRecords{Partition: fp.Partition, Records: recs,
+		res.Partitions = append(res.Partitions, &messages.PartitionRecords{Partition: fp.Partition, Records: got[i],
 			HighWatermark: k.source.EndOffset(int(fp.Partition))})
 	}
 	if total == 0 && !parkedAlready {

@@ -85,6 +85,7 @@ type splitState struct {
 	offset    int64 // next offset to read
 	stop      int64 // -1: unbounded
 	finished  bool
+	paused    bool // watermark alignment paused fetching it
 }
 
 type queuedRecord struct {
@@ -141,6 +142,17 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			if !s.reported {
 				o.Timer(1_000_000, timerMetrics, 0)
 			}
+		case timerAlignment:
+			// SourceOperator reports its watermark to the coordinator
+			// every update interval (ReportedWatermarkEvent)
+			wm, ok := s.mux.ReportedWatermark()
+			if ok {
+				o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_ReportedWatermarkEvent{
+					ReportedWatermarkEvent: &messages.ReportedWatermarkEvent{SubtaskIndex: int32(s.index), Watermark: wm}})
+			}
+			if !s.finishedAll {
+				o.Timer(s.alignmentInterval(), timerAlignment, 0)
+			}
 		case timerProcessingTime:
 			s.procTimer = math.MinInt64
 			if s.op != nil {
@@ -152,6 +164,8 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_NoMoreSplits:
 		s.noMoreSplits = true
 		s.mux.NoMoreSplits()
+	case *messages.Envelope_WatermarkAlignmentEvent:
+		s.alignWatermarks(o, b.WatermarkAlignmentEvent.MaxWatermark)
 	case *messages.Envelope_FetchResponse:
 		s.fetched(o, b.FetchResponse)
 	case *messages.Envelope_PartitionRequest:
@@ -208,6 +222,9 @@ func (s *Subtask) start(o *Out) {
 			SubtaskIndex: int32(s.index), Location: s.tm}})
 		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
 			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
+		}
+		if s.aligned() {
+			o.Timer(s.alignmentInterval(), timerAlignment, 0)
 		}
 	} else {
 		s.channels = make([]*gateChannel, len(d.InputGate.Producers))
@@ -292,6 +309,49 @@ func (s *Subtask) addSplits(o *Out, m *messages.AddSplits) {
 	s.fetch(o)
 }
 
+// aligned reports whether the source takes part in watermark alignment.
+func (s *Subtask) aligned() bool {
+	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != "processing-time"
+}
+
+func (s *Subtask) alignmentInterval() vt.Time {
+	return vt.FromDuration(s.cfg.AlignmentUpdateInterval)
+}
+
+// alignWatermarks applies the coordinator's max allowed watermark
+// (SourceOperator.handleOperatorEvent(WatermarkAlignmentEvent)): splits
+// whose watermark is ahead of it are paused, paused ones that fell back
+// behind it resume; a reader with a single split waits as a whole.
+func (s *Subtask) alignWatermarks(o *Out, maxAllowed int64) {
+	pause, resume := s.mux.OnWatermarkAlignment(maxAllowed)
+	for _, id := range pause {
+		if st := s.split(id); st != nil {
+			st.paused = true
+			wm, _, _ := s.mux.SplitWatermark(id)
+			o.Log(eventlog.KindSplitPaused, messages.Str("split", id), messages.Int("split_watermark", wm),
+				messages.Int("max_allowed_watermark", maxAllowed))
+		}
+	}
+	for _, id := range resume {
+		if st := s.split(id); st != nil {
+			st.paused = false
+			wm, _, _ := s.mux.SplitWatermark(id)
+			o.Log(eventlog.KindSplitResumed, messages.Str("split", id), messages.Int("split_watermark", wm),
+				messages.Int("max_allowed_watermark", maxAllowed))
+		}
+	}
+	s.fetch(o)
+}
+
+func (s *Subtask) split(id string) *splitState {
+	for _, st := range s.splits {
+		if st.id == id {
+			return st
+		}
+	}
+	return nil
+}
+
 func (s *Subtask) finishSplit(o *Out, st *splitState) {
 	if st.finished {
 		return
@@ -309,7 +369,7 @@ func (s *Subtask) fetch(o *Out) {
 	}
 	req := &messages.Fetch{Topic: s.cfg.SourceTopic, MaxRecords: int32(s.cfg.MaxPollRecords)}
 	for _, st := range s.splits {
-		if !st.finished {
+		if !st.finished && !st.paused {
 			req.Partitions = append(req.Partitions, &messages.FetchPartition{Partition: st.partition, Offset: st.fetchOffset(s)})
 		}
 	}
@@ -364,6 +424,9 @@ func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
 		perRecord += vt.FromDuration(s.cfg.CostFilter)
 	}
 	eventTime := s.cfg.TimeCharacteristic != "processing-time"
+	if s.aligned() && s.mux.WaitingForAlignment() {
+		return 0 // a single-split reader ahead of the group waits
+	}
 	for n := 0; n < s.cfg.BufferRecords && s.queueHead < len(s.queue); n++ {
 		q := s.queue[s.queueHead]
 		r := q.rec

@@ -58,6 +58,8 @@ type Envelope struct {
 	//	*Envelope_Fetch
 	//	*Envelope_FetchResponse
 	//	*Envelope_Produce
+	//	*Envelope_ReportedWatermarkEvent
+	//	*Envelope_WatermarkAlignmentEvent
 	//	*Envelope_PartitionRequest
 	//	*Envelope_BufferResponse
 	//	*Envelope_AddCredit
@@ -314,6 +316,24 @@ func (x *Envelope) GetProduce() *Produce {
 	return nil
 }
 
+func (x *Envelope) GetReportedWatermarkEvent() *ReportedWatermarkEvent {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ReportedWatermarkEvent); ok {
+			return x.ReportedWatermarkEvent
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetWatermarkAlignmentEvent() *WatermarkAlignmentEvent {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_WatermarkAlignmentEvent); ok {
+			return x.WatermarkAlignmentEvent
+		}
+	}
+	return nil
+}
+
 func (x *Envelope) GetPartitionRequest() *PartitionRequest {
 	if x != nil {
 		if x, ok := x.Body.(*Envelope_PartitionRequest); ok {
@@ -452,6 +472,14 @@ type Envelope_Produce struct {
 	Produce *Produce `protobuf:"bytes,37,opt,name=produce,proto3,oneof"`
 }
 
+type Envelope_ReportedWatermarkEvent struct {
+	ReportedWatermarkEvent *ReportedWatermarkEvent `protobuf:"bytes,38,opt,name=reported_watermark_event,json=reportedWatermarkEvent,proto3,oneof"`
+}
+
+type Envelope_WatermarkAlignmentEvent struct {
+	WatermarkAlignmentEvent *WatermarkAlignmentEvent `protobuf:"bytes,39,opt,name=watermark_alignment_event,json=watermarkAlignmentEvent,proto3,oneof"`
+}
+
 type Envelope_PartitionRequest struct {
 	PartitionRequest *PartitionRequest `protobuf:"bytes,40,opt,name=partition_request,json=partitionRequest,proto3,oneof"`
 }
@@ -515,6 +543,10 @@ func (*Envelope_Fetch) isEnvelope_Body() {}
 func (*Envelope_FetchResponse) isEnvelope_Body() {}
 
 func (*Envelope_Produce) isEnvelope_Body() {}
+
+func (*Envelope_ReportedWatermarkEvent) isEnvelope_Body() {}
+
+func (*Envelope_WatermarkAlignmentEvent) isEnvelope_Body() {}
 
 func (*Envelope_PartitionRequest) isEnvelope_Body() {}
 
@@ -2632,6 +2664,106 @@ func (x *FetchResponse) GetPartitions() []*PartitionRecords {
 	return nil
 }
 
+// ReportedWatermarkEvent: a source reader reports its watermark to the
+// source coordinator for watermark alignment (FLIP-182).
+type ReportedWatermarkEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SubtaskIndex  int32                  `protobuf:"varint,1,opt,name=subtask_index,json=subtaskIndex,proto3" json:"subtask_index,omitempty"`
+	Watermark     int64                  `protobuf:"varint,2,opt,name=watermark,proto3" json:"watermark,omitempty"` // ms
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportedWatermarkEvent) Reset() {
+	*x = ReportedWatermarkEvent{}
+	mi := &file_messages_flinksim_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportedWatermarkEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportedWatermarkEvent) ProtoMessage() {}
+
+func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportedWatermarkEvent.ProtoReflect.Descriptor instead.
+func (*ReportedWatermarkEvent) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ReportedWatermarkEvent) GetSubtaskIndex() int32 {
+	if x != nil {
+		return x.SubtaskIndex
+	}
+	return 0
+}
+
+func (x *ReportedWatermarkEvent) GetWatermark() int64 {
+	if x != nil {
+		return x.Watermark
+	}
+	return 0
+}
+
+// WatermarkAlignmentEvent: the source coordinator announces the group's
+// max allowed watermark (group minimum + max drift) to its readers.
+type WatermarkAlignmentEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MaxWatermark  int64                  `protobuf:"varint,1,opt,name=max_watermark,json=maxWatermark,proto3" json:"max_watermark,omitempty"` // ms
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatermarkAlignmentEvent) Reset() {
+	*x = WatermarkAlignmentEvent{}
+	mi := &file_messages_flinksim_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatermarkAlignmentEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatermarkAlignmentEvent) ProtoMessage() {}
+
+func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatermarkAlignmentEvent.ProtoReflect.Descriptor instead.
+func (*WatermarkAlignmentEvent) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *WatermarkAlignmentEvent) GetMaxWatermark() int64 {
+	if x != nil {
+		return x.MaxWatermark
+	}
+	return 0
+}
+
 type Produce struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Topic         string                 `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
@@ -2642,7 +2774,7 @@ type Produce struct {
 
 func (x *Produce) Reset() {
 	*x = Produce{}
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2654,7 +2786,7 @@ func (x *Produce) String() string {
 func (*Produce) ProtoMessage() {}
 
 func (x *Produce) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2667,7 +2799,7 @@ func (x *Produce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Produce.ProtoReflect.Descriptor instead.
 func (*Produce) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Produce) GetTopic() string {
@@ -2700,7 +2832,7 @@ type Buffer struct {
 
 func (x *Buffer) Reset() {
 	*x = Buffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2712,7 +2844,7 @@ func (x *Buffer) String() string {
 func (*Buffer) ProtoMessage() {}
 
 func (x *Buffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2725,7 +2857,7 @@ func (x *Buffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Buffer.ProtoReflect.Descriptor instead.
 func (*Buffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Buffer) GetKinds() []byte {
@@ -2782,7 +2914,7 @@ type PartitionRequest struct {
 
 func (x *PartitionRequest) Reset() {
 	*x = PartitionRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2794,7 +2926,7 @@ func (x *PartitionRequest) String() string {
 func (*PartitionRequest) ProtoMessage() {}
 
 func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2807,7 +2939,7 @@ func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRequest.ProtoReflect.Descriptor instead.
 func (*PartitionRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *PartitionRequest) GetPartitionId() string {
@@ -2850,7 +2982,7 @@ type BufferResponse struct {
 
 func (x *BufferResponse) Reset() {
 	*x = BufferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2862,7 +2994,7 @@ func (x *BufferResponse) String() string {
 func (*BufferResponse) ProtoMessage() {}
 
 func (x *BufferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2875,7 +3007,7 @@ func (x *BufferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BufferResponse.ProtoReflect.Descriptor instead.
 func (*BufferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *BufferResponse) GetReceiverId() string {
@@ -2917,7 +3049,7 @@ type AddCredit struct {
 
 func (x *AddCredit) Reset() {
 	*x = AddCredit{}
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2929,7 +3061,7 @@ func (x *AddCredit) String() string {
 func (*AddCredit) ProtoMessage() {}
 
 func (x *AddCredit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2942,7 +3074,7 @@ func (x *AddCredit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCredit.ProtoReflect.Descriptor instead.
 func (*AddCredit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddCredit) GetReceiverId() string {
@@ -2977,7 +3109,7 @@ type BacklogAnnouncement struct {
 
 func (x *BacklogAnnouncement) Reset() {
 	*x = BacklogAnnouncement{}
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2989,7 +3121,7 @@ func (x *BacklogAnnouncement) String() string {
 func (*BacklogAnnouncement) ProtoMessage() {}
 
 func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3002,7 +3134,7 @@ func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BacklogAnnouncement.ProtoReflect.Descriptor instead.
 func (*BacklogAnnouncement) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *BacklogAnnouncement) GetReceiverId() string {
@@ -3038,7 +3170,7 @@ type ChannelBuffer struct {
 
 func (x *ChannelBuffer) Reset() {
 	*x = ChannelBuffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3050,7 +3182,7 @@ func (x *ChannelBuffer) String() string {
 func (*ChannelBuffer) ProtoMessage() {}
 
 func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3063,7 +3195,7 @@ func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelBuffer.ProtoReflect.Descriptor instead.
 func (*ChannelBuffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ChannelBuffer) GetChannelIndex() int32 {
@@ -3097,7 +3229,7 @@ type RecycleBuffers struct {
 
 func (x *RecycleBuffers) Reset() {
 	*x = RecycleBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3109,7 +3241,7 @@ func (x *RecycleBuffers) String() string {
 func (*RecycleBuffers) ProtoMessage() {}
 
 func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3122,7 +3254,7 @@ func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecycleBuffers.ProtoReflect.Descriptor instead.
 func (*RecycleBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RecycleBuffers) GetCount() int32 {
@@ -3136,7 +3268,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\x88\x10\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xd9\x11\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -3168,7 +3300,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x13list_offsets_result\x18\" \x01(\v2$.flinksim.messages.ListOffsetsResultH\x00R\x11listOffsetsResult\x120\n" +
 	"\x05fetch\x18# \x01(\v2\x18.flinksim.messages.FetchH\x00R\x05fetch\x12I\n" +
 	"\x0efetch_response\x18$ \x01(\v2 .flinksim.messages.FetchResponseH\x00R\rfetchResponse\x126\n" +
-	"\aproduce\x18% \x01(\v2\x1a.flinksim.messages.ProduceH\x00R\aproduce\x12R\n" +
+	"\aproduce\x18% \x01(\v2\x1a.flinksim.messages.ProduceH\x00R\aproduce\x12e\n" +
+	"\x18reported_watermark_event\x18& \x01(\v2).flinksim.messages.ReportedWatermarkEventH\x00R\x16reportedWatermarkEvent\x12h\n" +
+	"\x19watermark_alignment_event\x18' \x01(\v2*.flinksim.messages.WatermarkAlignmentEventH\x00R\x17watermarkAlignmentEvent\x12R\n" +
 	"\x11partition_request\x18( \x01(\v2#.flinksim.messages.PartitionRequestH\x00R\x10partitionRequest\x12L\n" +
 	"\x0fbuffer_response\x18) \x01(\v2!.flinksim.messages.BufferResponseH\x00R\x0ebufferResponse\x12=\n" +
 	"\n" +
@@ -3334,7 +3468,12 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"request_id\x18\x01 \x01(\x03R\trequestId\x12C\n" +
 	"\n" +
 	"partitions\x18\x02 \x03(\v2#.flinksim.messages.PartitionRecordsR\n" +
-	"partitions\"Y\n" +
+	"partitions\"[\n" +
+	"\x16ReportedWatermarkEvent\x12#\n" +
+	"\rsubtask_index\x18\x01 \x01(\x05R\fsubtaskIndex\x12\x1c\n" +
+	"\twatermark\x18\x02 \x01(\x03R\twatermark\">\n" +
+	"\x17WatermarkAlignmentEvent\x12#\n" +
+	"\rmax_watermark\x18\x01 \x01(\x03R\fmaxWatermark\"Y\n" +
 	"\aProduce\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x128\n" +
 	"\arecords\x18\x02 \x03(\v2\x1e.flinksim.messages.KafkaRecordR\arecords\"\xa4\x01\n" +
@@ -3389,7 +3528,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_messages_flinksim_proto_goTypes = []any{
 	(*Envelope)(nil),                    // 0: flinksim.messages.Envelope
 	(*Deliver)(nil),                     // 1: flinksim.messages.Deliver
@@ -3425,14 +3564,16 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*KafkaRecord)(nil),                 // 31: flinksim.messages.KafkaRecord
 	(*PartitionRecords)(nil),            // 32: flinksim.messages.PartitionRecords
 	(*FetchResponse)(nil),               // 33: flinksim.messages.FetchResponse
-	(*Produce)(nil),                     // 34: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 35: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 36: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 37: flinksim.messages.BufferResponse
-	(*AddCredit)(nil),                   // 38: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 39: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 40: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 41: flinksim.messages.RecycleBuffers
+	(*ReportedWatermarkEvent)(nil),      // 34: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 35: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 36: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 37: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 38: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 39: flinksim.messages.BufferResponse
+	(*AddCredit)(nil),                   // 40: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 41: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 42: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 43: flinksim.messages.RecycleBuffers
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	6,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -3454,36 +3595,38 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	28, // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
 	30, // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
 	33, // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	34, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	36, // 20: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	37, // 21: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	38, // 22: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	39, // 23: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	40, // 24: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	41, // 25: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	0,  // 26: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	0,  // 27: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	4,  // 28: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	3,  // 29: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	5,  // 30: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	10, // 31: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	10, // 32: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	15, // 33: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	18, // 34: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	19, // 35: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	23, // 36: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	27, // 37: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	29, // 38: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	31, // 39: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	32, // 40: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	31, // 41: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	35, // 42: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	35, // 43: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	44, // [44:44] is the sub-list for method output_type
-	44, // [44:44] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	36, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	34, // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	35, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	38, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	39, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	40, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	41, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	42, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	43, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	0,  // 28: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	0,  // 29: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	4,  // 30: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	3,  // 31: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	5,  // 32: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	10, // 33: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	10, // 34: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	15, // 35: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	18, // 36: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	19, // 37: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	23, // 38: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	27, // 39: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	29, // 40: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	31, // 41: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	32, // 42: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	31, // 43: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 44: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	37, // 45: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	46, // [46:46] is the sub-list for method output_type
+	46, // [46:46] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -3512,6 +3655,8 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_Fetch)(nil),
 		(*Envelope_FetchResponse)(nil),
 		(*Envelope_Produce)(nil),
+		(*Envelope_ReportedWatermarkEvent)(nil),
+		(*Envelope_WatermarkAlignmentEvent)(nil),
 		(*Envelope_PartitionRequest)(nil),
 		(*Envelope_BufferResponse)(nil),
 		(*Envelope_AddCredit)(nil),
@@ -3532,7 +3677,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   42,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

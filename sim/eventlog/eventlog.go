@@ -54,6 +54,9 @@ const (
 	KindSplitsAssigned  Kind = "splits_assigned"
 	KindReaderNoSplits  Kind = "reader_without_splits"
 	KindSplitFinished   Kind = "split_finished"
+	KindSplitPaused     Kind = "split_paused"
+	KindSplitResumed    Kind = "split_resumed"
+	KindAlignment       Kind = "watermark_alignment"
 	KindSourceWatermark Kind = "source_watermark"
 	KindWatermarkStatus Kind = "watermark_status"
 
