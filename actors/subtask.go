@@ -820,8 +820,21 @@ func (s *Subtask) logFinal(o *Out) {
 		fields = append(fields, messages.Int("records_in", s.m.recordsIn))
 	}
 	if s.op != nil {
+		// windows still open when the task ends: for processing-time
+		// windows on a bounded input Flink quiesces the processing-time
+		// service at end of input (FLINK-14231), so they never fire
+		var open, held int64
+		for _, ks := range s.op.Snapshot() {
+			for _, w := range ks.Windows {
+				if w.Fired == 0 {
+					open++
+					held += w.Acc.Count
+				}
+			}
+		}
 		fields = append(fields, messages.Int("windows_fired", s.m.windowsFired),
-			messages.Int("numLateRecordsDropped", s.op.NumLateRecordsDropped()))
+			messages.Int("numLateRecordsDropped", s.op.NumLateRecordsDropped()),
+			messages.Int("unfired_windows", open), messages.Int("records_in_unfired_windows", held))
 	}
 	if s.hasSink || (!s.isSource && s.op == nil) {
 		fields = append(fields, messages.Int("results_sent", s.m.resultsWritten))
