@@ -12,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/process"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 	"github.com/flinksim/flinksim/sim/window"
@@ -60,13 +61,15 @@ type Subtask struct {
 	sentIdle     bool  // last watermark status broadcast downstream
 
 	// gate head
-	channels  []*gateChannel
-	ready     []int // channel indexes with buffers, in arrival order
-	valve     *watermark.StatusWatermarkValve
-	op        *window.Operator
-	sinkOut   []*messages.KafkaRecord
-	hasSink   bool
-	procTimer int64 // processing-time timer scheduled (ms), or math.MinInt64
+	channels    []*gateChannel
+	ready       []int // channel indexes with buffers, in arrival order
+	valve       *watermark.StatusWatermarkValve
+	op          *window.Operator
+	proc        *process.Function // job.operator=process
+	lastInputWm int64             // the operator's last input watermark (ms)
+	sinkOut     []*messages.KafkaRecord
+	hasSink     bool
+	procTimer   int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
 	busyUntil    vt.Time // end of the current slice of work
@@ -232,7 +235,15 @@ func (s *Subtask) start(o *Out) {
 			s.channels[i] = &gateChannel{}
 		}
 		s.valve, _ = watermark.NewStatusWatermarkValve(len(s.channels))
-		if d.JobVertex == jobgraph.VertexKeyed {
+		s.lastInputWm = math.MinInt64
+		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
+			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
+			if err != nil {
+				o.Invariant("process_config", "%v", err)
+				return
+			}
+			s.proc = fn
+		} else if d.JobVertex == jobgraph.VertexKeyed {
 			op, err := window.NewOperator(WindowConfig(s.cfg))
 			if err != nil {
 				o.Invariant("window_config", "%v", err)
@@ -542,7 +553,7 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 		s.ready = append(s.ready, ci)
 	}
 	perRecord := vt.FromDuration(s.cfg.CostWindow)
-	if s.op == nil {
+	if s.op == nil && s.proc == nil {
 		perRecord = vt.FromDuration(s.cfg.CostSink)
 	}
 	for i, kind := range buf.Kinds {
@@ -550,10 +561,16 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 		case exchange.KindRecord:
 			cost += perRecord
 			s.m.recordsIn++
-			if s.op != nil {
-				out := s.op.ProcessElement(buf.Keys[i], buf.Timestamps[i], buf.Values[i], s.procTimeMs(o))
-				cost += s.emitResults(o, out)
-			} else {
+			switch {
+			case s.op != nil:
+				now := s.procTimeMs(o)
+				if t, ok := s.op.NextProcessingTimeTimer(); ok && t <= now {
+					cost += s.emitResults(o, s.op.AdvanceProcessingTime(now))
+				}
+				cost += s.emitResults(o, s.op.ProcessElement(buf.Keys[i], buf.Timestamps[i], buf.Values[i], now))
+			case s.proc != nil:
+				cost += s.processElement(o, buf.Keys[i], buf.Timestamps[i])
+			default:
 				s.sinkWrite(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i])
 			}
 		case exchange.KindWatermark:
@@ -590,9 +607,37 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 	return cost
 }
 
+// processElement runs the keyed process function on one record and sends
+// the running count to the sink; it returns the sink's cost.
+func (s *Subtask) processElement(o *Out, key string, ts int64) vt.Time {
+	out := s.proc.ProcessElement(key, ts, s.procTimeMs(o))
+	v := make([]byte, 0, 64)
+	v = append(v, `{"key":`...)
+	v = strconv.AppendQuote(v, key)
+	v = append(v, `,"value":`...)
+	v = strconv.AppendInt(v, out.Count, 10)
+	v = append(v, `,"timestamp":`...)
+	v = strconv.AppendInt(v, ts, 10)
+	v = append(v, '}')
+	rec := &messages.KafkaRecord{Key: key, Timestamp: ts, Value: v}
+	if s.hasSink {
+		s.sinkOut = append(s.sinkOut, rec)
+		s.m.resultsWritten++
+		return vt.FromDuration(s.cfg.CostSink)
+	}
+	s.rp.AddRecord(s.target(key), key, ts, float64(out.Count))
+	s.m.recordsOut++
+	return 0
+}
+
 // advanceWatermark hands a new input watermark to the operator and forwards
 // it downstream; it returns the cost of the firings.
 func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
+	if wm < s.lastInputWm {
+		o.Invariant("watermark_monotonic", "%s: input watermark went back from %d to %d", o.Name(), s.lastInputWm, wm)
+		return 0
+	}
+	s.lastInputWm = wm
 	var cost vt.Time
 	if s.op != nil {
 		cost = s.emitResults(o, s.op.AdvanceWatermark(wm))
@@ -836,6 +881,10 @@ func (s *Subtask) logFinal(o *Out) {
 			messages.Int("numLateRecordsDropped", s.op.NumLateRecordsDropped()),
 			messages.Int("unfired_windows", open), messages.Int("records_in_unfired_windows", held))
 	}
+	if s.proc != nil {
+		fields = append(fields, messages.Int("keys", int64(s.proc.NumKeys())),
+			messages.Int("expired_state_reads", s.proc.ExpiredStateCount()))
+	}
 	if s.hasSink || (!s.isSource && s.op == nil) {
 		fields = append(fields, messages.Int("results_sent", s.m.resultsWritten))
 	}
@@ -881,6 +930,10 @@ func (s *Subtask) metrics(o *Out) {
 			messages.Int("assignedSplits", int64(len(s.splits))))
 	} else {
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()))
+		if s.proc != nil {
+			fields = append(fields, messages.Int("keys", int64(s.proc.NumKeys())),
+				messages.Int("expired_state_reads", s.proc.ExpiredStateCount()))
+		}
 		if s.op != nil {
 			fields = append(fields, messages.Int("keys", int64(s.op.NumKeys())), messages.Int("windows", int64(s.op.NumWindows())),
 				messages.Int("numLateRecordsDropped", s.op.NumLateRecordsDropped()))

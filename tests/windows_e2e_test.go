@@ -195,3 +195,49 @@ func TestIdlePartitionHoldsWatermark(t *testing.T) {
 		}
 	}
 }
+
+// The keyed process function alternative: a ValueState counter per key
+// emitting the running count per record. Without TTL the last count of each
+// key is its number of records; with a TTL shorter than the gaps between a
+// key's orders, expired state is read and counts restart.
+func TestKeyedProcessFunctionEndToEnd(t *testing.T) {
+	cfg := settings(t, "job.operator=process")
+	recs := readEvents(t, dataPath("orders-sample.jsonl"), cfg)
+	want := map[string]int64{}
+	for _, r := range recs {
+		want[r.Key]++
+	}
+	res, _ := run(t, cfg, cluster.Options{Events: recs})
+	if res.JobStatus != "FINISHED" || int64(len(res.Sink)) != int64(len(recs)) {
+		t.Fatalf("job %s with %d outputs, want FINISHED with one output per record (%d)", res.JobStatus, len(res.Sink), len(recs))
+	}
+	last := map[string]int64{}
+	for _, r := range sinkResults(t, res) {
+		if int64(r.Value) != last[r.Key]+1 {
+			t.Fatalf("key %s: count %v after %d", r.Key, r.Value, last[r.Key])
+		}
+		last[r.Key] = int64(r.Value)
+	}
+	for k, n := range want {
+		if last[k] != n {
+			t.Fatalf("key %s: last count %d, want %d", k, last[k], n)
+		}
+	}
+	if res.Counters["expired_state_reads"] != 0 {
+		t.Fatalf("expired reads without TTL: %d", res.Counters["expired_state_reads"])
+	}
+
+	ttl := settings(t, "job.operator=process", "job.state.ttl=5 s", "sim.events.pace=event-time")
+	res, _ = run(t, ttl, cluster.Options{Events: recs})
+	restarts := int64(0)
+	for _, r := range sinkResults(t, res) {
+		if r.Value == 1 {
+			restarts++
+		}
+	}
+	expired := res.Counters["expired_state_reads"]
+	if expired == 0 || restarts != int64(len(want))+expired {
+		t.Fatalf("with TTL 5 s: %d counts restarted at 1, %d expired reads, %d keys; want restarts = keys + expired reads > keys",
+			restarts, expired, len(want))
+	}
+}
