@@ -155,6 +155,12 @@ func (j *JobManager) start(o *Out) {
 	// DefaultScheduler.startScheduling: the job is RUNNING while its
 	// executions wait in SCHEDULED for slots.
 	j.setStatus(o, "RUNNING", "")
+	for _, v := range g.Vertices {
+		for i := 0; i < v.Parallelism; i++ {
+			o.Log(eventlog.KindTaskState, messages.Str("task", jobgraph.SubtaskName(v.ID, i, 0)),
+				messages.Str("state", "SCHEDULED"), messages.Str("note", "waiting for a slot"))
+		}
+	}
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)

@@ -57,6 +57,9 @@ type Scheduler struct {
 	res     RunResult
 	buf     []*messages.Envelope
 	self    *actor.PID
+	// Progress, when set, is called every 1<<16 steps with the virtual time;
+	// it only reports to a person (stderr) and never reaches the log.
+	Progress func(vt.Time)
 }
 
 var _ actor.Receiver = (*Scheduler)(nil)
@@ -69,8 +72,14 @@ func NewScheduler(log *eventlog.Writer, limit vt.Time, result chan<- RunResult) 
 		result: result, res: RunResult{Counters: map[string]int64{}}}
 }
 
-// Receive implements actor.Receiver.
+// Receive implements actor.Receiver. A panic here would make Hollywood
+// restart the scheduler with its state lost; it ends the run instead.
 func (s *Scheduler) Receive(ctx *actor.Context) {
+	defer func() {
+		if r := recover(); r != nil && !s.ended {
+			s.fail(SchedulerName, s.now, "no_panic", fmt.Sprintf("panic in the scheduler: %v", r))
+		}
+	}()
 	switch m := ctx.Message().(type) {
 	case *Kickoff:
 		s.self = ctx.PID()
@@ -116,6 +125,9 @@ func (s *Scheduler) next(ctx *actor.Context) {
 		}
 		s.now = t
 		s.step++
+		if s.Progress != nil && s.step&(1<<16-1) == 0 {
+			s.Progress(t)
+		}
 		s.buf = s.q.PopStep(s.buf[:0])
 		s.waiting = 0
 		for i := 0; i < len(s.buf); {

@@ -31,6 +31,9 @@ type Options struct {
 	// Log receives the event log; Console selects the console format.
 	Log     io.Writer
 	Console bool
+	// Progress, when set, is told the virtual time now and then (for a
+	// progress line on a terminal; never part of the log).
+	Progress func(vtUs int64)
 }
 
 // Result is the outcome of a run.
@@ -63,6 +66,7 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 	}
 	results := make(chan actors.RunResult, 1)
 	sched := actors.NewScheduler(w, limit, results)
+	sched.Progress = opt.Progress
 	spid := engine.Spawn(func() actor.Receiver { return sched }, "scheduler", actor.WithID("scheduler"), actor.WithMaxRestarts(0))
 
 	c := cfg // the actors share one read-only copy

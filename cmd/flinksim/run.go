@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -143,7 +144,20 @@ func execute(spec runSpec, w io.Writer) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
 	opt.Console = spec.console
+	if isatty.IsTerminal(os.Stderr.Fd()) {
+		limit := spec.cfg.Duration.Microseconds()
+		opt.Progress = func(us int64) {
+			if opt.Bounded() {
+				fmt.Fprintf(os.Stderr, "\r  virtual time %s ", eventlog.FormatVT(us))
+			} else {
+				fmt.Fprintf(os.Stderr, "\r  virtual time %s of %s ", eventlog.FormatVT(us), eventlog.FormatVT(limit))
+			}
+		}
+	}
 	res, err := cluster.Run(spec.cfg, opt)
+	if opt.Progress != nil {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
