@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/config"
@@ -24,7 +23,7 @@ func dataPath(name string) string {
 }
 
 // settings returns the defaults with key=value overrides applied.
-func settings(t testing.TB, kv ...string) config.Config {
+func settings(t tb, kv ...string) config.Config {
 	t.Helper()
 	cfg := config.Default()
 	for _, s := range kv {
@@ -43,7 +42,7 @@ func settings(t testing.TB, kv ...string) config.Config {
 }
 
 // readEvents reads an events file with the settings' fields.
-func readEvents(t testing.TB, path string, cfg config.Config) []events.Record {
+func readEvents(t tb, path string, cfg config.Config) []events.Record {
 	t.Helper()
 	recs, err := events.ReadFile(path, events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions})
 	if err != nil {
@@ -53,7 +52,7 @@ func readEvents(t testing.TB, path string, cfg config.Config) []events.Record {
 }
 
 // run runs one simulation and returns its result and log.
-func run(t testing.TB, cfg config.Config, opt cluster.Options) (*cluster.Result, []byte) {
+func run(t tb, cfg config.Config, opt cluster.Options) (*cluster.Result, []byte) {
 	t.Helper()
 	var log bytes.Buffer
 	opt.Log = &log
@@ -90,7 +89,7 @@ func (e logEvent) num(k string) int64 {
 }
 
 // parseLog parses every line of a JSON event log.
-func parseLog(t testing.TB, log []byte) []logEvent {
+func parseLog(t tb, log []byte) []logEvent {
 	t.Helper()
 	var out []logEvent
 	sc := bufio.NewScanner(bytes.NewReader(log))
@@ -128,7 +127,7 @@ type result struct {
 }
 
 // sinkResults decodes the sink topic of a run.
-func sinkResults(t testing.TB, res *cluster.Result) []result {
+func sinkResults(t tb, res *cluster.Result) []result {
 	t.Helper()
 	out := make([]result, 0, len(res.Sink))
 	for _, r := range res.Sink {
@@ -141,11 +140,19 @@ func sinkResults(t testing.TB, res *cluster.Result) []result {
 	return out
 }
 
-func readFile(t testing.TB, path string) []byte {
+func readFile(t tb, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// tb is what the helpers need of a test: *testing.T, *testing.B and
+// *rapid.T all have it.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
