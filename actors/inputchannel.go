@@ -4,18 +4,25 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // InputChannel is the consumer end of one ResultSubpartition: a
 // LocalInputChannel when producer and consumer share a TaskManager, a
 // RemoteInputChannel otherwise
-// (org.apache.flink.runtime.io.network.partition.consumer.RemoteInputChannel).
-// It requests its subpartition with an initial credit of
-// taskmanager.network.memory.buffers-per-channel exclusive buffers, checks
-// every BufferResponse's sequence number and credit, hands the buffer to its
-// subtask's InputGate and, when the subtask recycles it, announces the credit
-// back with AddCredit.
+// (org.apache.flink.runtime.io.network.partition.consumer.RemoteInputChannel
+// with its BufferManager).
+//
+// Buffers: the channel owns taskmanager.network.memory.buffers-per-channel
+// exclusive buffers, which are its initial credit in the PartitionRequest.
+// When a sender's backlog exceeds the channel's free buffers it asks its
+// InputGate for floating buffers (taskmanager.network.memory.
+// floating-buffers-per-gate, shared by the gate's channels) and gives them
+// back once the backlog is served. Every free buffer is one credit, announced
+// to the producer with AddCredit. It checks every BufferResponse's sequence
+// number and that it had credit for it, hands the buffer to its subtask's
+// InputGate and, when the subtask recycles it, frees the buffer again.
 type InputChannel struct {
 	cfg          *config.Config
 	consumer     string
@@ -23,73 +30,155 @@ type InputChannel struct {
 	producer     string
 	subpartition int
 	local        bool
+	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
 	latency      vt.Time
-	granted      int   // credit the producer holds and has not used
-	nextSeq      int32 // expected sequence number
-	held         int   // buffers handed to the subtask, not yet recycled
-	buffersIn    int64
-	recordsIn    int64
-	backlog      int32
+
+	exclusive int   // exclusive buffers
+	floating  int   // floating buffers held
+	available int   // free buffers, each an announced credit
+	inUse     int   // buffers holding data, handed to the subtask
+	requested int   // floating buffers asked of the gate, not yet granted
+	required  int   // backlog + exclusive buffers (BufferManager.numRequiredBuffers)
+	nextSeq   int32 // expected sequence number
+
+	buffersIn, recordsIn, bytesIn, nettyBytes int64
 }
 
 // NewInputChannel returns the channel of consumer subtask consumer (its
 // channel index) reading subpartition of producer. local selects a
-// LocalInputChannel.
-func NewInputChannel(cfg *config.Config, consumer string, index int, producer string, subpartition int, local bool) *InputChannel {
+// LocalInputChannel; a remote one names its connection (many channels share
+// one TCP connection per TaskManager pair).
+func NewInputChannel(cfg *config.Config, consumer string, index int, producer, producerTM string, subpartition int, local bool) *InputChannel {
 	lat := vt.FromDuration(cfg.NetworkLatency)
 	if local {
 		lat = vt.FromDuration(cfg.LocalLatency)
 	}
 	return &InputChannel{cfg: cfg, consumer: consumer, index: index, producer: producer, subpartition: subpartition,
-		local: local, latency: lat}
+		local: local, latency: lat, connection: producerTM + ":data#0"}
 }
 
 // Receive implements Component.
 func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
-		c.granted = c.cfg.BuffersPerChannel
-		kind := "RemoteInputChannel"
-		if c.local {
-			kind = "LocalInputChannel"
+		c.exclusive = c.cfg.BuffersPerChannel
+		c.available = c.exclusive
+		c.required = c.exclusive
+		req := &messages.PartitionRequest{PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition),
+			ReceiverId: o.Name(), Credit: int32(c.available)}
+		fields := []*messages.Field{messages.Str("channel", "LocalInputChannel"), messages.Str("producer", c.producer),
+			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.available))}
+		if !c.local {
+			fields[0] = messages.Str("channel", "RemoteInputChannel")
+			fields = append(fields, messages.Str("connection_id", c.connection))
+			c.nettyBytes += int64(partitionRequestFrameLength)
 		}
-		o.Log(eventlog.KindPartitionRequest, messages.Str("channel", kind), messages.Str("producer", c.producer),
-			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.granted)))
-		o.Send(c.producer, c.latency, &messages.Envelope_PartitionRequest{PartitionRequest: &messages.PartitionRequest{
-			PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition), ReceiverId: o.Name(), Credit: int32(c.granted)}})
+		o.Log(eventlog.KindPartitionRequest, fields...)
+		o.Send(c.producer, c.latency, &messages.Envelope_PartitionRequest{PartitionRequest: req})
 	case *messages.Envelope_BufferResponse:
-		m := b.BufferResponse
-		if m.SequenceNumber != c.nextSeq {
-			o.Invariant("buffer_sequence", "%s expected buffer #%d from %s, got #%d", o.Name(), c.nextSeq, c.producer, m.SequenceNumber)
+		c.onBuffer(o, b.BufferResponse)
+	case *messages.Envelope_RecycleBuffers:
+		c.recycle(o, int(b.RecycleBuffers.Count))
+	case *messages.Envelope_FloatingBuffers:
+		n := int(b.FloatingBuffers.Count)
+		c.requested -= n
+		// a grant the channel no longer needs goes straight back
+		// (RemoteInputChannel.notifyBufferAvailable)
+		keep := min(n, max(0, c.required-c.available))
+		if back := n - keep; back > 0 {
+			c.returnFloating(o, back)
+		}
+		if keep > 0 {
+			c.floating += keep
+			c.available += keep
+			c.announce(o, keep)
+		}
+	case *messages.Envelope_BacklogAnnouncement:
+		m := b.BacklogAnnouncement
+		o.Log(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(m.Backlog)),
+			messages.Int("free_buffers", int64(c.available)), messages.Int("buffers_in_use", int64(c.inUse)),
+			messages.Int("floating_buffers", int64(c.floating)))
+		c.onSenderBacklog(o, int(m.Backlog))
+	case *messages.Envelope_EndOfRun:
+		fields := []*messages.Field{messages.Int("channel_buffers_in", c.buffersIn), messages.Int("channel_records_in", c.recordsIn),
+			messages.Int("channel_bytes_in", c.bytesIn)}
+		if !c.local {
+			fields = append(fields, messages.Int("netty_bytes", c.nettyBytes))
+		}
+		o.Log(eventlog.KindFinal, fields...)
+	}
+}
+
+func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
+	if m.SequenceNumber != c.nextSeq {
+		o.Invariant("buffer_sequence", "%s expected buffer #%d from %s, got #%d", o.Name(), c.nextSeq, c.producer, m.SequenceNumber)
+		return
+	}
+	c.nextSeq++
+	if !c.local {
+		c.nettyBytes += int64(netty.BufferResponseFrameLength(int(m.Buffer.SizeBytes)))
+	}
+	if !m.Buffer.IsEvent {
+		if c.available <= 0 {
+			o.Invariant("credit_non_negative", "%s received a data buffer from %s without credit", o.Name(), c.producer)
 			return
 		}
-		c.nextSeq++
-		c.backlog = m.Backlog
-		if !m.Buffer.IsEvent {
-			if c.granted <= 0 {
-				o.Invariant("credit_non_negative", "%s received a data buffer from %s without credit", o.Name(), c.producer)
-				return
-			}
-			c.granted--
-			c.held++
-			c.buffersIn++
-			c.recordsIn += int64(countRecords(m.Buffer))
-		}
-		o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
-			ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
-	case *messages.Envelope_RecycleBuffers:
-		n := int(b.RecycleBuffers.Count)
-		c.held -= n
-		c.granted += n
-		o.Send(c.producer, c.latency, &messages.Envelope_AddCredit{AddCredit: &messages.AddCredit{
-			ReceiverId: o.Name(), Credit: int32(n), SubpartitionIndex: int32(c.subpartition)}})
-	case *messages.Envelope_BacklogAnnouncement:
-		c.backlog = b.BacklogAnnouncement.Backlog
-		o.Log(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(c.backlog)),
-			messages.Int("credit", int64(c.granted)), messages.Int("buffers_queued", int64(c.held)))
-	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Int("channel_buffers_in", c.buffersIn), messages.Int("channel_records_in", c.recordsIn))
+		c.available--
+		c.inUse++
+		c.buffersIn++
+		c.recordsIn += int64(countRecords(m.Buffer))
+		c.bytesIn += int64(m.Buffer.SizeBytes)
 	}
+	o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
+		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
+	c.onSenderBacklog(o, int(m.Backlog))
+}
+
+// onSenderBacklog asks the gate for floating buffers when the sender's
+// backlog needs more than the channel's free buffers
+// (RemoteInputChannel.onSenderBacklog).
+func (c *InputChannel) onSenderBacklog(o *Out, backlog int) {
+	c.required = backlog + c.exclusive
+	if want := c.required - c.available - c.requested; want > 0 && c.cfg.FloatingBuffersPerGate > 0 {
+		c.requested += want
+		o.Send(c.consumer, 0, &messages.Envelope_RequestFloatingBuffers{RequestFloatingBuffers: &messages.RequestFloatingBuffers{
+			ChannelIndex: int32(c.index), Count: int32(want)}})
+	}
+}
+
+// recycle frees n buffers the subtask consumed: a floating buffer the
+// channel no longer needs goes back to the gate, any other becomes a credit
+// again (BufferManager.recycle).
+func (c *InputChannel) recycle(o *Out, n int) {
+	c.inUse -= n
+	credit := 0
+	for i := 0; i < n; i++ {
+		if c.floating > 0 && c.available >= c.required {
+			c.floating--
+			c.returnFloating(o, 1)
+			continue
+		}
+		c.available++
+		credit++
+	}
+	c.announce(o, credit)
+}
+
+func (c *InputChannel) returnFloating(o *Out, n int) {
+	o.Send(c.consumer, 0, &messages.Envelope_ReturnFloatingBuffers{ReturnFloatingBuffers: &messages.ReturnFloatingBuffers{
+		ChannelIndex: int32(c.index), Count: int32(n)}})
+}
+
+// announce sends AddCredit for n new free buffers.
+func (c *InputChannel) announce(o *Out, n int) {
+	if n <= 0 {
+		return
+	}
+	if !c.local {
+		c.nettyBytes += int64(addCreditFrameLength)
+	}
+	o.Send(c.producer, c.latency, &messages.Envelope_AddCredit{AddCredit: &messages.AddCredit{
+		ReceiverId: o.Name(), Credit: int32(n), SubpartitionIndex: int32(c.subpartition)}})
 }
 
 func countRecords(b *messages.Buffer) int {
@@ -101,3 +190,11 @@ func countRecords(b *messages.Buffer) int {
 	}
 	return n
 }
+
+// Frame sizes of the fixed-size NettyMessages a remote channel sends, for
+// byte accounting (NettyMessage layouts, sim/netty).
+var (
+	partitionRequestFrameLength = netty.FrameLength(netty.PartitionRequest{})
+	addCreditFrameLength        = netty.FrameLength(netty.AddCredit{})
+	backlogFrameLength          = netty.FrameLength(netty.BacklogAnnouncement{})
+)

@@ -33,6 +33,10 @@ type RunResult struct {
 	FailureVT   vt.Time
 	FailedActor string
 	Counters    map[string]int64 // sums of the final_counters fields over all actors
+	// MaxBackPressure is the highest backPressuredTimeMsPerSecond any
+	// subtask reported, and MaxBackPressureTask the first subtask that did.
+	MaxBackPressure     int64
+	MaxBackPressureTask string
 }
 
 // Scheduler is the virtual-time scheduler actor (ARCHITECTURE.md). It keeps
@@ -238,6 +242,13 @@ func (s *Scheduler) observe(ev *messages.LogEvent) {
 		for _, f := range ev.Fields {
 			if f.Key == "status" {
 				s.res.JobStatus = f.GetStr()
+			}
+		}
+	case eventlog.KindTaskMetrics:
+		for _, f := range ev.Fields {
+			if f.Key == "backPressuredTimeMsPerSecond" && f.GetInt() > s.res.MaxBackPressure {
+				s.res.MaxBackPressure = f.GetInt()
+				s.res.MaxBackPressureTask = ev.Actor
 			}
 		}
 	case eventlog.KindFinal:

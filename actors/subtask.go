@@ -61,15 +61,19 @@ type Subtask struct {
 	sentIdle     bool  // last watermark status broadcast downstream
 
 	// gate head
-	channels    []*gateChannel
-	ready       []int // channel indexes with buffers, in arrival order
-	valve       *watermark.StatusWatermarkValve
-	op          *window.Operator
-	proc        *process.Function // job.operator=process
-	lastInputWm int64             // the operator's last input watermark (ms)
-	sinkOut     []*messages.KafkaRecord
-	hasSink     bool
-	procTimer   int64 // processing-time timer scheduled (ms), or math.MinInt64
+	floatingFree int            // free floating buffers of the InputGate's pool
+	floatingWait []floatingWant // channels waiting for floating buffers, FIFO
+	buffersIn    int64          // numBuffersIn
+	bytesIn      int64          // numBytesIn
+	channels     []*gateChannel
+	ready        []int // channel indexes with buffers, in arrival order
+	valve        *watermark.StatusWatermarkValve
+	op           *window.Operator
+	proc         *process.Function // job.operator=process
+	lastInputWm  int64             // the operator's last input watermark (ms)
+	sinkOut      []*messages.KafkaRecord
+	hasSink      bool
+	procTimer    int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
 	busyUntil    vt.Time // end of the current slice of work
@@ -95,6 +99,8 @@ type queuedRecord struct {
 	split *splitState
 	rec   *messages.KafkaRecord
 }
+
+type floatingWant struct{ channel, count int }
 
 type gateChannel struct {
 	buffers []*messages.Buffer
@@ -180,8 +186,19 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			o.Invariant("credit_positive", "%s got AddCredit %d from %s", o.Name(), m.Credit, env.From)
 			return
 		}
+	case *messages.Envelope_RequestFloatingBuffers:
+		m := b.RequestFloatingBuffers
+		s.floatingWait = append(s.floatingWait, floatingWant{int(m.ChannelIndex), int(m.Count)})
+		s.grantFloating(o)
+	case *messages.Envelope_ReturnFloatingBuffers:
+		s.floatingFree += int(b.ReturnFloatingBuffers.Count)
+		s.grantFloating(o)
 	case *messages.Envelope_ChannelBuffer:
 		m := b.ChannelBuffer
+		if !m.Buffer.IsEvent {
+			s.buffersIn++
+			s.bytesIn += int64(m.Buffer.SizeBytes)
+		}
 		ch := s.channels[m.ChannelIndex]
 		if len(ch.buffers) == 0 {
 			s.ready = append(s.ready, int(m.ChannelIndex))
@@ -235,6 +252,7 @@ func (s *Subtask) start(o *Out) {
 			s.channels[i] = &gateChannel{}
 		}
 		s.valve, _ = watermark.NewStatusWatermarkValve(len(s.channels))
+		s.floatingFree = s.cfg.FloatingBuffersPerGate
 		s.lastInputWm = math.MinInt64
 		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
 			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
@@ -534,6 +552,40 @@ func (s *Subtask) broadcastStatus(o *Out, idle bool) {
 
 // ---- gate head -----------------------------------------------------------
 
+// grantFloating hands free floating buffers of the gate's pool to waiting
+// channels in the order they asked (LocalBufferPool with BufferListeners).
+func (s *Subtask) grantFloating(o *Out) {
+	for len(s.floatingWait) > 0 && s.floatingFree > 0 {
+		w := &s.floatingWait[0]
+		n := min(w.count, s.floatingFree)
+		s.floatingFree -= n
+		w.count -= n
+		o.Send(jobgraph.ChannelName(o.Name(), w.channel), 0, &messages.Envelope_FloatingBuffers{FloatingBuffers: &messages.FloatingBuffers{Count: int32(n)}})
+		if w.count == 0 {
+			s.floatingWait = s.floatingWait[1:]
+		}
+	}
+}
+
+// inPoolUsage is the share of the gate's buffers (exclusive and floating)
+// holding data not yet processed (Flink's inPoolUsage).
+func (s *Subtask) inPoolUsage() (usage float64, queued int64, lengths []int64) {
+	lengths = make([]int64, len(s.channels))
+	for i, ch := range s.channels {
+		for _, b := range ch.buffers {
+			if !b.IsEvent {
+				lengths[i]++
+			}
+		}
+		queued += lengths[i]
+	}
+	total := len(s.channels)*s.cfg.BuffersPerChannel + s.cfg.FloatingBuffersPerGate
+	if total > 0 {
+		usage = float64(queued) / float64(total)
+	}
+	return usage, queued, lengths
+}
+
 // gateSlice processes the next buffer of the InputGate.
 func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 	if len(s.ready) == 0 {
@@ -553,6 +605,9 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 		s.ready = append(s.ready, ci)
 	}
 	perRecord := vt.FromDuration(s.cfg.CostWindow)
+	if s.cfg.StateBackend == "rocksdb" {
+		perRecord += vt.FromDuration(s.cfg.CostRocksDB) // one keyed-state access per record
+	}
 	if s.op == nil && s.proc == nil {
 		perRecord = vt.FromDuration(s.cfg.CostSink)
 	}
@@ -929,7 +984,11 @@ func (s *Subtask) metrics(o *Out) {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
 			messages.Int("assignedSplits", int64(len(s.splits))))
 	} else {
-		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()))
+		usage, queued, lengths := s.inPoolUsage()
+		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),
+			messages.Int("numBuffersIn", s.buffersIn), messages.Int("numBytesIn", s.bytesIn),
+			messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),
+			messages.Raw("inputQueueLengths", jsonInts(lengths)))
 		if s.proc != nil {
 			fields = append(fields, messages.Int("keys", int64(s.proc.NumKeys())),
 				messages.Int("expired_state_reads", s.proc.ExpiredStateCount()))

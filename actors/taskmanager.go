@@ -100,7 +100,7 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 		for i, producer := range g.Producers {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
-			o.Spawn(name, NewInputChannel(t.cfg, m.ExecutionId, i, producer, int(m.SubtaskIndex), local))
+			o.Spawn(name, NewInputChannel(t.cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], int(m.SubtaskIndex), local))
 			o.Send(name, 0, start())
 		}
 	}

@@ -97,7 +97,7 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 		status = "FAIL"
 	}
 	w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: res.EndVT, Steps: res.Steps, Deliveries: res.Deliveries,
-		Counters: res.Counters, Invariant: res.Invariant})
+		Counters: res.Counters, Invariant: res.Invariant, MaxBackPressure: res.MaxBackPressure, MaxBackPressureTask: res.MaxBackPressureTask})
 	stopAll(engine, spawned, spid)
 	return out, nil
 }

@@ -66,6 +66,9 @@ type Envelope struct {
 	//	*Envelope_BacklogAnnouncement
 	//	*Envelope_ChannelBuffer
 	//	*Envelope_RecycleBuffers
+	//	*Envelope_RequestFloatingBuffers
+	//	*Envelope_FloatingBuffers
+	//	*Envelope_ReturnFloatingBuffers
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -388,6 +391,33 @@ func (x *Envelope) GetRecycleBuffers() *RecycleBuffers {
 	return nil
 }
 
+func (x *Envelope) GetRequestFloatingBuffers() *RequestFloatingBuffers {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_RequestFloatingBuffers); ok {
+			return x.RequestFloatingBuffers
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetFloatingBuffers() *FloatingBuffers {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_FloatingBuffers); ok {
+			return x.FloatingBuffers
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetReturnFloatingBuffers() *ReturnFloatingBuffers {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ReturnFloatingBuffers); ok {
+			return x.ReturnFloatingBuffers
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -504,6 +534,18 @@ type Envelope_RecycleBuffers struct {
 	RecycleBuffers *RecycleBuffers `protobuf:"bytes,45,opt,name=recycle_buffers,json=recycleBuffers,proto3,oneof"`
 }
 
+type Envelope_RequestFloatingBuffers struct {
+	RequestFloatingBuffers *RequestFloatingBuffers `protobuf:"bytes,46,opt,name=request_floating_buffers,json=requestFloatingBuffers,proto3,oneof"`
+}
+
+type Envelope_FloatingBuffers struct {
+	FloatingBuffers *FloatingBuffers `protobuf:"bytes,47,opt,name=floating_buffers,json=floatingBuffers,proto3,oneof"`
+}
+
+type Envelope_ReturnFloatingBuffers struct {
+	ReturnFloatingBuffers *ReturnFloatingBuffers `protobuf:"bytes,48,opt,name=return_floating_buffers,json=returnFloatingBuffers,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -559,6 +601,12 @@ func (*Envelope_BacklogAnnouncement) isEnvelope_Body() {}
 func (*Envelope_ChannelBuffer) isEnvelope_Body() {}
 
 func (*Envelope_RecycleBuffers) isEnvelope_Body() {}
+
+func (*Envelope_RequestFloatingBuffers) isEnvelope_Body() {}
+
+func (*Envelope_FloatingBuffers) isEnvelope_Body() {}
+
+func (*Envelope_ReturnFloatingBuffers) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -3264,11 +3312,166 @@ func (x *RecycleBuffers) GetCount() int32 {
 	return 0
 }
 
+// RequestFloatingBuffers: an InputChannel whose backlog exceeds its free
+// buffers asks its InputGate's floating pool for more
+// (BufferManager.requestFloatingBuffers).
+type RequestFloatingBuffers struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ChannelIndex  int32                  `protobuf:"varint,1,opt,name=channel_index,json=channelIndex,proto3" json:"channel_index,omitempty"`
+	Count         int32                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestFloatingBuffers) Reset() {
+	*x = RequestFloatingBuffers{}
+	mi := &file_messages_flinksim_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestFloatingBuffers) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestFloatingBuffers) ProtoMessage() {}
+
+func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestFloatingBuffers.ProtoReflect.Descriptor instead.
+func (*RequestFloatingBuffers) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *RequestFloatingBuffers) GetChannelIndex() int32 {
+	if x != nil {
+		return x.ChannelIndex
+	}
+	return 0
+}
+
+func (x *RequestFloatingBuffers) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// FloatingBuffers: the InputGate grants floating buffers to a channel
+// (BufferListener.notifyBufferAvailable).
+type FloatingBuffers struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Count         int32                  `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FloatingBuffers) Reset() {
+	*x = FloatingBuffers{}
+	mi := &file_messages_flinksim_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FloatingBuffers) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FloatingBuffers) ProtoMessage() {}
+
+func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FloatingBuffers.ProtoReflect.Descriptor instead.
+func (*FloatingBuffers) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *FloatingBuffers) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// ReturnFloatingBuffers: a channel gives floating buffers it no longer
+// needs back to its InputGate's pool.
+type ReturnFloatingBuffers struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ChannelIndex  int32                  `protobuf:"varint,1,opt,name=channel_index,json=channelIndex,proto3" json:"channel_index,omitempty"`
+	Count         int32                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReturnFloatingBuffers) Reset() {
+	*x = ReturnFloatingBuffers{}
+	mi := &file_messages_flinksim_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReturnFloatingBuffers) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReturnFloatingBuffers) ProtoMessage() {}
+
+func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReturnFloatingBuffers.ProtoReflect.Descriptor instead.
+func (*ReturnFloatingBuffers) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ReturnFloatingBuffers) GetChannelIndex() int32 {
+	if x != nil {
+		return x.ChannelIndex
+	}
+	return 0
+}
+
+func (x *ReturnFloatingBuffers) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xd9\x11\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xf5\x13\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -3309,7 +3512,10 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"add_credit\x18* \x01(\v2\x1c.flinksim.messages.AddCreditH\x00R\taddCredit\x12[\n" +
 	"\x14backlog_announcement\x18+ \x01(\v2&.flinksim.messages.BacklogAnnouncementH\x00R\x13backlogAnnouncement\x12I\n" +
 	"\x0echannel_buffer\x18, \x01(\v2 .flinksim.messages.ChannelBufferH\x00R\rchannelBuffer\x12L\n" +
-	"\x0frecycle_buffers\x18- \x01(\v2!.flinksim.messages.RecycleBuffersH\x00R\x0erecycleBuffersB\x06\n" +
+	"\x0frecycle_buffers\x18- \x01(\v2!.flinksim.messages.RecycleBuffersH\x00R\x0erecycleBuffers\x12e\n" +
+	"\x18request_floating_buffers\x18. \x01(\v2).flinksim.messages.RequestFloatingBuffersH\x00R\x16requestFloatingBuffers\x12O\n" +
+	"\x10floating_buffers\x18/ \x01(\v2\".flinksim.messages.FloatingBuffersH\x00R\x0ffloatingBuffers\x12b\n" +
+	"\x17return_floating_buffers\x180 \x01(\v2(.flinksim.messages.ReturnFloatingBuffersH\x00R\x15returnFloatingBuffersB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -3514,7 +3720,15 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0fsequence_number\x18\x02 \x01(\x05R\x0esequenceNumber\x121\n" +
 	"\x06buffer\x18\x03 \x01(\v2\x19.flinksim.messages.BufferR\x06buffer\"&\n" +
 	"\x0eRecycleBuffers\x12\x14\n" +
-	"\x05count\x18\x01 \x01(\x05R\x05countB'Z%github.com/flinksim/flinksim/messagesb\x06proto3"
+	"\x05count\x18\x01 \x01(\x05R\x05count\"S\n" +
+	"\x16RequestFloatingBuffers\x12#\n" +
+	"\rchannel_index\x18\x01 \x01(\x05R\fchannelIndex\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"'\n" +
+	"\x0fFloatingBuffers\x12\x14\n" +
+	"\x05count\x18\x01 \x01(\x05R\x05count\"R\n" +
+	"\x15ReturnFloatingBuffers\x12#\n" +
+	"\rchannel_index\x18\x01 \x01(\x05R\fchannelIndex\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05countB'Z%github.com/flinksim/flinksim/messagesb\x06proto3"
 
 var (
 	file_messages_flinksim_proto_rawDescOnce sync.Once
@@ -3528,7 +3742,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_messages_flinksim_proto_goTypes = []any{
 	(*Envelope)(nil),                    // 0: flinksim.messages.Envelope
 	(*Deliver)(nil),                     // 1: flinksim.messages.Deliver
@@ -3574,6 +3788,9 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*BacklogAnnouncement)(nil),         // 41: flinksim.messages.BacklogAnnouncement
 	(*ChannelBuffer)(nil),               // 42: flinksim.messages.ChannelBuffer
 	(*RecycleBuffers)(nil),              // 43: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 44: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 45: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 46: flinksim.messages.ReturnFloatingBuffers
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	6,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -3604,29 +3821,32 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	41, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
 	42, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
 	43, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	0,  // 28: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	0,  // 29: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	4,  // 30: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	3,  // 31: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	5,  // 32: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	10, // 33: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	10, // 34: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	15, // 35: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	18, // 36: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	19, // 37: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	23, // 38: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	27, // 39: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	29, // 40: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	31, // 41: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	32, // 42: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	31, // 43: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 44: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	37, // 45: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	46, // [46:46] is the sub-list for method output_type
-	46, // [46:46] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	44, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	45, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	46, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	0,  // 31: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	0,  // 32: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	4,  // 33: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	3,  // 34: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	5,  // 35: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	10, // 36: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	10, // 37: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	15, // 38: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	18, // 39: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	19, // 40: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	23, // 41: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	27, // 42: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	29, // 43: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	31, // 44: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	32, // 45: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	31, // 46: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 47: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	37, // 48: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	49, // [49:49] is the sub-list for method output_type
+	49, // [49:49] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -3663,6 +3883,9 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_BacklogAnnouncement)(nil),
 		(*Envelope_ChannelBuffer)(nil),
 		(*Envelope_RecycleBuffers)(nil),
+		(*Envelope_RequestFloatingBuffers)(nil),
+		(*Envelope_FloatingBuffers)(nil),
+		(*Envelope_ReturnFloatingBuffers)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -3677,7 +3900,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

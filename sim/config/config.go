@@ -46,6 +46,9 @@ type Config struct {
 	TaskOffHeapBytes int64
 	// ManagedMemoryBytes is taskmanager.memory.managed.size in bytes.
 	ManagedMemoryBytes int64
+	// StateBackend is state.backend.type: "hashmap" (objects on the heap) or
+	// "rocksdb" (serialized, slower per access).
+	StateBackend string
 	// NetworkMemoryBytes is the network memory of a task manager in bytes
 	// (key taskmanager.memory.network.max).
 	NetworkMemoryBytes int64
@@ -125,6 +128,10 @@ type Config struct {
 	// CostParse, CostFilter, CostWindow and CostSink are sim.cost.*: virtual
 	// CPU time per record of each step.
 	CostParse, CostFilter, CostWindow, CostSink time.Duration
+	// CostRocksDB is sim.cost.state.rocksdb: extra virtual CPU time of one
+	// keyed-state access when state.backend.type is rocksdb (serialization
+	// and a JNI call into RocksDB instead of a heap lookup).
+	CostRocksDB time.Duration
 	// NetworkLatency is sim.network.latency (remote channels).
 	NetworkLatency time.Duration
 	// LocalLatency is sim.network.local-latency (local channels).
@@ -192,6 +199,8 @@ func Default() Config {
 		CostWindow:              10 * time.Microsecond,
 		CostSink:                10 * time.Microsecond,
 		NetworkLatency:          200 * time.Microsecond,
+		StateBackend:            "hashmap",
+		CostRocksDB:             15 * time.Microsecond,
 		LocalLatency:            5 * time.Microsecond,
 		BufferRecords:           64,
 		RecordBytes:             100,

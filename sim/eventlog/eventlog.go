@@ -175,6 +175,10 @@ type SummaryData struct {
 	Deliveries uint64
 	Counters   map[string]int64
 	Invariant  string
+	// MaxBackPressure is the highest backPressuredTimeMsPerSecond of any
+	// subtask during the run, MaxBackPressureTask that subtask.
+	MaxBackPressure     int64
+	MaxBackPressureTask string
 }
 
 // Summary writes the last line: job status, records read, windows fired,
@@ -187,6 +191,8 @@ func (w *Writer) Summary(s SummaryData) {
 		Int64("results_written", s.Counters["results_written"]).
 		Int64("numLateRecordsDropped", s.Counters["numLateRecordsDropped"]).
 		Str("virtual_duration", FormatVT(s.EndVT)).
+		Int64("max_backPressuredTimeMsPerSecond", s.MaxBackPressure).
+		Str("max_backpressure_task", s.MaxBackPressureTask).
 		Uint64("scheduler_steps", s.Steps).
 		Uint64("deliveries", s.Deliveries)
 	if s.Invariant != "" {

@@ -1,0 +1,160 @@
+package tests
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/flinksim/flinksim/cluster"
+)
+
+// lagAt returns the total Kafka lag (end offset - read offset over all
+// partitions) logged at virtual second sec.
+func lagAt(t *testing.T, evs []logEvent, sec int64) int64 {
+	t.Helper()
+	for _, e := range eventsOf(evs, "kafka_metrics") {
+		if e.num("vt") != sec*1_000_000 {
+			continue
+		}
+		var parts []struct{ Lag int64 }
+		raw, _ := json.Marshal(e["partitions"])
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			t.Fatal(err)
+		}
+		lag := int64(0)
+		for _, p := range parts {
+			lag += p.Lag
+		}
+		return lag
+	}
+	t.Fatalf("no kafka_metrics at %d s", sec)
+	return 0
+}
+
+// metricsFrom returns the task_metrics of one subtask from virtual second
+// from on.
+func metricsFrom(evs []logEvent, task string, from int64) []logEvent {
+	var out []logEvent
+	for _, e := range eventsOf(evs, "task_metrics") {
+		if e.str("actor") == task && e.num("vt") >= from*1_000_000 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// The backpressure scenario: 1000 orders/s into 2 window subtasks that each
+// need 3 ms per record (capacity 333 records/s each, 667/s together). The
+// window subtasks are ~1000 ms/s busy, the sources are backpressured, and
+// the Kafka lag grows at about input rate - drain rate = 333 records/s.
+// With the async variant (0.2 ms per record) the backpressure is gone and
+// the lag stays near zero.
+func TestBackpressureScenario(t *testing.T) {
+	cfg := settings(t, "sim.duration=40 s", "sim.cost.window=3 ms")
+	res, log := run(t, cfg, cluster.Options{})
+	evs := parseLog(t, log)
+	// The keys do not split evenly: the subtask with the larger share of
+	// records is the bottleneck and is busy all the time; the other works
+	// in proportion to its share, and the sources drain the topic at the
+	// bottleneck's pace: 333 records/s divided by its share.
+	in0 := metricsFrom(evs, "window-0", 40)[0].num("numRecordsIn")
+	in1 := metricsFrom(evs, "window-1", 40)[0].num("numRecordsIn")
+	hot, cold, share := "window-0", "window-1", float64(in0)/float64(in0+in1)
+	if in1 > in0 {
+		hot, cold, share = "window-1", "window-0", float64(in1)/float64(in0+in1)
+	}
+	if b := mean(metricsFrom(evs, hot, 10), "busyTimeMsPerSecond"); b < 980 {
+		t.Fatalf("%s (share %.2f) busy %.0f ms/s on average, want ~1000", hot, share, b)
+	}
+	wantCold := 1000 * (1 - share) / share
+	if b := mean(metricsFrom(evs, cold, 10), "busyTimeMsPerSecond"); b < wantCold*0.9 || b > wantCold*1.1 {
+		t.Fatalf("%s busy %.0f ms/s on average, want about %.0f (its share of the bottleneck's pace)", cold, b, wantCold)
+	}
+	for _, s := range []string{"source-0", "source-1"} {
+		if bp := mean(metricsFrom(evs, s, 10), "backPressuredTimeMsPerSecond"); bp < 800 {
+			t.Fatalf("%s backpressured %.0f ms/s on average, want most of the time", s, bp)
+		}
+	}
+	growth := float64(lagAt(t, evs, 40)-lagAt(t, evs, 10)) / 30
+	drain := 1000 / 3.0 / share
+	want := 1000 - drain
+	if growth < want*0.8 || growth > want*1.2 {
+		t.Fatalf("lag grows %.0f records/s, want about %.0f (input 1000/s - drain %.0f/s)", growth, want, drain)
+	}
+	if res.MaxBackPressure < 900 || !strings.HasPrefix(res.MaxBackPressureTask, "source-") {
+		t.Errorf("summary: max backpressure %d ms/s at %q", res.MaxBackPressure, res.MaxBackPressureTask)
+	}
+
+	cfg = settings(t, "sim.duration=40 s", "sim.cost.window=200 µs")
+	res, log = run(t, cfg, cluster.Options{})
+	evs = parseLog(t, log)
+	for _, s := range []string{"source-0", "source-1"} {
+		for _, m := range metricsFrom(evs, s, 1) {
+			if bp := m.num("backPressuredTimeMsPerSecond"); bp > 50 {
+				t.Fatalf("async variant: %s backpressured %d ms/s at %d µs", s, bp, m.num("vt"))
+			}
+		}
+	}
+	if lag := lagAt(t, evs, 40); lag > 100 {
+		t.Fatalf("async variant: lag %d at the end, want it drained", lag)
+	}
+}
+
+// One slow consumer of two: every order has the same key, so window-0
+// (the owner of its key group) does all the work. Only the channels into
+// window-0 run out of credit, the sources are backpressured, and window-1
+// is idle.
+func TestOneSlowConsumer(t *testing.T) {
+	// key "user-0" is in key group 8 of 128: subtask 0 of 2
+	cfg := settings(t, "sim.duration=20 s", "sim.source.keys=1", "sim.cost.window=1500 µs")
+	_, log := run(t, cfg, cluster.Options{})
+	evs := parseLog(t, log)
+	slow := 0
+	for _, e := range eventsOf(evs, "backlog_announcement") {
+		if !strings.HasPrefix(e.str("actor"), "window-0/") {
+			t.Fatalf("%s ran out of credit; only window-0's channels should", e.str("actor"))
+		}
+		slow++
+	}
+	if slow == 0 {
+		t.Fatal("no channel into the slow consumer ran out of credit")
+	}
+	for _, m := range metricsFrom(evs, "window-1", 5) {
+		if idle := m.num("idleTimeMsPerSecond"); idle < 950 {
+			t.Fatalf("window-1 idle %d ms/s, want ~1000", idle)
+		}
+	}
+	for _, m := range metricsFrom(evs, "window-0", 5) {
+		if b := m.num("busyTimeMsPerSecond"); b < 950 {
+			t.Fatalf("window-0 busy %d ms/s, want ~1000", b)
+		}
+	}
+	// the one key lives in one Kafka partition: the source reading it is
+	// the backpressured producer
+	busySources := 0
+	for _, s := range []string{"source-0", "source-1"} {
+		ms := metricsFrom(evs, s, 5)
+		if ms[len(ms)-1].num("numRecordsIn") == 0 {
+			continue
+		}
+		busySources++
+		if bp := mean(ms, "backPressuredTimeMsPerSecond"); bp < 800 {
+			t.Fatalf("%s backpressured %.0f ms/s on average", s, bp)
+		}
+	}
+	if busySources != 1 {
+		t.Fatalf("%d sources read records, want the one reading the key's partition", busySources)
+	}
+}
+
+// mean averages a numeric field over log events.
+func mean(evs []logEvent, field string) float64 {
+	if len(evs) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, e := range evs {
+		sum += float64(e.num(field))
+	}
+	return sum / float64(len(evs))
+}
