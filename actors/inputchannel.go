@@ -72,6 +72,12 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 			fields[0] = messages.Str("channel", "RemoteInputChannel")
 			fields = append(fields, messages.Str("connection_id", c.connection))
 			c.nettyBytes += int64(partitionRequestFrameLength)
+			if c.cfg.LogNettyFrames {
+				logFrame(o, c.producer, netty.PartitionRequest{ReceiverID: channelID(o.Name()), Credit: req.Credit,
+					PartitionID: netty.ResultPartitionID{PartitionID: netty.IntermediateResultPartitionID{
+						IntermediateDataSetID: netty.IntermediateDataSetID(channelID(c.producer))}},
+					QueueIndexSet: netty.ResultSubpartitionIndexSet{StartIndex: req.SubpartitionIndex, EndIndex: req.SubpartitionIndex}})
+			}
 		}
 		o.Log(eventlog.KindPartitionRequest, fields...)
 		o.Send(c.producer, c.latency, &messages.Envelope_PartitionRequest{PartitionRequest: req})
@@ -176,6 +182,9 @@ func (c *InputChannel) announce(o *Out, n int) {
 	}
 	if !c.local {
 		c.nettyBytes += int64(addCreditFrameLength)
+		if c.cfg.LogNettyFrames {
+			logFrame(o, c.producer, netty.AddCredit{Credit: int32(n), ReceiverID: channelID(o.Name())})
+		}
 	}
 	o.Send(c.producer, c.latency, &messages.Envelope_AddCredit{AddCredit: &messages.AddCredit{
 		ReceiverId: o.Name(), Credit: int32(n), SubpartitionIndex: int32(c.subpartition)}})

@@ -12,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/process"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
@@ -842,6 +843,19 @@ func (s *Subtask) flushSends(o *Out, delay vt.Time) {
 		// on it before
 		at := max(o.Now()+delay+s.channelLatency(x.Subpartition), s.lastSend[x.Subpartition])
 		s.lastSend[x.Subpartition] = at
+		if s.cfg.LogNettyFrames && s.d.ResultPartition.ConsumerLocations[x.Subpartition] != s.tm {
+			if x.Response != nil {
+				dt := netty.DataTypeDataBuffer
+				if x.Response.Buffer.IsEvent {
+					dt = netty.DataTypeEventBuffer
+				}
+				logFrame(o, x.Receiver, netty.BufferResponse{ReceiverID: channelID(x.Receiver), SubpartitionID: int32(x.Subpartition),
+					SequenceNumber: x.Response.SequenceNumber, Backlog: x.Response.Backlog, DataType: dt,
+					Buffer: make([]byte, x.Response.Buffer.SizeBytes)})
+			} else {
+				logFrame(o, x.Receiver, netty.BacklogAnnouncement{Backlog: x.Announcement.Backlog, ReceiverID: channelID(x.Receiver)})
+			}
+		}
 		if x.Response != nil {
 			o.SendAt(x.Receiver, at, &messages.Envelope_BufferResponse{BufferResponse: x.Response})
 		} else {

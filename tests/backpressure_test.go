@@ -158,3 +158,36 @@ func mean(evs []logEvent, field string) float64 {
 	}
 	return sum / float64(len(evs))
 }
+
+// With sim.log.netty-frames every NettyMessage of a remote channel is
+// logged with its encoded size: PartitionRequest is 9 + 88 bytes and
+// AddCredit 9 + 4 + 16 (NettyMessage's layouts); local channels send none.
+func TestNettyFramesOfRemoteChannels(t *testing.T) {
+	_, log := run(t, settings(t, "sim.duration=2 s", "sim.log.netty-frames=true"), cluster.Options{})
+	evs := parseLog(t, log)
+	sizes := map[string]int64{"PartitionRequest": 97, "AddCredit": 29, "BacklogAnnouncement": 29}
+	seen := map[string]int{}
+	for _, e := range eventsOf(evs, "netty_frame") {
+		msg := e.str("message")
+		seen[msg]++
+		if want, ok := sizes[msg]; ok && e.num("frame_length") != want {
+			t.Fatalf("%s frame of %d bytes, want %d", msg, e.num("frame_length"), want)
+		}
+		if msg == "BufferResponse" && e.num("frame_length") < 9+34 {
+			t.Fatalf("BufferResponse frame of %d bytes is shorter than its header", e.num("frame_length"))
+		}
+		if !strings.Contains(e.str("hex"), "magic=0xBADC0FFE") {
+			t.Fatalf("frame without Flink's magic number: %s", e.str("hex"))
+		}
+	}
+	// 2 remote channels (window-0/ch-1, window-1/ch-0) request a partition
+	if seen["PartitionRequest"] != 2 || seen["BufferResponse"] == 0 || seen["AddCredit"] == 0 {
+		t.Fatalf("frames seen: %v", seen)
+	}
+	for _, e := range eventsOf(evs, "partition_request") {
+		local := e.str("channel") == "LocalInputChannel"
+		if local == (e.str("connection_id") != "") {
+			t.Fatalf("%s: channel %s with connection %q", e.str("actor"), e.str("channel"), e.str("connection_id"))
+		}
+	}
+}

@@ -128,6 +128,9 @@ type Config struct {
 	// CostParse, CostFilter, CostWindow and CostSink are sim.cost.*: virtual
 	// CPU time per record of each step.
 	CostParse, CostFilter, CostWindow, CostSink time.Duration
+	// LogNettyFrames is sim.log.netty-frames: log every NettyMessage a
+	// remote channel exchanges as a netty_frame event with its bytes in hex.
+	LogNettyFrames bool
 	// CostRocksDB is sim.cost.state.rocksdb: extra virtual CPU time of one
 	// keyed-state access when state.backend.type is rocksdb (serialization
 	// and a JNI call into RocksDB instead of a heap lookup).
@@ -201,6 +204,7 @@ func Default() Config {
 		NetworkLatency:          200 * time.Microsecond,
 		StateBackend:            "hashmap",
 		CostRocksDB:             15 * time.Microsecond,
+		LogNettyFrames:          false,
 		LocalLatency:            5 * time.Microsecond,
 		BufferRecords:           64,
 		RecordBytes:             100,

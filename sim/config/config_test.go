@@ -127,6 +127,7 @@ var setCases = map[string]setCase{
 	"sim.cost.window":           {"3 micros", "3 µs", map[string]string{"3 u": "Time interval unit label 'u'"}},
 	"sim.cost.sink":             {"100 ns", "100 ns", map[string]string{"fast": "text does not start with a number"}},
 	"sim.cost.state.rocksdb":    {"40 µs", "40 µs", map[string]string{"slow": "text does not start with a number"}},
+	"sim.log.netty-frames":      {"true", "true", map[string]string{"maybe": "Unrecognized option for boolean"}},
 	"state.backend.type":        {"RocksDB", "rocksdb", map[string]string{"memory": "Expected one of: [hashmap, rocksdb]"}},
 	"sim.network.latency":       {"1 ms", "1 ms", map[string]string{"-1": "text does not start with a number"}},
 	"sim.network.local-latency": {"0", "0 ms", map[string]string{"local": "text does not start with a number"}},

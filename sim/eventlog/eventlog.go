@@ -62,6 +62,7 @@ const (
 
 	// exchange
 	KindPartitionRequest    Kind = "partition_request"
+	KindNettyFrame          Kind = "netty_frame"
 	KindBacklogAnnouncement Kind = "backlog_announcement"
 	KindChannelFinished     Kind = "end_of_partition"
 
