@@ -1,0 +1,66 @@
+package action
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		give string
+		want Action
+	}{
+		{"at=90s kill-taskmanager tm-1", Action{90 * time.Second, KillTaskManager, "tm-1"}},
+		{"at=2 min trigger-checkpoint", Action{2 * time.Minute, TriggerCheckpoint, ""}},
+		{"at=3m stop-with-savepoint", Action{3 * time.Minute, StopWithSavepoint, ""}},
+		{"at=0 trigger-savepoint", Action{0, TriggerSavepoint, ""}},
+		{"  at=1500ms   rescale 3 ", Action{1500 * time.Millisecond, Rescale, "3"}},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.give)
+		if err != nil || got != c.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", c.give, got, err, c.want)
+		}
+		again, err := Parse(got.String())
+		if err != nil || again != got {
+			t.Errorf("Parse(String()) of %q = %+v, %v", c.give, again, err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := map[string]string{
+		"kill-taskmanager tm-1":           "must start with at=",
+		"at=90s":                          "missing verb",
+		"at=90x kill-taskmanager tm-1":    "at=90x",
+		"at=90s explode":                  `unknown verb "explode"`,
+		"at=90s kill-taskmanager":         "needs one task manager name",
+		"at=90s kill-taskmanager worker1": "needs one task manager name",
+		"at=90s kill-taskmanager tm-0":    "is not a task manager name",
+		"at=90s rescale":                  "needs the new parallelism",
+		"at=90s rescale 0":                "Operator parallelism not within bounds: 0",
+		"at=90s trigger-checkpoint now":   "takes no argument",
+	}
+	for give, want := range cases {
+		_, err := Parse(give)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) error %v, want it to contain %q", give, err, want)
+		}
+	}
+}
+
+func TestParseScript(t *testing.T) {
+	as, err := ParseScript("a.txt", "# failures\n\nat=2m kill-taskmanager tm-2\nat=1m trigger-checkpoint\n")
+	if err != nil || len(as) != 2 {
+		t.Fatalf("%v %v", as, err)
+	}
+	Sort(as)
+	if as[0].Verb != TriggerCheckpoint || as[1].Verb != KillTaskManager {
+		t.Fatalf("not sorted by time: %v", as)
+	}
+	_, err = ParseScript("a.txt", "at=1m trigger-checkpoint\nat=oops rescale 2\n")
+	if err == nil || !strings.HasPrefix(err.Error(), "a.txt:2: ") {
+		t.Fatalf("error %v, want a.txt:2:", err)
+	}
+}
