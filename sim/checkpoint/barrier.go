@@ -420,6 +420,7 @@ func (h *BarrierHandler) checkNewCheckpoint(t *transition, b Barrier, nowMs int6
 	bb := b
 	h.pending = &bb
 	h.clearAligned()
+	clear(h.prioritized)
 	h.targetCount = h.numOpen
 	if h.alternating && h.isTimeoutable(b) {
 		delay := max(h.cfg.AlignedTimeoutMs-(nowMs-b.TimestampMs), 0)

@@ -304,8 +304,9 @@ func (c *Coordinator) NextPeriodicTrigger(nowMs int64) (int64, bool) {
 // its timeout starts. Declined requests consume no id and leave no history row.
 //
 // The result is Queued when the request waits; its outcome then comes in Ready. Other
-// queued requests this call decides also go to Ready. An invalid kind is declined with an
-// empty reason.
+// queued requests this call decides also go to Ready; they may have started before or after
+// this call's own request (all at nowMs): checkpoint ids give the start order. An invalid
+// kind is declined with an empty reason.
 func (c *Coordinator) Trigger(nowMs int64, kind Kind) TriggerResult {
 	seq := c.nextSeq
 	c.nextSeq++

@@ -502,7 +502,7 @@ func TestPeriodicScheduleAndMinPause(t *testing.T) {
 	}
 	at, _ := c.NextPeriodicTrigger(0)
 	mustStart(t, c.Trigger(at, KindPeriodic), 1) // at 60, next at 120
-	ackAll(t, c, 1, 100)                          // completes at 100: no periodic start before 150
+	ackAll(t, c, 1, 100)                         // completes at 100: no periodic start before 150
 	at, _ = c.NextPeriodicTrigger(100)
 	if at != 120 {
 		t.Fatalf("next = %d, want 120", at)
