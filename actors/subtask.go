@@ -998,8 +998,16 @@ func (s *Subtask) metrics(o *Out) {
 		messages.Int("numRecordsIn", s.m.recordsIn), messages.Int("numRecordsOut", s.m.recordsOut),
 	}
 	if s.rp != nil {
+		// outputQueueLengths: finished data buffers waiting in each
+		// subpartition (ResultPartition.Backlog), in subpartition order.
+		backlogs := s.rp.Backlogs()
+		out := make([]int64, len(backlogs))
+		for i, b := range backlogs {
+			out[i] = int64(b)
+		}
 		fields = append(fields, messages.Int("numBuffersOut", s.rp.BuffersOut), messages.Int("numBytesOut", s.rp.BytesOut),
-			messages.Float("outPoolUsage", float64(s.rp.BuffersInUse())/float64(s.rp.PoolCapacity())))
+			messages.Float("outPoolUsage", float64(s.rp.BuffersInUse())/float64(s.rp.PoolCapacity())),
+			messages.Raw("outputQueueLengths", jsonInts(out)))
 	}
 	if s.isSource {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),

@@ -102,22 +102,18 @@ func TestBackpressureScenario(t *testing.T) {
 
 // One slow consumer of two: every order has the same key, so window-0
 // (the owner of its key group) does all the work. Only the channels into
-// window-0 run out of credit, the sources are backpressured, and window-1
-// is idle.
+// window-0 run out of credit: the reading source's output queue toward
+// subpartition 0 (window-0) holds buffers while the one toward window-1
+// stays empty. The sources are backpressured, and window-1 is idle. With
+// the default 2 exclusive buffers per channel no BacklogAnnouncement goes
+// out (Flink's needAnnounceBacklog: only for an initial credit of 0).
 func TestOneSlowConsumer(t *testing.T) {
 	// key "user-0" is in key group 8 of 128: subtask 0 of 2
 	cfg := settings(t, "sim.duration=20 s", "sim.source.keys=1", "sim.cost.window=1500 µs")
 	_, log := run(t, cfg, cluster.Options{})
 	evs := parseLog(t, log)
-	slow := 0
-	for _, e := range eventsOf(evs, "backlog_announcement") {
-		if !strings.HasPrefix(e.str("actor"), "window-0/") {
-			t.Fatalf("%s ran out of credit; only window-0's channels should", e.str("actor"))
-		}
-		slow++
-	}
-	if slow == 0 {
-		t.Fatal("no channel into the slow consumer ran out of credit")
+	if n := len(eventsOf(evs, "backlog_announcement")); n != 0 {
+		t.Fatalf("%d backlog_announcement events with 2 exclusive buffers per channel, want none", n)
 	}
 	for _, m := range metricsFrom(evs, "window-1", 5) {
 		if idle := m.num("idleTimeMsPerSecond"); idle < 950 {
@@ -141,9 +137,75 @@ func TestOneSlowConsumer(t *testing.T) {
 		if bp := mean(ms, "backPressuredTimeMsPerSecond"); bp < 800 {
 			t.Fatalf("%s backpressured %.0f ms/s on average", s, bp)
 		}
+		// only the output queue toward the slow consumer fills up
+		sum0 := int64(0)
+		for _, m := range ms {
+			q := outputQueueLengths(t, m)
+			if len(q) != 2 {
+				t.Fatalf("%s at %d µs: outputQueueLengths %v, want one entry per window subtask", s, m.num("vt"), q)
+			}
+			if q[1] != 0 {
+				t.Fatalf("%s at %d µs: output queue toward window-1 is %d buffers, want 0", s, m.num("vt"), q[1])
+			}
+			sum0 += q[0]
+		}
+		if avg := float64(sum0) / float64(len(ms)); avg < 1 {
+			t.Fatalf("%s: output queue toward window-0 is %.2f buffers on average, want it backed up", s, avg)
+		}
 	}
 	if busySources != 1 {
 		t.Fatalf("%d sources read records, want the one reading the key's partition", busySources)
+	}
+}
+
+// outputQueueLengths decodes a task_metrics event's outputQueueLengths:
+// the data buffers waiting per subpartition.
+func outputQueueLengths(t *testing.T, e logEvent) []int64 {
+	t.Helper()
+	raw, ok := e["outputQueueLengths"]
+	if !ok {
+		t.Fatalf("task_metrics of %s at %d µs has no outputQueueLengths", e.str("actor"), e.num("vt"))
+	}
+	b, _ := json.Marshal(raw)
+	var out []int64
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("outputQueueLengths %s: %v", b, err)
+	}
+	return out
+}
+
+// With no exclusive buffers (buffers-per-channel=0) every consumer asks for
+// its partition with an initial credit of 0, lives on floating buffers, and
+// learns of waiting data from BacklogAnnouncements (Flink's
+// needAnnounceBacklog): the log has backlog_announcement events, and the
+// job still counts every playground window right.
+func TestNoExclusiveBuffersAnnounceBacklog(t *testing.T) {
+	cfg := settings(t, "taskmanager.network.memory.buffers-per-channel=0", "job.window.size=15 s",
+		"job.watermark.out-of-orderness=0 ms", "job.sink.topic=output")
+	recs := readEvents(t, dataPath("playground-clicks.jsonl"), cfg)
+	res, log := run(t, cfg, cluster.Options{Events: recs})
+	if res.JobStatus != "FINISHED" {
+		t.Fatalf("job status %s, want FINISHED", res.JobStatus)
+	}
+	rs := sinkResults(t, res)
+	if len(rs) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range rs {
+		if r.Value != 1000 {
+			t.Fatalf("page %s window [%d,%d) counted %v clicks, want 1000", r.Key, r.WindowStart, r.WindowEnd, r.Value)
+		}
+	}
+	compareCounts(t, resultCounts(t, rs), oracleCounts(recs, 15000))
+	evs := parseLog(t, log)
+	anns := eventsOf(evs, "backlog_announcement")
+	if len(anns) == 0 {
+		t.Fatal("no backlog_announcement events with 0 exclusive buffers per channel")
+	}
+	for _, e := range anns {
+		if !strings.HasPrefix(e.str("actor"), "window-") || e.num("backlog") < 1 {
+			t.Fatalf("backlog_announcement %v: want one to a window channel with a backlog of at least 1", e)
+		}
 	}
 }
 

@@ -32,6 +32,7 @@ type Subpartition struct {
 	current   *messages.Buffer   // the buffer being filled, nil when none
 	queue     []*messages.Buffer // finished buffers not yet sent (data and events)
 	credit    int                // buffers the consumer can still accept
+	initial   int                // initial credit of the PartitionRequest (exclusive buffers)
 	receiver  string             // the consumer's InputChannel; "" before PartitionRequest
 	nextSeq   int32              // sequence number of the next BufferResponse
 	announced bool               // a BacklogAnnouncement went out since credit ran out
@@ -96,6 +97,18 @@ func (p *ResultPartition) Backlog(i int) int {
 		}
 	}
 	return n
+}
+
+// Backlogs is Backlog(i) for every subpartition i, in subpartition order:
+// the finished data buffers (not events, not the buffer being filled) each
+// subpartition holds, waiting for credit or for the next Poll. This is the
+// per-channel output queue length the task_metrics report.
+func (p *ResultPartition) Backlogs() []int {
+	out := make([]int, len(p.subs))
+	for i := range p.subs {
+		out[i] = p.Backlog(i)
+	}
+	return out
 }
 
 // Credit is the credit the consumer of subpartition i has granted and not
@@ -212,11 +225,15 @@ func (p *ResultPartition) AllEndsSent() bool {
 }
 
 // OnPartitionRequest registers the consumer channel of subpartition i with
-// its initial credit (PartitionRequest).
+// its initial credit in buffers (PartitionRequest): the consumer's exclusive
+// buffers, taskmanager.network.memory.buffers-per-channel. The initial credit
+// is remembered: only a consumer that asked with 0 gets BacklogAnnouncements
+// (see Poll). A new request replaces the previous one.
 func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int) {
 	s := &p.subs[i]
 	s.receiver = receiver
 	s.credit = credit
+	s.initial = credit
 	s.announced = false
 }
 
@@ -234,10 +251,18 @@ func (p *ResultPartition) OnAddCredit(i, credit int) bool {
 
 // Poll returns what can be sent now, subpartition by subpartition: a data
 // buffer needs one credit, an event buffer none
-// (CreditBasedSequenceNumberingViewReader.getNextBuffer). A subpartition
-// with data but no credit announces its backlog once until credit comes.
-// Each BufferResponse carries the backlog left behind it. Sending a data
-// buffer returns it to the pool.
+// (CreditBasedSequenceNumberingViewReader.getNextBuffer). Each
+// BufferResponse carries the backlog left behind it. Sending a data buffer
+// returns it to the pool.
+//
+// A BacklogAnnouncement goes out as Flink's
+// CreditBasedSequenceNumberingViewReader.needAnnounceBacklog decides
+// (initialCredit == 0 && numCreditsAvailable == 0): only to a consumer whose
+// PartitionRequest carried an initial credit of 0 (no exclusive buffers,
+// buffers-per-channel=0), when data waits and its credit is 0, and then once
+// until new credit comes (OnAddCredit or a new OnPartitionRequest). A
+// consumer with exclusive buffers never gets one: it learns the backlog from
+// the Backlog field of each BufferResponse.
 func (p *ResultPartition) Poll(dst []Send) []Send {
 	for i := range p.subs {
 		s := &p.subs[i]
@@ -263,7 +288,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
 			s.nextSeq++
 		}
-		if len(s.queue) > 0 && s.credit == 0 && !s.announced {
+		if s.initial == 0 && s.credit == 0 && len(s.queue) > 0 && !s.announced {
 			s.announced = true
 			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
 				ReceiverId: s.receiver, Backlog: int32(p.Backlog(i)), SubpartitionIndex: int32(i)}})

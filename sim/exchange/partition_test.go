@@ -293,6 +293,115 @@ func TestAnnouncementResetByPartitionRequest(t *testing.T) {
 	wantSends(t, "second request", p.Poll(nil), "A0 backlog=1")
 }
 
+// TestAnnounceOnlyWithoutExclusiveBuffers follows Flink's
+// CreditBasedSequenceNumberingViewReader.needAnnounceBacklog
+// (initialCredit == 0 && numCreditsAvailable == 0): the same sequence of
+// data and credit announces the backlog when the PartitionRequest carried
+// no credit, and never when it carried exclusive buffers.
+func TestAnnounceOnlyWithoutExclusiveBuffers(t *testing.T) {
+	tests := []struct {
+		initialCredit int
+		want          [][]string // sends of each step
+		wantBacklog   int        // data buffers left waiting, with credit 0
+	}{
+		{initialCredit: 0, want: [][]string{
+			{"A0 backlog=2"},
+			{"R0 seq=0 backlog=1 [k0@0]", "A0 backlog=1"},
+			nil,
+			{"R0 seq=1 backlog=2 [k1@1]", "A0 backlog=2"},
+			{"R0 seq=2 backlog=2 [k2@2]", "R0 seq=3 backlog=1 [k3@3]", "A0 backlog=1"},
+			nil, // announced already, no new credit since
+		}, wantBacklog: 3},
+		{initialCredit: 1, want: [][]string{
+			{"R0 seq=0 backlog=1 [k0@0]"},
+			{"R0 seq=1 backlog=0 [k1@1]"},
+			nil,
+			{"R0 seq=2 backlog=1 [k2@2]"},
+			{"R0 seq=3 backlog=1 [k3@3]", "R0 seq=4 backlog=0 [k4@4]"},
+			nil,
+		}, wantBacklog: 2},
+		{initialCredit: 2, want: [][]string{
+			{"R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=0 [k1@1]"},
+			nil,
+			nil,
+			{"R0 seq=2 backlog=1 [k2@2]", "R0 seq=3 backlog=0 [k3@3]"},
+			{"R0 seq=4 backlog=0 [k4@4]"},
+			{"R0 seq=5 backlog=1 [k5@5]"},
+		}, wantBacklog: 1},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("initialCredit=", tt.initialCredit), func(t *testing.T) {
+			p := NewResultPartition(1, 20, 1, 1)
+			next := 0
+			add := func(n int) { fill(p, 0, next, n); next += n }
+			steps := []struct {
+				name string
+				do   func()
+			}{
+				{"request, then 2 buffers", func() { p.OnPartitionRequest(0, recv(0), tt.initialCredit); add(2) }},
+				{"one credit", func() { p.OnAddCredit(0, 1) }},
+				{"nothing new", func() {}},
+				{"one credit, 2 more buffers", func() { p.OnAddCredit(0, 1); add(2) }},
+				{"two credits, 1 more buffer", func() { p.OnAddCredit(0, 2); add(1) }},
+				{"2 more buffers", func() { add(2) }},
+			}
+			for j, st := range steps {
+				st.do()
+				got := p.Poll(nil)
+				wantSends(t, st.name, got, tt.want[j]...)
+				for _, s := range got {
+					if s.Announcement != nil && tt.initialCredit > 0 {
+						t.Errorf("%s: BacklogAnnouncement to a consumer with initial credit %d", st.name, tt.initialCredit)
+					}
+				}
+			}
+			if p.Backlog(0) != tt.wantBacklog || p.Credit(0) != 0 {
+				t.Errorf("at the end: Backlog %d Credit %d, want %d 0 (data waits without credit)", p.Backlog(0), p.Credit(0), tt.wantBacklog)
+			}
+		})
+	}
+}
+
+func TestAnnouncementAfterNewPartitionRequest(t *testing.T) {
+	// A new PartitionRequest replaces the initial credit: a consumer that
+	// first asked with exclusive buffers and then without gets
+	// announcements from then on, and the other way round none.
+	p := NewResultPartition(1, 10, 1, 1)
+	p.OnPartitionRequest(0, recv(0), 1)
+	fill(p, 0, 0, 3)
+	wantSends(t, "initial credit 1", p.Poll(nil), "R0 seq=0 backlog=2 [k0@0]")
+	p.OnPartitionRequest(0, recv(0), 0)
+	wantSends(t, "new request with 0", p.Poll(nil), "A0 backlog=2")
+	p.OnPartitionRequest(0, recv(0), 1)
+	wantSends(t, "new request with 1", p.Poll(nil), "R0 seq=1 backlog=1 [k1@1]")
+	wantSends(t, "credit used up", p.Poll(nil))
+}
+
+func TestBacklogs(t *testing.T) {
+	p := NewResultPartition(3, 10, 2, 1)
+	if got := fmt.Sprint(p.Backlogs()); got != "[0 0 0]" {
+		t.Errorf("Backlogs() of a new partition = %s, want [0 0 0]", got)
+	}
+	fill(p, 0, 0, 5) // 2 finished, 1 open
+	fill(p, 2, 10, 2)
+	if got := fmt.Sprint(p.Backlogs()); got != "[2 0 1]" {
+		t.Errorf("Backlogs() = %s, want [2 0 1] (open buffers are not backlog)", got)
+	}
+	p.EndOfPartition()
+	if got := fmt.Sprint(p.Backlogs()); got != "[3 0 1]" {
+		t.Errorf("Backlogs() after EndOfPartition = %s, want [3 0 1] (events are not backlog)", got)
+	}
+	p.OnPartitionRequest(0, recv(0), 2)
+	p.OnPartitionRequest(1, recv(1), 0)
+	p.Poll(nil)
+	if got := fmt.Sprint(p.Backlogs()); got != "[1 0 1]" {
+		t.Errorf("Backlogs() after sending 2 buffers of subpartition 0 = %s, want [1 0 1]", got)
+	}
+	if got := NewResultPartition(0, 1, 1, 1).Backlogs(); len(got) != 0 {
+		t.Errorf("Backlogs() with no subpartitions = %v, want empty", got)
+	}
+}
+
 func TestBufferResponseBacklog(t *testing.T) {
 	p := NewResultPartition(1, 10, 2, 1)
 	fill(p, 0, 0, 9) // 4 finished buffers and one open with 1 record
@@ -304,8 +413,11 @@ func TestBufferResponseBacklog(t *testing.T) {
 		t.Fatalf("Backlog = %d after EndOfPartition, want 5 (events are not backlog)", p.Backlog(0))
 	}
 	p.OnPartitionRequest(0, recv(0), 3)
+	// Initial credit 3 (exclusive buffers): credit runs out with data
+	// waiting, but the consumer learns the backlog from the BufferResponses,
+	// so no BacklogAnnouncement goes out.
 	wantSends(t, "credit 3", p.Poll(nil),
-		"R0 seq=0 backlog=4 [k0@0 k1@1]", "R0 seq=1 backlog=3 [k2@2 k3@3]", "R0 seq=2 backlog=2 [k4@4 k5@5]", "A0 backlog=2")
+		"R0 seq=0 backlog=4 [k0@0 k1@1]", "R0 seq=1 backlog=3 [k2@2 k3@3]", "R0 seq=2 backlog=2 [k4@4 k5@5]")
 	p.OnAddCredit(0, 2)
 	wantSends(t, "credit 2", p.Poll(nil),
 		"R0 seq=3 backlog=1 [k6@6 k7@7]", "R0 seq=4 backlog=0 [k8@8]", "R0 seq=5 backlog=0 [EOP]")

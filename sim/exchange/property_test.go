@@ -35,6 +35,7 @@ type modelSub struct {
 	queue     []modelBuffer
 	requested bool
 	credit    int  // credit granted and not used
+	initial   int  // initial credit of the latest PartitionRequest
 	granted   int  // total credit granted (initial + AddCredit)
 	sentData  int  // data buffers sent
 	announced bool // a BacklogAnnouncement went out since the last grant
@@ -168,6 +169,9 @@ func (m *model) poll(t *rapid.T, p *ResultPartition) {
 			switch {
 			case a.ReceiverId != recv(i) || int(a.SubpartitionIndex) != i:
 				t.Fatalf("announcement %v for subpartition %d", a, i)
+			case s.initial != 0:
+				// needAnnounceBacklog: initialCredit == 0 && numCreditsAvailable == 0
+				t.Fatalf("subpartition %d announced its backlog to a consumer with initial credit %d", i, s.initial)
 			case s.credit != 0:
 				t.Fatalf("subpartition %d announced its backlog with credit %d", i, s.credit)
 			case s.queuedData() == 0:
@@ -223,7 +227,9 @@ func (m *model) poll(t *rapid.T, p *ResultPartition) {
 		}
 	}
 	// Poll sends all it can: a subpartition is left with nothing, or with a
-	// data buffer at its head and no credit, and then it has announced.
+	// data buffer at its head and no credit, and then it has announced if
+	// and only if its consumer asked with an initial credit of 0 (Flink's
+	// CreditBasedSequenceNumberingViewReader.needAnnounceBacklog).
 	for i := range m.subs {
 		s := &m.subs[i]
 		if !s.requested || len(s.queue) == 0 {
@@ -232,8 +238,11 @@ func (m *model) poll(t *rapid.T, p *ResultPartition) {
 		if s.queue[0].event || s.credit > 0 {
 			t.Fatalf("subpartition %d: Poll left a sendable buffer (event %v, credit %d)", i, s.queue[0].event, s.credit)
 		}
-		if !s.announced {
-			t.Fatalf("subpartition %d: data waits with zero credit and no BacklogAnnouncement went out", i)
+		if s.initial == 0 && !s.announced {
+			t.Fatalf("subpartition %d: data waits with zero credit, initial credit 0, and no BacklogAnnouncement went out", i)
+		}
+		if s.initial != 0 && s.announced {
+			t.Fatalf("subpartition %d: initial credit %d, yet a BacklogAnnouncement went out", i, s.initial)
 		}
 	}
 }
@@ -247,8 +256,15 @@ func (m *model) check(t *rapid.T, p *ResultPartition) {
 	if p.RecordsOut != int64(m.records) || p.BuffersOut != int64(m.dataSent) || p.BytesOut != m.bytesSent {
 		t.Fatalf("RecordsOut %d BuffersOut %d BytesOut %d, model %d %d %d", p.RecordsOut, p.BuffersOut, p.BytesOut, m.records, m.dataSent, m.bytesSent)
 	}
+	backlogs := p.Backlogs()
+	if len(backlogs) != len(m.subs) {
+		t.Fatalf("Backlogs() has %d entries for %d subpartitions", len(backlogs), len(m.subs))
+	}
 	for i := range m.subs {
 		s := &m.subs[i]
+		if backlogs[i] != s.queuedData() {
+			t.Fatalf("Backlogs()[%d] = %d, model %d", i, backlogs[i], s.queuedData())
+		}
 		if p.Credit(i) < 0 {
 			t.Fatalf("Credit(%d) = %d", i, p.Credit(i))
 		}
@@ -270,7 +286,9 @@ func (m *model) check(t *rapid.T, p *ResultPartition) {
 // TestPartitionProperty drives a ResultPartition with random operations and
 // checks it against a reference model: credit is never negative, no data
 // buffer goes without credit, sequence numbers run from 0 without gaps,
-// backlogs and announcements follow credit-based flow control, the pool is
+// backlogs and announcements follow credit-based flow control (a
+// BacklogAnnouncement only to a consumer whose PartitionRequest carried an
+// initial credit of 0, as Flink's needAnnounceBacklog), the pool is
 // only exceeded by Broadcast (the documented simplification: a watermark
 // takes a buffer beyond the pool where Flink would block), and at the end
 // every element written arrives exactly once, in order, followed by exactly
@@ -293,7 +311,7 @@ func TestPartitionProperty(t *testing.T) {
 		request := func(i, credit int) {
 			p.OnPartitionRequest(i, recv(i), credit)
 			s := &m.subs[i]
-			s.requested, s.credit, s.announced = true, credit, false
+			s.requested, s.credit, s.initial, s.announced = true, credit, credit, false
 			s.granted += credit
 		}
 
