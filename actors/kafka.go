@@ -250,7 +250,11 @@ func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bo
 		}
 	}
 	for i, fp := range req.Partitions {
-		k.position[fp.Partition] = fp.Offset
+		pos := fp.Offset
+		if n := len(got[i]); n > 0 {
+			pos = got[i][n-1].Offset + 1
+		}
+		k.position[fp.Partition] = pos
 		res.Partitions = append(res.Partitions, &messages.PartitionRecords{Partition: fp.Partition, Records: got[i],
 			HighWatermark: k.source.EndOffset(int(fp.Partition))})
 	}

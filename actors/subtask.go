@@ -224,7 +224,9 @@ func (s *Subtask) start(o *Out) {
 		s.rp = exchange.NewResultPartition(len(rp.Consumers),
 			exchange.PoolSize(len(rp.Consumers), s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate),
 			s.cfg.BufferRecords, s.cfg.RecordBytes)
-		o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
+		if s.cfg.BufferTimeout > 0 {
+			o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
+		}
 	}
 	if s.isSource {
 		mux, err := watermark.NewSplitMultiplexer(watermark.SplitMultiplexerConfig{
@@ -363,7 +365,7 @@ func (s *Subtask) alignWatermarks(o *Out, maxAllowed int64) {
 		}
 	}
 	for _, id := range resume {
-		if st := s.split(id); st != nil {
+		if st := s.split(id); st != nil && st.paused {
 			st.paused = false
 			wm, _, _ := s.mux.SplitWatermark(id)
 			o.Log(eventlog.KindSplitResumed, messages.Str("split", id), messages.Int("split_watermark", wm),
@@ -801,6 +803,11 @@ func (s *Subtask) work(o *Out) {
 			cost = s.gateSlice(o)
 		}
 		s.maybeFinishGate(o)
+	}
+	if s.rp != nil && s.cfg.BufferTimeout == 0 {
+		// execution.buffer-timeout 0: flush after every record (here,
+		// after every slice of records)
+		s.rp.FlushAll()
 	}
 	if len(s.sinkOut) > 0 {
 		o.Send(KafkaName, cost+rpcLatency(s.cfg), &messages.Envelope_Produce{Produce: &messages.Produce{

@@ -97,10 +97,17 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 	o.Spawn(m.ExecutionId, NewSubtask(t.cfg, m, o.Name()))
 	o.Send(m.ExecutionId, 0, start())
 	if g := m.InputGate; g != nil {
+		// the subpartition this subtask reads of each producer: its own
+		// index on a keyBy (one subpartition per consumer); the only one
+		// on a forward edge
+		sub := int(m.SubtaskIndex)
+		if len(g.Producers) == 1 {
+			sub = 0
+		}
 		for i, producer := range g.Producers {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
-			o.Spawn(name, NewInputChannel(t.cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], int(m.SubtaskIndex), local))
+			o.Spawn(name, NewInputChannel(t.cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
 			o.Send(name, 0, start())
 		}
 	}

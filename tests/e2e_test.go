@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -272,4 +273,48 @@ func TestReaderWithoutSplitHoldsWatermark(t *testing.T) {
 	if len(res.Sink) == 0 {
 		t.Fatal("with idleness 10 s no window fired")
 	}
+}
+
+// With pipeline.operator-chaining.enabled=false the sink is its own
+// JobVertex behind a FORWARD edge; every window result still reaches the
+// sink topic, with the window's maxTimestamp as the record's timestamp.
+func TestChainingDisabled(t *testing.T) {
+	cfg := settings(t, "pipeline.operator-chaining.enabled=false", "job.window.size=15 s")
+	recs := readEvents(t, dataPath("playground-clicks.jsonl"), cfg)
+	res, log := run(t, cfg, cluster.Options{Events: recs})
+	if res.JobStatus != "FINISHED" {
+		t.Fatalf("job %s", res.JobStatus)
+	}
+	if g := eventsOf(parseLog(t, log), "job_graph"); len(g) != 1 || !strings.Contains(fmt.Sprint(g[0]["edges"]), "FORWARD") {
+		t.Fatalf("job graph %v has no FORWARD edge to the sink", g)
+	}
+	want := oracleCounts(recs, 15000)
+	if len(res.Sink) != len(want) {
+		t.Fatalf("%d results, want %d", len(res.Sink), len(want))
+	}
+	for _, r := range res.Sink {
+		var x struct {
+			Key       string  `json:"key"`
+			Timestamp int64   `json:"timestamp"`
+			Value     float64 `json:"value"`
+		}
+		if err := json.Unmarshal(r.Value, &x); err != nil {
+			t.Fatal(err)
+		}
+		if w := want[windowKey{x.Key, x.Timestamp + 1 - 15000}]; float64(w) != x.Value {
+			t.Fatalf("result %s: want %d", r.Value, w)
+		}
+	}
+}
+
+// execution.buffer-timeout 0 flushes after every record instead of on a
+// timer; a bounded job still finishes with the right counts.
+func TestBufferTimeoutZero(t *testing.T) {
+	cfg := settings(t, "execution.buffer-timeout=0 ms", "job.window.size=15 s")
+	recs := readEvents(t, dataPath("playground-clicks.jsonl"), cfg)
+	res, _ := run(t, cfg, cluster.Options{Events: recs})
+	if res.JobStatus != "FINISHED" {
+		t.Fatalf("job %s", res.JobStatus)
+	}
+	compareCounts(t, resultCounts(t, sinkResults(t, res)), oracleCounts(recs, 15000))
 }

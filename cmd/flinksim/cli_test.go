@@ -73,6 +73,7 @@ func TestRunBadInput(t *testing.T) {
 		{name: "bad set syntax", args: []string{"--set", "parallelism.default"}, wantErr: "expected key=value"},
 		{name: "parallelism above max parallelism", args: []string{"--set", "parallelism.default=8", "--set", "pipeline.max-parallelism=4"},
 			wantErr: "Maximum parallelism must not be smaller than parallelism"},
+		{name: "bad filter", args: []string{"--set", "job.filter=amount"}, wantErr: "job.filter"},
 		{name: "missing events file", args: []string{"--events", "/nonexistent/file.jsonl"}, wantErr: "/nonexistent/file.jsonl"},
 	}
 	for _, c := range cases {
@@ -144,5 +145,26 @@ func TestRunCheckDeterminism(t *testing.T) {
 	_, errs, code := cli(t, "run", "--duration", "30s", "--check-determinism", "--log", filepath.Join(t.TempDir(), "x.log"))
 	if code != 0 || !strings.Contains(errs, "identical logs") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// A job that ends FAILED (too few slots) exits 4, after writing its log.
+func TestRunFailedJobExitCode(t *testing.T) {
+	out, _, code := cli(t, "run", "--set", "parallelism.default=4")
+	if code != 4 || !strings.Contains(out, "Slot request bulk is not fulfillable!") {
+		t.Fatalf("exit %d; log has the exception: %v", code, strings.Contains(out, "Slot request bulk"))
+	}
+}
+
+// An unwritable --output, or --output naming the --log file, is refused
+// before the run starts.
+func TestRunOutputRefusedBeforeTheRun(t *testing.T) {
+	out, errs, code := cli(t, "run", "--output", "/nonexistent/dir/x.jsonl")
+	if code != 2 || out != "" || !strings.Contains(errs, "--output") {
+		t.Fatalf("exit %d, %d bytes of log, %q", code, len(out), errs)
+	}
+	p := filepath.Join(t.TempDir(), "same.jsonl")
+	if _, errs, code = cli(t, "run", "--output", p, "--log", p); code != 2 || !strings.Contains(errs, "same file") {
+		t.Fatalf("exit %d, %q", code, errs)
 	}
 }

@@ -16,6 +16,7 @@ const (
 	exitDiff      = 1 // replay found a difference
 	exitBadInput  = 2 // bad flags, settings or input files
 	exitInvariant = 3 // a simulation invariant broke (FAIL seed=...)
+	exitJobFailed = 4 // the simulated job ended FAILED, as Flink's CLI fails
 )
 
 // usageError marks an error caused by the user's input: exit code 2.

@@ -169,6 +169,15 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.output != "" {
+		if f.output == f.logFile {
+			return badInput("--output and --log name the same file %s", f.output)
+		}
+		// refuse an unwritable output before the run, not after it
+		if err := os.WriteFile(f.output, nil, 0o644); err != nil {
+			return badInput("--output: %v", err)
+		}
+	}
 	var out io.Writer = cmd.OutOrStdout()
 	if f.logFile != "" {
 		file, err := os.Create(f.logFile)
@@ -216,6 +225,9 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		}
 		return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d vt=%d invariant=%s: %s (actor %s)\nreproduce with: %s",
 			spec.cfg.Seed, res.FailureVT, res.Invariant, res.Failure, res.FailedActor, replay)}
+	}
+	if res.JobStatus == "FAILED" {
+		return exitError{exitJobFailed, fmt.Errorf("the job FAILED (see the job_status and no_resource_available events of the log)")}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/flinksim/flinksim/sim/filter"
 	"time"
 )
 
@@ -54,6 +55,12 @@ func (c Config) Validate() error {
 	if c.MaxParallelism != -1 && c.Parallelism > c.MaxParallelism {
 		add("parallelism.default %d > pipeline.max-parallelism %d: Maximum parallelism must not be smaller than parallelism.",
 			c.Parallelism, c.MaxParallelism)
+	}
+
+	if c.Filter != "" {
+		if _, err := filter.Parse(c.Filter); err != nil {
+			add("job.filter: %v", err)
+		}
 	}
 
 	if c.Operator == "window" {

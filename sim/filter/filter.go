@@ -5,6 +5,7 @@ package filter
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -43,7 +44,7 @@ func Parse(s string) (*Predicate, error) {
 		}
 		value = strings.Trim(value, `"'`)
 		p := &Predicate{Field: field, Op: op, Value: value}
-		if f, err := strconv.ParseFloat(value, 64); err == nil {
+		if f, err := strconv.ParseFloat(value, 64); err == nil && finite(f) {
 			p.num, p.isNum = f, true
 		}
 		return p, nil
@@ -75,7 +76,7 @@ func (p *Predicate) Match(key string, value []byte) bool {
 		}
 	}
 	if p.isNum {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && finite(f) {
 			return p.cmpNum(f)
 		}
 	}
@@ -109,3 +110,7 @@ func (p *Predicate) cmp(c int) bool {
 		return c >= 0
 	}
 }
+
+// finite reports whether f is a real number: "NaN" and "Inf" texts compare
+// as strings, never as numbers.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

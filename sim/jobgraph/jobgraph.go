@@ -127,7 +127,10 @@ func KeyedOperatorName(c config.Config) string {
 	default:
 		assigner = fmt.Sprintf("Tumbling%sWindows(%s)", timeKind, ms(c.WindowSize))
 	}
-	agg := strings.ToUpper(c.Aggregate[:1]) + c.Aggregate[1:] + "Aggregate"
+	agg := "CountAggregate"
+	if c.Aggregate != "" {
+		agg = strings.ToUpper(c.Aggregate[:1]) + c.Aggregate[1:] + "Aggregate"
+	}
 	return fmt.Sprintf("Window(%s, %s, %s)", assigner, trigger, agg)
 }
 
