@@ -7,7 +7,6 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -20,7 +19,7 @@ func (j *JobManager) name(vertex string, index int) string {
 
 // startFailover sets up the restart strategy and the heartbeat timer.
 func (j *JobManager) startFailover(o *Out) {
-	rc := restart.DefaultConfig(j.cfg.CheckpointInterval > 0)
+	rc := restart.DefaultConfig(false) // checkpointing is not simulated yet: Flink's default is then no restart
 	if j.cfg.RestartStrategy != "default" {
 		rc.Strategy = j.cfg.RestartStrategy
 	}
@@ -173,4 +172,3 @@ func (j *JobManager) action(o *Out, text string) {
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not supported by the JobManager"))
 	}
 }
-
