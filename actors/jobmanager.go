@@ -8,9 +8,11 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 )
@@ -49,12 +51,21 @@ type JobManager struct {
 	haveStop     bool
 	alignment    *watermark.AlignmentGroup // nil: no watermark alignment
 	lastMax      int64
+
+	// failover (see jobmanager_failover.go)
+	attempt  int                           // execution attempt of the current deployment
+	restarts int                           // restarts so far
+	strategy restart.Strategy              // restart strategy
+	monitors map[string]*heartbeat.Monitor // heartbeat monitor per task manager with slots
+	location map[string]string             // execution id -> task manager
+	lost     map[string]bool               // task managers whose heartbeat timed out
 }
 
 // NewJobManager returns the JobManager for graph. bounded makes the source
 // stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
 func NewJobManager(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobManager {
-	return &JobManager{cfg: cfg, graph: graph, bounded: bounded, tasks: map[string]string{}}
+	return &JobManager{cfg: cfg, graph: graph, bounded: bounded, tasks: map[string]string{},
+		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
 }
 
 const (
@@ -70,8 +81,15 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_OfferSlots:
 		j.offerSlots(o, env.From, b.OfferSlots)
 	case *messages.Envelope_Timer:
-		if b.Timer.Kind == timerAlignment {
+		switch b.Timer.Kind {
+		case timerAlignment:
 			j.announceAlignment(o)
+			return
+		case timerHeartbeat:
+			j.heartbeat(o)
+			return
+		case timerRestart:
+			j.restart(o)
 			return
 		}
 		if b.Timer.Kind == timerSlotRequestTimeout && !j.deploy && j.status == "RUNNING" {
@@ -94,8 +112,14 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_ReaderRegistration:
 		j.readers = append(j.readers, b.ReaderRegistration.SubtaskIndex)
 		j.assignSplits(o)
+	case *messages.Envelope_HeartbeatResponse:
+		if m := j.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
+			m.ReportHeartbeat(vt.Millis(o.Now()))
+		}
+	case *messages.Envelope_Action:
+		j.action(o, b.Action.Text)
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status))
+		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status), messages.Int("restarts", int64(j.restarts)))
 	}
 }
 
@@ -116,7 +140,7 @@ func (j *JobManager) announceAlignment(o *Out) {
 		}
 		src, _ := j.graph.Vertex(jobgraph.VertexSource)
 		for i := 0; i < src.Parallelism; i++ {
-			o.Send(jobgraph.SubtaskName(jobgraph.VertexSource, i, 0), rpcLatency(j.cfg),
+			o.Send(j.name(jobgraph.VertexSource, i), rpcLatency(j.cfg),
 				&messages.Envelope_WatermarkAlignmentEvent{WatermarkAlignmentEvent: &messages.WatermarkAlignmentEvent{MaxWatermark: a.MaxAllowedWatermark}})
 		}
 	}
@@ -164,6 +188,7 @@ func (j *JobManager) start(o *Out) {
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
+	j.startFailover(o)
 	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != "processing-time" {
 		g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds())
 		if err == nil {
@@ -211,6 +236,10 @@ func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
 		}
 		j.slots = append(j.slots, offeredSlot{tm: m.TaskManagerId, index: off.SlotIndex, alloc: off.AllocationId})
 		accepted = append(accepted, off.AllocationId)
+		if j.monitors[m.TaskManagerId] == nil {
+			// JobMaster.registerTaskManager starts monitoring its heartbeat
+			j.monitors[m.TaskManagerId] = heartbeat.NewMonitor(j.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
+		}
 	}
 	o.Send(from, rpcLatency(j.cfg), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})
 	if !j.deploy && len(j.slots) >= j.graph.SlotsNeeded && j.status == "RUNNING" {
@@ -235,10 +264,12 @@ func (j *JobManager) deployAll(o *Out) {
 		return int(a.index - b.index)
 	})
 	g := j.graph
-	location := map[string]string{} // subtask -> task manager
+	location := j.location // subtask -> task manager
+	clear(location)
+	j.order = j.order[:0]
 	for _, v := range g.Vertices {
 		for i := 0; i < v.Parallelism; i++ {
-			location[jobgraph.SubtaskName(v.ID, i, 0)] = j.slots[i].tm
+			location[j.name(v.ID, i)] = j.slots[i].tm
 		}
 	}
 	for _, v := range g.Vertices {
@@ -252,15 +283,15 @@ func (j *JobManager) deployAll(o *Out) {
 			}
 		}
 		for i := 0; i < v.Parallelism; i++ {
-			name := jobgraph.SubtaskName(v.ID, i, 0)
+			name := j.name(v.ID, i)
 			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
 				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
-				Chain: v.Operators}
+				Chain: v.Operators, Attempt: int32(j.attempt)}
 			if in != nil {
 				pv, _ := g.Vertex(in.From)
 				gate := &messages.InputGateDeployment{}
 				for p := 0; p < pv.Parallelism; p++ {
-					pn := jobgraph.SubtaskName(pv.ID, p, 0)
+					pn := j.name(pv.ID, p)
 					gate.Producers = append(gate.Producers, pn)
 					gate.ProducerLocations = append(gate.ProducerLocations, location[pn])
 				}
@@ -274,10 +305,10 @@ func (j *JobManager) deployAll(o *Out) {
 				cv, _ := g.Vertex(out.To)
 				rp := &messages.ResultPartitionDeployment{Partitioner: out.Partitioner}
 				if out.Partitioner == jobgraph.PartitionForward {
-					rp.Consumers = []string{jobgraph.SubtaskName(cv.ID, i, 0)}
+					rp.Consumers = []string{j.name(cv.ID, i)}
 				} else {
 					for c := 0; c < cv.Parallelism; c++ {
-						rp.Consumers = append(rp.Consumers, jobgraph.SubtaskName(cv.ID, c, 0))
+						rp.Consumers = append(rp.Consumers, j.name(cv.ID, c))
 					}
 				}
 				for _, c := range rp.Consumers {
@@ -294,7 +325,8 @@ func (j *JobManager) deployAll(o *Out) {
 			}
 			j.tasks[name] = "SCHEDULED"
 			j.order = append(j.order, name)
-			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name),
+			j.restoreInto(st)
+			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
 				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
 				messages.Str("allocation_id", j.slots[i].alloc))
 			o.Send(j.slots[i].tm, rpcLatency(j.cfg), &messages.Envelope_SubmitTask{SubmitTask: st})
@@ -303,6 +335,9 @@ func (j *JobManager) deployAll(o *Out) {
 }
 
 func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
+	if _, current := j.location[m.ExecutionId]; !current {
+		return // a report of an earlier attempt
+	}
 	j.tasks[m.ExecutionId] = m.State
 	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
 	if m.Reason != "" {
@@ -311,8 +346,7 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 	o.Log(eventlog.KindTaskState, fields...)
 	switch m.State {
 	case "FAILED":
-		j.setStatus(o, "FAILING", m.Reason)
-		j.setStatus(o, "FAILED", m.Reason)
+		j.failover(o, m.Reason)
 	case "FINISHED":
 		for _, name := range j.order {
 			if j.tasks[name] != "FINISHED" {
@@ -361,7 +395,7 @@ func (j *JobManager) assignSplits(o *Out) {
 			splits = append(splits, sp)
 			parts = append(parts, int64(p))
 		}
-		reader := jobgraph.SubtaskName(jobgraph.VertexSource, int(r), 0)
+		reader := j.name(jobgraph.VertexSource, int(r))
 		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", jsonInts(parts)))
 		if len(splits) == 0 && !j.bounded {
 			o.Log(eventlog.KindReaderNoSplits, messages.Str("reader", reader),

@@ -27,6 +27,11 @@ const (
 	timerAppend             = "append_event"        // sim.events.pace=event-time
 	timerProcessingTime     = "processing_time"     // a processing-time timer of the keyed operator
 	timerAlignment          = "watermark_alignment" // job.watermark.alignment.update-interval
+	timerHeartbeat          = "heartbeat"           // heartbeat.interval
+	timerRestart            = "restart"             // the restart strategy's backoff
+	timerCheckpoint         = "checkpoint"          // execution.checkpointing.interval
+	timerCheckpointTimeout  = "checkpoint_timeout"  // execution.checkpointing.timeout
+	timerUpload             = "snapshot_upload"     // a subtask's asynchronous snapshot part
 )
 
 // rpcLatency is the virtual delay of an RPC between cluster components

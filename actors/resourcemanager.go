@@ -4,6 +4,10 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/flinksim/flinksim/sim/heartbeat"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/vt"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -22,11 +26,14 @@ type ResourceManager struct {
 	wanted   int               // slots the job still needs
 	jobMgr   string
 	nextAllo int
+	monitors map[string]*heartbeat.Monitor
+	nextTM   int // number of the next task manager to start (tm-N)
 }
 
 // NewResourceManager returns the ResourceManager component.
 func NewResourceManager(cfg *config.Config) *ResourceManager {
-	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}}
+	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}, monitors: map[string]*heartbeat.Monitor{},
+		nextTM: cfg.TaskManagers + 1}
 }
 
 // Receive implements Component.
@@ -34,12 +41,22 @@ func (r *ResourceManager) Receive(o *Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		o.Log(eventlog.KindActorStarted, messages.Str("component", "ResourceManager"))
+		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	case *messages.Envelope_Timer:
+		if b.Timer.Kind == timerHeartbeat {
+			r.heartbeat(o)
+		}
+	case *messages.Envelope_HeartbeatResponse:
+		if m := r.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
+			m.ReportHeartbeat(vt.Millis(o.Now()))
+		}
 	case *messages.Envelope_RegisterTaskExecutor:
 		m := b.RegisterTaskExecutor
 		if _, ok := r.slots[m.TaskManagerId]; !ok {
 			r.tms = append(r.tms, m.TaskManagerId)
 		}
 		r.slots[m.TaskManagerId] = make([]bool, m.NumSlots)
+		r.monitors[m.TaskManagerId] = heartbeat.NewMonitor(r.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
 		o.Log(eventlog.KindTaskExecutorRegistered, messages.Str("task_manager", m.TaskManagerId),
 			messages.Int("num_slots", int64(m.NumSlots)), messages.Int("registered_task_managers", int64(len(r.tms))))
 		o.Send(env.From, rpcLatency(r.cfg), &messages.Envelope_RegistrationResponse{
@@ -92,5 +109,35 @@ func (r *ResourceManager) allocate(o *Out) {
 			o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_RequestSlot{RequestSlot: &messages.RequestSlot{
 				SlotIndex: int32(i), AllocationId: alloc, JobId: JobID, JobManager: r.jobMgr}})
 		}
+	}
+}
+
+// heartbeat requests a heartbeat of every registered task manager and
+// handles the ones that timed out: their slots are gone, and, as an active
+// ResourceManager (Kubernetes, YARN) does, a replacement TaskManager is
+// started to make up for the lost one.
+func (r *ResourceManager) heartbeat(o *Out) {
+	o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	now := vt.Millis(o.Now())
+	names := make([]string, 0, len(r.monitors))
+	for tm := range r.monitors {
+		names = append(names, tm)
+	}
+	slices.Sort(names)
+	for _, tm := range names {
+		if r.monitors[tm].TimedOut(now) {
+			delete(r.monitors, tm)
+			delete(r.slots, tm)
+			r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
+			replacement := jobgraph.TaskManagerName(r.nextTM - 1)
+			r.nextTM++
+			o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
+				messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
+				messages.Str("replacement", replacement))
+			o.Spawn(replacement, NewTaskManager(r.cfg))
+			o.Send(replacement, 0, start())
+			continue
+		}
+		o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
 	}
 }

@@ -147,6 +147,10 @@ func (s *Scheduler) next(ctx *actor.Context) {
 				s.res.Deliveries += uint64(j - i)
 				s.waiting++
 				ctx.Engine().SendWithSender(pid, &messages.Deliver{Step: s.step, Now: t, Envelopes: envs}, s.self)
+			} else if act, ok := s.buf[i].Body.(*messages.Envelope_Action); ok {
+				// a user action for an actor that is gone or never was
+				s.log.Write(&messages.LogEvent{Vt: t, Actor: to, Kind: eventlog.KindActionIgnored,
+					Fields: []*messages.Field{messages.Str("action", act.Action.Text), messages.Str("reason", "no such actor: "+to)}})
 			} else if !s.dead[to] {
 				s.fail(to, t, "unknown_receiver", fmt.Sprintf("envelope from %s to unknown actor %q", s.buf[i].From, to))
 				return

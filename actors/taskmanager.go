@@ -17,8 +17,10 @@ type TaskManager struct {
 	numSlots int
 	total    *messages.ResourceProfile
 	slot     *messages.ResourceProfile
-	slots    []string // allocation id per slot, "" when free
-	tasks    []string // deployed subtask names, in deployment order
+	slots    []string            // allocation id per slot, "" when free
+	tasks    []string            // deployed subtask names, in deployment order
+	children map[string][]string // subtask -> its input channel actors
+	killed   bool
 }
 
 // NewTaskManager returns the TaskManager component. A configured slot count
@@ -35,7 +37,7 @@ func NewTaskManager(cfg *config.Config) *TaskManager {
 	total := &messages.ResourceProfile{CpuCores: cpu, TaskHeapBytes: cfg.TaskHeapBytes,
 		TaskOffHeapBytes: cfg.TaskOffHeapBytes, ManagedMemoryBytes: cfg.ManagedMemoryBytes,
 		NetworkMemoryBytes: cfg.NetworkMemoryBytes}
-	return &TaskManager{cfg: cfg, numSlots: n, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n)}
+	return &TaskManager{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n)}
 }
 
 // DefaultSlotProfile divides a TaskManager's total resources into numSlots
@@ -79,6 +81,25 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 		o.Send(m.JobManager, rpcLatency(t.cfg), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
 			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
 	case *messages.Envelope_SlotOfferResponse:
+	case *messages.Envelope_Action:
+		// kill-taskmanager: the process dies with every task in it;
+		// messages to it are lost from now on (the scheduler drops them)
+		t.killed = true
+		o.Log(eventlog.KindTaskManagerKilled, messages.Str("action", b.Action.Text), messages.Int("tasks", int64(len(t.tasks))))
+		for _, task := range t.tasks {
+			t.stopTask(o, task)
+		}
+		o.Stop(o.Name())
+		return
+	case *messages.Envelope_HeartbeatRequest:
+		o.Send(env.From, rpcLatency(t.cfg), &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{
+			TaskManagerId: o.Name()}})
+	case *messages.Envelope_CancelTask:
+		name := b.CancelTask.ExecutionId
+		if _, ok := t.children[name]; ok {
+			o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
+			t.stopTask(o, name)
+		}
 	case *messages.Envelope_SubmitTask:
 		t.deploy(o, b.SubmitTask)
 	case *messages.Envelope_TaskExecutionState:
@@ -94,6 +115,7 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 // InputChannel actor per producer subtask.
 func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 	t.tasks = append(t.tasks, m.ExecutionId)
+	t.children[m.ExecutionId] = nil
 	o.Spawn(m.ExecutionId, NewSubtask(t.cfg, m, o.Name()))
 	o.Send(m.ExecutionId, 0, start())
 	if g := m.InputGate; g != nil {
@@ -107,10 +129,24 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 		for i, producer := range g.Producers {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
+			t.children[m.ExecutionId] = append(t.children[m.ExecutionId], name)
 			o.Spawn(name, NewInputChannel(t.cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
 			o.Send(name, 0, start())
 		}
 	}
 	o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "DEPLOYING"),
 		messages.Str("allocation_id", m.AllocationId))
+}
+
+// stopTask stops a subtask and its input channels.
+func (t *TaskManager) stopTask(o *Out, name string) {
+	ch, ok := t.children[name]
+	if !ok {
+		return
+	}
+	delete(t.children, name)
+	o.Stop(name)
+	for _, c := range ch {
+		o.Stop(c)
+	}
 }

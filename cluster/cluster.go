@@ -5,6 +5,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
@@ -28,6 +30,8 @@ type Options struct {
 	EventsFile, EventsSHA256 string
 	// Unbounded keeps an events-file job running until sim.duration.
 	Unbounded bool
+	// Actions happen at their virtual times and are recorded in the header.
+	Actions []action.Action
 	// Log receives the event log; Console selects the console format.
 	Log     io.Writer
 	Console bool
@@ -88,6 +92,14 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 	// had time to register
 	add(actors.JobManagerName, actors.NewJobManager(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.NetworkLatency)+1000)
 
+	for i, a := range opt.Actions {
+		to := actors.JobManagerName
+		if a.Verb == action.KillTaskManager {
+			to = a.Arg
+		}
+		initial = append(initial, &messages.Envelope{DeliverAt: vt.FromDuration(a.At), To: to, From: "user",
+			SenderSeq: uint64(i + 1), Body: &messages.Envelope_Action{Action: &messages.Action{Text: a.String()}}})
+	}
 	engine.Send(spid, &actors.Kickoff{Spawned: spawned, Initial: initial})
 	res := <-results
 	out := &Result{RunResult: res, Source: broker.SourceTopic().Total()}
@@ -125,5 +137,15 @@ func writeHeader(w *eventlog.Writer, cfg config.Config, opt Options) {
 			messages.Int("events", int64(len(opt.Events))))
 	}
 	extra = append(extra, messages.Bool("bounded", opt.Bounded()))
+	var as []string
+	for _, a := range opt.Actions {
+		as = append(as, a.String())
+	}
+	extra = append(extra, messages.Raw("actions", jsonStrings(as)))
 	w.Header(cfg.Seed, settings, defaults, extra...)
+}
+
+func jsonStrings(ss []string) string {
+	b, _ := json.Marshal(append([]string{}, ss...))
+	return string(b)
 }

@@ -28,6 +28,111 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// CheckpointKind says what a checkpoint is for.
+type CheckpointKind int32
+
+const (
+	CheckpointKind_CHECKPOINT          CheckpointKind = 0
+	CheckpointKind_SAVEPOINT           CheckpointKind = 1
+	CheckpointKind_STOP_WITH_SAVEPOINT CheckpointKind = 2
+)
+
+// Enum value maps for CheckpointKind.
+var (
+	CheckpointKind_name = map[int32]string{
+		0: "CHECKPOINT",
+		1: "SAVEPOINT",
+		2: "STOP_WITH_SAVEPOINT",
+	}
+	CheckpointKind_value = map[string]int32{
+		"CHECKPOINT":          0,
+		"SAVEPOINT":           1,
+		"STOP_WITH_SAVEPOINT": 2,
+	}
+)
+
+func (x CheckpointKind) Enum() *CheckpointKind {
+	p := new(CheckpointKind)
+	*p = x
+	return p
+}
+
+func (x CheckpointKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[0].Descriptor()
+}
+
+func (CheckpointKind) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[0]
+}
+
+func (x CheckpointKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CheckpointKind.Descriptor instead.
+func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{0}
+}
+
+type TxnRequest_Op int32
+
+const (
+	TxnRequest_BEGIN           TxnRequest_Op = 0
+	TxnRequest_PRE_COMMIT      TxnRequest_Op = 1
+	TxnRequest_COMMIT          TxnRequest_Op = 2
+	TxnRequest_ABORT           TxnRequest_Op = 3
+	TxnRequest_ABORT_LINGERING TxnRequest_Op = 4
+)
+
+// Enum value maps for TxnRequest_Op.
+var (
+	TxnRequest_Op_name = map[int32]string{
+		0: "BEGIN",
+		1: "PRE_COMMIT",
+		2: "COMMIT",
+		3: "ABORT",
+		4: "ABORT_LINGERING",
+	}
+	TxnRequest_Op_value = map[string]int32{
+		"BEGIN":           0,
+		"PRE_COMMIT":      1,
+		"COMMIT":          2,
+		"ABORT":           3,
+		"ABORT_LINGERING": 4,
+	}
+)
+
+func (x TxnRequest_Op) Enum() *TxnRequest_Op {
+	p := new(TxnRequest_Op)
+	*p = x
+	return p
+}
+
+func (x TxnRequest_Op) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
+}
+
+func (TxnRequest_Op) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[1]
+}
+
+func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TxnRequest_Op.Descriptor instead.
+func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63, 0}
+}
+
 // Envelope is one message on its way from one actor to another. The scheduler
 // delivers envelopes in the total order (deliver_at, to, from, sender_seq).
 type Envelope struct {
@@ -69,6 +174,17 @@ type Envelope struct {
 	//	*Envelope_RequestFloatingBuffers
 	//	*Envelope_FloatingBuffers
 	//	*Envelope_ReturnFloatingBuffers
+	//	*Envelope_HeartbeatRequest
+	//	*Envelope_HeartbeatResponse
+	//	*Envelope_TriggerCheckpoint
+	//	*Envelope_AcknowledgeCheckpoint
+	//	*Envelope_DeclineCheckpoint
+	//	*Envelope_NotifyCheckpointComplete
+	//	*Envelope_NotifyCheckpointAborted
+	//	*Envelope_CancelTask
+	//	*Envelope_TxnRequest
+	//	*Envelope_CommitOffsets
+	//	*Envelope_TaskManagerLost
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -418,6 +534,105 @@ func (x *Envelope) GetReturnFloatingBuffers() *ReturnFloatingBuffers {
 	return nil
 }
 
+func (x *Envelope) GetHeartbeatRequest() *HeartbeatRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_HeartbeatRequest); ok {
+			return x.HeartbeatRequest
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetHeartbeatResponse() *HeartbeatResponse {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_HeartbeatResponse); ok {
+			return x.HeartbeatResponse
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetTriggerCheckpoint() *TriggerCheckpoint {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_TriggerCheckpoint); ok {
+			return x.TriggerCheckpoint
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetAcknowledgeCheckpoint() *AcknowledgeCheckpoint {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_AcknowledgeCheckpoint); ok {
+			return x.AcknowledgeCheckpoint
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetDeclineCheckpoint() *DeclineCheckpoint {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_DeclineCheckpoint); ok {
+			return x.DeclineCheckpoint
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetNotifyCheckpointComplete() *NotifyCheckpointComplete {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_NotifyCheckpointComplete); ok {
+			return x.NotifyCheckpointComplete
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetNotifyCheckpointAborted() *NotifyCheckpointAborted {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_NotifyCheckpointAborted); ok {
+			return x.NotifyCheckpointAborted
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetCancelTask() *CancelTask {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_CancelTask); ok {
+			return x.CancelTask
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetTxnRequest() *TxnRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_TxnRequest); ok {
+			return x.TxnRequest
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetCommitOffsets() *CommitOffsets {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_CommitOffsets); ok {
+			return x.CommitOffsets
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetTaskManagerLost() *TaskManagerLost {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_TaskManagerLost); ok {
+			return x.TaskManagerLost
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -546,6 +761,50 @@ type Envelope_ReturnFloatingBuffers struct {
 	ReturnFloatingBuffers *ReturnFloatingBuffers `protobuf:"bytes,48,opt,name=return_floating_buffers,json=returnFloatingBuffers,proto3,oneof"`
 }
 
+type Envelope_HeartbeatRequest struct {
+	HeartbeatRequest *HeartbeatRequest `protobuf:"bytes,50,opt,name=heartbeat_request,json=heartbeatRequest,proto3,oneof"`
+}
+
+type Envelope_HeartbeatResponse struct {
+	HeartbeatResponse *HeartbeatResponse `protobuf:"bytes,51,opt,name=heartbeat_response,json=heartbeatResponse,proto3,oneof"`
+}
+
+type Envelope_TriggerCheckpoint struct {
+	TriggerCheckpoint *TriggerCheckpoint `protobuf:"bytes,52,opt,name=trigger_checkpoint,json=triggerCheckpoint,proto3,oneof"`
+}
+
+type Envelope_AcknowledgeCheckpoint struct {
+	AcknowledgeCheckpoint *AcknowledgeCheckpoint `protobuf:"bytes,53,opt,name=acknowledge_checkpoint,json=acknowledgeCheckpoint,proto3,oneof"`
+}
+
+type Envelope_DeclineCheckpoint struct {
+	DeclineCheckpoint *DeclineCheckpoint `protobuf:"bytes,54,opt,name=decline_checkpoint,json=declineCheckpoint,proto3,oneof"`
+}
+
+type Envelope_NotifyCheckpointComplete struct {
+	NotifyCheckpointComplete *NotifyCheckpointComplete `protobuf:"bytes,55,opt,name=notify_checkpoint_complete,json=notifyCheckpointComplete,proto3,oneof"`
+}
+
+type Envelope_NotifyCheckpointAborted struct {
+	NotifyCheckpointAborted *NotifyCheckpointAborted `protobuf:"bytes,56,opt,name=notify_checkpoint_aborted,json=notifyCheckpointAborted,proto3,oneof"`
+}
+
+type Envelope_CancelTask struct {
+	CancelTask *CancelTask `protobuf:"bytes,57,opt,name=cancel_task,json=cancelTask,proto3,oneof"`
+}
+
+type Envelope_TxnRequest struct {
+	TxnRequest *TxnRequest `protobuf:"bytes,58,opt,name=txn_request,json=txnRequest,proto3,oneof"`
+}
+
+type Envelope_CommitOffsets struct {
+	CommitOffsets *CommitOffsets `protobuf:"bytes,59,opt,name=commit_offsets,json=commitOffsets,proto3,oneof"`
+}
+
+type Envelope_TaskManagerLost struct {
+	TaskManagerLost *TaskManagerLost `protobuf:"bytes,60,opt,name=task_manager_lost,json=taskManagerLost,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -607,6 +866,28 @@ func (*Envelope_RequestFloatingBuffers) isEnvelope_Body() {}
 func (*Envelope_FloatingBuffers) isEnvelope_Body() {}
 
 func (*Envelope_ReturnFloatingBuffers) isEnvelope_Body() {}
+
+func (*Envelope_HeartbeatRequest) isEnvelope_Body() {}
+
+func (*Envelope_HeartbeatResponse) isEnvelope_Body() {}
+
+func (*Envelope_TriggerCheckpoint) isEnvelope_Body() {}
+
+func (*Envelope_AcknowledgeCheckpoint) isEnvelope_Body() {}
+
+func (*Envelope_DeclineCheckpoint) isEnvelope_Body() {}
+
+func (*Envelope_NotifyCheckpointComplete) isEnvelope_Body() {}
+
+func (*Envelope_NotifyCheckpointAborted) isEnvelope_Body() {}
+
+func (*Envelope_CancelTask) isEnvelope_Body() {}
+
+func (*Envelope_TxnRequest) isEnvelope_Body() {}
+
+func (*Envelope_CommitOffsets) isEnvelope_Body() {}
+
+func (*Envelope_TaskManagerLost) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -1846,8 +2127,12 @@ type SubmitTask struct {
 	ResultPartition *ResultPartitionDeployment `protobuf:"bytes,11,opt,name=result_partition,json=resultPartition,proto3" json:"result_partition,omitempty"`
 	KeyGroupStart   int32                      `protobuf:"varint,12,opt,name=key_group_start,json=keyGroupStart,proto3" json:"key_group_start,omitempty"`
 	KeyGroupEnd     int32                      `protobuf:"varint,13,opt,name=key_group_end,json=keyGroupEnd,proto3" json:"key_group_end,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// restore: the state of this subtask from a completed checkpoint or
+	// savepoint (absent for a fresh start)
+	Restore             *TaskStateSnapshot `protobuf:"bytes,14,opt,name=restore,proto3" json:"restore,omitempty"`
+	RestoreCheckpointId int64              `protobuf:"varint,15,opt,name=restore_checkpoint_id,json=restoreCheckpointId,proto3" json:"restore_checkpoint_id,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *SubmitTask) Reset() {
@@ -1967,6 +2252,20 @@ func (x *SubmitTask) GetKeyGroupStart() int32 {
 func (x *SubmitTask) GetKeyGroupEnd() int32 {
 	if x != nil {
 		return x.KeyGroupEnd
+	}
+	return 0
+}
+
+func (x *SubmitTask) GetRestore() *TaskStateSnapshot {
+	if x != nil {
+		return x.Restore
+	}
+	return nil
+}
+
+func (x *SubmitTask) GetRestoreCheckpointId() int64 {
+	if x != nil {
+		return x.RestoreCheckpointId
 	}
 	return 0
 }
@@ -2813,11 +3112,12 @@ func (x *WatermarkAlignmentEvent) GetMaxWatermark() int64 {
 }
 
 type Produce struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Topic         string                 `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
-	Records       []*KafkaRecord         `protobuf:"bytes,2,rep,name=records,proto3" json:"records,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Topic           string                 `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
+	Records         []*KafkaRecord         `protobuf:"bytes,2,rep,name=records,proto3" json:"records,omitempty"`
+	TransactionalId string                 `protobuf:"bytes,3,opt,name=transactional_id,json=transactionalId,proto3" json:"transactional_id,omitempty"` // "" for a non-transactional write
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Produce) Reset() {
@@ -2862,6 +3162,13 @@ func (x *Produce) GetRecords() []*KafkaRecord {
 		return x.Records
 	}
 	return nil
+}
+
+func (x *Produce) GetTransactionalId() string {
+	if x != nil {
+		return x.TransactionalId
+	}
+	return ""
 }
 
 // Buffer holds the serialized stream elements of one network buffer, as
@@ -3467,11 +3774,1209 @@ func (x *ReturnFloatingBuffers) GetCount() int32 {
 	return 0
 }
 
+// HeartbeatRequest: JobManager / ResourceManager -> TaskManager
+// (HeartbeatManagerImpl.requestHeartbeat).
+type HeartbeatRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeartbeatRequest) Reset() {
+	*x = HeartbeatRequest{}
+	mi := &file_messages_flinksim_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeartbeatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeartbeatRequest) ProtoMessage() {}
+
+func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
+func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
+}
+
+// HeartbeatResponse: TaskManager -> the requester.
+type HeartbeatResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskManagerId string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeartbeatResponse) Reset() {
+	*x = HeartbeatResponse{}
+	mi := &file_messages_flinksim_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeartbeatResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeartbeatResponse) ProtoMessage() {}
+
+func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
+func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *HeartbeatResponse) GetTaskManagerId() string {
+	if x != nil {
+		return x.TaskManagerId
+	}
+	return ""
+}
+
+// TaskManagerLost: ResourceManager -> JobManager when a TaskManager's
+// heartbeat timed out (or the other way round, to release its slots).
+type TaskManagerLost struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskManagerId string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskManagerLost) Reset() {
+	*x = TaskManagerLost{}
+	mi := &file_messages_flinksim_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskManagerLost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskManagerLost) ProtoMessage() {}
+
+func (x *TaskManagerLost) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskManagerLost.ProtoReflect.Descriptor instead.
+func (*TaskManagerLost) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *TaskManagerLost) GetTaskManagerId() string {
+	if x != nil {
+		return x.TaskManagerId
+	}
+	return ""
+}
+
+func (x *TaskManagerLost) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// TriggerCheckpoint: CheckpointCoordinator -> each source subtask
+// (TaskExecutorGateway.triggerCheckpoint).
+type TriggerCheckpoint struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId  int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	TimestampMs   int64                  `protobuf:"varint,2,opt,name=timestamp_ms,json=timestampMs,proto3" json:"timestamp_ms,omitempty"`
+	Kind          CheckpointKind         `protobuf:"varint,3,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	Unaligned     bool                   `protobuf:"varint,4,opt,name=unaligned,proto3" json:"unaligned,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpoint) Reset() {
+	*x = TriggerCheckpoint{}
+	mi := &file_messages_flinksim_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpoint) ProtoMessage() {}
+
+func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *TriggerCheckpoint) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *TriggerCheckpoint) GetTimestampMs() int64 {
+	if x != nil {
+		return x.TimestampMs
+	}
+	return 0
+}
+
+func (x *TriggerCheckpoint) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+func (x *TriggerCheckpoint) GetUnaligned() bool {
+	if x != nil {
+		return x.Unaligned
+	}
+	return false
+}
+
+// SplitState is a Kafka split's position in a checkpoint
+// (KafkaPartitionSplit with its starting offset).
+type SplitState struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Partition      int32                  `protobuf:"varint,1,opt,name=partition,proto3" json:"partition,omitempty"`
+	Offset         int64                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	StoppingOffset int64                  `protobuf:"varint,3,opt,name=stopping_offset,json=stoppingOffset,proto3" json:"stopping_offset,omitempty"` // -1: unbounded
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SplitState) Reset() {
+	*x = SplitState{}
+	mi := &file_messages_flinksim_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SplitState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SplitState) ProtoMessage() {}
+
+func (x *SplitState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
+func (*SplitState) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *SplitState) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+func (x *SplitState) GetOffset() int64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *SplitState) GetStoppingOffset() int64 {
+	if x != nil {
+		return x.StoppingOffset
+	}
+	return 0
+}
+
+// WindowTimer mirrors sim/window.Timer.
+type WindowTimer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Timestamp     int64                  `protobuf:"varint,1,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	WindowStart   int64                  `protobuf:"varint,2,opt,name=window_start,json=windowStart,proto3" json:"window_start,omitempty"`
+	WindowEnd     int64                  `protobuf:"varint,3,opt,name=window_end,json=windowEnd,proto3" json:"window_end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WindowTimer) Reset() {
+	*x = WindowTimer{}
+	mi := &file_messages_flinksim_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WindowTimer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WindowTimer) ProtoMessage() {}
+
+func (x *WindowTimer) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
+func (*WindowTimer) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *WindowTimer) GetTimestamp() int64 {
+	if x != nil {
+		return x.Timestamp
+	}
+	return 0
+}
+
+func (x *WindowTimer) GetWindowStart() int64 {
+	if x != nil {
+		return x.WindowStart
+	}
+	return 0
+}
+
+func (x *WindowTimer) GetWindowEnd() int64 {
+	if x != nil {
+		return x.WindowEnd
+	}
+	return 0
+}
+
+// WindowEntry mirrors sim/window.WindowState.
+type WindowEntry struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	WindowStart      int64                  `protobuf:"varint,1,opt,name=window_start,json=windowStart,proto3" json:"window_start,omitempty"`
+	WindowEnd        int64                  `protobuf:"varint,2,opt,name=window_end,json=windowEnd,proto3" json:"window_end,omitempty"`
+	StateWindowStart int64                  `protobuf:"varint,3,opt,name=state_window_start,json=stateWindowStart,proto3" json:"state_window_start,omitempty"`
+	StateWindowEnd   int64                  `protobuf:"varint,4,opt,name=state_window_end,json=stateWindowEnd,proto3" json:"state_window_end,omitempty"`
+	Count            int64                  `protobuf:"varint,5,opt,name=count,proto3" json:"count,omitempty"`
+	Sum              float64                `protobuf:"fixed64,6,opt,name=sum,proto3" json:"sum,omitempty"`
+	Min              float64                `protobuf:"fixed64,7,opt,name=min,proto3" json:"min,omitempty"`
+	Max              float64                `protobuf:"fixed64,8,opt,name=max,proto3" json:"max,omitempty"`
+	Fired            int32                  `protobuf:"varint,9,opt,name=fired,proto3" json:"fired,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *WindowEntry) Reset() {
+	*x = WindowEntry{}
+	mi := &file_messages_flinksim_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WindowEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WindowEntry) ProtoMessage() {}
+
+func (x *WindowEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
+func (*WindowEntry) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *WindowEntry) GetWindowStart() int64 {
+	if x != nil {
+		return x.WindowStart
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetWindowEnd() int64 {
+	if x != nil {
+		return x.WindowEnd
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetStateWindowStart() int64 {
+	if x != nil {
+		return x.StateWindowStart
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetStateWindowEnd() int64 {
+	if x != nil {
+		return x.StateWindowEnd
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetSum() float64 {
+	if x != nil {
+		return x.Sum
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetMin() float64 {
+	if x != nil {
+		return x.Min
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetMax() float64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *WindowEntry) GetFired() int32 {
+	if x != nil {
+		return x.Fired
+	}
+	return 0
+}
+
+// KeyedWindowState is one key's window state (sim/window.KeyState).
+type KeyedWindowState struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	Key                  string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	KeyGroup             int32                  `protobuf:"varint,2,opt,name=key_group,json=keyGroup,proto3" json:"key_group,omitempty"`
+	Windows              []*WindowEntry         `protobuf:"bytes,3,rep,name=windows,proto3" json:"windows,omitempty"`
+	EventTimeTimers      []*WindowTimer         `protobuf:"bytes,4,rep,name=event_time_timers,json=eventTimeTimers,proto3" json:"event_time_timers,omitempty"`
+	ProcessingTimeTimers []*WindowTimer         `protobuf:"bytes,5,rep,name=processing_time_timers,json=processingTimeTimers,proto3" json:"processing_time_timers,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *KeyedWindowState) Reset() {
+	*x = KeyedWindowState{}
+	mi := &file_messages_flinksim_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeyedWindowState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeyedWindowState) ProtoMessage() {}
+
+func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
+func (*KeyedWindowState) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *KeyedWindowState) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *KeyedWindowState) GetKeyGroup() int32 {
+	if x != nil {
+		return x.KeyGroup
+	}
+	return 0
+}
+
+func (x *KeyedWindowState) GetWindows() []*WindowEntry {
+	if x != nil {
+		return x.Windows
+	}
+	return nil
+}
+
+func (x *KeyedWindowState) GetEventTimeTimers() []*WindowTimer {
+	if x != nil {
+		return x.EventTimeTimers
+	}
+	return nil
+}
+
+func (x *KeyedWindowState) GetProcessingTimeTimers() []*WindowTimer {
+	if x != nil {
+		return x.ProcessingTimeTimers
+	}
+	return nil
+}
+
+// ValueStateEntry is one key's ValueState counter with its TTL timestamp.
+type ValueStateEntry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	KeyGroup      int32                  `protobuf:"varint,2,opt,name=key_group,json=keyGroup,proto3" json:"key_group,omitempty"`
+	Count         int64                  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	LastAccessMs  int64                  `protobuf:"varint,4,opt,name=last_access_ms,json=lastAccessMs,proto3" json:"last_access_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValueStateEntry) Reset() {
+	*x = ValueStateEntry{}
+	mi := &file_messages_flinksim_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValueStateEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValueStateEntry) ProtoMessage() {}
+
+func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
+func (*ValueStateEntry) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ValueStateEntry) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ValueStateEntry) GetKeyGroup() int32 {
+	if x != nil {
+		return x.KeyGroup
+	}
+	return 0
+}
+
+func (x *ValueStateEntry) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *ValueStateEntry) GetLastAccessMs() int64 {
+	if x != nil {
+		return x.LastAccessMs
+	}
+	return 0
+}
+
+// InFlightRecord is a record persisted as channel state by an unaligned
+// checkpoint (input or output in-flight data).
+type InFlightRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Timestamp     int64                  `protobuf:"varint,2,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	Value         float64                `protobuf:"fixed64,3,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InFlightRecord) Reset() {
+	*x = InFlightRecord{}
+	mi := &file_messages_flinksim_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InFlightRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InFlightRecord) ProtoMessage() {}
+
+func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
+func (*InFlightRecord) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *InFlightRecord) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *InFlightRecord) GetTimestamp() int64 {
+	if x != nil {
+		return x.Timestamp
+	}
+	return 0
+}
+
+func (x *InFlightRecord) GetValue() float64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
+// TaskStateSnapshot is what one subtask stores in a checkpoint.
+type TaskStateSnapshot struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Splits             []*SplitState          `protobuf:"bytes,1,rep,name=splits,proto3" json:"splits,omitempty"`
+	Windows            []*KeyedWindowState    `protobuf:"bytes,2,rep,name=windows,proto3" json:"windows,omitempty"`
+	Values             []*ValueStateEntry     `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
+	InputChannelState  []*InFlightRecord      `protobuf:"bytes,4,rep,name=input_channel_state,json=inputChannelState,proto3" json:"input_channel_state,omitempty"`
+	OutputChannelState []*InFlightRecord      `protobuf:"bytes,5,rep,name=output_channel_state,json=outputChannelState,proto3" json:"output_channel_state,omitempty"`
+	Committables       []string               `protobuf:"bytes,6,rep,name=committables,proto3" json:"committables,omitempty"` // pre-committed transactional ids (exactly-once sink)
+	Watermark          int64                  `protobuf:"varint,7,opt,name=watermark,proto3" json:"watermark,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *TaskStateSnapshot) Reset() {
+	*x = TaskStateSnapshot{}
+	mi := &file_messages_flinksim_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskStateSnapshot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskStateSnapshot) ProtoMessage() {}
+
+func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
+func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *TaskStateSnapshot) GetSplits() []*SplitState {
+	if x != nil {
+		return x.Splits
+	}
+	return nil
+}
+
+func (x *TaskStateSnapshot) GetWindows() []*KeyedWindowState {
+	if x != nil {
+		return x.Windows
+	}
+	return nil
+}
+
+func (x *TaskStateSnapshot) GetValues() []*ValueStateEntry {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *TaskStateSnapshot) GetInputChannelState() []*InFlightRecord {
+	if x != nil {
+		return x.InputChannelState
+	}
+	return nil
+}
+
+func (x *TaskStateSnapshot) GetOutputChannelState() []*InFlightRecord {
+	if x != nil {
+		return x.OutputChannelState
+	}
+	return nil
+}
+
+func (x *TaskStateSnapshot) GetCommittables() []string {
+	if x != nil {
+		return x.Committables
+	}
+	return nil
+}
+
+func (x *TaskStateSnapshot) GetWatermark() int64 {
+	if x != nil {
+		return x.Watermark
+	}
+	return 0
+}
+
+// AcknowledgeCheckpoint: a subtask -> the CheckpointCoordinator, after the
+// asynchronous part of its snapshot.
+type AcknowledgeCheckpoint struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId         int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Task                 string                 `protobuf:"bytes,2,opt,name=task,proto3" json:"task,omitempty"`
+	StateSizeBytes       int64                  `protobuf:"varint,3,opt,name=state_size_bytes,json=stateSizeBytes,proto3" json:"state_size_bytes,omitempty"`                   // full size
+	IncrementalSizeBytes int64                  `protobuf:"varint,4,opt,name=incremental_size_bytes,json=incrementalSizeBytes,proto3" json:"incremental_size_bytes,omitempty"` // uploaded this time (RocksDB incremental)
+	PersistedRecords     int64                  `protobuf:"varint,5,opt,name=persisted_records,json=persistedRecords,proto3" json:"persisted_records,omitempty"`               // unaligned: in-flight records persisted
+	PersistedBytes       int64                  `protobuf:"varint,6,opt,name=persisted_bytes,json=persistedBytes,proto3" json:"persisted_bytes,omitempty"`
+	AlignmentMs          int64                  `protobuf:"varint,7,opt,name=alignment_ms,json=alignmentMs,proto3" json:"alignment_ms,omitempty"`
+	SyncMs               int64                  `protobuf:"varint,8,opt,name=sync_ms,json=syncMs,proto3" json:"sync_ms,omitempty"`
+	AsyncMs              int64                  `protobuf:"varint,9,opt,name=async_ms,json=asyncMs,proto3" json:"async_ms,omitempty"`
+	State                *TaskStateSnapshot     `protobuf:"bytes,10,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *AcknowledgeCheckpoint) Reset() {
+	*x = AcknowledgeCheckpoint{}
+	mi := &file_messages_flinksim_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcknowledgeCheckpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcknowledgeCheckpoint) ProtoMessage() {}
+
+func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
+func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetTask() string {
+	if x != nil {
+		return x.Task
+	}
+	return ""
+}
+
+func (x *AcknowledgeCheckpoint) GetStateSizeBytes() int64 {
+	if x != nil {
+		return x.StateSizeBytes
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetIncrementalSizeBytes() int64 {
+	if x != nil {
+		return x.IncrementalSizeBytes
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetPersistedRecords() int64 {
+	if x != nil {
+		return x.PersistedRecords
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetPersistedBytes() int64 {
+	if x != nil {
+		return x.PersistedBytes
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetAlignmentMs() int64 {
+	if x != nil {
+		return x.AlignmentMs
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetSyncMs() int64 {
+	if x != nil {
+		return x.SyncMs
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetAsyncMs() int64 {
+	if x != nil {
+		return x.AsyncMs
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpoint) GetState() *TaskStateSnapshot {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+type DeclineCheckpoint struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId  int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Task          string                 `protobuf:"bytes,2,opt,name=task,proto3" json:"task,omitempty"`
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineCheckpoint) Reset() {
+	*x = DeclineCheckpoint{}
+	mi := &file_messages_flinksim_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineCheckpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineCheckpoint) ProtoMessage() {}
+
+func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
+func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *DeclineCheckpoint) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *DeclineCheckpoint) GetTask() string {
+	if x != nil {
+		return x.Task
+	}
+	return ""
+}
+
+func (x *DeclineCheckpoint) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type NotifyCheckpointComplete struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId  int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Kind          CheckpointKind         `protobuf:"varint,2,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyCheckpointComplete) Reset() {
+	*x = NotifyCheckpointComplete{}
+	mi := &file_messages_flinksim_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyCheckpointComplete) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyCheckpointComplete) ProtoMessage() {}
+
+func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
+func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *NotifyCheckpointComplete) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+type NotifyCheckpointAborted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId  int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyCheckpointAborted) Reset() {
+	*x = NotifyCheckpointAborted{}
+	mi := &file_messages_flinksim_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyCheckpointAborted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyCheckpointAborted) ProtoMessage() {}
+
+func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
+func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+// CancelTask: JobManager -> TaskManager: stop a subtask (failover).
+type CancelTask struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExecutionId   string                 `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTask) Reset() {
+	*x = CancelTask{}
+	mi := &file_messages_flinksim_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTask) ProtoMessage() {}
+
+func (x *CancelTask) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
+func (*CancelTask) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *CancelTask) GetExecutionId() string {
+	if x != nil {
+		return x.ExecutionId
+	}
+	return ""
+}
+
+// TxnRequest: the KafkaSink's transactional producer -> the broker.
+type TxnRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Op              TxnRequest_Op          `protobuf:"varint,1,opt,name=op,proto3,enum=flinksim.messages.TxnRequest_Op" json:"op,omitempty"`
+	TransactionalId string                 `protobuf:"bytes,2,opt,name=transactional_id,json=transactionalId,proto3" json:"transactional_id,omitempty"`
+	Prefix          string                 `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`                                        // ABORT_LINGERING
+	Subtask         int32                  `protobuf:"varint,4,opt,name=subtask,proto3" json:"subtask,omitempty"`                                     // ABORT_LINGERING
+	FromCheckpoint  int64                  `protobuf:"varint,5,opt,name=from_checkpoint,json=fromCheckpoint,proto3" json:"from_checkpoint,omitempty"` // ABORT_LINGERING
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *TxnRequest) Reset() {
+	*x = TxnRequest{}
+	mi := &file_messages_flinksim_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TxnRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TxnRequest) ProtoMessage() {}
+
+func (x *TxnRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
+func (*TxnRequest) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *TxnRequest) GetOp() TxnRequest_Op {
+	if x != nil {
+		return x.Op
+	}
+	return TxnRequest_BEGIN
+}
+
+func (x *TxnRequest) GetTransactionalId() string {
+	if x != nil {
+		return x.TransactionalId
+	}
+	return ""
+}
+
+func (x *TxnRequest) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *TxnRequest) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *TxnRequest) GetFromCheckpoint() int64 {
+	if x != nil {
+		return x.FromCheckpoint
+	}
+	return 0
+}
+
+// CommitOffsets: a source reader commits the offsets of a completed
+// checkpoint to the broker's consumer group, for monitoring only.
+type CommitOffsets struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Group         string                 `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	Offsets       []*PartitionOffset     `protobuf:"bytes,2,rep,name=offsets,proto3" json:"offsets,omitempty"`
+	CheckpointId  int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitOffsets) Reset() {
+	*x = CommitOffsets{}
+	mi := &file_messages_flinksim_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitOffsets) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitOffsets) ProtoMessage() {}
+
+func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
+func (*CommitOffsets) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *CommitOffsets) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+func (x *CommitOffsets) GetOffsets() []*PartitionOffset {
+	if x != nil {
+		return x.Offsets
+	}
+	return nil
+}
+
+func (x *CommitOffsets) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
 var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xf5\x13\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xa9\x1b\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -3515,7 +5020,20 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0frecycle_buffers\x18- \x01(\v2!.flinksim.messages.RecycleBuffersH\x00R\x0erecycleBuffers\x12e\n" +
 	"\x18request_floating_buffers\x18. \x01(\v2).flinksim.messages.RequestFloatingBuffersH\x00R\x16requestFloatingBuffers\x12O\n" +
 	"\x10floating_buffers\x18/ \x01(\v2\".flinksim.messages.FloatingBuffersH\x00R\x0ffloatingBuffers\x12b\n" +
-	"\x17return_floating_buffers\x180 \x01(\v2(.flinksim.messages.ReturnFloatingBuffersH\x00R\x15returnFloatingBuffersB\x06\n" +
+	"\x17return_floating_buffers\x180 \x01(\v2(.flinksim.messages.ReturnFloatingBuffersH\x00R\x15returnFloatingBuffers\x12R\n" +
+	"\x11heartbeat_request\x182 \x01(\v2#.flinksim.messages.HeartbeatRequestH\x00R\x10heartbeatRequest\x12U\n" +
+	"\x12heartbeat_response\x183 \x01(\v2$.flinksim.messages.HeartbeatResponseH\x00R\x11heartbeatResponse\x12U\n" +
+	"\x12trigger_checkpoint\x184 \x01(\v2$.flinksim.messages.TriggerCheckpointH\x00R\x11triggerCheckpoint\x12a\n" +
+	"\x16acknowledge_checkpoint\x185 \x01(\v2(.flinksim.messages.AcknowledgeCheckpointH\x00R\x15acknowledgeCheckpoint\x12U\n" +
+	"\x12decline_checkpoint\x186 \x01(\v2$.flinksim.messages.DeclineCheckpointH\x00R\x11declineCheckpoint\x12k\n" +
+	"\x1anotify_checkpoint_complete\x187 \x01(\v2+.flinksim.messages.NotifyCheckpointCompleteH\x00R\x18notifyCheckpointComplete\x12h\n" +
+	"\x19notify_checkpoint_aborted\x188 \x01(\v2*.flinksim.messages.NotifyCheckpointAbortedH\x00R\x17notifyCheckpointAborted\x12@\n" +
+	"\vcancel_task\x189 \x01(\v2\x1d.flinksim.messages.CancelTaskH\x00R\n" +
+	"cancelTask\x12@\n" +
+	"\vtxn_request\x18: \x01(\v2\x1d.flinksim.messages.TxnRequestH\x00R\n" +
+	"txnRequest\x12I\n" +
+	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12P\n" +
+	"\x11task_manager_lost\x18< \x01(\v2\".flinksim.messages.TaskManagerLostH\x00R\x0ftaskManagerLostB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -3599,7 +5117,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vpartitioner\x18\x01 \x01(\tR\vpartitioner\x12+\n" +
 	"\x11num_subpartitions\x18\x02 \x01(\x05R\x10numSubpartitions\x12\x1c\n" +
 	"\tconsumers\x18\x03 \x03(\tR\tconsumers\x12-\n" +
-	"\x12consumer_locations\x18\x04 \x03(\tR\x11consumerLocations\"\x9c\x04\n" +
+	"\x12consumer_locations\x18\x04 \x03(\tR\x11consumerLocations\"\x90\x05\n" +
 	"\n" +
 	"SubmitTask\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x1d\n" +
@@ -3617,7 +5135,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	" \x01(\v2&.flinksim.messages.InputGateDeploymentR\tinputGate\x12W\n" +
 	"\x10result_partition\x18\v \x01(\v2,.flinksim.messages.ResultPartitionDeploymentR\x0fresultPartition\x12&\n" +
 	"\x0fkey_group_start\x18\f \x01(\x05R\rkeyGroupStart\x12\"\n" +
-	"\rkey_group_end\x18\r \x01(\x05R\vkeyGroupEnd\"e\n" +
+	"\rkey_group_end\x18\r \x01(\x05R\vkeyGroupEnd\x12>\n" +
+	"\arestore\x18\x0e \x01(\v2$.flinksim.messages.TaskStateSnapshotR\arestore\x122\n" +
+	"\x15restore_checkpoint_id\x18\x0f \x01(\x03R\x13restoreCheckpointId\"e\n" +
 	"\x12TaskExecutionState\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
@@ -3679,10 +5199,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\rsubtask_index\x18\x01 \x01(\x05R\fsubtaskIndex\x12\x1c\n" +
 	"\twatermark\x18\x02 \x01(\x03R\twatermark\">\n" +
 	"\x17WatermarkAlignmentEvent\x12#\n" +
-	"\rmax_watermark\x18\x01 \x01(\x03R\fmaxWatermark\"Y\n" +
+	"\rmax_watermark\x18\x01 \x01(\x03R\fmaxWatermark\"\x84\x01\n" +
 	"\aProduce\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x128\n" +
-	"\arecords\x18\x02 \x03(\v2\x1e.flinksim.messages.KafkaRecordR\arecords\"\xa4\x01\n" +
+	"\arecords\x18\x02 \x03(\v2\x1e.flinksim.messages.KafkaRecordR\arecords\x12)\n" +
+	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\xa4\x01\n" +
 	"\x06Buffer\x12\x14\n" +
 	"\x05kinds\x18\x01 \x01(\fR\x05kinds\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\x12\x1e\n" +
@@ -3728,7 +5249,110 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x05count\x18\x01 \x01(\x05R\x05count\"R\n" +
 	"\x15ReturnFloatingBuffers\x12#\n" +
 	"\rchannel_index\x18\x01 \x01(\x05R\fchannelIndex\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05countB'Z%github.com/flinksim/flinksim/messagesb\x06proto3"
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\x12\n" +
+	"\x10HeartbeatRequest\";\n" +
+	"\x11HeartbeatResponse\x12&\n" +
+	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\"Q\n" +
+	"\x0fTaskManagerLost\x12&\n" +
+	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xb0\x01\n" +
+	"\x11TriggerCheckpoint\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12!\n" +
+	"\ftimestamp_ms\x18\x02 \x01(\x03R\vtimestampMs\x125\n" +
+	"\x04kind\x18\x03 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\x12\x1c\n" +
+	"\tunaligned\x18\x04 \x01(\bR\tunaligned\"k\n" +
+	"\n" +
+	"SplitState\x12\x1c\n" +
+	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12'\n" +
+	"\x0fstopping_offset\x18\x03 \x01(\x03R\x0estoppingOffset\"m\n" +
+	"\vWindowTimer\x12\x1c\n" +
+	"\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12!\n" +
+	"\fwindow_start\x18\x02 \x01(\x03R\vwindowStart\x12\x1d\n" +
+	"\n" +
+	"window_end\x18\x03 \x01(\x03R\twindowEnd\"\x89\x02\n" +
+	"\vWindowEntry\x12!\n" +
+	"\fwindow_start\x18\x01 \x01(\x03R\vwindowStart\x12\x1d\n" +
+	"\n" +
+	"window_end\x18\x02 \x01(\x03R\twindowEnd\x12,\n" +
+	"\x12state_window_start\x18\x03 \x01(\x03R\x10stateWindowStart\x12(\n" +
+	"\x10state_window_end\x18\x04 \x01(\x03R\x0estateWindowEnd\x12\x14\n" +
+	"\x05count\x18\x05 \x01(\x03R\x05count\x12\x10\n" +
+	"\x03sum\x18\x06 \x01(\x01R\x03sum\x12\x10\n" +
+	"\x03min\x18\a \x01(\x01R\x03min\x12\x10\n" +
+	"\x03max\x18\b \x01(\x01R\x03max\x12\x14\n" +
+	"\x05fired\x18\t \x01(\x05R\x05fired\"\x9d\x02\n" +
+	"\x10KeyedWindowState\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1b\n" +
+	"\tkey_group\x18\x02 \x01(\x05R\bkeyGroup\x128\n" +
+	"\awindows\x18\x03 \x03(\v2\x1e.flinksim.messages.WindowEntryR\awindows\x12J\n" +
+	"\x11event_time_timers\x18\x04 \x03(\v2\x1e.flinksim.messages.WindowTimerR\x0feventTimeTimers\x12T\n" +
+	"\x16processing_time_timers\x18\x05 \x03(\v2\x1e.flinksim.messages.WindowTimerR\x14processingTimeTimers\"|\n" +
+	"\x0fValueStateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1b\n" +
+	"\tkey_group\x18\x02 \x01(\x05R\bkeyGroup\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x03R\x05count\x12$\n" +
+	"\x0elast_access_ms\x18\x04 \x01(\x03R\flastAccessMs\"V\n" +
+	"\x0eInFlightRecord\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1c\n" +
+	"\ttimestamp\x18\x02 \x01(\x03R\ttimestamp\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\x01R\x05value\"\xaf\x03\n" +
+	"\x11TaskStateSnapshot\x125\n" +
+	"\x06splits\x18\x01 \x03(\v2\x1d.flinksim.messages.SplitStateR\x06splits\x12=\n" +
+	"\awindows\x18\x02 \x03(\v2#.flinksim.messages.KeyedWindowStateR\awindows\x12:\n" +
+	"\x06values\x18\x03 \x03(\v2\".flinksim.messages.ValueStateEntryR\x06values\x12Q\n" +
+	"\x13input_channel_state\x18\x04 \x03(\v2!.flinksim.messages.InFlightRecordR\x11inputChannelState\x12S\n" +
+	"\x14output_channel_state\x18\x05 \x03(\v2!.flinksim.messages.InFlightRecordR\x12outputChannelState\x12\"\n" +
+	"\fcommittables\x18\x06 \x03(\tR\fcommittables\x12\x1c\n" +
+	"\twatermark\x18\a \x01(\x03R\twatermark\"\x99\x03\n" +
+	"\x15AcknowledgeCheckpoint\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x12\n" +
+	"\x04task\x18\x02 \x01(\tR\x04task\x12(\n" +
+	"\x10state_size_bytes\x18\x03 \x01(\x03R\x0estateSizeBytes\x124\n" +
+	"\x16incremental_size_bytes\x18\x04 \x01(\x03R\x14incrementalSizeBytes\x12+\n" +
+	"\x11persisted_records\x18\x05 \x01(\x03R\x10persistedRecords\x12'\n" +
+	"\x0fpersisted_bytes\x18\x06 \x01(\x03R\x0epersistedBytes\x12!\n" +
+	"\falignment_ms\x18\a \x01(\x03R\valignmentMs\x12\x17\n" +
+	"\async_ms\x18\b \x01(\x03R\x06syncMs\x12\x19\n" +
+	"\basync_ms\x18\t \x01(\x03R\aasyncMs\x12:\n" +
+	"\x05state\x18\n" +
+	" \x01(\v2$.flinksim.messages.TaskStateSnapshotR\x05state\"d\n" +
+	"\x11DeclineCheckpoint\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x12\n" +
+	"\x04task\x18\x02 \x01(\tR\x04task\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"v\n" +
+	"\x18NotifyCheckpointComplete\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x125\n" +
+	"\x04kind\x18\x02 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\">\n" +
+	"\x17NotifyCheckpointAborted\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\"/\n" +
+	"\n" +
+	"CancelTask\x12!\n" +
+	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\"\x91\x02\n" +
+	"\n" +
+	"TxnRequest\x120\n" +
+	"\x02op\x18\x01 \x01(\x0e2 .flinksim.messages.TxnRequest.OpR\x02op\x12)\n" +
+	"\x10transactional_id\x18\x02 \x01(\tR\x0ftransactionalId\x12\x16\n" +
+	"\x06prefix\x18\x03 \x01(\tR\x06prefix\x12\x18\n" +
+	"\asubtask\x18\x04 \x01(\x05R\asubtask\x12'\n" +
+	"\x0ffrom_checkpoint\x18\x05 \x01(\x03R\x0efromCheckpoint\"K\n" +
+	"\x02Op\x12\t\n" +
+	"\x05BEGIN\x10\x00\x12\x0e\n" +
+	"\n" +
+	"PRE_COMMIT\x10\x01\x12\n" +
+	"\n" +
+	"\x06COMMIT\x10\x02\x12\t\n" +
+	"\x05ABORT\x10\x03\x12\x13\n" +
+	"\x0fABORT_LINGERING\x10\x04\"\x88\x01\n" +
+	"\rCommitOffsets\x12\x14\n" +
+	"\x05group\x18\x01 \x01(\tR\x05group\x12<\n" +
+	"\aoffsets\x18\x02 \x03(\v2\".flinksim.messages.PartitionOffsetR\aoffsets\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId*H\n" +
+	"\x0eCheckpointKind\x12\x0e\n" +
+	"\n" +
+	"CHECKPOINT\x10\x00\x12\r\n" +
+	"\tSAVEPOINT\x10\x01\x12\x17\n" +
+	"\x13STOP_WITH_SAVEPOINT\x10\x02B'Z%github.com/flinksim/flinksim/messagesb\x06proto3"
 
 var (
 	file_messages_flinksim_proto_rawDescOnce sync.Once
@@ -3742,111 +5366,157 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_messages_flinksim_proto_goTypes = []any{
-	(*Envelope)(nil),                    // 0: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 1: flinksim.messages.Deliver
-	(*Done)(nil),                        // 2: flinksim.messages.Done
-	(*Spawned)(nil),                     // 3: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 4: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 5: flinksim.messages.Field
-	(*Start)(nil),                       // 6: flinksim.messages.Start
-	(*Timer)(nil),                       // 7: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 8: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 9: flinksim.messages.Action
-	(*ResourceProfile)(nil),             // 10: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 11: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 12: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 13: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 14: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 15: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 16: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 17: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 18: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 19: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 20: flinksim.messages.SubmitTask
-	(*TaskExecutionState)(nil),          // 21: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 22: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 23: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 24: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 25: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 26: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 27: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 28: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 29: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 30: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 31: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 32: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 33: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 34: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 35: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 36: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 37: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 38: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 39: flinksim.messages.BufferResponse
-	(*AddCredit)(nil),                   // 40: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 41: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 42: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 43: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 44: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 45: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 46: flinksim.messages.ReturnFloatingBuffers
+	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 2: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 3: flinksim.messages.Deliver
+	(*Done)(nil),                        // 4: flinksim.messages.Done
+	(*Spawned)(nil),                     // 5: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 6: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 7: flinksim.messages.Field
+	(*Start)(nil),                       // 8: flinksim.messages.Start
+	(*Timer)(nil),                       // 9: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 10: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 11: flinksim.messages.Action
+	(*ResourceProfile)(nil),             // 12: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 13: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 14: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 15: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 16: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 17: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 18: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 19: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 20: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 21: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 22: flinksim.messages.SubmitTask
+	(*TaskExecutionState)(nil),          // 23: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 24: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 25: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 26: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 27: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 28: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 29: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 30: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 31: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 32: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 33: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 34: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 35: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 36: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 37: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 38: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 39: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 40: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 41: flinksim.messages.BufferResponse
+	(*AddCredit)(nil),                   // 42: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 43: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 44: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 45: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 46: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 47: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 48: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 49: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 50: flinksim.messages.HeartbeatResponse
+	(*TaskManagerLost)(nil),             // 51: flinksim.messages.TaskManagerLost
+	(*TriggerCheckpoint)(nil),           // 52: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 53: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 54: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 55: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 56: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 57: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 58: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 59: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 60: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 61: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 62: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 63: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 64: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 65: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 66: flinksim.messages.CommitOffsets
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	6,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	7,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	8,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	9,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	11, // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	12, // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	13, // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	14, // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	16, // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	17, // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	20, // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	21, // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	22, // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	24, // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	25, // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	26, // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	28, // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	30, // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	33, // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	36, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	34, // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	35, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	38, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	39, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	40, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	41, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	42, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	43, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	44, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	45, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	46, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	0,  // 31: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	0,  // 32: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	4,  // 33: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	3,  // 34: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	5,  // 35: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	10, // 36: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	10, // 37: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	15, // 38: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	18, // 39: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	19, // 40: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	23, // 41: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	27, // 42: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	29, // 43: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	31, // 44: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	32, // 45: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	31, // 46: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 47: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	37, // 48: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	49, // [49:49] is the sub-list for method output_type
-	49, // [49:49] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	9,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	10, // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	11, // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	13, // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	14, // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	15, // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	16, // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	18, // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	19, // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	22, // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	23, // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	24, // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	26, // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	27, // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	28, // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	30, // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	32, // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	35, // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	38, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	36, // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	37, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	40, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	41, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	42, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	43, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	44, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	45, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	46, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	47, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	48, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	49, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	50, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	52, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	60, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	61, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	62, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	63, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	64, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	65, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	66, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	51, // 41: flinksim.messages.Envelope.task_manager_lost:type_name -> flinksim.messages.TaskManagerLost
+	2,  // 42: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 43: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 44: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 45: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 46: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	12, // 47: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	12, // 48: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	17, // 49: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	20, // 50: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	21, // 51: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	59, // 52: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 53: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	29, // 54: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	31, // 55: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	33, // 56: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	34, // 57: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	33, // 58: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	39, // 59: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	39, // 60: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 61: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	55, // 62: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	54, // 63: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	54, // 64: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	53, // 65: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	56, // 66: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	57, // 67: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	58, // 68: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	58, // 69: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	59, // 70: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 71: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 72: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	29, // 73: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	74, // [74:74] is the sub-list for method output_type
+	74, // [74:74] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -3886,6 +5556,17 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_RequestFloatingBuffers)(nil),
 		(*Envelope_FloatingBuffers)(nil),
 		(*Envelope_ReturnFloatingBuffers)(nil),
+		(*Envelope_HeartbeatRequest)(nil),
+		(*Envelope_HeartbeatResponse)(nil),
+		(*Envelope_TriggerCheckpoint)(nil),
+		(*Envelope_AcknowledgeCheckpoint)(nil),
+		(*Envelope_DeclineCheckpoint)(nil),
+		(*Envelope_NotifyCheckpointComplete)(nil),
+		(*Envelope_NotifyCheckpointAborted)(nil),
+		(*Envelope_CancelTask)(nil),
+		(*Envelope_TxnRequest)(nil),
+		(*Envelope_CommitOffsets)(nil),
+		(*Envelope_TaskManagerLost)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -3899,13 +5580,14 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   47,
+			NumEnums:      2,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_messages_flinksim_proto_goTypes,
 		DependencyIndexes: file_messages_flinksim_proto_depIdxs,
+		EnumInfos:         file_messages_flinksim_proto_enumTypes,
 		MessageInfos:      file_messages_flinksim_proto_msgTypes,
 	}.Build()
 	File_messages_flinksim_proto = out.File

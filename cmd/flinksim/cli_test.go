@@ -168,3 +168,28 @@ func TestRunOutputRefusedBeforeTheRun(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, errs)
 	}
 }
+
+// Actions are recorded in the log header: replay of a run with a killed
+// TaskManager and a restart is identical. A bad action is refused (exit 2).
+func TestReplayWithActions(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "kill.log")
+	script := writeTemp(t, "actions.txt", "# a failure\nat=20s kill-taskmanager tm-2\n")
+	_, errs, code := cli(t, "run", "--duration", "40s", "--set", "restart-strategy.type=fixed-delay",
+		"--actions", script, "--action", "at=30s trigger-checkpoint", "--log", logPath)
+	if code != 0 {
+		t.Fatalf("run exit %d: %s", code, errs)
+	}
+	log, _ := os.ReadFile(logPath)
+	for _, want := range []string{`"actions":["at=20s kill-taskmanager tm-2","at=30s trigger-checkpoint"]`, `"event":"taskmanager_killed"`, `"event":"failover"`} {
+		if !strings.Contains(string(log), want) {
+			t.Fatalf("log lacks %s", want)
+		}
+	}
+	if stdout, _, code := cli(t, "replay", logPath); code != 0 || strings.TrimSpace(stdout) != "identical" {
+		t.Fatalf("replay: exit %d, %q", code, stdout)
+	}
+	if _, errs, code := cli(t, "run", "--action", "at=5s explode"); code != 2 || !strings.Contains(errs, "unknown verb") {
+		t.Fatalf("bad action: exit %d, %q", code, errs)
+	}
+}

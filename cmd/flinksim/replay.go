@@ -23,6 +23,7 @@ type header struct {
 	EventsFile   string            `json:"events_file"`
 	EventsSHA256 string            `json:"events_sha256"`
 	Bounded      bool              `json:"bounded"`
+	Actions      []string          `json:"actions"`
 }
 
 func init() {
@@ -87,6 +88,10 @@ func replay(path string) (bool, string, error) {
 		return false, "", badInput("%s:1: %v", path, err)
 	}
 	spec := runSpec{cfg: cfg}
+	acts, err := parseActions(h.Actions, "")
+	if err != nil {
+		return false, "", err
+	}
 	if h.EventsFile != "" {
 		recs, sum, err := readEvents(h.EventsFile, cfg)
 		if err != nil {
@@ -97,6 +102,7 @@ func replay(path string) (bool, string, error) {
 		}
 		spec.opt = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
 	}
+	spec.opt.Actions = acts
 	var out bytes.Buffer
 	if _, err := execute(spec, &out); err != nil {
 		return false, "", err

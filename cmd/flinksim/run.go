@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
@@ -32,6 +33,8 @@ type runFlags struct {
 	seed        string
 	unbounded   bool
 	determinism bool
+	actions     []string
+	actionsFile string
 }
 
 func init() {
@@ -59,6 +62,8 @@ FINISHED when every window has fired.`,
 	fl.StringVar(&f.duration, "duration", "", "virtual run length (sets sim.duration), e.g. '10 min'")
 	fl.StringVar(&f.seed, "seed", "", "random seed (sets sim.seed)")
 	fl.BoolVar(&f.unbounded, "unbounded", false, "with --events: keep the job running until --duration")
+	fl.StringArrayVar(&f.actions, "action", nil, "a user action, e.g. 'at=90s kill-taskmanager tm-1' (repeatable)")
+	fl.StringVar(&f.actionsFile, "actions", "", "a file of actions, one per line")
 	fl.BoolVar(&f.determinism, "check-determinism", false, "run twice in this process and fail if the logs differ")
 	rootCmd.AddCommand(cmd)
 }
@@ -109,6 +114,11 @@ func prepare(f runFlags) (runSpec, error) {
 		return runSpec{}, badInput("--log-format %q: allowed values are json, console", f.logFormat)
 	}
 	spec := runSpec{cfg: cfg, console: f.logFormat == "console"}
+	acts, err := parseActions(f.actions, f.actionsFile)
+	if err != nil {
+		return runSpec{}, err
+	}
+	spec.opt.Actions = acts
 	if f.events != "" {
 		recs, sum, err := readEvents(f.events, cfg)
 		if err != nil {
@@ -273,3 +283,28 @@ func firstDifference(a, b []byte) (line int, x, y string, differ bool) {
 }
 
 var errTruncated = errors.New("truncated")
+
+// parseActions reads --action flags and an --actions file, sorted by time.
+func parseActions(flags []string, file string) ([]action.Action, error) {
+	var out []action.Action
+	for _, s := range flags {
+		a, err := action.Parse(s)
+		if err != nil {
+			return nil, badInput("--action: %v", err)
+		}
+		out = append(out, a)
+	}
+	if file != "" {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		as, err := action.ParseScript(file, string(text))
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		out = append(out, as...)
+	}
+	action.Sort(out)
+	return out, nil
+}

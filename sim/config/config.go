@@ -128,6 +128,21 @@ type Config struct {
 	// CostParse, CostFilter, CostWindow and CostSink are sim.cost.*: virtual
 	// CPU time per record of each step.
 	CostParse, CostFilter, CostWindow, CostSink time.Duration
+	// HeartbeatInterval is heartbeat.interval (Flink 10 s).
+	HeartbeatInterval time.Duration
+	// HeartbeatTimeout is heartbeat.timeout (Flink 50 s).
+	HeartbeatTimeout time.Duration
+	// RestartStrategy is restart-strategy.type; "default" lets Flink choose
+	// (exponential-delay with checkpointing, none without).
+	RestartStrategy string
+	// RestartInitialBackoff is restart-strategy.exponential-delay.initial-backoff.
+	RestartInitialBackoff time.Duration
+	// RestartJitterFactor is restart-strategy.exponential-delay.jitter-factor.
+	RestartJitterFactor float64
+	// FixedDelayAttempts is restart-strategy.fixed-delay.attempts.
+	FixedDelayAttempts int
+	// FixedDelay is restart-strategy.fixed-delay.delay.
+	FixedDelay time.Duration
 	// LogNettyFrames is sim.log.netty-frames: log every NettyMessage a
 	// remote channel exchanges as a netty_frame event with its bytes in hex.
 	LogNettyFrames bool
@@ -205,6 +220,13 @@ func Default() Config {
 		StateBackend:            "hashmap",
 		CostRocksDB:             15 * time.Microsecond,
 		LogNettyFrames:          false,
+		HeartbeatInterval:       time.Second,
+		HeartbeatTimeout:        5 * time.Second,
+		RestartStrategy:         "default",
+		RestartInitialBackoff:   time.Second,
+		RestartJitterFactor:     0.1,
+		FixedDelayAttempts:      1,
+		FixedDelay:              time.Second,
 		LocalLatency:            5 * time.Microsecond,
 		BufferRecords:           64,
 		RecordBytes:             100,

@@ -33,7 +33,15 @@ const (
 	KindBackfill             Kind = "backfill"
 	KindLateSideOutput       Kind = "late_side_output"
 	KindAction               Kind = "action"
-	KindFailure              Kind = "failure"
+	// KindActionIgnored: an action that could not be carried out.
+	KindActionIgnored     Kind = "action_ignored"
+	KindRestartStrategy   Kind = "restart_strategy"
+	KindHeartbeatTimeout  Kind = "heartbeat_timeout"
+	KindFailover          Kind = "failover"
+	KindTaskManagerKilled Kind = "taskmanager_killed"
+	KindTaskManagerLost   Kind = "taskmanager_lost"
+	KindRestore           Kind = "restore"
+	KindFailure           Kind = "failure"
 
 	// bring-up
 	KindActorStarted           Kind = "actor_started"

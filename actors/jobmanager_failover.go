@@ -1,0 +1,174 @@
+package actors
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/restart"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// name is the execution id of subtask index of vertex in the current attempt.
+func (j *JobManager) name(vertex string, index int) string {
+	return jobgraph.SubtaskName(vertex, index, j.attempt)
+}
+
+// startFailover sets up the restart strategy and the heartbeat timer.
+func (j *JobManager) startFailover(o *Out) {
+	rc := restart.DefaultConfig(false) // checkpointing is not simulated yet: Flink's default is then no restart
+	if j.cfg.RestartStrategy != "default" {
+		rc.Strategy = j.cfg.RestartStrategy
+	}
+	rc.InitialBackoffMs = j.cfg.RestartInitialBackoff.Milliseconds()
+	rc.JitterFactor = j.cfg.RestartJitterFactor
+	rc.FixedDelayAttempts = j.cfg.FixedDelayAttempts
+	rc.FixedDelayMs = j.cfg.FixedDelay.Milliseconds()
+	if j.cfg.RestartStrategy == "default" {
+		// Flink ignores the exponential-delay options when no strategy is
+		// configured; the simulator's shorter initial backoff is what the
+		// user set, so it applies in both cases
+		rc.Strategy = ""
+	}
+	st, err := restart.New(rc, o.Rand())
+	if err != nil {
+		o.Invariant("restart_strategy", "%v", err)
+		return
+	}
+	j.strategy = st
+	o.Log(eventlog.KindRestartStrategy, messages.Str("strategy", st.Name()), messages.Str("description", strings.TrimSpace(describe(st))))
+	o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
+}
+
+func describe(s restart.Strategy) string {
+	if st, ok := s.(interface{ String() string }); ok {
+		return st.String()
+	}
+	return s.Name()
+}
+
+// heartbeat sends a heartbeat request to every task manager that offered
+// slots, then checks their monitors: one that timed out is lost
+// (HeartbeatManagerSenderImpl, HeartbeatMonitorImpl; JobMaster's
+// TaskManagerHeartbeatListener.notifyHeartbeatTimeout).
+func (j *JobManager) heartbeat(o *Out) {
+	if j.terminal() {
+		return
+	}
+	o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	now := vt.Millis(o.Now())
+	tms := make([]string, 0, len(j.monitors))
+	for tm := range j.monitors {
+		tms = append(tms, tm)
+	}
+	slices.Sort(tms)
+	for _, tm := range tms {
+		m := j.monitors[tm]
+		if m.TimedOut(now) {
+			delete(j.monitors, tm)
+			j.lost[tm] = true
+			cause := "The heartbeat of TaskManager with id " + tm + " timed out."
+			o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
+				messages.Int("last_heartbeat_ms", m.LastHeartbeat()), messages.Str("cause", cause))
+			j.slots = slices.DeleteFunc(j.slots, func(s offeredSlot) bool { return s.tm == tm })
+			j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
+			continue
+		}
+		o.Send(tm, rpcLatency(j.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+	}
+}
+
+func (j *JobManager) terminal() bool {
+	switch j.status {
+	case "FINISHED", "FAILED", "CANCELED":
+		return true
+	}
+	return false
+}
+
+// failover restarts the whole pipelined region (here the whole job, whose
+// tasks are all connected by pipelined edges) after the restart strategy's
+// backoff, or fails the job when the strategy allows no more restarts
+// (DefaultScheduler.handleTaskFailure with RestartPipelinedRegionFailoverStrategy).
+func (j *JobManager) failover(o *Out, cause string) {
+	if j.status != "RUNNING" {
+		return
+	}
+	now := vt.Millis(o.Now())
+	j.strategy.NotifyFailure(now)
+	j.cancelTasks(o)
+	j.abortCheckpoints(o, "Checkpoint was canceled because a global failover was triggered.")
+	if !j.strategy.CanRestart() {
+		o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", false),
+			messages.Str("strategy", j.strategy.Name()), messages.Int("restarts", int64(j.restarts)))
+		j.setStatus(o, "FAILING", cause)
+		j.setStatus(o, "FAILED", "org.apache.flink.runtime.JobException: Recovery is suppressed by "+describe(j.strategy))
+		return
+	}
+	backoff := j.strategy.BackoffMs()
+	j.restarts++
+	j.setStatus(o, "RESTARTING", cause)
+	o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", true),
+		messages.Str("strategy", j.strategy.Name()), messages.Int("backoff_ms", backoff),
+		messages.Int("restarts", int64(j.restarts)), messages.Int("next_attempt", int64(j.attempt+1)))
+	o.Timer(vt.FromMillis(backoff), timerRestart, 0)
+}
+
+// cancelTasks cancels every execution of the current attempt on the task
+// managers still alive.
+func (j *JobManager) cancelTasks(o *Out) {
+	for _, name := range j.order {
+		tm := j.location[name]
+		if j.tasks[name] != "FINISHED" && !j.lost[tm] {
+			o.Send(tm, rpcLatency(j.cfg), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
+		}
+		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
+	}
+	clear(j.location)
+	j.order = j.order[:0]
+	j.deploy = false
+}
+
+// restart deploys a new attempt of every task once enough slots are there,
+// restored from the latest completed checkpoint (or from the starting
+// offsets when there is none).
+func (j *JobManager) restart(o *Out) {
+	if j.status != "RESTARTING" {
+		return
+	}
+	j.attempt++
+	j.setStatus(o, "RUNNING", "")
+	j.readers = nil
+	j.prepareRestore(o)
+	if len(j.slots) >= j.graph.SlotsNeeded {
+		j.deployAll(o)
+		return
+	}
+	need := j.graph.SlotsNeeded - len(j.slots)
+	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(need)}})
+	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
+}
+
+// action carries out a user action addressed to the JobManager.
+func (j *JobManager) action(o *Out, text string) {
+	a, err := action.Parse(text)
+	if err != nil {
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
+		return
+	}
+	o.Log(eventlog.KindAction, messages.Str("action", text))
+	switch a.Verb {
+	case action.TriggerCheckpoint:
+		j.triggerCheckpoint(o, messages.CheckpointKind_CHECKPOINT, true)
+	case action.TriggerSavepoint:
+		j.triggerCheckpoint(o, messages.CheckpointKind_SAVEPOINT, true)
+	case action.StopWithSavepoint:
+		j.triggerCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT, true)
+	default:
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not supported by the JobManager"))
+	}
+}
