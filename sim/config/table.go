@@ -195,7 +195,7 @@ func settings() []Setting {
 			"A TaskManager that has not answered a heartbeat for this long is lost (HeartbeatManagerOptions.HEARTBEAT_TIMEOUT).",
 			func(c *Config) *time.Duration { return &c.HeartbeatTimeout }),
 		enumSetting("restart-strategy.type", "(unset)", []string{"default", "none", "fixed-delay", "failure-rate", "exponential-delay"},
-			"Restart strategy (RestartStrategyOptions.RESTART_STRATEGY); default is Flink's choice when unset: exponential-delay with checkpointing, none without.",
+			"Restart strategy (RestartStrategyOptions.RESTART_STRATEGY); default is Flink's choice when unset: exponential-delay with checkpointing, none without (checkpointing is not simulated yet, so none).",
 			func(c *Config) *string { return &c.RestartStrategy }),
 		durationSetting("restart-strategy.exponential-delay.initial-backoff", "1 s", durRange{min: time.Millisecond, max: noMax},
 			"First restart delay of the exponential-delay strategy.",
@@ -210,7 +210,7 @@ func settings() []Setting {
 			"Delay of the fixed-delay strategy between a failure and the restart.",
 			func(c *Config) *time.Duration { return &c.FixedDelay }),
 		intSetting("sim.record.bytes", "", intRange{min: 1, max: 1 << 20},
-			"Serialized size of one record in bytes, for buffer, state and checkpoint sizes.",
+			"Serialized size of one record in bytes, for buffer and byte counts.",
 			func(c *Config) *int { return &c.RecordBytes }, nil),
 	}
 }
