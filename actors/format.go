@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,7 @@ func jsonStrings(ss []string) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Quote(s))
+		b.Write(appendJSONString(nil, s))
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -34,3 +35,14 @@ func jsonInts(vs []int64) string {
 	}
 	return string(append(b, ']'))
 }
+
+// appendJSONString appends s as a JSON string. strconv.Quote is not JSON:
+// it writes \x.. escapes for control bytes and invalid UTF-8, which a JSON
+// reader refuses; a key from a user's events file may hold either.
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // marshalling a string cannot fail
+	return append(dst, b...)
+}
+
+// jsonString is appendJSONString as a string.
+func jsonString(s string) string { return string(appendJSONString(nil, s)) }

@@ -205,5 +205,4 @@ func countRecords(b *messages.Buffer) int {
 var (
 	partitionRequestFrameLength = netty.FrameLength(netty.PartitionRequest{})
 	addCreditFrameLength        = netty.FrameLength(netty.AddCredit{})
-	backlogFrameLength          = netty.FrameLength(netty.BacklogAnnouncement{})
 )

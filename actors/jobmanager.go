@@ -165,12 +165,12 @@ func (j *JobManager) start(o *Out) {
 	g := j.graph
 	var vs []string
 	for _, v := range g.Vertices {
-		vs = append(vs, `{"id":`+strconv.Quote(v.ID)+`,"name":`+strconv.Quote(v.Name)+`,"parallelism":`+
+		vs = append(vs, `{"id":`+jsonString(v.ID)+`,"name":`+jsonString(v.Name)+`,"parallelism":`+
 			strconv.Itoa(v.Parallelism)+`,"operators":`+jsonStrings(v.Operators)+`}`)
 	}
 	var es []string
 	for _, e := range g.Edges {
-		es = append(es, `{"from":`+strconv.Quote(e.From)+`,"to":`+strconv.Quote(e.To)+`,"partitioner":`+strconv.Quote(e.Partitioner)+`}`)
+		es = append(es, `{"from":`+jsonString(e.From)+`,"to":`+jsonString(e.To)+`,"partitioner":`+jsonString(e.Partitioner)+`}`)
 	}
 	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+joinRaw(vs)+"]"),
 		messages.Raw("edges", "["+joinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
@@ -325,7 +325,6 @@ func (j *JobManager) deployAll(o *Out) {
 			}
 			j.tasks[name] = "SCHEDULED"
 			j.order = append(j.order, name)
-			j.restoreInto(st)
 			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
 				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
 				messages.Str("allocation_id", j.slots[i].alloc))

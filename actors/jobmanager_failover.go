@@ -100,7 +100,6 @@ func (j *JobManager) failover(o *Out, cause string) {
 	now := vt.Millis(o.Now())
 	j.strategy.NotifyFailure(now)
 	j.cancelTasks(o)
-	j.abortCheckpoints(o, "Checkpoint was canceled because a global failover was triggered.")
 	if !j.strategy.CanRestart() {
 		o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", false),
 			messages.Str("strategy", j.strategy.Name()), messages.Int("restarts", int64(j.restarts)))
@@ -142,7 +141,10 @@ func (j *JobManager) restart(o *Out) {
 	j.attempt++
 	j.setStatus(o, "RUNNING", "")
 	j.readers = nil
-	j.prepareRestore(o)
+	// checkpoints are not simulated yet: like Flink without a completed
+	// checkpoint, the new attempt starts from the starting offsets with
+	// empty state
+	o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
 	if len(j.slots) >= j.graph.SlotsNeeded {
 		j.deployAll(o)
 		return
@@ -160,15 +162,6 @@ func (j *JobManager) action(o *Out, text string) {
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
 		return
 	}
-	o.Log(eventlog.KindAction, messages.Str("action", text))
-	switch a.Verb {
-	case action.TriggerCheckpoint:
-		j.triggerCheckpoint(o, messages.CheckpointKind_CHECKPOINT, true)
-	case action.TriggerSavepoint:
-		j.triggerCheckpoint(o, messages.CheckpointKind_SAVEPOINT, true)
-	case action.StopWithSavepoint:
-		j.triggerCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT, true)
-	default:
-		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not supported by the JobManager"))
-	}
+	// checkpoints, savepoints and rescaling are not simulated yet
+	o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", string(a.Verb)+" is not simulated yet"))
 }

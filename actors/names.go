@@ -29,9 +29,6 @@ const (
 	timerAlignment          = "watermark_alignment" // job.watermark.alignment.update-interval
 	timerHeartbeat          = "heartbeat"           // heartbeat.interval
 	timerRestart            = "restart"             // the restart strategy's backoff
-	timerCheckpoint         = "checkpoint"          // execution.checkpointing.interval
-	timerCheckpointTimeout  = "checkpoint_timeout"  // execution.checkpointing.timeout
-	timerUpload             = "snapshot_upload"     // a subtask's asynchronous snapshot part
 )
 
 // rpcLatency is the virtual delay of an RPC between cluster components

@@ -671,7 +671,7 @@ func (s *Subtask) processElement(o *Out, key string, ts int64) vt.Time {
 	out := s.proc.ProcessElement(key, ts, s.procTimeMs(o))
 	v := make([]byte, 0, 64)
 	v = append(v, `{"key":`...)
-	v = strconv.AppendQuote(v, key)
+	v = appendJSONString(v, key)
 	v = append(v, `,"value":`...)
 	v = strconv.AppendInt(v, out.Count, 10)
 	v = append(v, `,"timestamp":`...)
@@ -742,7 +742,7 @@ func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 	v := make([]byte, 0, 96)
 	v = append(v, `{"key":`...)
-	v = strconv.AppendQuote(v, r.Key)
+	v = appendJSONString(v, r.Key)
 	v = append(v, `,"window_start":`...)
 	v = strconv.AppendInt(v, r.Window.Start, 10)
 	v = append(v, `,"window_end":`...)
@@ -759,7 +759,7 @@ func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
 	v := make([]byte, 0, 48)
 	v = append(v, `{"key":`...)
-	v = strconv.AppendQuote(v, key)
+	v = appendJSONString(v, key)
 	v = append(v, `,"timestamp":`...)
 	v = strconv.AppendInt(v, ts, 10)
 	v = append(v, `,"value":`...)

@@ -110,17 +110,7 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 	}
 	w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: res.EndVT, Steps: res.Steps, Deliveries: res.Deliveries,
 		Counters: res.Counters, Invariant: res.Invariant, MaxBackPressure: res.MaxBackPressure, MaxBackPressureTask: res.MaxBackPressureTask})
-	stopAll(engine, spawned, spid)
 	return out, nil
-}
-
-func stopAll(e *actor.Engine, spawned []*messages.Spawned, sched *actor.PID) {
-	// the scheduler has ended; the actors' goroutines are left to the
-	// garbage collector of the process (Hollywood's Poison would drop
-	// queued messages, which no longer matter).
-	_ = e
-	_ = spawned
-	_ = sched
 }
 
 func writeHeader(w *eventlog.Writer, cfg config.Config, opt Options) {

@@ -95,6 +95,9 @@ func TestBackpressureScenario(t *testing.T) {
 			}
 		}
 	}
+	if res.MaxBackPressure > 50 {
+		t.Fatalf("async variant: summary reports %d ms/s of backpressure at %s", res.MaxBackPressure, res.MaxBackPressureTask)
+	}
 	if lag := lagAt(t, evs, 40); lag > 100 {
 		t.Fatalf("async variant: lag %d at the end, want it drained", lag)
 	}

@@ -318,3 +318,19 @@ func TestBufferTimeoutZero(t *testing.T) {
 	}
 	compareCounts(t, resultCounts(t, sinkResults(t, res)), oracleCounts(recs, 15000))
 }
+
+// A key with a control character and a quote still gives valid JSON in
+// the sink topic, with the key unchanged.
+func TestOddKeysStayValidJSON(t *testing.T) {
+	key := "a\u0001\"<b>"
+	line, _ := json.Marshal(map[string]any{"key": key, "ts": 1000})
+	recs, err := events.Read(strings.NewReader(string(line)+"\n"), "odd.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := run(t, settings(t), cluster.Options{Events: recs})
+	rs := sinkResults(t, res)
+	if len(rs) != 1 || rs[0].Key != key || rs[0].Value != 1 {
+		t.Fatalf("results %+v, want one count of 1 for key %q", rs, key)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -138,15 +137,6 @@ func sinkResults(t tb, res *cluster.Result) []result {
 		out = append(out, x)
 	}
 	return out
-}
-
-func readFile(t tb, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // tb is what the helpers need of a test: *testing.T, *testing.B and

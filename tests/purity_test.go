@@ -184,8 +184,9 @@ var purityRandV2Seeded = map[string]bool{
 var purityTextPatterns = []string{"time.Now(", "time.Sleep(", "time.NewTicker(", "time.After(", "SendRepeat(", `"math/rand"`}
 
 // purityViolations returns "file:line: what" for every use of the wall clock,
-// a real ticker, SendRepeat, math/rand (v1) or math/rand/v2's global source
-// in the Go source src. Comments do not count.
+// a real ticker, SendRepeat, math/rand (v1) or math/rand/v2's global source,
+// a go statement or an import of sync in the Go source src. Comments do not
+// count.
 func purityViolations(name string, src []byte) []string {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
@@ -204,6 +205,8 @@ func purityViolations(name string, src []byte) []string {
 			local = imp.Name.Name
 		}
 		switch path {
+		case "sync", "sync/atomic":
+			at(imp.Pos(), `imports %q: the simulation has no shared memory; order comes from the scheduler`, path)
 		case "math/rand":
 			at(imp.Pos(), `imports "math/rand" (v1 and its global source); use math/rand/v2 with rand.New(rand.NewPCG(seed, hash(actor)))`)
 		case "time":
@@ -225,6 +228,10 @@ func purityViolations(name string, src []byte) []string {
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GoStmt); ok {
+			at(g.Pos(), "go statement: goroutine timing must not reach the simulation; Hollywood and the scheduler own concurrency")
+			return true
+		}
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
 			return true
@@ -311,6 +318,9 @@ var b = r2.IntN(3)
 		{"send repeat", `package p
 func f(e interface{ SendRepeat(any, any, any) }) { e.SendRepeat(nil, nil, nil) }
 `, []string{"x.go:2: SendRepeat"}}, // the call, not the method declaration
+		{"goroutine and sync", "package p\nimport \"sync\"\nvar mu sync.Mutex\nfunc f() {\n\tgo f()\n}\n",
+			[]string{`x.go:2: imports "sync": the simulation has no shared memory; order comes from the scheduler`,
+				"x.go:5: go statement: goroutine timing must not reach the simulation; Hollywood and the scheduler own concurrency"}},
 		{"does not parse", "package p\nfunc f( {\n\t_ = time.Now() // time.Sleep(\n", []string{"x.go:3: time.Now( (file does not parse"}},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -281,8 +280,6 @@ func firstDifference(a, b []byte) (line int, x, y string, differ bool) {
 	}
 	return 0, "", "", false
 }
-
-var errTruncated = errors.New("truncated")
 
 // parseActions reads --action flags and an --actions file, sorted by time.
 func parseActions(flags []string, file string) ([]action.Action, error) {

@@ -32,7 +32,6 @@ const (
 	KindGeneratorStarted     Kind = "generator_started"
 	KindBackfill             Kind = "backfill"
 	KindLateSideOutput       Kind = "late_side_output"
-	KindAction               Kind = "action"
 	// KindActionIgnored: an action that could not be carried out.
 	KindActionIgnored     Kind = "action_ignored"
 	KindRestartStrategy   Kind = "restart_strategy"
@@ -65,7 +64,6 @@ const (
 	KindSplitPaused     Kind = "split_paused"
 	KindSplitResumed    Kind = "split_resumed"
 	KindAlignment       Kind = "watermark_alignment"
-	KindSourceWatermark Kind = "source_watermark"
 	KindWatermarkStatus Kind = "watermark_status"
 
 	// exchange
@@ -77,8 +75,6 @@ const (
 	// operators
 	KindWatermark    Kind = "watermark"
 	KindWindowFired  Kind = "window_fired"
-	KindLateDropped  Kind = "late_record_dropped"
-	KindSinkWrite    Kind = "sink_write"
 	KindTaskMetrics  Kind = "task_metrics"
 	KindKafkaMetrics Kind = "kafka_metrics"
 	KindFinal        Kind = "final_counters"
@@ -88,7 +84,6 @@ const (
 // scheduler owns one.
 type Writer struct {
 	log zerolog.Logger
-	seq int64
 }
 
 // NewWriter writes JSON lines to w, or the console format when console is

@@ -30,6 +30,7 @@ const (
 // InputChannel reads through.
 type Subpartition struct {
 	current   *messages.Buffer   // the buffer being filled, nil when none
+	records   int                // records in current
 	queue     []*messages.Buffer // finished buffers not yet sent (data and events)
 	credit    int                // buffers the consumer can still accept
 	initial   int                // initial credit of the PartitionRequest (exclusive buffers)
@@ -120,20 +121,10 @@ func (p *ResultPartition) Credit(i int) int { return p.subs[i].credit }
 // cannot write is backpressured (it blocks in LocalBufferPool.requestBuffer).
 func (p *ResultPartition) CanWrite(i int) bool {
 	s := &p.subs[i]
-	if s.current != nil && recordsIn(s.current) < p.recordsPerBuffer {
+	if s.current != nil && s.records < p.recordsPerBuffer {
 		return true
 	}
 	return p.inUse < p.poolSize
-}
-
-func recordsIn(b *messages.Buffer) int {
-	n := 0
-	for _, k := range b.Kinds {
-		if k == KindRecord {
-			n++
-		}
-	}
-	return n
 }
 
 func (p *ResultPartition) buffer(i int) *messages.Buffer {
@@ -156,7 +147,8 @@ func (p *ResultPartition) AddRecord(i int, key string, ts int64, value float64) 
 	b.Values = append(b.Values, value)
 	b.SizeBytes += int32(p.recordBytes)
 	p.RecordsOut++
-	if recordsIn(b) >= p.recordsPerBuffer {
+	p.subs[i].records++
+	if p.subs[i].records >= p.recordsPerBuffer {
 		p.finish(i)
 		return true
 	}
@@ -188,6 +180,7 @@ func (p *ResultPartition) finish(i int) {
 	}
 	s.queue = append(s.queue, s.current)
 	s.current = nil
+	s.records = 0
 }
 
 // FlushAll finishes every partly filled buffer so it can be sent (the
