@@ -19,7 +19,9 @@ func (j *JobManager) name(vertex string, index int) string {
 
 // startFailover sets up the restart strategy and the heartbeat timer.
 func (j *JobManager) startFailover(o *Out) {
-	rc := restart.DefaultConfig(false) // checkpointing is not simulated yet: Flink's default is then no restart
+	// Flink 1.19+ (RestartStrategyOptions): with checkpointing on and no
+	// strategy configured, exponential-delay; without checkpointing, none
+	rc := restart.DefaultConfig(j.cfg.CheckpointInterval > 0)
 	if j.cfg.RestartStrategy != "default" {
 		rc.Strategy = j.cfg.RestartStrategy
 	}

@@ -143,6 +143,35 @@ type Config struct {
 	FixedDelayAttempts int
 	// FixedDelay is restart-strategy.fixed-delay.delay.
 	FixedDelay time.Duration
+	// CheckpointInterval is execution.checkpointing.interval; 0 means
+	// periodic checkpointing is off (Flink: unset).
+	CheckpointInterval time.Duration
+	// CheckpointTimeout is execution.checkpointing.timeout (Flink 10 min).
+	CheckpointTimeout time.Duration
+	// CheckpointMinPause is execution.checkpointing.min-pause.
+	CheckpointMinPause time.Duration
+	// MaxConcurrentCheckpoints is execution.checkpointing.max-concurrent-checkpoints.
+	MaxConcurrentCheckpoints int
+	// UnalignedCheckpoints is execution.checkpointing.unaligned.enabled.
+	UnalignedCheckpoints bool
+	// AlignedCheckpointTimeout is execution.checkpointing.aligned-checkpoint-timeout;
+	// 0 never switches an aligned checkpoint to unaligned.
+	AlignedCheckpointTimeout time.Duration
+	// TolerableFailedCheckpoints is execution.checkpointing.tolerable-failed-checkpoints.
+	TolerableFailedCheckpoints int
+	// IncrementalCheckpoints is state.backend.incremental (RocksDB only).
+	IncrementalCheckpoints bool
+	// DeliveryGuarantee is sink.delivery-guarantee: none, at-least-once or
+	// exactly-once (KafkaSink's DeliveryGuarantee; Flink's default none).
+	DeliveryGuarantee string
+	// TransactionalIDPrefix is sink.transactional-id-prefix.
+	TransactionalIDPrefix string
+	// OutputIsolation is sim.output.isolation-level: the isolation.level of
+	// the consumer whose view --output writes (Kafka's default read_uncommitted).
+	OutputIsolation string
+	// UploadSpeed is sim.checkpoint.upload-speed: bytes per virtual second
+	// the asynchronous part of a snapshot uploads.
+	UploadSpeed int64
 	// LogNettyFrames is sim.log.netty-frames: log every NettyMessage a
 	// remote channel exchanges as a netty_frame event with its bytes in hex.
 	LogNettyFrames bool
@@ -165,70 +194,79 @@ const mebibyte = 1 << 20
 // Default returns the simulator's defaults for every setting.
 func Default() Config {
 	return Config{
-		Parallelism:             2,
-		MaxParallelism:          -1,
-		NumberOfTaskSlots:       1,
-		AutoWatermarkInterval:   200 * time.Millisecond,
-		BufferTimeout:           100 * time.Millisecond,
-		OperatorChaining:        true,
-		SlotRequestTimeout:      10 * time.Second,
-		BuffersPerChannel:       2,
-		FloatingBuffersPerGate:  8,
-		TaskManagerCPUCores:     0,
-		TaskHeapBytes:           384 * mebibyte,
-		TaskOffHeapBytes:        0,
-		ManagedMemoryBytes:      512 * mebibyte,
-		NetworkMemoryBytes:      128 * mebibyte,
-		SourceTopic:             "orders",
-		SourcePartitions:        4,
-		StartingOffsets:         "earliest",
-		MaxPollRecords:          500,
-		KeyField:                "key",
-		TimeField:               "ts",
-		TimeCharacteristic:      "event-time",
-		Operator:                "window",
-		WindowType:              "tumbling",
-		WindowSize:              time.Minute,
-		WindowSlide:             0,
-		WindowGap:               0,
-		WindowOffset:            0,
-		AllowedLateness:         0,
-		SideOutputLateData:      false,
-		Aggregate:               "count",
-		AggregateField:          "amount",
-		Filter:                  "",
-		OutOfOrderness:          5 * time.Second,
-		Idleness:                0,
-		AlignmentGroup:          "",
-		AlignmentMaxDrift:       0,
-		AlignmentUpdateInterval: time.Second,
-		StateTTL:                0,
-		SinkTopic:               "orders-per-minute",
-		Seed:                    1,
-		Duration:                5 * time.Minute,
-		TaskManagers:            2,
-		SourceRate:              1000,
-		SourceKeys:              100,
-		SourceDisorder:          2 * time.Second,
-		SourceLateFraction:      0,
-		EventsPace:              "backfill",
-		CostParse:               20 * time.Microsecond,
-		CostFilter:              2 * time.Microsecond,
-		CostWindow:              10 * time.Microsecond,
-		CostSink:                10 * time.Microsecond,
-		NetworkLatency:          200 * time.Microsecond,
-		StateBackend:            "hashmap",
-		CostRocksDB:             15 * time.Microsecond,
-		LogNettyFrames:          false,
-		HeartbeatInterval:       time.Second,
-		HeartbeatTimeout:        5 * time.Second,
-		RestartStrategy:         "default",
-		RestartInitialBackoff:   time.Second,
-		RestartJitterFactor:     0.1,
-		FixedDelayAttempts:      1,
-		FixedDelay:              time.Second,
-		LocalLatency:            5 * time.Microsecond,
-		BufferRecords:           64,
-		RecordBytes:             100,
+		Parallelism:              2,
+		MaxParallelism:           -1,
+		NumberOfTaskSlots:        1,
+		AutoWatermarkInterval:    200 * time.Millisecond,
+		BufferTimeout:            100 * time.Millisecond,
+		OperatorChaining:         true,
+		SlotRequestTimeout:       10 * time.Second,
+		BuffersPerChannel:        2,
+		FloatingBuffersPerGate:   8,
+		TaskManagerCPUCores:      0,
+		TaskHeapBytes:            384 * mebibyte,
+		TaskOffHeapBytes:         0,
+		ManagedMemoryBytes:       512 * mebibyte,
+		NetworkMemoryBytes:       128 * mebibyte,
+		SourceTopic:              "orders",
+		SourcePartitions:         4,
+		StartingOffsets:          "earliest",
+		MaxPollRecords:           500,
+		KeyField:                 "key",
+		TimeField:                "ts",
+		TimeCharacteristic:       "event-time",
+		Operator:                 "window",
+		WindowType:               "tumbling",
+		WindowSize:               time.Minute,
+		WindowSlide:              0,
+		WindowGap:                0,
+		WindowOffset:             0,
+		AllowedLateness:          0,
+		SideOutputLateData:       false,
+		Aggregate:                "count",
+		AggregateField:           "amount",
+		Filter:                   "",
+		OutOfOrderness:           5 * time.Second,
+		Idleness:                 0,
+		AlignmentGroup:           "",
+		AlignmentMaxDrift:        0,
+		AlignmentUpdateInterval:  time.Second,
+		StateTTL:                 0,
+		SinkTopic:                "orders-per-minute",
+		Seed:                     1,
+		Duration:                 5 * time.Minute,
+		TaskManagers:             2,
+		SourceRate:               1000,
+		SourceKeys:               100,
+		SourceDisorder:           2 * time.Second,
+		SourceLateFraction:       0,
+		EventsPace:               "backfill",
+		CostParse:                20 * time.Microsecond,
+		CostFilter:               2 * time.Microsecond,
+		CostWindow:               10 * time.Microsecond,
+		CostSink:                 10 * time.Microsecond,
+		NetworkLatency:           200 * time.Microsecond,
+		StateBackend:             "hashmap",
+		CostRocksDB:              15 * time.Microsecond,
+		LogNettyFrames:           false,
+		CheckpointInterval:       0,
+		CheckpointTimeout:        time.Minute,
+		CheckpointMinPause:       0,
+		MaxConcurrentCheckpoints: 1,
+		AlignedCheckpointTimeout: 0,
+		DeliveryGuarantee:        "none",
+		TransactionalIDPrefix:    "flinksim",
+		OutputIsolation:          "read_uncommitted",
+		UploadSpeed:              50 << 20,
+		HeartbeatInterval:        time.Second,
+		HeartbeatTimeout:         5 * time.Second,
+		RestartStrategy:          "default",
+		RestartInitialBackoff:    time.Second,
+		RestartJitterFactor:      0.1,
+		FixedDelayAttempts:       1,
+		FixedDelay:               time.Second,
+		LocalLatency:             5 * time.Microsecond,
+		BufferRecords:            64,
+		RecordBytes:              100,
 	}
 }

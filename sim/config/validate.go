@@ -74,6 +74,10 @@ func (c Config) Validate() error {
 		add("job.watermark.alignment.update-interval %s: watermark alignment (job.watermark.alignment.group %q) needs an update interval of at least 1 ms",
 			FormatDuration(c.AlignmentUpdateInterval), c.AlignmentGroup)
 	}
+	if c.CheckpointInterval > 0 && c.CheckpointInterval < 10*time.Millisecond {
+		// CheckpointConfig.setCheckpointInterval, MINIMAL_CHECKPOINT_TIME
+		add("execution.checkpointing.interval %s: Checkpoint interval must be larger than or equal to 10 ms", FormatDuration(c.CheckpointInterval))
+	}
 	if c.BuffersPerChannel+c.FloatingBuffersPerGate < 1 {
 		add("taskmanager.network.memory.buffers-per-channel 0 and taskmanager.network.memory.floating-buffers-per-gate 0: an input channel needs at least one buffer")
 	}
