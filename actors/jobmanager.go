@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
@@ -59,6 +60,17 @@ type JobManager struct {
 	monitors map[string]*heartbeat.Monitor // heartbeat monitor per task manager with slots
 	location map[string]string             // execution id -> task manager
 	lost     map[string]bool               // task managers whose heartbeat timed out
+
+	// checkpoints (see jobmanager_checkpoint.go)
+	coord         *checkpoint.Coordinator
+	pendingStates map[int64]map[string]*messages.TaskStateSnapshot // pending checkpoint -> task -> state
+	latest        *savedState                                      // latest completed checkpoint
+	savepoint     *savedState                                      // latest completed savepoint
+	restoreFrom   *savedState                                      // what the next deployment restores
+	ckTimerSet    bool
+	ckTimerAt     int64 // ms
+	rescaleTo     int   // parallelism of the job to start after the stop-with-savepoint (0: none)
+	rescaleMaxP   int   // its configured max parallelism (0: not configured)
 }
 
 // NewJobManager returns the JobManager for graph. bounded makes the source
@@ -71,6 +83,7 @@ func NewJobManager(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *J
 const (
 	reqStartOffsets = 1
 	reqStopOffsets  = 2
+	reqOutputView   = 3 // the sink topic's end offset where a rescaled job's output view starts
 )
 
 // Receive implements Component.
@@ -90,6 +103,11 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 			return
 		case timerRestart:
 			j.restart(o)
+			return
+		case timerCheckpoint:
+			if j.coord != nil {
+				j.checkpointDuty(o, b.Timer.Arg)
+			}
 			return
 		}
 		if b.Timer.Kind == timerSlotRequestTimeout && !j.deploy && j.status == "RUNNING" {
@@ -118,6 +136,10 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_Action:
 		j.action(o, b.Action.Text)
+	case *messages.Envelope_AcknowledgeCheckpoint:
+		j.acknowledge(o, b.AcknowledgeCheckpoint)
+	case *messages.Envelope_DeclineCheckpoint:
+		j.decline(o, b.DeclineCheckpoint)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status), messages.Int("restarts", int64(j.restarts)))
 	}
@@ -157,8 +179,15 @@ func (j *JobManager) setStatus(o *Out, status, cause string) {
 	if cause != "" {
 		fields = append(fields, messages.Str("cause", cause))
 	}
+	was := j.status
 	j.status = status
 	o.Log(eventlog.KindJobStatus, fields...)
+	if was == "RUNNING" {
+		j.jobLeftRunning(o)
+	}
+	if status == "RUNNING" {
+		j.jobRunning(o)
+	}
 }
 
 func (j *JobManager) start(o *Out) {
@@ -172,6 +201,7 @@ func (j *JobManager) start(o *Out) {
 	for _, e := range g.Edges {
 		es = append(es, `{"from":`+jsonString(e.From)+`,"to":`+jsonString(e.To)+`,"partitioner":`+jsonString(e.Partitioner)+`}`)
 	}
+	j.startCoordinator(o)
 	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+joinRaw(vs)+"]"),
 		messages.Raw("edges", "["+joinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
 		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
@@ -286,7 +316,12 @@ func (j *JobManager) deployAll(o *Out) {
 			name := j.name(v.ID, i)
 			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
 				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
-				Chain: v.Operators, Attempt: int32(j.attempt)}
+				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0}
+			if r := j.restoreFrom; r != nil {
+				st.Restore = restoreFor(r, v.ID, i, v.Parallelism)
+				st.RestoreCheckpointId = r.id
+				st.RestoreParallelism = int32(r.parallelism[v.ID])
+			}
 			if in != nil {
 				pv, _ := g.Vertex(in.From)
 				gate := &messages.InputGateDeployment{}
@@ -338,6 +373,13 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 		return // a report of an earlier attempt
 	}
 	j.tasks[m.ExecutionId] = m.State
+	if j.coord != nil {
+		running := len(j.order) == j.numTasks()
+		for _, name := range j.order {
+			running = running && j.tasks[name] == "RUNNING"
+		}
+		j.coord.SetTasksRunning(running)
+	}
 	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
 	if m.Reason != "" {
 		fields = append(fields, messages.Str("reason", m.Reason))
@@ -353,10 +395,16 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 			}
 		}
 		j.setStatus(o, "FINISHED", "")
+		if j.rescaleTo > 0 {
+			j.startRescaled(o)
+		}
 	}
 }
 
 func (j *JobManager) offsets(o *Out, m *messages.ListOffsetsResult) {
+	if m.RequestId == reqOutputView {
+		return
+	}
 	mp := map[int32]int64{}
 	for _, po := range m.Offsets {
 		mp[po.Partition] = po.Offset

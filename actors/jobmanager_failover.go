@@ -2,10 +2,12 @@ package actors
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/restart"
@@ -143,10 +145,22 @@ func (j *JobManager) restart(o *Out) {
 	j.attempt++
 	j.setStatus(o, "RUNNING", "")
 	j.readers = nil
-	// checkpoints are not simulated yet: like Flink without a completed
-	// checkpoint, the new attempt starts from the starting offsets with
-	// empty state
-	o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
+	if j.latest != nil {
+		// restore from the latest completed checkpoint: keyed state,
+		// channel state, and the source offsets through the enumerator
+		j.restoreFrom = j.latest
+		if j.startOffsets == nil {
+		j.startOffsets = map[int32]int64{}
+	}
+	for p, off := range restoredOffsets(j.latest) {
+			j.startOffsets[p] = off
+		}
+		o.Log(eventlog.KindRestore, messages.Str("from", "checkpoint"), messages.Int("checkpoint_id", j.latest.id))
+	} else {
+		// like Flink without a completed checkpoint: the new attempt starts
+		// from the starting offsets with empty state
+		o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
+	}
 	if len(j.slots) >= j.graph.SlotsNeeded {
 		j.deployAll(o)
 		return
@@ -164,6 +178,31 @@ func (j *JobManager) action(o *Out, text string) {
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
 		return
 	}
-	// checkpoints, savepoints and rescaling are not simulated yet
-	o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", string(a.Verb)+" is not simulated yet"))
+	if j.status != "RUNNING" || j.coord == nil {
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "the job is "+j.status))
+		return
+	}
+	switch a.Verb {
+	case action.TriggerCheckpoint:
+		j.triggerCheckpoint(o, checkpoint.KindManual)
+	case action.TriggerSavepoint:
+		j.triggerCheckpoint(o, checkpoint.KindSavepoint)
+	case action.StopWithSavepoint:
+		j.triggerCheckpoint(o, checkpoint.KindStopWithSavepoint)
+	case action.Rescale:
+		if j.rescaleTo > 0 {
+			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale is in progress"))
+			return
+		}
+		f := strings.Fields(a.Arg)
+		j.rescaleTo, _ = strconv.Atoi(f[0])
+		j.rescaleMaxP = 0
+		if len(f) > 1 {
+			j.rescaleMaxP, _ = strconv.Atoi(strings.TrimPrefix(f[1], "max-parallelism="))
+		}
+		o.Log(eventlog.KindRescale, messages.Str("step", "stop-with-savepoint"), messages.Int("to_parallelism", int64(j.rescaleTo)))
+		j.triggerCheckpoint(o, checkpoint.KindStopWithSavepoint)
+	default:
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the JobManager"))
+	}
 }

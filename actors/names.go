@@ -17,18 +17,20 @@ const (
 
 // Timer kinds (messages.Timer.Kind), one per self-envelope purpose.
 const (
-	timerSlotRequestTimeout = "slot_request_timeout"
-	timerContinue           = "continue"            // a subtask finished its current slice of work
-	timerWatermark          = "periodic_watermark"  // pipeline.auto-watermark-interval
-	timerFlush              = "output_flush"        // execution.buffer-timeout
-	timerMetrics            = "metrics"             // once per virtual second
-	timerGenerate           = "generate"            // the broker's data generator
-	timerFetchWait          = "fetch_max_wait"      // Kafka fetch.max.wait.ms
-	timerAppend             = "append_event"        // sim.events.pace=event-time
-	timerProcessingTime     = "processing_time"     // a processing-time timer of the keyed operator
-	timerAlignment          = "watermark_alignment" // job.watermark.alignment.update-interval
-	timerHeartbeat          = "heartbeat"           // heartbeat.interval
-	timerRestart            = "restart"             // the restart strategy's backoff
+	timerSlotRequestTimeout  = "slot_request_timeout"
+	timerContinue            = "continue"                   // a subtask finished its current slice of work
+	timerWatermark           = "periodic_watermark"         // pipeline.auto-watermark-interval
+	timerFlush               = "output_flush"               // execution.buffer-timeout
+	timerMetrics             = "metrics"                    // once per virtual second
+	timerGenerate            = "generate"                   // the broker's data generator
+	timerFetchWait           = "fetch_max_wait"             // Kafka fetch.max.wait.ms
+	timerAppend              = "append_event"               // sim.events.pace=event-time
+	timerProcessingTime      = "processing_time"            // a processing-time timer of the keyed operator
+	timerAlignment           = "watermark_alignment"        // job.watermark.alignment.update-interval
+	timerHeartbeat           = "heartbeat"                  // heartbeat.interval
+	timerRestart             = "restart"                    // the restart strategy's backoff
+	timerCheckpoint          = "checkpoint"                 // the CheckpointCoordinator's trigger and timeout duties
+	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout
 )
 
 // rpcLatency is the virtual delay of an RPC between cluster components

@@ -85,6 +85,7 @@ type Subtask struct {
 	reported     bool
 	finalLogged  bool
 	m            taskMetrics
+	ck           subtaskCheckpoint // subtask_checkpoint.go
 }
 
 type splitState struct {
@@ -104,8 +105,9 @@ type queuedRecord struct {
 type floatingWant struct{ channel, count int }
 
 type gateChannel struct {
-	buffers []*messages.Buffer
-	ended   bool
+	buffers   []*messages.Buffer
+	ended     bool // EndOfPartition
+	dataEnded bool // EndOfData (FLIP-147) or EndOfPartition
 }
 
 type taskMetrics struct {
@@ -163,12 +165,20 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			if !s.finishedAll {
 				o.Timer(s.alignmentInterval(), timerAlignment, 0)
 			}
+		case timerCheckpointAlignment:
+			s.checkpointTimer(o)
 		case timerProcessingTime:
 			s.procTimer = math.MinInt64
 			if s.op != nil {
 				s.emitResults(o, s.op.AdvanceProcessingTime(s.procTimeMs(o)))
 			}
 		}
+	case *messages.Envelope_TriggerCheckpoint:
+		s.triggerCheckpoint(o, b.TriggerCheckpoint)
+	case *messages.Envelope_NotifyCheckpointComplete:
+		s.checkpointComplete(o, b.NotifyCheckpointComplete.CheckpointId)
+	case *messages.Envelope_NotifyCheckpointAborted:
+		s.checkpointAborted(o, b.NotifyCheckpointAborted.CheckpointId)
 	case *messages.Envelope_AddSplits:
 		s.addSplits(o, b.AddSplits)
 	case *messages.Envelope_NoMoreSplits:
@@ -201,6 +211,19 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			s.bytesIn += int64(m.Buffer.SizeBytes)
 		}
 		ch := s.channels[m.ChannelIndex]
+		if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindBarrier {
+			if m.Buffer.Unaligned {
+				// a priority event: processed at once, overtaking the
+				// buffers queued in its channel
+				cost := s.onChannelBarrier(o, int(m.ChannelIndex), m.Buffer)
+				s.busyUntil = max(s.busyUntil, o.Now()) + cost
+				s.m.busyAcc += cost
+				break
+			}
+			s.ck.barrierQueued[m.ChannelIndex]++
+		} else if !m.Buffer.IsEvent {
+			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
+		}
 		if len(ch.buffers) == 0 {
 			s.ready = append(s.ready, int(m.ChannelIndex))
 		}
@@ -276,6 +299,7 @@ func (s *Subtask) start(o *Out) {
 	s.m.lastTick = o.Now()
 	o.Timer(1_000_000, timerMetrics, 0)
 	s.setState(o, "INITIALIZING", "")
+	s.initCheckpointing(o)
 	s.setState(o, "RUNNING", "")
 }
 
@@ -396,7 +420,7 @@ func (s *Subtask) finishSplit(o *Out, st *splitState) {
 // fetch sends one Fetch for the active splits when none is outstanding and
 // fewer than max.poll.records records wait.
 func (s *Subtask) fetch(o *Out) {
-	if s.fetching || len(s.queue)-s.queueHead >= s.cfg.MaxPollRecords {
+	if s.fetching || s.ck.stopping || len(s.queue)-s.queueHead >= s.cfg.MaxPollRecords {
 		return
 	}
 	req := &messages.Fetch{Topic: s.cfg.SourceTopic, MaxRecords: int32(s.cfg.MaxPollRecords)}
@@ -458,6 +482,9 @@ func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
 	eventTime := s.cfg.TimeCharacteristic != "processing-time"
 	if s.aligned() && s.mux.WaitingForAlignment() {
 		return 0 // a single-split reader ahead of the group waits
+	}
+	if s.ck.stopping || s.ck.awaitFinal {
+		return 0 // stop-with-savepoint: the source reads no more
 	}
 	for n := 0; n < s.cfg.BufferRecords && s.queueHead < len(s.queue); n++ {
 		q := s.queue[s.queueHead]
@@ -525,7 +552,7 @@ func (s *Subtask) unblock(o *Out) {
 // (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
 // watermark status downstream.
 func (s *Subtask) periodicWatermark(o *Out) {
-	if s.mux == nil || s.finishedAll {
+	if s.mux == nil || s.finishedAll || s.ck.awaitFinal {
 		return
 	}
 	wm, idle, changed := s.mux.OnPeriodicEmit(vt.Millis(o.Now()))
@@ -598,12 +625,23 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 		s.block(o)
 		return 0
 	}
-	ci := s.ready[0]
+	// the first channel with data that no aligned barrier blocks
+	pick := -1
+	for k, c := range s.ready {
+		if !s.ck.blocked[c] {
+			pick = k
+			break
+		}
+	}
+	if pick < 0 {
+		return 0
+	}
+	ci := s.ready[pick]
 	ch := s.channels[ci]
 	buf := ch.buffers[0]
 	ch.buffers[0] = nil
 	ch.buffers = ch.buffers[1:]
-	s.ready = s.ready[1:]
+	s.ready = append(s.ready[:pick], s.ready[pick+1:]...)
 	if len(ch.buffers) > 0 {
 		s.ready = append(s.ready, ci)
 	}
@@ -617,20 +655,7 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 	for i, kind := range buf.Kinds {
 		switch kind {
 		case exchange.KindRecord:
-			cost += perRecord
-			s.m.recordsIn++
-			switch {
-			case s.op != nil:
-				now := s.procTimeMs(o)
-				if t, ok := s.op.NextProcessingTimeTimer(); ok && t <= now {
-					cost += s.emitResults(o, s.op.AdvanceProcessingTime(now))
-				}
-				cost += s.emitResults(o, s.op.ProcessElement(buf.Keys[i], buf.Timestamps[i], buf.Values[i], now))
-			case s.proc != nil:
-				cost += s.processElement(o, buf.Keys[i], buf.Timestamps[i])
-			default:
-				s.sinkWrite(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i])
-			}
+			cost += perRecord + s.processRecord(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i])
 		case exchange.KindWatermark:
 			if wm, changed := s.valve.InputWatermark(ci, buf.Timestamps[i]); changed {
 				cost += s.advanceWatermark(o, wm)
@@ -654,14 +679,57 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 			if wmChanged {
 				cost += s.advanceWatermark(o, wm)
 			}
+		case exchange.KindEndOfData:
+			ch.dataEnded = true
+		case exchange.KindBarrier:
+			s.ck.barrierQueued[ci]--
+			cost += s.onChannelBarrier(o, ci, buf)
 		case exchange.KindEndOfPartition:
-			ch.ended = true
+			ch.ended, ch.dataEnded = true, true
 			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", s.d.InputGate.Producers[ci]))
+			cost += s.applyBarrierAction(o, s.ck.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
 		}
 	}
 	if !buf.IsEvent {
 		o.Send(jobgraph.ChannelName(o.Name(), ci), cost, &messages.Envelope_RecycleBuffers{RecycleBuffers: &messages.RecycleBuffers{Count: 1}})
 	}
+	return cost
+}
+
+// processRecord hands one record to the operator (or the unchained sink)
+// and returns the cost of what it emitted.
+func (s *Subtask) processRecord(o *Out, key string, ts int64, value float64) vt.Time {
+	s.m.recordsIn++
+	switch {
+	case s.op != nil:
+		s.touch(key)
+		now := s.procTimeMs(o)
+		var cost vt.Time
+		if t, ok := s.op.NextProcessingTimeTimer(); ok && t <= now {
+			cost += s.emitResults(o, s.op.AdvanceProcessingTime(now))
+		}
+		return cost + s.emitResults(o, s.op.ProcessElement(key, ts, value, now))
+	case s.proc != nil:
+		s.touch(key)
+		return s.processElement(o, key, ts)
+	default:
+		s.sinkWrite(o, key, ts, value)
+		return 0
+	}
+}
+
+// replaySlice processes up to sim.buffer.records records of restored input
+// channel state, before any new input.
+func (s *Subtask) replaySlice(o *Out) (cost vt.Time) {
+	perRecord := vt.FromDuration(s.cfg.CostWindow)
+	if s.op == nil && s.proc == nil {
+		perRecord = vt.FromDuration(s.cfg.CostSink)
+	}
+	n := min(len(s.ck.replayIn), s.cfg.BufferRecords)
+	for _, r := range s.ck.replayIn[:n] {
+		cost += perRecord + s.processRecord(o, r.Key, r.Timestamp, r.Value)
+	}
+	s.ck.replayIn = s.ck.replayIn[n:]
 	return cost
 }
 
@@ -799,7 +867,10 @@ func (s *Subtask) work(o *Out) {
 		}
 		// a buffer of only watermarks that change nothing costs no time:
 		// take the next one at once
-		for cost == 0 && len(s.ready) > 0 && !s.blocked {
+		if len(s.ck.replayIn) > 0 && !s.blocked {
+			cost = s.replaySlice(o)
+		}
+		for cost == 0 && s.gateReady() && !s.blocked {
 			cost = s.gateSlice(o)
 		}
 		s.maybeFinishGate(o)
@@ -809,11 +880,7 @@ func (s *Subtask) work(o *Out) {
 		// after every slice of records)
 		s.rp.FlushAll()
 	}
-	if len(s.sinkOut) > 0 {
-		o.Send(KafkaName, cost+rpcLatency(s.cfg), &messages.Envelope_Produce{Produce: &messages.Produce{
-			Topic: s.cfg.SinkTopic, Records: s.sinkOut}})
-		s.sinkOut = nil
-	}
+	s.flushSink(o, cost)
 	if cost > 0 {
 		s.m.busyAcc += cost
 		s.busyUntil = o.Now() + cost
@@ -832,7 +899,18 @@ func (s *Subtask) hasInput() bool {
 	if s.isSource {
 		return s.queueHead < len(s.queue) || (s.noMoreSplits && !s.finishedAll)
 	}
-	return len(s.ready) > 0
+	return s.gateReady() || len(s.ck.replayIn) > 0
+}
+
+// gateReady reports whether a channel not blocked by an aligned barrier has
+// a buffer queued.
+func (s *Subtask) gateReady() bool {
+	for _, c := range s.ready {
+		if !s.ck.blocked[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // flushSends sends every buffer the partition can send now, delay µs from
@@ -892,7 +970,9 @@ func (s *Subtask) maybeFinishSource(o *Out) {
 			return
 		}
 	}
-	s.finishedAll = true
+	if s.ck.awaitFinal {
+		return
+	}
 	// a finished source emits the final watermark Long.MAX_VALUE
 	if s.cfg.TimeCharacteristic != "processing-time" {
 		if wm, err := s.mux.EndOfInput(); err == nil {
@@ -901,11 +981,33 @@ func (s *Subtask) maybeFinishSource(o *Out) {
 			s.rp.Broadcast(exchange.KindWatermark, wm)
 		}
 	}
+	if s.ck.enabled {
+		// FLIP-147: EndOfData, then wait for a checkpoint taken after it
+		// to complete before the partition ends
+		s.ck.awaitFinal = true
+		s.rp.Broadcast(exchange.KindEndOfData, 0)
+		s.rp.FlushAll()
+		return
+	}
+	s.finishedAll = true
 	s.rp.EndOfPartition()
 }
 
 func (s *Subtask) maybeFinishGate(o *Out) {
-	if s.finishedAll || len(s.ready) > 0 {
+	if s.finishedAll || s.ck.awaitFinal || len(s.ready) > 0 || len(s.ck.replayIn) > 0 {
+		return
+	}
+	for _, ch := range s.channels {
+		if !ch.dataEnded {
+			return
+		}
+	}
+	if s.ck.enabled {
+		s.ck.awaitFinal = true
+		if s.rp != nil {
+			s.rp.Broadcast(exchange.KindEndOfData, 0)
+			s.rp.FlushAll()
+		}
 		return
 	}
 	for _, ch := range s.channels {

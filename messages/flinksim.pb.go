@@ -2131,8 +2131,14 @@ type SubmitTask struct {
 	// savepoint (absent for a fresh start)
 	Restore             *TaskStateSnapshot `protobuf:"bytes,14,opt,name=restore,proto3" json:"restore,omitempty"`
 	RestoreCheckpointId int64              `protobuf:"varint,15,opt,name=restore_checkpoint_id,json=restoreCheckpointId,proto3" json:"restore_checkpoint_id,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// the parallelism of the job the restored state was taken with (a sink
+	// subtask aborts the lingering transactions of the old subtasks it takes over)
+	RestoreParallelism int32 `protobuf:"varint,16,opt,name=restore_parallelism,json=restoreParallelism,proto3" json:"restore_parallelism,omitempty"`
+	// checkpointing is on for the job (a task waits for a final checkpoint
+	// after its input ends, FLIP-147)
+	Checkpointing bool `protobuf:"varint,17,opt,name=checkpointing,proto3" json:"checkpointing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubmitTask) Reset() {
@@ -2268,6 +2274,20 @@ func (x *SubmitTask) GetRestoreCheckpointId() int64 {
 		return x.RestoreCheckpointId
 	}
 	return 0
+}
+
+func (x *SubmitTask) GetRestoreParallelism() int32 {
+	if x != nil {
+		return x.RestoreParallelism
+	}
+	return 0
+}
+
+func (x *SubmitTask) GetCheckpointing() bool {
+	if x != nil {
+		return x.Checkpointing
+	}
+	return false
 }
 
 // TaskExecutionState: TaskExecutor -> JobMaster (updateTaskExecutionState).
@@ -3174,15 +3194,21 @@ func (x *Produce) GetTransactionalId() string {
 // Buffer holds the serialized stream elements of one network buffer, as
 // parallel arrays: kinds[i] says what element i is.
 type Buffer struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kinds         []byte                 `protobuf:"bytes,1,opt,name=kinds,proto3" json:"kinds,omitempty"`                     // see sim/stream ElementKind
-	Keys          []string               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`                       // record key ("" for other kinds)
-	Timestamps    []int64                `protobuf:"varint,3,rep,packed,name=timestamps,proto3" json:"timestamps,omitempty"`   // record event time or watermark, ms
-	Values        []float64              `protobuf:"fixed64,4,rep,packed,name=values,proto3" json:"values,omitempty"`          // record value (aggregate input)
-	IsEvent       bool                   `protobuf:"varint,5,opt,name=is_event,json=isEvent,proto3" json:"is_event,omitempty"` // an event buffer (EndOfPartitionEvent): needs no credit
-	SizeBytes     int32                  `protobuf:"varint,6,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Kinds      []byte                 `protobuf:"bytes,1,opt,name=kinds,proto3" json:"kinds,omitempty"`                     // see sim/stream ElementKind
+	Keys       []string               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`                       // record key ("" for other kinds)
+	Timestamps []int64                `protobuf:"varint,3,rep,packed,name=timestamps,proto3" json:"timestamps,omitempty"`   // record event time or watermark, ms
+	Values     []float64              `protobuf:"fixed64,4,rep,packed,name=values,proto3" json:"values,omitempty"`          // record value (aggregate input)
+	IsEvent    bool                   `protobuf:"varint,5,opt,name=is_event,json=isEvent,proto3" json:"is_event,omitempty"` // an event buffer (EndOfPartitionEvent, CheckpointBarrier): needs no credit
+	SizeBytes  int32                  `protobuf:"varint,6,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	// a CheckpointBarrier event buffer: its checkpoint, timestamp (ms) and kind;
+	// unaligned barriers are priority events that overtake queued buffers
+	CheckpointId          int64          `protobuf:"varint,7,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	CheckpointTimestampMs int64          `protobuf:"varint,8,opt,name=checkpoint_timestamp_ms,json=checkpointTimestampMs,proto3" json:"checkpoint_timestamp_ms,omitempty"`
+	CheckpointKind        CheckpointKind `protobuf:"varint,9,opt,name=checkpoint_kind,json=checkpointKind,proto3,enum=flinksim.messages.CheckpointKind" json:"checkpoint_kind,omitempty"`
+	Unaligned             bool           `protobuf:"varint,10,opt,name=unaligned,proto3" json:"unaligned,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *Buffer) Reset() {
@@ -3255,6 +3281,34 @@ func (x *Buffer) GetSizeBytes() int32 {
 		return x.SizeBytes
 	}
 	return 0
+}
+
+func (x *Buffer) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *Buffer) GetCheckpointTimestampMs() int64 {
+	if x != nil {
+		return x.CheckpointTimestampMs
+	}
+	return 0
+}
+
+func (x *Buffer) GetCheckpointKind() CheckpointKind {
+	if x != nil {
+		return x.CheckpointKind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+func (x *Buffer) GetUnaligned() bool {
+	if x != nil {
+		return x.Unaligned
+	}
+	return false
 }
 
 type PartitionRequest struct {
@@ -5117,7 +5171,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vpartitioner\x18\x01 \x01(\tR\vpartitioner\x12+\n" +
 	"\x11num_subpartitions\x18\x02 \x01(\x05R\x10numSubpartitions\x12\x1c\n" +
 	"\tconsumers\x18\x03 \x03(\tR\tconsumers\x12-\n" +
-	"\x12consumer_locations\x18\x04 \x03(\tR\x11consumerLocations\"\x90\x05\n" +
+	"\x12consumer_locations\x18\x04 \x03(\tR\x11consumerLocations\"\xe7\x05\n" +
 	"\n" +
 	"SubmitTask\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x1d\n" +
@@ -5137,7 +5191,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0fkey_group_start\x18\f \x01(\x05R\rkeyGroupStart\x12\"\n" +
 	"\rkey_group_end\x18\r \x01(\x05R\vkeyGroupEnd\x12>\n" +
 	"\arestore\x18\x0e \x01(\v2$.flinksim.messages.TaskStateSnapshotR\arestore\x122\n" +
-	"\x15restore_checkpoint_id\x18\x0f \x01(\x03R\x13restoreCheckpointId\"e\n" +
+	"\x15restore_checkpoint_id\x18\x0f \x01(\x03R\x13restoreCheckpointId\x12/\n" +
+	"\x13restore_parallelism\x18\x10 \x01(\x05R\x12restoreParallelism\x12$\n" +
+	"\rcheckpointing\x18\x11 \x01(\bR\rcheckpointing\"e\n" +
 	"\x12TaskExecutionState\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
@@ -5203,7 +5259,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aProduce\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x128\n" +
 	"\arecords\x18\x02 \x03(\v2\x1e.flinksim.messages.KafkaRecordR\arecords\x12)\n" +
-	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\xa4\x01\n" +
+	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\xeb\x02\n" +
 	"\x06Buffer\x12\x14\n" +
 	"\x05kinds\x18\x01 \x01(\fR\x05kinds\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\x12\x1e\n" +
@@ -5213,7 +5269,12 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x06values\x18\x04 \x03(\x01R\x06values\x12\x19\n" +
 	"\bis_event\x18\x05 \x01(\bR\aisEvent\x12\x1d\n" +
 	"\n" +
-	"size_bytes\x18\x06 \x01(\x05R\tsizeBytes\"\x9d\x01\n" +
+	"size_bytes\x18\x06 \x01(\x05R\tsizeBytes\x12#\n" +
+	"\rcheckpoint_id\x18\a \x01(\x03R\fcheckpointId\x126\n" +
+	"\x17checkpoint_timestamp_ms\x18\b \x01(\x03R\x15checkpointTimestampMs\x12J\n" +
+	"\x0fcheckpoint_kind\x18\t \x01(\x0e2!.flinksim.messages.CheckpointKindR\x0echeckpointKind\x12\x1c\n" +
+	"\tunaligned\x18\n" +
+	" \x01(\bR\tunaligned\"\x9d\x01\n" +
 	"\x10PartitionRequest\x12!\n" +
 	"\fpartition_id\x18\x01 \x01(\tR\vpartitionId\x12-\n" +
 	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\x12\x1f\n" +
@@ -5497,26 +5558,27 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	33, // 56: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
 	34, // 57: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
 	33, // 58: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	39, // 59: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	39, // 60: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 61: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	55, // 62: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	54, // 63: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	54, // 64: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	53, // 65: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	56, // 66: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	57, // 67: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	58, // 68: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	58, // 69: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	59, // 70: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 71: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 72: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	29, // 73: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	74, // [74:74] is the sub-list for method output_type
-	74, // [74:74] is the sub-list for method input_type
-	74, // [74:74] is the sub-list for extension type_name
-	74, // [74:74] is the sub-list for extension extendee
-	0,  // [0:74] is the sub-list for field type_name
+	0,  // 59: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	39, // 60: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	39, // 61: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 62: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	55, // 63: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	54, // 64: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	54, // 65: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	53, // 66: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	56, // 67: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	57, // 68: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	58, // 69: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	58, // 70: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	59, // 71: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 72: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 73: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	29, // 74: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	75, // [75:75] is the sub-list for method output_type
+	75, // [75:75] is the sub-list for method input_type
+	75, // [75:75] is the sub-list for extension type_name
+	75, // [75:75] is the sub-list for extension extendee
+	0,  // [0:75] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }

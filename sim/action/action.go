@@ -32,7 +32,7 @@ const (
 	TriggerCheckpoint Verb = "trigger-checkpoint"  // no arg
 	TriggerSavepoint  Verb = "trigger-savepoint"   // no arg
 	StopWithSavepoint Verb = "stop-with-savepoint" // no arg
-	Rescale           Verb = "rescale"             // arg: new parallelism
+	Rescale           Verb = "rescale"             // arg: new parallelism [max-parallelism=N]
 )
 
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale}
@@ -88,14 +88,21 @@ func Parse(s string) (Action, error) {
 		}
 		a.Arg = args[0]
 	case Rescale:
-		if len(args) != 1 {
-			return Action{}, fmt.Errorf("action %q: rescale needs the new parallelism, e.g. 'rescale 3'", s)
+		if len(args) != 1 && len(args) != 2 {
+			return Action{}, fmt.Errorf("action %q: rescale needs the new parallelism, e.g. 'rescale 3' or 'rescale 3 max-parallelism=256'", s)
 		}
 		p, err := strconv.Atoi(args[0])
 		if err != nil || p < 1 || p > 32768 {
 			return Action{}, fmt.Errorf("action %q: Operator parallelism not within bounds: %s", s, args[0])
 		}
 		a.Arg = args[0]
+		if len(args) == 2 {
+			mp, err := strconv.Atoi(strings.TrimPrefix(args[1], "max-parallelism="))
+			if !strings.HasPrefix(args[1], "max-parallelism=") || err != nil || mp < 1 || mp > 32768 {
+				return Action{}, fmt.Errorf("action %q: %q: the second argument of rescale is max-parallelism=N, 1 <= N <= 32768", s, args[1])
+			}
+			a.Arg += " " + args[1]
+		}
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)

@@ -206,6 +206,16 @@ func NewCoordinator(cfg CoordinatorConfig, tasks []string) (*Coordinator, error)
 // interval raised to the min pause if it was smaller.
 func (c *Coordinator) Config() CoordinatorConfig { return c.cfg }
 
+// RestoreIDCounter makes the next checkpoint id at least next: a job restored
+// from a checkpoint or savepoint continues its ids after the restored one
+// (CheckpointCoordinator.restoreSavepoint sets the CheckpointIDCounter to the
+// restored id + 1). It never lowers the counter.
+func (c *Coordinator) RestoreIDCounter(next int64) {
+	if next > c.nextID {
+		c.nextID = next
+	}
+}
+
 // Tasks returns the sorted task names every checkpoint waits for.
 func (c *Coordinator) Tasks() []string { return append([]string(nil), c.tasks...) }
 

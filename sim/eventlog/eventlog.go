@@ -42,6 +42,17 @@ const (
 	KindRestore           Kind = "restore"
 	KindFailure           Kind = "failure"
 
+	// checkpoints
+	KindCheckpointTriggered      Kind = "checkpoint_triggered"
+	KindCheckpointDeclined       Kind = "checkpoint_declined" // a trigger request the coordinator refused
+	KindCheckpointCompleted      Kind = "checkpoint_completed"
+	KindCheckpointFailed         Kind = "checkpoint_failed"
+	KindCheckpointSnapshot       Kind = "checkpoint_snapshot"         // a task took its snapshot
+	KindCheckpointDeclinedByTask Kind = "checkpoint_declined_by_task" // a task declined
+	KindStateRestored            Kind = "state_restored"
+	KindOffsetsCommitted         Kind = "offsets_committed"
+	KindRescale                  Kind = "rescale"
+
 	// bring-up
 	KindActorStarted           Kind = "actor_started"
 	KindTaskManagerStarted     Kind = "taskmanager_started"

@@ -24,7 +24,22 @@ const (
 	KindStatusIdle     ElementKind = 2 // WatermarkStatus.IDLE
 	KindStatusActive   ElementKind = 3 // WatermarkStatus.ACTIVE
 	KindEndOfPartition ElementKind = 4 // EndOfPartitionEvent (event buffer)
+	// KindBarrier is a CheckpointBarrier (event buffer; the checkpoint is in
+	// the Buffer's checkpoint fields).
+	KindBarrier ElementKind = 5
+	// KindEndOfData is EndOfData: the producer has no more records but keeps
+	// its partition open for the final checkpoint's barrier (FLIP-147).
+	KindEndOfData ElementKind = 6
 )
+
+// InFlight is one record of channel state: a record an unaligned barrier
+// overtook, persisted with the checkpoint.
+type InFlight struct {
+	Subpartition int
+	Key          string
+	Timestamp    int64
+	Value        float64
+}
 
 // Subpartition is one ResultSubpartition and the view its consumer's
 // InputChannel reads through.
@@ -206,6 +221,44 @@ func (p *ResultPartition) EndOfPartition() {
 	}
 }
 
+// Barrier queues a CheckpointBarrier event buffer (barrier) in every
+// subpartition not ended. Aligned, it goes behind everything written so far
+// (partly filled buffers are finished first), as RecordWriter.broadcastEvent
+// does. Unaligned (barrier.Unaligned), it is a priority event: it goes to the
+// head of each queue, overtaking the finished data buffers waiting for credit
+// (PipelinedSubpartition.add with a priority event), and those buffers'
+// records are returned as output channel state, in subpartition and queue
+// order. The overtaken buffers are still sent after the barrier.
+func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
+	var persisted []InFlight
+	for i := range p.subs {
+		s := &p.subs[i]
+		if s.ended {
+			continue
+		}
+		p.finish(i)
+		b := &messages.Buffer{Kinds: []byte{KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
+			IsEvent: true, SizeBytes: 32, CheckpointId: barrier.CheckpointId,
+			CheckpointTimestampMs: barrier.CheckpointTimestampMs, CheckpointKind: barrier.CheckpointKind, Unaligned: barrier.Unaligned}
+		if !barrier.Unaligned {
+			s.queue = append(s.queue, b)
+			continue
+		}
+		for _, q := range s.queue {
+			if q.IsEvent {
+				continue
+			}
+			for k, kind := range q.Kinds {
+				if kind == KindRecord {
+					persisted = append(persisted, InFlight{Subpartition: i, Key: q.Keys[k], Timestamp: q.Timestamps[k], Value: q.Values[k]})
+				}
+			}
+		}
+		s.queue = append([]*messages.Buffer{b}, s.queue...)
+	}
+	return persisted
+}
+
 // AllEndsSent reports whether every subpartition has sent its
 // EndOfPartitionEvent: the partition is fully consumed.
 func (p *ResultPartition) AllEndsSent() bool {
@@ -270,7 +323,9 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 			s.queue[0] = nil
 			s.queue = s.queue[1:]
 			if b.IsEvent {
-				s.sentEnd = true
+				if b.Kinds[0] == KindEndOfPartition {
+					s.sentEnd = true
+				}
 			} else {
 				s.credit--
 				p.inUse--

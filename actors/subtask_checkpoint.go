@@ -1,0 +1,490 @@
+package actors
+
+import (
+	"strings"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/checkpoint"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// subtaskCheckpoint is a subtask's part in checkpoints: barrier handling on
+// its InputGate (SingleCheckpointBarrierHandler), snapshots of its state,
+// the channel state of unaligned checkpoints, the final checkpoint after its
+// input ended (FLIP-147), stop-with-savepoint, the changed keys of
+// incremental snapshots and the exactly-once KafkaSink's transactions
+// (KafkaWriter with KafkaCommitter).
+type subtaskCheckpoint struct {
+	enabled       bool // execution.checkpointing.interval > 0: wait for a final checkpoint
+	handler       *checkpoint.BarrierHandler
+	blocked       []bool  // per input channel: blocked by an aligned barrier
+	barrierQueued []int   // per input channel: aligned barriers queued, not yet processed
+	current       *messages.Buffer // the barrier of the checkpoint the handler works on
+	pending       *pendingAck      // an unaligned snapshot still collecting channel state
+
+	awaitFinal bool  // input ended: finish once a checkpoint taken after it completes
+	finalID    int64 // that checkpoint (0: none taken yet)
+	stopping   bool  // stop-with-savepoint: no more input after the savepoint's barrier
+	stopID     int64
+
+	// incremental snapshots: the snapshot epoch in which each key last changed
+	keyMod         map[string]int64
+	epoch          int64
+	epochOf        map[int64]int64
+	completedEpoch int64
+
+	// the exactly-once sink's transactions
+	txn          string // open transaction written into
+	precommitted []committable
+	lastKafka    vt.Time // delivery time of the last message to the broker, to keep them in order
+
+	replayIn  []*messages.InFlightRecord // restored input channel state, processed first
+	lastAlign int64                      // alignment duration of the last completed alignment (ms)
+}
+
+type committable struct {
+	id         string
+	checkpoint int64
+}
+
+// pendingAck is an unaligned snapshot whose input channel state is not yet
+// complete: channels whose barrier is still to come keep adding what they
+// deliver until it arrives.
+type pendingAck struct {
+	ack   *messages.AcknowledgeCheckpoint
+	delay vt.Time // upload time of the operator state
+}
+
+// baseTaskName is a subtask's name without its attempt suffix: the task as
+// the CheckpointCoordinator knows it.
+func baseTaskName(name string) string {
+	if i := strings.IndexByte(name, '#'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+func (s *Subtask) exactlyOnce() bool { return s.hasSink && s.cfg.DeliveryGuarantee == "exactly-once" }
+
+// initCheckpointing sets the barrier handler up and restores the state the
+// SubmitTask carries.
+func (s *Subtask) initCheckpointing(o *Out) {
+	c := &s.ck
+	c.enabled = s.d.Checkpointing
+	c.keyMod = map[string]int64{}
+	c.epochOf = map[int64]int64{}
+	if !s.isSource {
+		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: len(s.channels),
+			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds()})
+		c.blocked = make([]bool, len(s.channels))
+		c.barrierQueued = make([]int, len(s.channels))
+	}
+	r := s.d.Restore
+	if r != nil {
+		if s.op != nil && len(r.Windows) > 0 {
+			if err := s.op.Restore(windowStateFromProto(r.Windows)); err != nil {
+				o.Invariant("restore", "%s: %v", o.Name(), err)
+				return
+			}
+		}
+		if s.proc != nil && len(r.Values) > 0 {
+			if err := s.proc.Restore(valueStateFromProto(r.Values)); err != nil {
+				o.Invariant("restore", "%s: %v", o.Name(), err)
+				return
+			}
+		}
+		c.replayIn = r.InputChannelState
+		for _, rec := range r.OutputChannelState {
+			// re-emit the output channel state before anything new
+			s.rp.AddRecord(s.target(rec.Key), rec.Key, rec.Timestamp, rec.Value)
+			s.m.recordsOut++
+		}
+		o.Log(eventlog.KindStateRestored, messages.Int("checkpoint_id", s.d.RestoreCheckpointId),
+			messages.Int("window_keys", int64(len(r.Windows))), messages.Int("value_keys", int64(len(r.Values))),
+			messages.Int("input_channel_records", int64(len(r.InputChannelState))),
+			messages.Int("output_channel_records", int64(len(r.OutputChannelState))),
+			messages.Raw("committables", jsonStrings(r.Committables)))
+	}
+	if s.exactlyOnce() {
+		// KafkaSink recovery: commit what the restored checkpoint
+		// pre-committed, abort what later checkpoints of the old subtasks
+		// left open (TransactionAborter), then open the next transaction
+		next := int64(1)
+		if r != nil {
+			for _, id := range r.Committables {
+				s.txnRequest(o, messages.TxnRequest_COMMIT, id)
+			}
+			next = s.d.RestoreCheckpointId + 1
+			oldP := int(s.d.RestoreParallelism)
+			for old := s.index; old < max(oldP, s.index+1); old += int(s.d.Parallelism) {
+				s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING,
+					Prefix: s.cfg.TransactionalIDPrefix, Subtask: int32(old), FromCheckpoint: next}})
+			}
+		}
+		s.beginTxn(o, next)
+	}
+}
+
+// sendKafka sends a message to the broker delay after now, never before an
+// earlier one (the producer's requests arrive in order).
+func (s *Subtask) sendKafka(o *Out, delay vt.Time, body messages.Body) {
+	at := max(o.Now()+delay+rpcLatency(s.cfg), s.ck.lastKafka)
+	s.ck.lastKafka = at
+	o.SendAt(KafkaName, at, body)
+}
+
+func (s *Subtask) txnRequest(o *Out, op messages.TxnRequest_Op, id string) {
+	s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: op, TransactionalId: id}})
+}
+
+func (s *Subtask) beginTxn(o *Out, checkpointID int64) {
+	s.ck.txn = kafka.TransactionalID(s.cfg.TransactionalIDPrefix, s.index, checkpointID)
+	s.txnRequest(o, messages.TxnRequest_BEGIN, s.ck.txn)
+}
+
+// flushSink sends the sink records of the slice so far, delay after now.
+func (s *Subtask) flushSink(o *Out, delay vt.Time) {
+	if len(s.sinkOut) == 0 {
+		return
+	}
+	p := &messages.Produce{Topic: s.cfg.SinkTopic, Records: s.sinkOut}
+	if s.exactlyOnce() {
+		p.TransactionalId = s.ck.txn
+	}
+	s.sendKafka(o, delay, &messages.Envelope_Produce{Produce: p})
+	s.sinkOut = nil
+}
+
+// ---- source: TriggerCheckpoint -------------------------------------------
+
+// triggerCheckpoint is a source subtask's part of a checkpoint
+// (StreamTask.triggerCheckpointAsync on a source): snapshot the split
+// offsets, then emit the barrier into every output subpartition behind the
+// records emitted so far.
+func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
+	if s.status != "RUNNING" || s.finishedAll || s.ck.stopping {
+		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskNotReady)
+		return
+	}
+	b := &messages.Buffer{CheckpointId: m.CheckpointId, CheckpointTimestampMs: m.TimestampMs, CheckpointKind: m.Kind,
+		Unaligned: m.Unaligned}
+	cost := s.snapshot(o, b, m.Unaligned, nil, 0)
+	s.busyUntil = max(s.busyUntil, o.Now()) + cost
+	s.m.busyAcc += cost
+}
+
+func (s *Subtask) decline(o *Out, id int64, r checkpoint.FailureReason) {
+	o.Log(eventlog.KindCheckpointDeclinedByTask, messages.Int("checkpoint_id", id), messages.Str("reason", r.String()))
+	o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
+		CheckpointId: id, Task: baseTaskName(o.Name()), Reason: r.String()}})
+}
+
+// ---- gate: barriers --------------------------------------------------------
+
+// barrierOf reads a barrier buffer as the handler takes it.
+func barrierOf(b *messages.Buffer) checkpoint.Barrier {
+	return checkpoint.Barrier{ID: b.CheckpointId, TimestampMs: b.CheckpointTimestampMs,
+		Savepoint: b.CheckpointKind != messages.CheckpointKind_CHECKPOINT, Unaligned: b.Unaligned}
+}
+
+// onChannelBarrier processes a barrier from channel ci: an aligned one when
+// the task reaches it in the channel, an unaligned (priority) one as soon as
+// it arrives. It returns the cost of a snapshot it triggers.
+func (s *Subtask) onChannelBarrier(o *Out, ci int, b *messages.Buffer) vt.Time {
+	if s.ck.current == nil || b.CheckpointId >= s.ck.current.CheckpointId {
+		s.ck.current = b
+	}
+	act := s.ck.handler.OnBarrier(ci, barrierOf(b), vt.Millis(o.Now()))
+	return s.applyBarrierAction(o, act, ci, !b.Unaligned)
+}
+
+// checkpointTimer is the aligned-checkpoint-timeout firing.
+func (s *Subtask) checkpointTimer(o *Out) {
+	if s.ck.handler == nil {
+		return
+	}
+	act := s.ck.handler.OnTimer(vt.Millis(o.Now()))
+	cost := s.applyBarrierAction(o, act, -1, false)
+	s.busyUntil = max(s.busyUntil, o.Now()) + cost
+	s.m.busyAcc += cost
+}
+
+// applyBarrierAction carries out what the barrier handler decided. from is
+// the channel whose barrier caused it (-1 for a timer); queued says the
+// barrier was taken from its channel's queue (aligned) rather than
+// overtaking it.
+func (s *Subtask) applyBarrierAction(o *Out, act checkpoint.BarrierAction, from int, queued bool) vt.Time {
+	c := &s.ck
+	if act.Ignored {
+		return 0
+	}
+	if act.Abort {
+		s.decline(o, act.AbortCheckpointID, act.FailureReason)
+		if c.pending != nil && c.pending.ack.CheckpointId == act.AbortCheckpointID {
+			c.pending = nil
+		}
+	}
+	if act.UnblockAll {
+		clear(c.blocked)
+	}
+	for _, ch := range act.BlockChannels {
+		c.blocked[ch] = true
+	}
+	var cost vt.Time
+	if act.TriggerSnapshot && c.current != nil && c.current.CheckpointId == act.CheckpointID {
+		var persisted []*messages.InFlightRecord
+		if act.Unaligned {
+			for _, ch := range act.PersistChannels {
+				persisted = s.queuedRecords(ch, act.CheckpointID, persisted, ch == from && !queued)
+			}
+		}
+		b := c.current
+		if act.Unaligned != b.Unaligned {
+			b = &messages.Buffer{CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
+				CheckpointKind: b.CheckpointKind, Unaligned: act.Unaligned}
+		}
+		align := int64(0)
+		if act.AllBarriersReceived {
+			align = act.AlignmentDurationMs
+		}
+		cost = s.snapshot(o, b, act.Unaligned, persisted, align)
+		if act.Unaligned && !act.AllBarriersReceived {
+			return cost
+		}
+	}
+	if act.AllBarriersReceived {
+		c.lastAlign = act.AlignmentDurationMs
+		if c.pending != nil && c.pending.ack.CheckpointId == act.CheckpointID {
+			c.pending.ack.AlignmentMs = act.AlignmentDurationMs
+			s.sendAck(o, c.pending.ack, c.pending.delay)
+			c.pending = nil
+		}
+	}
+	if at, ok := c.handler.NextTimer(); ok {
+		o.Timer(max(0, vt.FromMillis(at)-o.Now()), timerCheckpointAlignment, at)
+	}
+	return cost
+}
+
+// queuedRecords appends the records queued in channel ch ahead of the
+// barrier of checkpoint id (all of them when the barrier is not queued,
+// i.e. it overtook them).
+func (s *Subtask) queuedRecords(ch int, id int64, dst []*messages.InFlightRecord, all bool) []*messages.InFlightRecord {
+	for _, b := range s.channels[ch].buffers {
+		if !all && b.IsEvent && b.Kinds[0] == exchange.KindBarrier && b.CheckpointId >= id {
+			break
+		}
+		dst = appendRecords(dst, b)
+	}
+	return dst
+}
+
+func appendRecords(dst []*messages.InFlightRecord, b *messages.Buffer) []*messages.InFlightRecord {
+	if b.IsEvent {
+		return dst
+	}
+	for k, kind := range b.Kinds {
+		if kind == exchange.KindRecord {
+			dst = append(dst, &messages.InFlightRecord{Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k]})
+		}
+	}
+	return dst
+}
+
+// onDataArrived adds a data buffer that arrives on a channel still
+// persisting for an unaligned snapshot to its channel state.
+func (s *Subtask) onDataArrived(ci int, b *messages.Buffer) {
+	c := &s.ck
+	if c.pending == nil || c.barrierQueued[ci] > 0 || !c.handler.Persisting(ci) {
+		return
+	}
+	st := c.pending.ack.State
+	n := len(st.InputChannelState)
+	st.InputChannelState = appendRecords(st.InputChannelState, b)
+	added := int64(len(st.InputChannelState) - n)
+	c.pending.ack.PersistedRecords += added
+	c.pending.ack.PersistedBytes += added * int64(s.cfg.RecordBytes)
+}
+
+// ---- snapshots ------------------------------------------------------------
+
+// touch records that key's state changed (for incremental snapshots).
+func (s *Subtask) touch(key string) {
+	if s.ck.keyMod != nil {
+		s.ck.keyMod[key] = s.ck.epoch
+	}
+}
+
+// snapshot takes the task's snapshot for barrier b: the synchronous part
+// (copying the state, 1 µs per entry, returned as cost) and then the
+// asynchronous upload of what this checkpoint writes at
+// sim.checkpoint.upload-speed, after which the task acknowledges. It
+// forwards the barrier downstream (unaligned: overtaking the output queue,
+// whose records become output channel state) and, for the exactly-once sink,
+// pre-commits the open transaction and opens the next one
+// (KafkaWriter.snapshotState / prepareCommit).
+func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputState []*messages.InFlightRecord, alignMs int64) vt.Time {
+	c := &s.ck
+	id := b.CheckpointId
+	st := &messages.TaskStateSnapshot{InputChannelState: inputState}
+	var full, changed int64
+	entries := 0
+	incremental := s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints
+	addKeyed := func(sizes map[string]int64) {
+		for k, sz := range sizes {
+			full += sz
+			entries++
+			if mod, ok := c.keyMod[k]; ok && mod >= c.completedEpoch {
+				changed += sz
+			}
+		}
+	}
+	if s.isSource {
+		for _, sp := range s.splits {
+			st.Splits = append(st.Splits, &messages.SplitState{Partition: sp.partition, Offset: sp.offset, StoppingOffset: sp.stop})
+			full += splitStateBytes
+			entries++
+		}
+		changed = full
+	}
+	if s.op != nil {
+		ws, sizes := windowStateToProto(s.op.Snapshot(), s.maxP)
+		st.Windows = ws
+		addKeyed(sizes)
+	}
+	if s.proc != nil {
+		vs, sizes := valueStateToProto(s.proc.Snapshot(s.procTimeMs(o)), s.maxP)
+		st.Values = vs
+		addKeyed(sizes)
+	}
+	if !incremental {
+		changed = full
+	}
+	c.epoch++
+	c.epochOf[id] = c.epoch
+	if s.rp != nil {
+		for _, r := range s.rp.Barrier(b) {
+			st.OutputChannelState = append(st.OutputChannelState, &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value})
+		}
+	}
+	sync := vt.Time(entries) // 1 µs per state entry
+	if s.hasSink {
+		s.flushSink(o, sync)
+		if s.exactlyOnce() {
+			s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, c.txn)
+			c.precommitted = append(c.precommitted, committable{id: c.txn, checkpoint: id})
+			for _, p := range c.precommitted {
+				st.Committables = append(st.Committables, p.id)
+			}
+			s.beginTxn(o, id+1)
+		}
+	}
+	persistedRecords := int64(len(st.InputChannelState) + len(st.OutputChannelState))
+	persistedBytes := persistedRecords * int64(s.cfg.RecordBytes)
+	upload := changed + persistedBytes
+	async := vt.Time(0)
+	if s.cfg.UploadSpeed > 0 {
+		async = vt.Time(upload * 1_000_000 / s.cfg.UploadSpeed)
+	}
+	ack := &messages.AcknowledgeCheckpoint{CheckpointId: id, Task: baseTaskName(o.Name()),
+		StateSizeBytes: full + persistedBytes, IncrementalSizeBytes: upload, PersistedRecords: persistedRecords,
+		PersistedBytes: persistedBytes, AlignmentMs: alignMs, SyncMs: vt.Millis(sync), AsyncMs: vt.Millis(async), State: st}
+	o.Log(eventlog.KindCheckpointSnapshot, messages.Int("checkpoint_id", id), messages.Str("kind", kindName(b.CheckpointKind)),
+		messages.Bool("unaligned", unaligned), messages.Int("state_size", ack.StateSizeBytes),
+		messages.Int("checkpointed_size", ack.IncrementalSizeBytes), messages.Int("persisted_records", persistedRecords),
+		messages.Int("alignment_ms", alignMs))
+	if s.ck.awaitFinal && c.finalID == 0 {
+		c.finalID = id
+	}
+	if b.CheckpointKind == messages.CheckpointKind_STOP_WITH_SAVEPOINT {
+		c.stopping, c.stopID = true, id
+	}
+	if unaligned && s.ck.handler != nil && s.ck.handler.CheckpointPending() {
+		c.pending = &pendingAck{ack: ack, delay: sync + async}
+		return sync
+	}
+	s.sendAck(o, ack, sync+async)
+	return sync
+}
+
+func (s *Subtask) sendAck(o *Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {
+	o.Send(JobManagerName, delay+rpcLatency(s.cfg), &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: ack})
+}
+
+func kindName(k messages.CheckpointKind) string {
+	switch k {
+	case messages.CheckpointKind_SAVEPOINT:
+		return "savepoint"
+	case messages.CheckpointKind_STOP_WITH_SAVEPOINT:
+		return "stop-with-savepoint"
+	}
+	return "checkpoint"
+}
+
+// checkpointComplete is notifyCheckpointComplete: the exactly-once sink
+// commits what it pre-committed up to that checkpoint, the source reader
+// commits its offsets to the consumer group (for monitoring only), and a
+// task waiting for its final checkpoint or stopping finishes.
+func (s *Subtask) checkpointComplete(o *Out, id int64) {
+	c := &s.ck
+	if e, ok := c.epochOf[id]; ok && e > c.completedEpoch {
+		c.completedEpoch = e
+	}
+	for k := range c.epochOf {
+		if k <= id {
+			delete(c.epochOf, k)
+		}
+	}
+	if s.exactlyOnce() {
+		kept := c.precommitted[:0]
+		for _, p := range c.precommitted {
+			if p.checkpoint <= id {
+				s.txnRequest(o, messages.TxnRequest_COMMIT, p.id)
+				continue
+			}
+			kept = append(kept, p)
+		}
+		c.precommitted = kept
+	}
+	if s.isSource && len(s.splits) > 0 {
+		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id}
+		for _, sp := range s.splits {
+			m.Offsets = append(m.Offsets, &messages.PartitionOffset{Partition: sp.partition, Offset: sp.offset})
+		}
+		s.sendKafka(o, 0, &messages.Envelope_CommitOffsets{CommitOffsets: m})
+	}
+	if (c.awaitFinal && c.finalID > 0 && id >= c.finalID) || (c.stopping && id >= c.stopID) {
+		s.finishTask(o)
+	}
+}
+
+// checkpointAborted is notifyCheckpointAborted: a stop-with-savepoint that
+// failed lets the sources go on.
+func (s *Subtask) checkpointAborted(o *Out, id int64) {
+	if s.ck.stopping && s.ck.stopID == id {
+		s.ck.stopping = false
+	}
+	if s.ck.handler != nil {
+		act := s.ck.handler.OnCancellation(id)
+		if !act.Ignored {
+			s.applyBarrierAction(o, act, -1, false)
+		}
+	}
+}
+
+// finishTask ends the task's output after its final checkpoint or
+// savepoint: EndOfPartition downstream, FINISHED once it is sent.
+func (s *Subtask) finishTask(o *Out) {
+	if s.finishedAll {
+		return
+	}
+	s.finishedAll = true
+	if s.rp != nil {
+		s.rp.EndOfPartition()
+		return
+	}
+	s.report(o)
+}
