@@ -30,12 +30,15 @@ type parkedFetch struct {
 }
 
 // Kafka is the broker: the source topic (filled by the built-in generator or
-// from an events file), the sink topic, fetches with fetch.max.wait.ms long
-// polling, and ListOffsets for the source enumerator.
+// from an events file), the sink topic with its transaction coordinator (the
+// exactly-once KafkaSink's transactions, kafka.TxnLog), fetches with
+// fetch.max.wait.ms long polling, and ListOffsets for the source enumerator.
+// Produce and TxnRequest envelopes are handled in arrival order; the broker
+// never answers them.
 type Kafka struct {
 	cfg      *config.Config
 	source   *kafka.Topic
-	sink     *kafka.Topic
+	sink     *kafka.TxnLog
 	events   []events.Record // nil: use the generator
 	pending  []int           // event-time pace: indexes into events, in append order
 	appendAt []vt.Time       // their append times
@@ -45,7 +48,9 @@ type Kafka struct {
 	parkSeq  int64
 	genAcc   float64
 	genSeq   int64
-	produced int64
+	produced int64 // sink records accepted (plain or transactional)
+	rejected int64 // sink records refused (produce_rejected)
+	txnErrs  int64 // transaction requests refused (txn_errors)
 }
 
 // NewKafka returns the broker. With evs non-nil the source topic holds those
@@ -53,11 +58,16 @@ type Kafka struct {
 // appends sim.source.rate records per virtual second.
 func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
-		sink: kafka.NewTopic(cfg.SinkTopic, 1), position: map[int32]int64{}}
+		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}}
 }
 
-// SinkTopic is the sink topic, for writing what a consumer sees after the run.
-func (k *Kafka) SinkTopic() *kafka.Topic { return k.sink }
+// SinkTopic is the sink topic with every record appended, whatever its
+// transaction's state (a read_uncommitted consumer's view).
+func (k *Kafka) SinkTopic() *kafka.Topic { return k.sink.Topic() }
+
+// SinkLog is the sink topic with its transactions, for what a consumer of a
+// given isolation level sees after the run.
+func (k *Kafka) SinkLog() *kafka.TxnLog { return k.sink }
 
 // SourceTopic is the source topic.
 func (k *Kafka) SourceTopic() *kafka.Topic { return k.source }
@@ -98,19 +108,20 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_Fetch:
 		k.fetch(o, env.From, b.Fetch, false)
 	case *messages.Envelope_Produce:
-		for _, r := range b.Produce.Records {
-			k.sink.Append(r)
-			k.produced++
-		}
+		k.produce(o, env.From, b.Produce)
+	case *messages.Envelope_TxnRequest:
+		k.txnRequest(o, env.From, b.TxnRequest)
 	case *messages.Envelope_EndOfRun:
 		k.metrics(o)
-		o.Log(eventlog.KindFinal, messages.Int("source_records", k.source.Total()), messages.Int("results_written", k.produced))
+		fields := []*messages.Field{messages.Int("source_records", k.source.Total()), messages.Int("results_written", k.produced),
+			messages.Int("produce_rejected", k.rejected), messages.Int("txn_errors", k.txnErrs)}
+		o.Log(eventlog.KindFinal, append(fields, k.sinkFields()...)...)
 	}
 }
 
 func (k *Kafka) start(o *Out) {
 	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.source.Name), messages.Int("partitions", int64(len(k.source.Partitions))))
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Name), messages.Int("partitions", 1))
+	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1))
 	o.Timer(1_000_000, timerMetrics, 0)
 	if k.events == nil {
 		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
@@ -314,6 +325,16 @@ func (k *Kafka) metrics(o *Out) {
 		}
 		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + itoa(end) + `,"read_offset":` + itoa(pos) + `,"lag":` + itoa(end-pos) + `}`
 	}
-	o.Log(eventlog.KindKafkaMetrics, messages.Str("topic", k.source.Name), messages.Raw("partitions", s+"]"),
-		messages.Int("sink_records", k.sink.Total()))
+	fields := []*messages.Field{messages.Str("topic", k.source.Name), messages.Raw("partitions", s+"]"),
+		messages.Int("sink_records", k.sink.Topic().Total())}
+	o.Log(eventlog.KindKafkaMetrics, append(fields, k.sinkFields()...)...)
+}
+
+// sinkFields are the sink topic's record counts by transaction state
+// (TxnLog.Counts) and the last stable offset of its partition 0.
+func (k *Kafka) sinkFields() []*messages.Field {
+	open, pre, committed, aborted, plain := k.sink.Counts()
+	return []*messages.Field{messages.Int("sink_open", int64(open)), messages.Int("sink_pre_committed", int64(pre)),
+		messages.Int("sink_committed", int64(committed)), messages.Int("sink_aborted", int64(aborted)),
+		messages.Int("sink_plain", int64(plain)), messages.Int("last_stable_offset", k.sink.LastStableOffset(0))}
 }

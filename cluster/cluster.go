@@ -18,6 +18,7 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -43,8 +44,19 @@ type Options struct {
 // Result is the outcome of a run.
 type Result struct {
 	actors.RunResult
-	Sink   []*messages.KafkaRecord // the sink topic, as a read_uncommitted consumer sees it
-	Source int64                   // records in the source topic
+	// Sink is partition 0 of the sink topic as a consumer with
+	// sim.output.isolation-level sees it at the end of the run, in offset
+	// order: read_uncommitted every record appended; read_committed the
+	// non-transactional and committed records below the last stable offset
+	// (kafka.TxnLog.ReadCommitted).
+	Sink []*messages.KafkaRecord
+	// Uncommitted is the number of sink records in transactions still in
+	// progress (open or pre-committed) at the end of the run.
+	Uncommitted int64
+	// Duplicates is the number of records of Sink whose identity appeared
+	// earlier in Sink (kafka.CountDuplicates).
+	Duplicates int64
+	Source     int64 // records in the source topic
 }
 
 // Bounded reports whether the run's source is bounded.
@@ -103,13 +115,22 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 	engine.Send(spid, &actors.Kickoff{Spawned: spawned, Initial: initial})
 	res := <-results
 	out := &Result{RunResult: res, Source: broker.SourceTopic().Total()}
-	out.Sink = broker.SinkTopic().Partitions[0].Records
+	sink := broker.SinkLog()
+	if cfg.OutputIsolation == "read_committed" {
+		out.Sink = sink.ReadCommitted(0)
+	} else {
+		out.Sink = sink.ReadUncommitted(0)
+	}
+	open, preCommitted, _, _, _ := sink.Counts()
+	out.Uncommitted = int64(open + preCommitted)
+	out.Duplicates = kafka.CountDuplicates(out.Sink)
 	status := res.JobStatus
 	if res.Invariant != "" {
 		status = "FAIL"
 	}
 	w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: res.EndVT, Steps: res.Steps, Deliveries: res.Deliveries,
-		Counters: res.Counters, Invariant: res.Invariant, MaxBackPressure: res.MaxBackPressure, MaxBackPressureTask: res.MaxBackPressureTask})
+		Counters: res.Counters, Invariant: res.Invariant, MaxBackPressure: res.MaxBackPressure, MaxBackPressureTask: res.MaxBackPressureTask,
+		ResultsVisible: int64(len(out.Sink)), ResultsUncommitted: out.Uncommitted, Duplicates: out.Duplicates})
 	return out, nil
 }
 

@@ -194,16 +194,25 @@ type SummaryData struct {
 	// subtask during the run, MaxBackPressureTask that subtask.
 	MaxBackPressure     int64
 	MaxBackPressureTask string
+	// ResultsVisible is the number of sink records the output consumer (at
+	// sim.output.isolation-level) sees; ResultsUncommitted the records in
+	// transactions still open or pre-committed at the end; Duplicates the
+	// visible results whose identity the consumer saw earlier.
+	ResultsVisible, ResultsUncommitted, Duplicates int64
 }
 
 // Summary writes the last line: job status, records read, windows fired,
-// results written, numLateRecordsDropped and the virtual duration.
+// results written, what the output consumer sees of them (visible,
+// uncommitted, duplicates), numLateRecordsDropped and the virtual duration.
 func (w *Writer) Summary(s SummaryData) {
 	e := w.log.Log().Int64("vt", s.EndVT).Str("actor", "flinksim").Str("event", KindSummary).
 		Str("job_status", s.JobStatus).
 		Int64("records_read", s.Counters["records_read"]).
 		Int64("windows_fired", s.Counters["windows_fired"]).
 		Int64("results_written", s.Counters["results_written"]).
+		Int64("results_visible", s.ResultsVisible).
+		Int64("results_uncommitted", s.ResultsUncommitted).
+		Int64("duplicates", s.Duplicates).
 		Int64("numLateRecordsDropped", s.Counters["numLateRecordsDropped"]).
 		Str("virtual_duration", FormatVT(s.EndVT)).
 		Int64("max_backPressuredTimeMsPerSecond", s.MaxBackPressure).

@@ -1,0 +1,132 @@
+package actors
+
+import (
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/kafka"
+)
+
+// The broker side of the KafkaSink: produce requests into the sink topic and
+// the transaction coordinator's requests (flink-connector-kafka's
+// KafkaWriter, KafkaCommitter and TransactionAborter as the broker sees them).
+// The rules are kafka.TxnLog's; this file decodes, applies and logs.
+
+// Notes of a transaction event for a request that changed nothing (Kafka
+// answers a repeated EndTxn without an error) or that fenced a transaction.
+const (
+	noteAlreadyPreCommitted = "already pre-committed"
+	noteAlreadyCommitted    = "already committed"
+	noteAlreadyAborted      = "already aborted"
+	noteFenced              = "fenced: InitProducerId aborted the transaction in progress under this id"
+)
+
+// produce appends a Produce's records to the sink topic: outside any
+// transaction when transactional_id is "" (delivery guarantee none or
+// at-least-once), else into the transaction in progress under that id. A
+// record the broker refuses (no transaction in progress, a fenced producer,
+// a pre-committed transaction, a partition that does not exist) is dropped
+// and counted in produce_rejected; one kafka_error event per request names
+// the first error and the number of records dropped.
+func (k *Kafka) produce(o *Out, from string, p *messages.Produce) {
+	id := p.TransactionalId
+	var first error
+	var dropped int64
+	for _, r := range p.Records {
+		var err error
+		switch {
+		case id != "":
+			_, err = k.sink.Append(id, r)
+		case r == nil:
+			err = kafka.ErrInvalidRequest
+		case k.sink.AppendPlain(r) < 0:
+			err = kafka.ErrUnknownTopicOrPartition
+		}
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			dropped++
+			continue
+		}
+		k.produced++
+	}
+	if dropped > 0 {
+		k.rejected += dropped
+		o.Log(eventlog.KindKafkaError, messages.Str("request", "produce"), messages.Str("transactional_id", id),
+			messages.Str("error", first.Error()), messages.Int("records", dropped), messages.Str("producer", from))
+	}
+}
+
+// txnRequest applies one transaction request of the sink's producer from.
+// BEGIN is initTransactions + beginTransaction (TxnLog.Begin: the id's
+// epoch is bumped and a transaction still in progress under it is aborted,
+// which is logged first with a note); PRE_COMMIT flushes; COMMIT and ABORT
+// end the latest transaction under the id (a repeat is a no-op, logged with a
+// note); ABORT_LINGERING runs TransactionAborter's probe for one prefix and
+// subtask. A refused request logs kafka_error and counts in txn_errors; the
+// producer gets no answer.
+func (k *Kafka) txnRequest(o *Out, from string, m *messages.TxnRequest) {
+	id := m.TransactionalId
+	prev, had := k.sink.TransactionInfo(id)
+	switch m.Op {
+	case messages.TxnRequest_BEGIN:
+		if err := k.sink.Begin(id); err != nil {
+			k.txnError(o, from, "begin", id, err)
+			return
+		}
+		if had && (prev.State == kafka.TxnOpen || prev.State == kafka.TxnPreCommitted) {
+			k.logTxn(o, from, "begin", id, kafka.TxnInfo{State: kafka.TxnAborted, Records: prev.Records}, noteFenced)
+		}
+		k.logLatest(o, from, "begin", id, "")
+	case messages.TxnRequest_PRE_COMMIT:
+		k.endTxn(o, from, "pre_commit", id, k.sink.PreCommit, had && prev.State == kafka.TxnPreCommitted, noteAlreadyPreCommitted)
+	case messages.TxnRequest_COMMIT:
+		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == kafka.TxnCommitted, noteAlreadyCommitted)
+	case messages.TxnRequest_ABORT:
+		k.endTxn(o, from, "abort", id, k.sink.Abort, had && prev.State == kafka.TxnAborted, noteAlreadyAborted)
+	case messages.TxnRequest_ABORT_LINGERING:
+		ids := k.sink.AbortLingering(m.Prefix, int(m.Subtask), m.FromCheckpoint)
+		for _, a := range ids {
+			k.logLatest(o, from, "abort_lingering", a, "")
+		}
+		o.Log(eventlog.KindAbortLingering, messages.Str("prefix", m.Prefix), messages.Int("subtask", int64(m.Subtask)),
+			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", jsonStrings(ids)), messages.Str("producer", from))
+	default:
+		k.txnError(o, from, m.Op.String(), id, kafka.ErrInvalidRequest)
+	}
+}
+
+// endTxn applies a pre-commit, commit or abort and logs the transaction's
+// state; repeat says the transaction was already in the requested state, so
+// the request changed nothing and is logged with note.
+func (k *Kafka) endTxn(o *Out, from, op, id string, apply func(string) error, repeat bool, note string) {
+	if err := apply(id); err != nil {
+		k.txnError(o, from, op, id, err)
+		return
+	}
+	if !repeat {
+		note = ""
+	}
+	k.logLatest(o, from, op, id, note)
+}
+
+// logLatest logs the latest transaction under id.
+func (k *Kafka) logLatest(o *Out, from, op, id, note string) {
+	info, _ := k.sink.TransactionInfo(id)
+	k.logTxn(o, from, op, id, info, note)
+}
+
+func (k *Kafka) logTxn(o *Out, from, op, id string, info kafka.TxnInfo, note string) {
+	fields := []*messages.Field{messages.Str("op", op), messages.Str("transactional_id", id),
+		messages.Str("state", info.State.String()), messages.Int("records", int64(info.Records)), messages.Str("producer", from)}
+	if note != "" {
+		fields = append(fields, messages.Str("note", note))
+	}
+	o.Log(eventlog.KindTransaction, fields...)
+}
+
+func (k *Kafka) txnError(o *Out, from, op, id string, err error) {
+	k.txnErrs++
+	o.Log(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
+		messages.Str("error", err.Error()), messages.Str("producer", from))
+}
