@@ -150,9 +150,9 @@ func (j *JobManager) restart(o *Out) {
 		// channel state, and the source offsets through the enumerator
 		j.restoreFrom = j.latest
 		if j.startOffsets == nil {
-		j.startOffsets = map[int32]int64{}
-	}
-	for p, off := range restoredOffsets(j.latest) {
+			j.startOffsets = map[int32]int64{}
+		}
+		for p, off := range restoredOffsets(j.latest) {
 			j.startOffsets[p] = off
 		}
 		o.Log(eventlog.KindRestore, messages.Str("from", "checkpoint"), messages.Int("checkpoint_id", j.latest.id))

@@ -57,7 +57,7 @@ func windowStateFromProto(in []*messages.KeyedWindowState) []window.KeyState {
 		for _, w := range p.Windows {
 			ks.Windows = append(ks.Windows, window.WindowState{Window: window.TimeWindow{Start: w.WindowStart, End: w.WindowEnd},
 				StateWindow: window.TimeWindow{Start: w.StateWindowStart, End: w.StateWindowEnd},
-				Acc: window.Accumulator{Count: w.Count, Sum: w.Sum, Min: w.Min, Max: w.Max}, Fired: int(w.Fired)})
+				Acc:         window.Accumulator{Count: w.Count, Sum: w.Sum, Min: w.Min, Max: w.Max}, Fired: int(w.Fired)})
 		}
 		for _, t := range p.EventTimeTimers {
 			ks.EventTimeTimers = append(ks.EventTimeTimers, window.Timer{Timestamp: t.Timestamp, Key: p.Key, Window: window.TimeWindow{Start: t.WindowStart, End: t.WindowEnd}})

@@ -20,8 +20,8 @@ import (
 type subtaskCheckpoint struct {
 	enabled       bool // execution.checkpointing.interval > 0: wait for a final checkpoint
 	handler       *checkpoint.BarrierHandler
-	blocked       []bool  // per input channel: blocked by an aligned barrier
-	barrierQueued []int   // per input channel: aligned barriers queued, not yet processed
+	blocked       []bool           // per input channel: blocked by an aligned barrier
+	barrierQueued []int            // per input channel: aligned barriers queued, not yet processed
 	current       *messages.Buffer // the barrier of the checkpoint the handler works on
 	pending       *pendingAck      // an unaligned snapshot still collecting channel state
 
