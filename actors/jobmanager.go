@@ -64,6 +64,7 @@ type JobManager struct {
 	// checkpoints (see jobmanager_checkpoint.go)
 	coord         *checkpoint.Coordinator
 	pendingStates map[int64]map[string]*messages.TaskStateSnapshot // pending checkpoint -> task -> state
+	taskStates    map[string]*messages.TaskStateSnapshot           // task -> state of its last acknowledged snapshot
 	latest        *savedState                                      // latest completed checkpoint
 	savepoint     *savedState                                      // latest completed savepoint
 	restoreFrom   *savedState                                      // what the next deployment restores
@@ -374,10 +375,15 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 	}
 	j.tasks[m.ExecutionId] = m.State
 	if j.coord != nil {
-		running := len(j.order) == j.numTasks()
+		// every task runs, or finished after its final checkpoint
+		running, finished := len(j.order) == j.numTasks(), 0
 		for _, name := range j.order {
-			running = running && j.tasks[name] == "RUNNING"
+			running = running && (j.tasks[name] == "RUNNING" || j.tasks[name] == "FINISHED")
+			if j.tasks[name] == "FINISHED" {
+				finished++
+			}
 		}
+		running = running && finished < len(j.order)
 		j.coord.SetTasksRunning(running)
 	}
 	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}

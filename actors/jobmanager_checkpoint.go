@@ -45,6 +45,7 @@ func (j *JobManager) startCoordinator(o *Out) {
 	co.SetTasksRunning(false)
 	j.coord = co
 	j.pendingStates = map[int64]map[string]*messages.TaskStateSnapshot{}
+	j.taskStates = map[string]*messages.TaskStateSnapshot{}
 }
 
 // jobRunning starts periodic checkpointing when the job (re)enters RUNNING
@@ -148,11 +149,51 @@ func (j *JobManager) triggered(o *Out, res checkpoint.TriggerResult) {
 		j.pendingStates[res.CheckpointID] = map[string]*messages.TaskStateSnapshot{}
 		o.Log(eventlog.KindCheckpointTriggered, messages.Int("checkpoint_id", res.CheckpointID), messages.Str("kind", res.Kind.String()),
 			messages.Int("timestamp_ms", res.AtMs), messages.Bool("unaligned", unaligned))
-		src, _ := j.graph.Vertex(jobgraph.VertexSource)
-		for i := 0; i < src.Parallelism; i++ {
-			o.Send(j.name(jobgraph.VertexSource, i), rpcLatency(j.cfg), &messages.Envelope_TriggerCheckpoint{TriggerCheckpoint: &messages.TriggerCheckpoint{
-				CheckpointId: res.CheckpointID, TimestampMs: res.AtMs, Kind: protoKind(res.Kind), Unaligned: unaligned}})
+		j.injectBarriers(o, res, unaligned)
+	}
+}
+
+// injectBarriers sends TriggerCheckpoint to the tasks a checkpoint starts
+// at and acknowledges for the finished ones, as Flink 1.20 does with
+// checkpoints after tasks finished (DefaultCheckpointPlanCalculator,
+// FLIP-147): a running task is triggered when it is a source or all its
+// upstream tasks have finished; a finished task counts with the state of
+// its last snapshot (its final checkpoint).
+func (j *JobManager) injectBarriers(o *Out, res checkpoint.TriggerResult, unaligned bool) {
+	finished := func(name string) bool { return j.tasks[name] == "FINISHED" }
+	var finishedAcks []string
+	for _, v := range j.graph.Vertices {
+		var up *jobgraph.Edge
+		for k := range j.graph.Edges {
+			if j.graph.Edges[k].To == v.ID {
+				up = &j.graph.Edges[k]
+			}
 		}
+		for i := 0; i < v.Parallelism; i++ {
+			name := j.name(v.ID, i)
+			if finished(name) {
+				finishedAcks = append(finishedAcks, name)
+				continue
+			}
+			trigger := up == nil
+			if up != nil {
+				pv, _ := j.graph.Vertex(up.From)
+				trigger = true
+				for p := 0; p < pv.Parallelism; p++ {
+					if (up.Partitioner != jobgraph.PartitionForward || p == i) && !finished(j.name(pv.ID, p)) {
+						trigger = false
+					}
+				}
+			}
+			if trigger {
+				o.Send(name, rpcLatency(j.cfg), &messages.Envelope_TriggerCheckpoint{TriggerCheckpoint: &messages.TriggerCheckpoint{
+					CheckpointId: res.CheckpointID, TimestampMs: res.AtMs, Kind: protoKind(res.Kind), Unaligned: unaligned}})
+			}
+		}
+	}
+	for _, name := range finishedAcks {
+		base := baseTaskName(name)
+		j.acknowledge(o, &messages.AcknowledgeCheckpoint{CheckpointId: res.CheckpointID, Task: base, State: j.taskStates[base]})
 	}
 }
 
@@ -183,6 +224,7 @@ func (j *JobManager) acknowledge(o *Out, m *messages.AcknowledgeCheckpoint) {
 		if states := j.pendingStates[m.CheckpointId]; states != nil {
 			states[m.Task] = m.State
 		}
+		j.taskStates[m.Task] = m.State
 	}
 	if cp != nil {
 		j.completed(o, cp)

@@ -36,21 +36,22 @@ type parkedFetch struct {
 // Produce and TxnRequest envelopes are handled in arrival order; the broker
 // never answers them.
 type Kafka struct {
-	cfg      *config.Config
-	source   *kafka.Topic
-	sink     *kafka.TxnLog
-	events   []events.Record // nil: use the generator
-	pending  []int           // event-time pace: indexes into events, in append order
-	appendAt []vt.Time       // their append times
-	next     int
-	parked   []parkedFetch
-	position map[int32]int64 // last fetch offset per source partition (consumer position)
-	parkSeq  int64
-	genAcc   float64
-	genSeq   int64
-	produced int64 // sink records accepted (plain or transactional)
-	rejected int64 // sink records refused (produce_rejected)
-	txnErrs  int64 // transaction requests refused (txn_errors)
+	cfg       *config.Config
+	viewStart int64 // first sink offset of the output view (a rescaled job's fresh view)
+	source    *kafka.Topic
+	sink      *kafka.TxnLog
+	events    []events.Record // nil: use the generator
+	pending   []int           // event-time pace: indexes into events, in append order
+	appendAt  []vt.Time       // their append times
+	next      int
+	parked    []parkedFetch
+	position  map[int32]int64 // last fetch offset per source partition (consumer position)
+	parkSeq   int64
+	genAcc    float64
+	genSeq    int64
+	produced  int64 // sink records accepted (plain or transactional)
+	rejected  int64 // sink records refused (produce_rejected)
+	txnErrs   int64 // transaction requests refused (txn_errors)
 }
 
 // NewKafka returns the broker. With evs non-nil the source topic holds those
@@ -60,6 +61,10 @@ func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
 		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}}
 }
+
+// OutputViewStart is the sink offset where the output view starts: 0, or
+// where a job started from a savepoint began writing.
+func (k *Kafka) OutputViewStart() int64 { return k.viewStart }
 
 // SinkTopic is the sink topic with every record appended, whatever its
 // transaction's state (a read_uncommitted consumer's view).
@@ -92,6 +97,12 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_ListOffsets:
 		m := b.ListOffsets
+		if m.Topic == k.cfg.SinkTopic && m.Topic != k.cfg.SourceTopic {
+			// a new job's consumer of the output starts at the sink's end
+			k.viewStart = k.sink.Topic().EndOffset(0)
+			o.Log(eventlog.KindOutputView, messages.Str("topic", m.Topic), messages.Int("from_offset", k.viewStart))
+			return
+		}
 		res := &messages.ListOffsetsResult{Topic: m.Topic, RequestId: m.RequestId}
 		final := k.finalEndOffsets()
 		for p := range k.source.Partitions {

@@ -122,6 +122,16 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 		out.Sink = sink.ReadUncommitted(0)
 	}
 	open, preCommitted, _, _, _ := sink.Counts()
+	// a job started from a savepoint (rescale) writes to a fresh view:
+	// records from where it started
+	from := broker.OutputViewStart()
+	view := out.Sink[:0]
+	for _, r := range out.Sink {
+		if r.Offset >= from {
+			view = append(view, r)
+		}
+	}
+	out.Sink = view
 	out.Uncommitted = int64(open + preCommitted)
 	out.Duplicates = kafka.CountDuplicates(out.Sink)
 	status := res.JobStatus

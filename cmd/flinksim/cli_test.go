@@ -175,13 +175,14 @@ func TestReplayWithActions(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "kill.log")
 	script := writeTemp(t, "actions.txt", "# a failure\nat=20s kill-taskmanager tm-2\n")
-	_, errs, code := cli(t, "run", "--duration", "40s", "--set", "restart-strategy.type=fixed-delay",
-		"--actions", script, "--action", "at=30s trigger-checkpoint", "--log", logPath)
+	_, errs, code := cli(t, "run", "--duration", "40s", "--set", "execution.checkpointing.interval=5s",
+		"--actions", script, "--action", "at=30s trigger-savepoint", "--log", logPath)
 	if code != 0 {
 		t.Fatalf("run exit %d: %s", code, errs)
 	}
 	log, _ := os.ReadFile(logPath)
-	for _, want := range []string{`"actions":["at=20s kill-taskmanager tm-2","at=30s trigger-checkpoint"]`, `"event":"taskmanager_killed"`, `"event":"failover"`} {
+	for _, want := range []string{`"actions":["at=20s kill-taskmanager tm-2","at=30s trigger-savepoint"]`, `"event":"taskmanager_killed"`,
+		`"event":"failover"`, `"event":"restore","from":"checkpoint"`, `"kind":"savepoint","duration_ms"`} {
 		if !strings.Contains(string(log), want) {
 			t.Fatalf("log lacks %s", want)
 		}

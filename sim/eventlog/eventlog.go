@@ -52,6 +52,7 @@ const (
 	KindStateRestored            Kind = "state_restored"
 	KindOffsetsCommitted         Kind = "offsets_committed"
 	KindRescale                  Kind = "rescale"
+	KindOutputView               Kind = "output_view" // a job started from a savepoint: its output view starts here
 
 	// bring-up
 	KindActorStarted           Kind = "actor_started"

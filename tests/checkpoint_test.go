@@ -1,0 +1,341 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/keygroup"
+)
+
+// randomInput is a bounded input of n records over keys k0..k(keys-1),
+// event times rising by 10-60 ms with up to 2 s of disorder (less than the
+// 5 s out-of-orderness, so nothing is late).
+func randomInput(rng *rand.Rand, n, keys int) []events.Record {
+	out := make([]events.Record, n)
+	ts := int64(1_700_000_000_000)
+	for i := range out {
+		ts += 10 + rng.Int64N(51)
+		key := "k" + strconv.Itoa(rng.IntN(keys))
+		out[i] = events.Record{Key: key, Timestamp: ts - rng.Int64N(2001), Partition: -1,
+			Value: []byte(`{"key":"` + key + `"}`), Line: i + 1}
+	}
+	return out
+}
+
+func parseActions(t *testing.T, texts ...string) []action.Action {
+	t.Helper()
+	var out []action.Action
+	for _, s := range texts {
+		a, err := action.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// resultSet counts each sink result.
+func resultSet(t tb, res *cluster.Result) map[result]int {
+	m := map[result]int{}
+	for _, r := range sinkResults(t, res) {
+		m[r]++
+	}
+	return m
+}
+
+// Exactly-once as a property: for 50 seeds, a random input, checkpointing
+// every 3-10 s, a random TaskManager killed at a random time, the
+// exactly-once KafkaSink and a read_committed consumer: the output equals,
+// result for result, the output of the same run without the failure.
+func TestExactlyOnceUnderFailures(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		input := randomInput(rng, 1200+rng.IntN(1200), 3+rng.IntN(10))
+		span := time.Duration(input[len(input)-1].Timestamp-input[0].Timestamp) * time.Millisecond
+		cfg := settings(t, "sim.events.pace=event-time", "job.window.size=20 s",
+			fmt.Sprintf("execution.checkpointing.interval=%d s", 3+rng.IntN(8)),
+			"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed")
+		killAt := time.Duration(5+rng.IntN(int(span.Seconds())-10)) * time.Second
+		tm := "tm-" + strconv.Itoa(1+rng.IntN(2))
+		base, _ := run(t, cfg, cluster.Options{Events: input})
+		failed, log := run(t, cfg, cluster.Options{Events: input, Actions: kill(t, killAt, tm)})
+		want, got := resultSet(t, base), resultSet(t, failed)
+		if len(want) == 0 || !mapsEqual(want, got) || failed.Duplicates != 0 || failed.JobStatus != "FINISHED" {
+			t.Fatalf("seed %d (kill %s at %s): %d results without the failure, %d with (%d duplicates, job %s)\nmissing %v\nextra %v",
+				seed, tm, killAt, len(base.Sink), len(failed.Sink), failed.Duplicates, failed.JobStatus, diff(want, got), diff(got, want))
+		}
+		if len(eventsOf(parseLog(t, log), "failover")) != 1 {
+			t.Fatalf("seed %d: the kill at %s caused no failover", seed, killAt)
+		}
+	}
+}
+
+func mapsEqual(a, b map[result]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// diff lists what a has more often than b.
+func diff(a, b map[result]int) []result {
+	var out []result
+	for k, v := range a {
+		if b[k] < v {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(x, y result) int { return strings.Compare(fmt.Sprint(x), fmt.Sprint(y)) })
+	return out
+}
+
+// expectedDuplicates reads from the log the window firings the failed
+// attempt made after its snapshot of the checkpoint the job restored from
+// (all of them when it restored from the starting offsets): those results
+// are written again by the new attempt.
+func expectedDuplicates(t *testing.T, evs []logEvent) int {
+	t.Helper()
+	restores := eventsOf(evs, "restore")
+	if len(restores) != 1 {
+		t.Fatalf("%d restores", len(restores))
+	}
+	restored := restores[0].num("checkpoint_id") // 0: starting offsets
+	after := map[string]bool{}                   // attempt-0 task -> its snapshot of the restored checkpoint was logged
+	n := 0
+	for _, e := range evs {
+		actor := e.str("actor")
+		if strings.Contains(actor, "#") {
+			continue
+		}
+		switch e.str("event") {
+		case "checkpoint_snapshot":
+			if e.num("checkpoint_id") == restored {
+				after[actor] = true
+			}
+		case "window_fired":
+			if restored == 0 || after[actor] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// AT_LEAST_ONCE and NONE: after a failure the job restores the last
+// completed checkpoint and emits again every window result emitted after
+// it; nothing is missing, and the duplicates are exactly those results.
+func TestAtLeastOnceAndNoneWriteDuplicates(t *testing.T) {
+	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
+	for _, g := range []string{"at-least-once", "none"} {
+		t.Run(g, func(t *testing.T) {
+			cfg := settings(t, "sim.events.pace=event-time", "execution.checkpointing.interval=10 s", "sink.delivery-guarantee="+g)
+			base, _ := run(t, cfg, cluster.Options{Events: input})
+			res, log := run(t, cfg, cluster.Options{Events: input, Actions: kill(t, 67*time.Second, "tm-1")})
+			want := expectedDuplicates(t, parseLog(t, log))
+			if want == 0 || res.Duplicates != int64(want) {
+				t.Fatalf("%d duplicates, want %d (firings after the restored checkpoint's snapshot)", res.Duplicates, want)
+			}
+			got := resultSet(t, res)
+			for r := range resultSet(t, base) {
+				if got[r] == 0 {
+					t.Fatalf("result %+v of the run without failure is missing", r)
+				}
+			}
+			if len(got) != len(base.Sink) || len(res.Sink) != len(base.Sink)+want {
+				t.Fatalf("%d distinct results in %d records, want %d + %d duplicates", len(got), len(res.Sink), len(base.Sink), want)
+			}
+		})
+	}
+}
+
+// Under backpressure an aligned checkpoint waits for its barriers behind
+// the queued buffers and blocks the channels that delivered theirs;
+// unaligned barriers overtake the queues, which become channel state, and
+// the checkpoint completes much sooner.
+func TestAlignedVersusUnalignedUnderBackpressure(t *testing.T) {
+	summary := func(unaligned bool) (maxAlign, persisted, totalDuration int64, n int) {
+		cfg := settings(t, "sim.duration=40 s", "sim.cost.window=3 ms", "execution.checkpointing.interval=10 s",
+			"execution.checkpointing.unaligned.enabled="+strconv.FormatBool(unaligned))
+		_, log := run(t, cfg, cluster.Options{})
+		for _, e := range eventsOf(parseLog(t, log), "checkpoint_completed") {
+			maxAlign = max(maxAlign, e.num("max_alignment_ms"))
+			persisted += e.num("persisted_records")
+			totalDuration += e.num("duration_ms")
+			n++
+		}
+		return
+	}
+	aAlign, aPersisted, aDur, an := summary(false)
+	uAlign, uPersisted, uDur, un := summary(true)
+	if an < 2 || un < 2 {
+		t.Fatalf("%d aligned and %d unaligned checkpoints completed", an, un)
+	}
+	if aAlign == 0 || aPersisted != 0 {
+		t.Fatalf("aligned: max alignment %d ms, %d persisted records; want > 0 and 0", aAlign, aPersisted)
+	}
+	if uPersisted == 0 {
+		t.Fatalf("unaligned: no in-flight record persisted (alignment %d ms)", uAlign)
+	}
+	if uDur*int64(an) >= aDur*int64(un) {
+		t.Fatalf("unaligned checkpoints took %d ms on average, aligned %d ms", uDur/int64(un), aDur/int64(an))
+	}
+}
+
+// RocksDB with incremental checkpoints uploads only the keys changed since
+// the last completed checkpoint: the first checkpoint is full; once 1000
+// keys are in and only 10 of them keep changing, later ones are a small
+// part of the full size. The hashmap backend uploads everything every time.
+func TestIncrementalCheckpointsUploadChangedKeys(t *testing.T) {
+	var input []events.Record
+	ts := int64(1_700_000_000_000)
+	for i := 0; i < 1000; i++ { // every key once in the first second
+		key := "k" + strconv.Itoa(i)
+		input = append(input, events.Record{Key: key, Timestamp: ts + int64(i), Partition: -1, Value: []byte(`{}`), Line: len(input) + 1})
+	}
+	for i := 0; i < 120; i++ { // then two records a second on ten keys
+		key := "k" + strconv.Itoa(i%10)
+		input = append(input, events.Record{Key: key, Timestamp: ts + 1000 + int64(i)*500, Partition: -1, Value: []byte(`{}`), Line: len(input) + 1})
+	}
+	sizes := func(kv ...string) (full, incr []int64) {
+		cfg := settings(t, append([]string{"sim.events.pace=event-time", "job.operator=process", "execution.checkpointing.interval=10 s"}, kv...)...)
+		_, log := run(t, cfg, cluster.Options{Events: input})
+		for _, e := range eventsOf(parseLog(t, log), "checkpoint_completed") {
+			full = append(full, e.num("state_size"))
+			incr = append(incr, e.num("checkpointed_size"))
+		}
+		return
+	}
+	full, incr := sizes("state.backend.type=rocksdb", "state.backend.incremental=true")
+	if len(full) < 4 || incr[0] != full[0] {
+		t.Fatalf("checkpoints: full %v, incremental %v; want at least 4, the first one full", full, incr)
+	}
+	for i := 2; i < len(full); i++ {
+		if incr[i]*10 >= full[i] {
+			t.Fatalf("checkpoint %d: incremental %d of full %d; want under a tenth (10 of 1000 keys change)", i+1, incr[i], full[i])
+		}
+	}
+	hfull, hincr := sizes("state.backend.type=hashmap", "state.backend.incremental=true")
+	if !slices.Equal(hfull, hincr) || !slices.Equal(hfull, full) {
+		t.Fatalf("hashmap: full %v, uploaded %v; want full uploads of the same state (rocksdb full %v)", hfull, hincr, full)
+	}
+}
+
+// fired is one window firing as the log reports it.
+type fired struct {
+	key        string
+	start, end int64
+	value      string
+}
+
+func firings(evs []logEvent) map[fired]string {
+	out := map[fired]string{}
+	for _, e := range eventsOf(evs, "window_fired") {
+		out[fired{e.str("key"), e.num("window_start"), e.num("window_end"), fmt.Sprint(e["value"])}] = e.str("actor")
+	}
+	return out
+}
+
+// Rescaling 2 -> 3 through stop-with-savepoint: every key's state goes to
+// the subtask its key group belongs to under the new parallelism, the
+// windows continue without loss, the new job writes to a fresh view of
+// the output; above the max parallelism, or with another max parallelism,
+// the new job is refused with Flink's messages.
+func TestRescaleFromSavepoint(t *testing.T) {
+	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
+	cfg := settings(t, "sim.events.pace=event-time", "taskmanager.numberOfTaskSlots=2")
+	base, baseLog := run(t, cfg, cluster.Options{Events: input})
+	res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, "at=70s rescale 3")})
+	evs := parseLog(t, log)
+	if res.JobStatus != "FINISHED" {
+		t.Fatalf("job %s", res.JobStatus)
+	}
+	want, got := firings(parseLog(t, baseLog)), firings(evs)
+	if len(want) != len(got) {
+		t.Fatalf("%d firings, want %d", len(got), len(want))
+	}
+	newJob := 0
+	for f, actor := range got {
+		if _, ok := want[f]; !ok {
+			t.Fatalf("firing %+v not in the run without rescale", f)
+		}
+		if !strings.HasSuffix(actor, "#1") {
+			continue
+		}
+		newJob++
+		kg := keygroup.AssignToKeyGroup(keygroup.StringHashCode(f.key), 128)
+		if owner := "window-" + strconv.Itoa(keygroup.OperatorIndexForKeyGroup(128, 3, kg)) + "#1"; owner != actor {
+			t.Fatalf("key %s (key group %d) fired in %s, want %s", f.key, kg, actor, owner)
+		}
+	}
+	restored := 0
+	for _, e := range eventsOf(evs, "state_restored") {
+		restored += int(e.num("window_keys"))
+	}
+	if newJob == 0 || restored == 0 || len(res.Sink) != newJob || len(base.Sink) != len(want) {
+		t.Fatalf("new job fired %d windows, restored %d keys, its output view has %d results", newJob, restored, len(res.Sink))
+	}
+	for _, tc := range []struct{ action, message string }{
+		{"at=70s rescale 200", "The maximum parallelism (128) of the restored state is lower than the configured parallelism (200). Please reduce the parallelism of the task to be lower or equal to the maximum parallelism."},
+		{"at=70s rescale 3 max-parallelism=256", "Cannot map operator window with max parallelism 128 to new program with max parallelism 256."},
+	} {
+		res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, tc.action)})
+		if res.JobStatus != "FAILED" || !bytes.Contains(log, []byte(tc.message)) {
+			t.Fatalf("%s: job %s, log without %q", tc.action, res.JobStatus, tc.message)
+		}
+	}
+}
+
+// With checkpointing on and no restart strategy configured Flink uses
+// exponential-delay: the restart comes at heartbeat timeout + the logged
+// backoff, and the job resumes from the last checkpoint completed before
+// the failure.
+func TestRestartFromCheckpointTiming(t *testing.T) {
+	cfg := settings(t, "sim.duration=60 s", "execution.checkpointing.interval=4 s", "heartbeat.interval=1 s", "heartbeat.timeout=5 s")
+	_, log := run(t, cfg, cluster.Options{Actions: kill(t, 21*time.Second, "tm-2")})
+	evs := parseLog(t, log)
+	timeouts, failovers := eventsOf(evs, "heartbeat_timeout"), eventsOf(evs, "failover")
+	if len(timeouts) != 1 || len(failovers) != 1 || failovers[0].str("strategy") != "exponential-delay" {
+		t.Fatalf("%d heartbeat timeouts, failovers %v", len(timeouts), failovers)
+	}
+	detected := timeouts[0].num("vt")
+	if detected < 25_000_000 || detected > 27_000_000 {
+		t.Fatalf("timeout noticed at %d µs, want kill 21 s + timeout 5 s ± interval 1 s", detected)
+	}
+	var restartAt int64
+	for _, e := range eventsOf(evs, "job_status") {
+		if e.str("previous") == "RESTARTING" {
+			restartAt = e.num("vt")
+		}
+	}
+	if backoff := failovers[0].num("backoff_ms"); restartAt != detected+backoff*1000 || backoff < 900 || backoff > 1100 {
+		t.Fatalf("restart at %d µs, timeout at %d µs, backoff %d ms (initial backoff 1 s ± 10%% jitter)", restartAt, detected, backoff)
+	}
+	var lastBefore int64
+	for _, e := range eventsOf(evs, "checkpoint_completed") {
+		if e.num("vt") < 21_000_000 {
+			lastBefore = e.num("checkpoint_id")
+		}
+	}
+	if r := eventsOf(evs, "restore"); len(r) != 1 || r[0].num("checkpoint_id") != lastBefore || lastBefore == 0 {
+		t.Fatalf("restore %v, want checkpoint %d", r, lastBefore)
+	}
+	_, again := run(t, cfg, cluster.Options{Actions: kill(t, 21*time.Second, "tm-2")})
+	if !bytes.Equal(log, again) {
+		t.Fatal("a run with checkpoints and a kill is not reproducible")
+	}
+}
