@@ -56,15 +56,22 @@ func resultSet(t tb, res *cluster.Result) map[result]int {
 // Exactly-once as a property: for 50 seeds, a random input, checkpointing
 // every 3-10 s, a random TaskManager killed at a random time, the
 // exactly-once KafkaSink and a read_committed consumer: the output equals,
-// result for result, the output of the same run without the failure.
+// result for result, the output of the same run without the failure. Every
+// third seed takes unaligned checkpoints under backpressure (a slow window
+// operator), so restores include channel state.
 func TestExactlyOnceUnderFailures(t *testing.T) {
+	withChannelState := 0
 	for seed := uint64(1); seed <= 50; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		input := randomInput(rng, 1200+rng.IntN(1200), 3+rng.IntN(10))
 		span := time.Duration(input[len(input)-1].Timestamp-input[0].Timestamp) * time.Millisecond
-		cfg := settings(t, "sim.events.pace=event-time", "job.window.size=20 s",
+		kv := []string{"sim.events.pace=event-time", "job.window.size=20 s",
 			fmt.Sprintf("execution.checkpointing.interval=%d s", 3+rng.IntN(8)),
-			"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed")
+			"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed"}
+		if seed%3 == 0 {
+			kv = append(kv, "execution.checkpointing.unaligned.enabled=true", "sim.cost.window=40 ms", "sim.buffer.records=4")
+		}
+		cfg := settings(t, kv...)
 		killAt := time.Duration(5+rng.IntN(int(span.Seconds())-10)) * time.Second
 		tm := "tm-" + strconv.Itoa(1+rng.IntN(2))
 		base, _ := run(t, cfg, cluster.Options{Events: input})
@@ -74,9 +81,19 @@ func TestExactlyOnceUnderFailures(t *testing.T) {
 			t.Fatalf("seed %d (kill %s at %s): %d results without the failure, %d with (%d duplicates, job %s)\nmissing %v\nextra %v",
 				seed, tm, killAt, len(base.Sink), len(failed.Sink), failed.Duplicates, failed.JobStatus, diff(want, got), diff(got, want))
 		}
-		if len(eventsOf(parseLog(t, log), "failover")) != 1 {
+		evs := parseLog(t, log)
+		if len(eventsOf(evs, "failover")) != 1 {
 			t.Fatalf("seed %d: the kill at %s caused no failover", seed, killAt)
 		}
+		for _, e := range eventsOf(evs, "state_restored") {
+			if e.num("input_channel_records")+e.num("output_channel_records") > 0 {
+				withChannelState++
+				break
+			}
+		}
+	}
+	if withChannelState < 5 {
+		t.Fatalf("only %d runs restored channel state", withChannelState)
 	}
 }
 
