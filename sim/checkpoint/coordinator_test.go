@@ -786,3 +786,14 @@ func TestInvalidKind(t *testing.T) {
 	}
 	mustStart(t, c.Trigger(0, KindManual), 1)
 }
+
+// A job restored from checkpoint or savepoint n continues with id n+1; the
+// counter never goes back.
+func TestRestoreIDCounter(t *testing.T) {
+	c := newCoord(t, CoordinatorConfig{})
+	c.RestoreIDCounter(8)
+	mustStart(t, c.Trigger(100, KindManual), 8)
+	ackAll(t, c, 8, 110)
+	c.RestoreIDCounter(3)
+	mustStart(t, c.Trigger(200, KindManual), 9)
+}

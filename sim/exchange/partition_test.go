@@ -55,6 +55,14 @@ func bufString(b *messages.Buffer) string {
 			s += "ACTIVE"
 		case KindEndOfPartition:
 			s += "EOP"
+		case KindEndOfData:
+			s += "EOD"
+		case KindBarrier:
+			if b.Unaligned {
+				s += fmt.Sprintf("UB%d", b.CheckpointId)
+			} else {
+				s += fmt.Sprintf("B%d", b.CheckpointId)
+			}
 		default:
 			s += fmt.Sprintf("?%d", k)
 		}
@@ -511,5 +519,60 @@ func TestPollAppendsToDst(t *testing.T) {
 	got := p.Poll(prev)
 	if len(got) != 2 || got[0].Announcement != prev[0].Announcement || got[1].Response == nil {
 		t.Errorf("Poll(dst) = %q, want dst followed by one BufferResponse", describe(got))
+	}
+}
+
+// An aligned barrier goes behind everything written so far (the partly
+// filled buffer is finished first) and, as an event, needs no credit once it
+// reaches the head of the queue; it does not end the subpartition.
+func TestAlignedBarrierKeepsOrder(t *testing.T) {
+	p := NewResultPartition(2, 8, 2, 1)
+	p.OnPartitionRequest(0, recv(0), 1)
+	p.OnPartitionRequest(1, recv(1), 0)
+	fill(p, 0, 0, 3) // a full buffer [k0 k1] and a partial one [k2]
+	if got := p.Barrier(&messages.Buffer{CheckpointId: 7}); len(got) != 0 {
+		t.Fatalf("an aligned barrier persisted %d records", len(got))
+	}
+	// subpartition 0 has credit for one buffer: the barrier waits behind
+	// [k2]; subpartition 1 had nothing, so its barrier goes at once
+	wantSends(t, "credit 1", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0 k1@1]", "R1 seq=0 backlog=0 [B7]")
+	p.OnAddCredit(0, 1)
+	wantSends(t, "credit 2", p.Poll(nil), "R0 seq=1 backlog=0 [k2@2]", "R0 seq=2 backlog=0 [B7]")
+	if p.AllEndsSent() {
+		t.Fatal("a barrier counted as the end of the partition")
+	}
+}
+
+// An unaligned barrier overtakes the finished buffers waiting for credit;
+// their records are returned as channel state, and they are still sent
+// after the barrier.
+func TestUnalignedBarrierOvertakes(t *testing.T) {
+	p := NewResultPartition(2, 8, 2, 1)
+	p.OnPartitionRequest(0, recv(0), 1)
+	p.OnPartitionRequest(1, recv(1), 1)
+	fill(p, 0, 0, 5) // [k0 k1] [k2 k3] [k4]
+	fill(p, 1, 10, 1)
+	wantSends(t, "before", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0 k1@1]")
+	// the partly filled buffers ([k4], [k10]) are overtaken too
+	got := p.Barrier(&messages.Buffer{CheckpointId: 3, Unaligned: true})
+	want := []InFlight{{0, "k2", 2, 2}, {0, "k3", 3, 3}, {0, "k4", 4, 4}, {1, "k10", 10, 10}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("persisted %v, want %v", got, want)
+	}
+	wantSends(t, "barrier", p.Poll(nil), "R0 seq=1 backlog=2 [UB3]", "R1 seq=0 backlog=1 [UB3]", "R1 seq=1 backlog=0 [k10@10]")
+	p.OnAddCredit(0, 2)
+	wantSends(t, "after", p.Poll(nil), "R0 seq=2 backlog=1 [k2@2 k3@3]", "R0 seq=3 backlog=0 [k4@4]")
+}
+
+// EndOfData is an element in the data stream, not the end of the partition.
+func TestEndOfDataIsAnElement(t *testing.T) {
+	p := NewResultPartition(1, 4, 4, 1)
+	p.OnPartitionRequest(0, recv(0), 2)
+	fill(p, 0, 0, 1)
+	p.Broadcast(KindEndOfData, 0)
+	p.FlushAll()
+	wantSends(t, "eod", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0 EOD]")
+	if p.AllEndsSent() {
+		t.Fatal("EndOfData ended the partition")
 	}
 }
