@@ -37,7 +37,8 @@ type parkedFetch struct {
 // never answers them.
 type Kafka struct {
 	cfg       *config.Config
-	viewStart int64 // first sink offset of the output view (a rescaled job's fresh view)
+	viewStart int64           // first sink offset of the output view (a rescaled job's fresh view)
+	committed map[int32]int64 // the consumer group's committed offset per source partition
 	source    *kafka.Topic
 	sink      *kafka.TxnLog
 	events    []events.Record // nil: use the generator
@@ -59,7 +60,7 @@ type Kafka struct {
 // appends sim.source.rate records per virtual second.
 func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
-		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}}
+		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}}
 }
 
 // OutputViewStart is the sink offset where the output view starts: 0, or
@@ -122,6 +123,21 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 		k.produce(o, env.From, b.Produce)
 	case *messages.Envelope_TxnRequest:
 		k.txnRequest(o, env.From, b.TxnRequest)
+	case *messages.Envelope_CommitOffsets:
+		// a source reader commits a completed checkpoint's offsets to the
+		// consumer group: for monitoring only, the job never reads them
+		// back (KafkaSourceReader.notifyCheckpointComplete)
+		m := b.CommitOffsets
+		offs := "["
+		for i, po := range m.Offsets {
+			k.committed[po.Partition] = po.Offset
+			if i > 0 {
+				offs += ","
+			}
+			offs += `{"partition":` + itoa(int64(po.Partition)) + `,"offset":` + itoa(po.Offset) + `}`
+		}
+		o.Log(eventlog.KindOffsetsCommitted, messages.Str("group", m.Group), messages.Str("reader", env.From),
+			messages.Int("checkpoint_id", m.CheckpointId), messages.Raw("offsets", offs+"]"))
 	case *messages.Envelope_EndOfRun:
 		k.metrics(o)
 		fields := []*messages.Field{messages.Int("source_records", k.source.Total()), messages.Int("results_written", k.produced),
@@ -334,7 +350,11 @@ func (k *Kafka) metrics(o *Out) {
 		if p > 0 {
 			s += ","
 		}
-		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + itoa(end) + `,"read_offset":` + itoa(pos) + `,"lag":` + itoa(end-pos) + `}`
+		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + itoa(end) + `,"read_offset":` + itoa(pos) + `,"lag":` + itoa(end-pos)
+		if c, ok := k.committed[int32(p)]; ok {
+			s += `,"committed_offset":` + itoa(c)
+		}
+		s += `}`
 	}
 	fields := []*messages.Field{messages.Str("topic", k.source.Name), messages.Raw("partitions", s+"]"),
 		messages.Int("sink_records", k.sink.Topic().Total())}

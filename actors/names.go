@@ -30,7 +30,8 @@ const (
 	timerHeartbeat           = "heartbeat"                  // heartbeat.interval
 	timerRestart             = "restart"                    // the restart strategy's backoff
 	timerCheckpoint          = "checkpoint"                 // the CheckpointCoordinator's trigger and timeout duties
-	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout
+	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout (input)
+	timerCheckpointOutput    = "output_barrier_timeout"     // the same timeout for a barrier still in the output
 )
 
 // rpcLatency is the virtual delay of an RPC between cluster components

@@ -167,6 +167,8 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			}
 		case timerCheckpointAlignment:
 			s.checkpointTimer(o)
+		case timerCheckpointOutput:
+			s.outputBarrierTimeout(o, b.Timer.Arg)
 		case timerProcessingTime:
 			s.procTimer = math.MinInt64
 			if s.op != nil {
@@ -947,6 +949,7 @@ func (s *Subtask) flushSends(o *Out, delay vt.Time) {
 			o.SendAt(x.Receiver, at, &messages.Envelope_BacklogAnnouncement{BacklogAnnouncement: x.Announcement})
 		}
 	}
+	s.outputBarrierSent(o)
 	if s.finishedAll && !s.reported && s.rp.AllEndsSent() {
 		s.report(o)
 	}

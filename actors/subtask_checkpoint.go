@@ -24,6 +24,7 @@ type subtaskCheckpoint struct {
 	barrierQueued []int            // per input channel: aligned barriers queued, not yet processed
 	current       *messages.Buffer // the barrier of the checkpoint the handler works on
 	pending       *pendingAck      // an unaligned snapshot still collecting channel state
+	pendingOut    *pendingAck      // an aligned snapshot whose timeoutable barrier still waits in the output
 
 	awaitFinal bool  // input ended: finish once a checkpoint taken after it completes
 	finalID    int64 // that checkpoint (0: none taken yet)
@@ -406,8 +407,50 @@ func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputStat
 		c.pending = &pendingAck{ack: ack, delay: sync + async}
 		return sync
 	}
+	if s.rp != nil && !unaligned && b.CheckpointKind == messages.CheckpointKind_CHECKPOINT && s.cfg.UnalignedCheckpoints &&
+		s.cfg.AlignedCheckpointTimeout > 0 && s.rp.BarrierQueued(id) {
+		// a timeoutable aligned barrier: the channel state is complete when
+		// it has left every output queue, or when it times out there and
+		// overtakes what is ahead of it
+		c.pendingOut = &pendingAck{ack: ack, delay: sync + async}
+		at := b.CheckpointTimestampMs + s.cfg.AlignedCheckpointTimeout.Milliseconds()
+		o.Timer(max(0, vt.FromMillis(at)-o.Now()), timerCheckpointOutput, id)
+		return sync
+	}
 	s.sendAck(o, ack, sync+async)
 	return sync
+}
+
+// outputBarrierSent acknowledges an aligned snapshot once its barrier has
+// left every output queue (called after each Poll).
+func (s *Subtask) outputBarrierSent(o *Out) {
+	p := s.ck.pendingOut
+	if p == nil || s.rp.BarrierQueued(p.ack.CheckpointId) {
+		return
+	}
+	s.ck.pendingOut = nil
+	s.sendAck(o, p.ack, p.delay)
+}
+
+// outputBarrierTimeout is the aligned-checkpoint-timeout of a barrier still
+// in the output: it turns unaligned, and what it overtakes is channel state.
+func (s *Subtask) outputBarrierTimeout(o *Out, id int64) {
+	p := s.ck.pendingOut
+	if p == nil || p.ack.CheckpointId != id {
+		return
+	}
+	s.ck.pendingOut = nil
+	recs := s.rp.TimeoutBarrier(id)
+	for _, r := range recs {
+		p.ack.State.OutputChannelState = append(p.ack.State.OutputChannelState, &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value})
+	}
+	bytes := int64(len(recs)) * int64(s.cfg.RecordBytes)
+	p.ack.PersistedRecords += int64(len(recs))
+	p.ack.PersistedBytes += bytes
+	p.ack.StateSizeBytes += bytes
+	p.ack.IncrementalSizeBytes += bytes
+	o.Log(eventlog.KindBarrierTimedOut, messages.Int("checkpoint_id", id), messages.Int("persisted_records", int64(len(recs))))
+	s.sendAck(o, p.ack, p.delay)
 }
 
 func (s *Subtask) sendAck(o *Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {

@@ -185,9 +185,9 @@ func TestAtLeastOnceAndNoneWriteDuplicates(t *testing.T) {
 // unaligned barriers overtake the queues, which become channel state, and
 // the checkpoint completes much sooner.
 func TestAlignedVersusUnalignedUnderBackpressure(t *testing.T) {
-	summary := func(unaligned bool) (maxAlign, persisted, totalDuration int64, n int) {
-		cfg := settings(t, "sim.duration=40 s", "sim.cost.window=3 ms", "execution.checkpointing.interval=10 s",
-			"execution.checkpointing.unaligned.enabled="+strconv.FormatBool(unaligned))
+	summary := func(unaligned bool, extra ...string) (maxAlign, persisted, totalDuration int64, n int) {
+		cfg := settings(t, append([]string{"sim.duration=40 s", "sim.cost.window=3 ms", "execution.checkpointing.interval=10 s",
+			"execution.checkpointing.unaligned.enabled=" + strconv.FormatBool(unaligned)}, extra...)...)
 		_, log := run(t, cfg, cluster.Options{})
 		for _, e := range eventsOf(parseLog(t, log), "checkpoint_completed") {
 			maxAlign = max(maxAlign, e.num("max_alignment_ms"))
@@ -210,6 +210,12 @@ func TestAlignedVersusUnalignedUnderBackpressure(t *testing.T) {
 	}
 	if uDur*int64(an) >= aDur*int64(un) {
 		t.Fatalf("unaligned checkpoints took %d ms on average, aligned %d ms", uDur/int64(un), aDur/int64(an))
+	}
+	// aligned-checkpoint-timeout: aligned for 200 ms after the trigger,
+	// then unaligned: some alignment, then persisted channel state
+	tAlign, tPersisted, tDur, tn := summary(true, "execution.checkpointing.aligned-checkpoint-timeout=200 ms")
+	if tAlign == 0 || tPersisted == 0 || tDur*int64(an) >= aDur*int64(tn) {
+		t.Fatalf("with the aligned timeout: alignment %d ms, %d persisted, %d ms on average (aligned %d ms)", tAlign, tPersisted, tDur/int64(tn), aDur/int64(an))
 	}
 }
 
@@ -354,5 +360,66 @@ func TestRestartFromCheckpointTiming(t *testing.T) {
 	_, again := run(t, cfg, cluster.Options{Actions: kill(t, 21*time.Second, "tm-2")})
 	if !bytes.Equal(log, again) {
 		t.Fatal("a run with checkpoints and a kill is not reproducible")
+	}
+}
+
+// An aligned checkpoint that cannot finish within execution.checkpointing.timeout
+// expires; with no tolerated failure the CheckpointFailureManager fails the
+// job over, with some tolerated it goes on.
+func TestExpiredCheckpointsFailTheJobBeyondTolerance(t *testing.T) {
+	kv := []string{"sim.duration=30 s", "sim.cost.window=3 ms", "execution.checkpointing.interval=5 s", "execution.checkpointing.timeout=100 ms"}
+	_, log := run(t, settings(t, kv...), cluster.Options{})
+	evs := parseLog(t, log)
+	failed := eventsOf(evs, "checkpoint_failed")
+	if len(failed) == 0 || failed[0].str("reason") != "CHECKPOINT_EXPIRED" || failed[0].str("message") != "Checkpoint expired before completing." {
+		t.Fatalf("failed checkpoints %v, want the first expired", failed)
+	}
+	if f := eventsOf(evs, "failover"); len(f) == 0 || !strings.Contains(f[0].str("cause"), "Exceeded checkpoint tolerable failure threshold") {
+		t.Fatalf("failovers %v, want one for the tolerable failure threshold", f)
+	}
+	_, log = run(t, settings(t, append(kv, "execution.checkpointing.tolerable-failed-checkpoints=100")...), cluster.Options{})
+	evs = parseLog(t, log)
+	if len(eventsOf(evs, "checkpoint_failed")) < 3 || len(eventsOf(evs, "failover")) != 0 {
+		t.Fatalf("%d expired, %d failovers; want several tolerated", len(eventsOf(evs, "checkpoint_failed")), len(eventsOf(evs, "failover")))
+	}
+}
+
+// execution.checkpointing.min-pause: a periodic checkpoint starts no sooner
+// than min pause after the last one completed, even with a shorter interval.
+func TestMinPauseBetweenCheckpoints(t *testing.T) {
+	_, log := run(t, settings(t, "sim.duration=40 s", "execution.checkpointing.interval=1 s", "execution.checkpointing.min-pause=4 s"), cluster.Options{})
+	evs := parseLog(t, log)
+	trig, done := eventsOf(evs, "checkpoint_triggered"), eventsOf(evs, "checkpoint_completed")
+	if len(trig) < 5 {
+		t.Fatalf("%d checkpoints triggered", len(trig))
+	}
+	for i := 1; i < len(trig) && i < len(done); i++ {
+		gap := trig[i].num("vt") - done[i-1].num("vt")
+		if gap < 4_000_000-1000 || gap > 5_000_000 { // the coordinator counts whole ms
+			t.Fatalf("checkpoint %d triggered %d µs after %d completed, want in [4 s, 5 s]", i+1, gap, i)
+		}
+	}
+}
+
+// stop-with-savepoint: the sources stop, the savepoint completes and is
+// notified, the job ends FINISHED without the final watermark, so open
+// windows stay unfired; the source's committed offsets are the savepoint's.
+func TestStopWithSavepoint(t *testing.T) {
+	res, log := run(t, settings(t, "sim.duration=5 min"), cluster.Options{Actions: parseActions(t, "at=90s stop-with-savepoint")})
+	evs := parseLog(t, log)
+	done := eventsOf(evs, "checkpoint_completed")
+	if len(done) != 1 || done[0].str("kind") != "stop-with-savepoint" || done[0].str("savepoint_path") == "" {
+		t.Fatalf("completed %v, want the stop-with-savepoint", done)
+	}
+	if res.JobStatus != "FINISHED" || res.EndVT > 91_000_000 || res.Counters["unfired_windows"] == 0 {
+		t.Fatalf("job %s at %d µs with %d unfired windows; want FINISHED right after 90 s with the open windows unfired",
+			res.JobStatus, res.EndVT, res.Counters["unfired_windows"])
+	}
+	committed := map[string]bool{}
+	for _, e := range eventsOf(evs, "offsets_committed") {
+		committed[fmt.Sprint(e["offsets"])] = true
+	}
+	if len(committed) != 2 {
+		t.Fatalf("offsets committed by %d readers, want 2", len(committed))
 	}
 }

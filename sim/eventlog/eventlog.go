@@ -52,7 +52,8 @@ const (
 	KindStateRestored            Kind = "state_restored"
 	KindOffsetsCommitted         Kind = "offsets_committed"
 	KindRescale                  Kind = "rescale"
-	KindOutputView               Kind = "output_view" // a job started from a savepoint: its output view starts here
+	KindBarrierTimedOut          Kind = "output_barrier_timed_out" // an aligned barrier in the output turned unaligned
+	KindOutputView               Kind = "output_view"              // a job started from a savepoint: its output view starts here
 
 	// bring-up
 	KindActorStarted           Kind = "actor_started"

@@ -259,6 +259,59 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 	return persisted
 }
 
+// barrierAt is the queue position of the aligned barrier of checkpoint id in
+// subpartition i, or -1.
+func (p *ResultPartition) barrierAt(i int, id int64) int {
+	for k, b := range p.subs[i].queue {
+		if b.IsEvent && b.Kinds[0] == KindBarrier && b.CheckpointId == id && !b.Unaligned {
+			return k
+		}
+	}
+	return -1
+}
+
+// BarrierQueued reports whether the aligned barrier of checkpoint id still
+// waits in some subpartition's queue.
+func (p *ResultPartition) BarrierQueued(id int64) bool {
+	for i := range p.subs {
+		if p.barrierAt(i, id) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TimeoutBarrier switches the aligned barrier of checkpoint id, where it
+// still waits, to unaligned: it moves to the head of its queue, overtaking
+// the data buffers ahead of it, whose records it returns as channel state
+// (ResultPartition.alignedBarrierTimeout with
+// execution.checkpointing.aligned-checkpoint-timeout).
+func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
+	var persisted []InFlight
+	for i := range p.subs {
+		s := &p.subs[i]
+		at := p.barrierAt(i, id)
+		if at < 0 {
+			continue
+		}
+		b := s.queue[at]
+		for _, q := range s.queue[:at] {
+			if q.IsEvent {
+				continue
+			}
+			for k, kind := range q.Kinds {
+				if kind == KindRecord {
+					persisted = append(persisted, InFlight{Subpartition: i, Key: q.Keys[k], Timestamp: q.Timestamps[k], Value: q.Values[k]})
+				}
+			}
+		}
+		b.Unaligned = true
+		copy(s.queue[1:at+1], s.queue[:at])
+		s.queue[0] = b
+	}
+	return persisted
+}
+
 // AllEndsSent reports whether every subpartition has sent its
 // EndOfPartitionEvent: the partition is fully consumed.
 func (p *ResultPartition) AllEndsSent() bool {

@@ -576,3 +576,28 @@ func TestEndOfDataIsAnElement(t *testing.T) {
 		t.Fatal("EndOfData ended the partition")
 	}
 }
+
+// An aligned barrier still waiting in the output when the
+// aligned-checkpoint-timeout passes moves to the head of its queue as an
+// unaligned one; the records it overtakes are channel state, what was behind
+// it stays behind.
+func TestTimeoutBarrier(t *testing.T) {
+	p := NewResultPartition(1, 8, 1, 1)
+	p.OnPartitionRequest(0, recv(0), 0)
+	fill(p, 0, 0, 2)
+	p.Barrier(&messages.Buffer{CheckpointId: 5})
+	fill(p, 0, 2, 1)
+	if !p.BarrierQueued(5) || p.BarrierQueued(4) {
+		t.Fatalf("BarrierQueued(5) %v, (4) %v", p.BarrierQueued(5), p.BarrierQueued(4))
+	}
+	got := p.TimeoutBarrier(5)
+	if want := []InFlight{{0, "k0", 0, 0}, {0, "k1", 1, 1}}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("persisted %v, want %v", got, want)
+	}
+	wantSends(t, "timed out", p.Poll(nil), "R0 seq=0 backlog=3 [UB5]", "A0 backlog=3")
+	if p.BarrierQueued(5) || len(p.TimeoutBarrier(5)) != 0 {
+		t.Fatal("the barrier is still queued after it was sent")
+	}
+	p.OnAddCredit(0, 3)
+	wantSends(t, "after", p.Poll(nil), "R0 seq=1 backlog=2 [k0@0]", "R0 seq=2 backlog=1 [k1@1]", "R0 seq=3 backlog=0 [k2@2]")
+}
