@@ -423,3 +423,22 @@ func TestStopWithSavepoint(t *testing.T) {
 		t.Fatalf("offsets committed by %d readers, want 2", len(committed))
 	}
 }
+
+// Checkpoints, a kill, a savepoint and a rescale reproduce byte for byte,
+// whatever GOMAXPROCS (CI also runs this under the race detector).
+func TestDeterminismCheckpointsAndFailures(t *testing.T) {
+	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
+	cfg := settings(t, "sim.events.pace=event-time", "taskmanager.numberOfTaskSlots=2", "execution.checkpointing.interval=7 s",
+		"execution.checkpointing.unaligned.enabled=true", "sim.cost.window=1 ms", "sink.delivery-guarantee=exactly-once")
+	opt := cluster.Options{Events: input, Actions: parseActions(t, "at=30s kill-taskmanager tm-1", "at=50s trigger-savepoint", "at=80s rescale 3")}
+	res, a := run(t, cfg, opt)
+	var b []byte
+	withProcs(1, func() { _, b = run(t, cfg, opt) })
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs with checkpoints, a kill, a savepoint and a rescale wrote different logs")
+	}
+	evs := parseLog(t, a)
+	if res.JobStatus != "FINISHED" || len(eventsOf(evs, "failover")) != 1 || len(eventsOf(evs, "output_view")) != 1 {
+		t.Fatalf("job %s, %d failovers, %d rescales", res.JobStatus, len(eventsOf(evs, "failover")), len(eventsOf(evs, "output_view")))
+	}
+}
