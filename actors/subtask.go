@@ -1018,12 +1018,7 @@ func (s *Subtask) maybeFinishGate(o *Out) {
 			return
 		}
 	}
-	s.finishedAll = true
-	if s.rp != nil {
-		s.rp.EndOfPartition()
-		return
-	}
-	s.report(o)
+	s.finishTask(o)
 }
 
 // report marks the task FINISHED once all its output is sent.
