@@ -42,3 +42,21 @@ func BenchmarkHighRate(b *testing.B) {
 	b.ReportMetric(float64(records)/sec, "records/s")
 	b.ReportMetric(20*float64(b.N)/sec, "virtual-s/s")
 }
+
+// BenchmarkExactlyOnceCheckpoints is the built-in job for 60 s of virtual
+// time with a checkpoint every 5 s and the exactly-once sink: barriers,
+// snapshots, acknowledgements and Kafka transactions on top of the data path.
+func BenchmarkExactlyOnceCheckpoints(b *testing.B) {
+	cfg := settings(b, "sim.duration=60 s", "execution.checkpointing.interval=5 s", "sink.delivery-guarantee=exactly-once")
+	var records int64
+	for i := 0; i < b.N; i++ {
+		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		records += res.Counters["records_read"]
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(records)/sec, "records/s")
+	b.ReportMetric(60*float64(b.N)/sec, "virtual-s/s")
+}
