@@ -192,8 +192,15 @@ func (j *JobManager) injectBarriers(o *Out, res checkpoint.TriggerResult, unalig
 		}
 	}
 	for _, name := range finishedAcks {
+		// a finished task's state is what its last snapshot left, without
+		// channel state: everything in flight then has been delivered
 		base := baseTaskName(name)
-		j.acknowledge(o, &messages.AcknowledgeCheckpoint{CheckpointId: res.CheckpointID, Task: base, State: j.taskStates[base]})
+		st := &messages.TaskStateSnapshot{}
+		if last := j.taskStates[base]; last != nil {
+			st = &messages.TaskStateSnapshot{Splits: last.Splits, Windows: last.Windows, Values: last.Values,
+				Committables: last.Committables, Watermark: last.Watermark}
+		}
+		j.acknowledge(o, &messages.AcknowledgeCheckpoint{CheckpointId: res.CheckpointID, Task: base, State: st})
 	}
 }
 

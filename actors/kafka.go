@@ -37,8 +37,9 @@ type parkedFetch struct {
 // never answers them.
 type Kafka struct {
 	cfg       *config.Config
-	viewStart int64           // first sink offset of the output view (a rescaled job's fresh view)
-	committed map[int32]int64 // the consumer group's committed offset per source partition
+	viewStart int64             // first sink offset of the output view (a rescaled job's fresh view)
+	committed map[int32]int64   // the consumer group's committed offset per source partition
+	owner     map[string]string // transactional id -> the producer (subtask) that began its latest transaction
 	source    *kafka.Topic
 	sink      *kafka.TxnLog
 	events    []events.Record // nil: use the generator
@@ -60,7 +61,7 @@ type Kafka struct {
 // appends sim.source.rate records per virtual second.
 func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
-		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}}
+		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{}}
 }
 
 // OutputViewStart is the sink offset where the output view starts: 0, or

@@ -34,6 +34,11 @@ func (k *Kafka) produce(o *Out, from string, p *messages.Produce) {
 	for _, r := range p.Records {
 		var err error
 		switch {
+		case id != "" && k.owner[id] != "" && k.owner[id] != from:
+			// the producer of an earlier attempt: its epoch is older than
+			// the one the new attempt's InitProducerId took (a zombie's
+			// request still on its way when the task died)
+			err = kafka.ErrProducerFenced
 		case id != "":
 			_, err = k.sink.Append(id, r)
 		case r == nil:
@@ -74,11 +79,16 @@ func (k *Kafka) txnRequest(o *Out, from string, m *messages.TxnRequest) {
 			k.txnError(o, from, "begin", id, err)
 			return
 		}
+		k.owner[id] = from
 		if had && (prev.State == kafka.TxnOpen || prev.State == kafka.TxnPreCommitted) {
 			k.logTxn(o, from, "begin", id, kafka.TxnInfo{State: kafka.TxnAborted, Records: prev.Records}, noteFenced)
 		}
 		k.logLatest(o, from, "begin", id, "")
 	case messages.TxnRequest_PRE_COMMIT:
+		if k.owner[id] != "" && k.owner[id] != from {
+			k.txnError(o, from, "pre_commit", id, kafka.ErrProducerFenced)
+			return
+		}
 		k.endTxn(o, from, "pre_commit", id, k.sink.PreCommit, had && prev.State == kafka.TxnPreCommitted, noteAlreadyPreCommitted)
 	case messages.TxnRequest_COMMIT:
 		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == kafka.TxnCommitted, noteAlreadyCommitted)

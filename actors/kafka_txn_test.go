@@ -119,6 +119,12 @@ func TestBrokerTransactions(t *testing.T) {
 			kafka.ErrTxnPreCommitted.Error() + " records=1 producer=window-0"}, "-", "a@0 b@1 c@2 d@3"},
 		{w0, txnReq(begin, "p-0-2"), []string{"transaction op=begin transactional_id=p-0-2 state=Open records=0 producer=window-0"}, "-", "-"},
 		{w0, produce("p-0-2", "g"), nil, "-", "-"},
+		// a zombie of an earlier attempt (another producer) under an id
+		// that window-0 began last: fenced, dropped
+		{"window-0#old", produce("p-0-2", "z"), []string{"kafka_error request=produce transactional_id=p-0-2 error=" +
+			kafka.ErrProducerFenced.Error() + " records=1 producer=window-0#old"}, "-", "-"},
+		{"window-0#old", txnReq(pre, "p-0-2"), []string{"kafka_error request=pre_commit transactional_id=p-0-2 error=" +
+			kafka.ErrProducerFenced.Error() + " producer=window-0#old"}, "-", "-"},
 		{w1, produce("", "h"), nil, "a@0 b@1", "a@0 b@1 c@2 d@3 g@4 h@5"},
 		// c, d pre-committed; g open; a, b, h plain; LSO 2 (c)
 		{KafkaName, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: metrics}}, []string{
@@ -157,7 +163,7 @@ func TestBrokerTransactions(t *testing.T) {
 		{"scheduler", &messages.Envelope_EndOfRun{EndOfRun: &messages.EndOfRun{}}, []string{
 			`kafka_metrics topic=orders partitions=[{"partition":0,"end_offset":0,"read_offset":0,"lag":0}] ` +
 				"sink_records=7 sink_open=0 sink_pre_committed=0 sink_committed=2 sink_aborted=2 sink_plain=3 last_stable_offset=7",
-			"final_counters source_records=0 results_written=7 produce_rejected=2 txn_errors=5 sink_open=0 sink_pre_committed=0 sink_committed=2 sink_aborted=2 sink_plain=3 last_stable_offset=7"},
+			"final_counters source_records=0 results_written=7 produce_rejected=3 txn_errors=6 sink_open=0 sink_pre_committed=0 sink_committed=2 sink_aborted=2 sink_plain=3 last_stable_offset=7"},
 			"a@0 b@1 c@2 d@3 h@5", "a@0 b@1 c@2 d@3 g@4 h@5 i@6"},
 	}
 	for i, s := range steps {

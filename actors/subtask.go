@@ -77,15 +77,16 @@ type Subtask struct {
 	procTimer    int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
-	busyUntil    vt.Time // end of the current slice of work
-	wakePending  bool    // a continue timer is scheduled for busyUntil
-	blocked      bool
-	blockedSince vt.Time
-	finishedAll  bool
-	reported     bool
-	finalLogged  bool
-	m            taskMetrics
-	ck           subtaskCheckpoint // subtask_checkpoint.go
+	busyUntil     vt.Time // end of the current slice of work
+	wakePending   bool    // a continue timer is scheduled for busyUntil
+	blocked       bool
+	blockedSince  vt.Time
+	finishedAll   bool
+	reported      bool
+	reportPending bool // report waits for the end of a slice or of the broker requests
+	finalLogged   bool
+	m             taskMetrics
+	ck            subtaskCheckpoint // subtask_checkpoint.go
 }
 
 type splitState struct {
@@ -167,6 +168,9 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			}
 		case timerCheckpointAlignment:
 			s.checkpointTimer(o)
+		case timerReport:
+			s.reportPending = false
+			s.report(o)
 		case timerCheckpointOutput:
 			s.outputBarrierTimeout(o, b.Timer.Arg)
 		case timerProcessingTime:
@@ -223,6 +227,8 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 				break
 			}
 			s.ck.barrierQueued[m.ChannelIndex]++
+		} else if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindEndOfPartition {
+			s.endOfPartitionArrives(int(m.ChannelIndex))
 		} else if !m.Buffer.IsEvent {
 			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
 		}
@@ -950,7 +956,7 @@ func (s *Subtask) flushSends(o *Out, delay vt.Time) {
 		}
 	}
 	s.outputBarrierSent(o)
-	if s.finishedAll && !s.reported && s.rp.AllEndsSent() {
+	if s.finishedAll && !s.reported {
 		s.report(o)
 	}
 }
@@ -1018,11 +1024,33 @@ func (s *Subtask) maybeFinishGate(o *Out) {
 			return
 		}
 	}
+	if s.exactlyOnce() {
+		// without checkpoints the sink commits at the end of its input
+		// (CommitterOperator.endInput)
+		s.flushSink(o, 0)
+		s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, s.ck.txn)
+		s.txnRequest(o, messages.TxnRequest_COMMIT, s.ck.txn)
+	}
 	s.finishTask(o)
 }
 
 // report marks the task FINISHED once all its output is sent.
+//
+// A task finishes once its EndOfPartition is queued (Flink's
+// ResultPartition.finish; consumers may still be reading), but not while it
+// is busy with a slice or its last requests to the broker are on their way,
+// so the job cannot reach FINISHED before its output is written.
 func (s *Subtask) report(o *Out) {
+	if s.reported {
+		return
+	}
+	if at := max(s.busyUntil, s.ck.lastKafka); o.Now() < at {
+		if !s.reportPending {
+			s.reportPending = true
+			o.Timer(at-o.Now(), timerReport, 0)
+		}
+		return
+	}
 	s.reported = true
 	s.metrics(o)
 	s.logFinal(o)

@@ -43,6 +43,7 @@ type subtaskCheckpoint struct {
 	lastKafka    vt.Time // delivery time of the last message to the broker, to keep them in order
 
 	replayIn  []*messages.InFlightRecord // restored input channel state, processed first
+	beforeEnd []*messages.Buffer         // per channel: a barrier to queue before its EndOfPartition
 	lastAlign int64                      // alignment duration of the last completed alignment (ms)
 }
 
@@ -112,18 +113,18 @@ func (s *Subtask) initCheckpointing(o *Out) {
 	if s.exactlyOnce() {
 		// KafkaSink recovery: commit what the restored checkpoint
 		// pre-committed, abort what later checkpoints of the old subtasks
-		// left open (TransactionAborter), then open the next transaction
-		next := int64(1)
+		// left open (TransactionAborter, from checkpoint 1 on a fresh
+		// start), then open the next transaction
+		next, oldP := int64(1), int(s.d.Parallelism)
 		if r != nil {
 			for _, id := range r.Committables {
 				s.txnRequest(o, messages.TxnRequest_COMMIT, id)
 			}
-			next = s.d.RestoreCheckpointId + 1
-			oldP := int(s.d.RestoreParallelism)
-			for old := s.index; old < max(oldP, s.index+1); old += int(s.d.Parallelism) {
-				s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING,
-					Prefix: s.cfg.TransactionalIDPrefix, Subtask: int32(old), FromCheckpoint: next}})
-			}
+			next, oldP = s.d.RestoreCheckpointId+1, int(s.d.RestoreParallelism)
+		}
+		for old := s.index; old < max(oldP, s.index+1); old += int(s.d.Parallelism) {
+			s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING,
+				Prefix: s.cfg.TransactionalIDPrefix, Subtask: int32(old), FromCheckpoint: next}})
 		}
 		s.beginTxn(o, next)
 	}
@@ -172,9 +173,63 @@ func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
 	}
 	b := &messages.Buffer{CheckpointId: m.CheckpointId, CheckpointTimestampMs: m.TimestampMs, CheckpointKind: m.Kind,
 		Unaligned: m.Unaligned}
+	if !s.isSource && s.insertBarriers(b) {
+		return
+	}
 	cost := s.snapshot(o, b, m.Unaligned, nil, 0)
 	s.busyUntil = max(s.busyUntil, o.Now()) + cost
 	s.m.busyAcc += cost
+}
+
+// insertBarriers is a trigger of a task whose upstream tasks all finished
+// (FLIP-147): the barrier goes right before the EndOfPartition of every
+// channel still open, behind the data queued there, so that data is
+// processed (or, unaligned, persisted) before the snapshot
+// (InputChannel.insertBarrierBeforeEndOfPartition). An EndOfPartition still
+// on its way gets the barrier in front when it arrives. It returns false
+// when every channel has ended: the snapshot is taken at once.
+func (s *Subtask) insertBarriers(b *messages.Buffer) bool {
+	inserted := false
+	for ci, ch := range s.channels {
+		if ch.ended {
+			continue
+		}
+		inserted = true
+		bb := &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
+			IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
+			CheckpointKind: b.CheckpointKind}
+		at := -1
+		for k, q := range ch.buffers {
+			if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
+				at = k
+			}
+		}
+		if at < 0 {
+			if s.ck.beforeEnd == nil {
+				s.ck.beforeEnd = make([]*messages.Buffer, len(s.channels))
+			}
+			s.ck.beforeEnd[ci] = bb
+			continue
+		}
+		ch.buffers = append(ch.buffers[:at], append([]*messages.Buffer{bb}, ch.buffers[at:]...)...)
+		s.ck.barrierQueued[ci]++
+	}
+	return inserted
+}
+
+// endOfPartitionArrives puts a barrier waiting for channel ci's
+// EndOfPartition in front of it.
+func (s *Subtask) endOfPartitionArrives(ci int) {
+	if s.ck.beforeEnd == nil || s.ck.beforeEnd[ci] == nil {
+		return
+	}
+	ch := s.channels[ci]
+	if len(ch.buffers) == 0 {
+		s.ready = append(s.ready, ci)
+	}
+	ch.buffers = append(ch.buffers, s.ck.beforeEnd[ci])
+	s.ck.beforeEnd[ci] = nil
+	s.ck.barrierQueued[ci]++
 }
 
 func (s *Subtask) decline(o *Out, id int64, r checkpoint.FailureReason) {
