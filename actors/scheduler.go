@@ -9,6 +9,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -151,7 +152,16 @@ func (s *Scheduler) next(ctx *actor.Context) {
 				// a user action for an actor that is gone or never was
 				s.log.Write(&messages.LogEvent{Vt: t, Actor: to, Kind: eventlog.KindActionIgnored,
 					Fields: []*messages.Field{messages.Str("action", act.Action.Text), messages.Str("reason", "no such actor: "+to)}})
-			} else if !s.dead[to] {
+			} else if s.dead[to] {
+				// lost as on a dead host; a task deployed to a dead
+				// TaskManager never runs, nor do its input channels, so
+				// what is sent to them is lost too
+				for _, e := range s.buf[i:j] {
+					if st, ok := e.Body.(*messages.Envelope_SubmitTask); ok {
+						s.markNeverStarted(st.SubmitTask)
+					}
+				}
+			} else {
 				s.fail(to, t, "unknown_receiver", fmt.Sprintf("envelope from %s to unknown actor %q", s.buf[i].From, to))
 				return
 			}
@@ -164,6 +174,17 @@ func (s *Scheduler) next(ctx *actor.Context) {
 		if s.closing {
 			s.end()
 			return
+		}
+	}
+}
+
+// markNeverStarted counts a task submitted to a dead TaskManager, and its
+// input channels, as dead actors.
+func (s *Scheduler) markNeverStarted(st *messages.SubmitTask) {
+	s.dead[st.ExecutionId] = true
+	if g := st.InputGate; g != nil {
+		for i := range g.Producers {
+			s.dead[jobgraph.ChannelName(st.ExecutionId, i)] = true
 		}
 	}
 }

@@ -442,3 +442,21 @@ func TestDeterminismCheckpointsAndFailures(t *testing.T) {
 		t.Fatalf("job %s, %d failovers, %d rescales", res.JobStatus, len(eventsOf(evs, "failover")), len(eventsOf(evs, "output_view")))
 	}
 }
+
+// Two kills: the second TaskManager dies while the restart deploys onto it,
+// before its heartbeat times out. Tasks deployed to a dead TaskManager never
+// run and what is sent to them is lost; the job restarts again and the
+// exactly-once output is still the output of the run without failures.
+func TestSecondKillDuringRestart(t *testing.T) {
+	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
+	cfg := settings(t, "sim.events.pace=event-time", "execution.checkpointing.interval=10 s",
+		"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed")
+	base, _ := run(t, cfg, cluster.Options{Events: input})
+	res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, "at=67s kill-taskmanager tm-1", "at=72500ms kill-taskmanager tm-2")})
+	if !mapsEqual(resultSet(t, base), resultSet(t, res)) || res.Duplicates != 0 || res.JobStatus != "FINISHED" {
+		t.Fatalf("job %s, %d results (%d duplicates), want the %d of the run without failures", res.JobStatus, len(res.Sink), res.Duplicates, len(base.Sink))
+	}
+	if n := len(eventsOf(parseLog(t, log), "failover")); n != 2 {
+		t.Fatalf("%d failovers, want 2", n)
+	}
+}
