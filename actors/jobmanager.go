@@ -111,13 +111,15 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 			}
 			return
 		}
-		if b.Timer.Kind == timerSlotRequestTimeout && !j.deploy && j.status == "RUNNING" {
+		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == "RUNNING" {
 			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
 				messages.Int("slots_offered", int64(len(j.slots))),
 				messages.Str("slot_request_timeout", config.FormatDuration(j.cfg.SlotRequestTimeout)),
 				messages.Str("exception", NoResourceAvailableMessage))
-			j.setStatus(o, "FAILING", NoResourceAvailableMessage)
-			j.setStatus(o, "FAILED", NoResourceAvailableMessage)
+			// a task failure like any other: the restart strategy decides
+			// (DefaultScheduler.handleTaskFailure); without restarts the
+			// job fails
+			j.failover(o, NoResourceAvailableMessage)
 		}
 	case *messages.Envelope_ReportedWatermarkEvent:
 		if j.alignment != nil {
