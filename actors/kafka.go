@@ -36,24 +36,27 @@ type parkedFetch struct {
 // Produce and TxnRequest envelopes are handled in arrival order; the broker
 // never answers them.
 type Kafka struct {
-	cfg       *config.Config
-	viewStart int64             // first sink offset of the output view (a rescaled job's fresh view)
-	committed map[int32]int64   // the consumer group's committed offset per source partition
-	owner     map[string]string // transactional id -> the producer (subtask) that began its latest transaction
-	source    *kafka.Topic
-	sink      *kafka.TxnLog
-	events    []events.Record // nil: use the generator
-	pending   []int           // event-time pace: indexes into events, in append order
-	appendAt  []vt.Time       // their append times
-	next      int
-	parked    []parkedFetch
-	position  map[int32]int64 // last fetch offset per source partition (consumer position)
-	parkSeq   int64
-	genAcc    float64
-	genSeq    int64
-	produced  int64 // sink records accepted (plain or transactional)
-	rejected  int64 // sink records refused (produce_rejected)
-	txnErrs   int64 // transaction requests refused (txn_errors)
+	cfg        *config.Config
+	viewStart  int64             // first sink offset of the output view (a rescaled job's fresh view)
+	committed  map[int32]int64   // the consumer group's committed offset per source partition
+	owner      map[string]string // transactional id -> the producer (subtask) that began its latest transaction
+	txnTimers  int64             // transaction timeout timers set so far
+	txnBegun   map[string]int64  // transactional id -> timer of its latest transaction
+	txnTimerID map[int64]string  // timer -> transactional id
+	source     *kafka.Topic
+	sink       *kafka.TxnLog
+	events     []events.Record // nil: use the generator
+	pending    []int           // event-time pace: indexes into events, in append order
+	appendAt   []vt.Time       // their append times
+	next       int
+	parked     []parkedFetch
+	position   map[int32]int64 // last fetch offset per source partition (consumer position)
+	parkSeq    int64
+	genAcc     float64
+	genSeq     int64
+	produced   int64 // sink records accepted (plain or transactional)
+	rejected   int64 // sink records refused (produce_rejected)
+	txnErrs    int64 // transaction requests refused (txn_errors)
 }
 
 // NewKafka returns the broker. With evs non-nil the source topic holds those
@@ -61,7 +64,8 @@ type Kafka struct {
 // appends sim.source.rate records per virtual second.
 func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
-		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{}}
+		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
+		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{}}
 }
 
 // OutputViewStart is the sink offset where the output view starts: 0, or
@@ -91,6 +95,8 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 			o.Timer(generatorTick, timerGenerate, 0)
 		case timerAppend:
 			k.appendDue(o)
+		case timerTxnTimeout:
+			k.txnTimeout(o, b.Timer.Arg)
 		case timerFetchWait:
 			k.expireParked(o, b.Timer.Arg)
 		case timerMetrics:

@@ -4,6 +4,7 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // The broker side of the KafkaSink: produce requests into the sink topic and
@@ -18,6 +19,7 @@ const (
 	noteAlreadyCommitted    = "already committed"
 	noteAlreadyAborted      = "already aborted"
 	noteFenced              = "fenced: InitProducerId aborted the transaction in progress under this id"
+	noteTimedOut            = "transaction.timeout.ms expired: the broker aborted it"
 )
 
 // produce appends a Produce's records to the sink topic: outside any
@@ -80,6 +82,12 @@ func (k *Kafka) txnRequest(o *Out, from string, m *messages.TxnRequest) {
 			return
 		}
 		k.owner[id] = from
+		// the transaction coordinator aborts it if it is still open after
+		// transaction.timeout.ms
+		k.txnTimers++
+		k.txnBegun[id] = k.txnTimers
+		k.txnTimerID[k.txnTimers] = id
+		o.Timer(vt.FromDuration(k.cfg.TransactionTimeout), timerTxnTimeout, k.txnTimers)
 		if had && (prev.State == kafka.TxnOpen || prev.State == kafka.TxnPreCommitted) {
 			k.logTxn(o, from, "begin", id, kafka.TxnInfo{State: kafka.TxnAborted, Records: prev.Records}, noteFenced)
 		}
@@ -139,4 +147,25 @@ func (k *Kafka) txnError(o *Out, from, op, id string, err error) {
 	k.txnErrs++
 	o.Log(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
 		messages.Str("error", err.Error()), messages.Str("producer", from))
+}
+
+// txnTimeout aborts the transaction begun with timer seq if it is still in
+// progress: transaction.timeout.ms passed (Kafka's TransactionCoordinator
+// aborts timed-out transactions; the LSO moves on, the records are never
+// visible to read_committed).
+func (k *Kafka) txnTimeout(o *Out, seq int64) {
+	id := k.txnTimerID[seq]
+	delete(k.txnTimerID, seq)
+	if k.txnBegun[id] != seq {
+		return // a newer transaction under the id
+	}
+	info, ok := k.sink.TransactionInfo(id)
+	if !ok || (info.State != kafka.TxnOpen && info.State != kafka.TxnPreCommitted) {
+		return
+	}
+	if err := k.sink.Abort(id); err != nil {
+		k.txnError(o, "kafka", "abort", id, err)
+		return
+	}
+	k.logLatest(o, "kafka", "abort", id, noteTimedOut)
 }

@@ -186,3 +186,36 @@ func TestBrokerTransactions(t *testing.T) {
 		t.Errorf("SinkTopic holds %d records, want 7", got)
 	}
 }
+
+// transaction.timeout.ms: a transaction still open when its timer fires is
+// aborted by the broker and the LSO moves past it; a committed one, or one
+// whose id began a newer transaction since, is left alone.
+func TestBrokerTransactionTimeout(t *testing.T) {
+	h := newBrokerHarness(t)
+	timeout := func(seq int64) messages.Body {
+		return &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerTxnTimeout, Arg: seq}}
+	}
+	h.deliver("w0", txnReq(messages.TxnRequest_BEGIN, "p-0-1"))  // timer 1
+	h.deliver("w0", produce("p-0-1", "a"))                       // offset 0
+	h.deliver("w1", txnReq(messages.TxnRequest_BEGIN, "p-1-1"))  // timer 2
+	h.deliver("w1", produce("p-1-1", "b"))                       // offset 1
+	h.deliver("w1", txnReq(messages.TxnRequest_COMMIT, "p-1-1")) // committed before its timeout
+	h.deliver("w0", txnReq(messages.TxnRequest_BEGIN, "p-0-2"))  // timer 3
+	h.deliver("w0", produce("p-0-2", "c"))                       // offset 2
+	if got := keysOf(h.k.SinkLog().ReadCommitted(0)); got != "" {
+		t.Fatalf("read_committed reads %q before the timeout, want nothing (the LSO is held at 0)", got)
+	}
+	if got := h.deliver("kafka", timeout(1)); strings.Join(got, "|") != "transaction op=abort transactional_id=p-0-1 state=Aborted records=1 producer=kafka note="+noteTimedOut {
+		t.Fatalf("timeout 1 logged %q", got)
+	}
+	if got := keysOf(h.k.SinkLog().ReadCommitted(0)); got != "b@1" {
+		t.Fatalf("read_committed reads %q after the timeout, want b@1 (c still open)", got)
+	}
+	if got := h.deliver("kafka", timeout(2)); len(got) != 0 {
+		t.Fatalf("the committed transaction's timeout logged %q", got)
+	}
+	h.deliver("w0", txnReq(messages.TxnRequest_BEGIN, "p-0-2")) // fences c's transaction, timer 4
+	if got := h.deliver("kafka", timeout(3)); len(got) != 0 {
+		t.Fatalf("a timeout of an earlier transaction under p-0-2 logged %q", got)
+	}
+}

@@ -32,6 +32,7 @@ const (
 	timerCheckpoint          = "checkpoint"                 // the CheckpointCoordinator's trigger and timeout duties
 	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout (input)
 	timerCheckpointOutput    = "output_barrier_timeout"     // the same timeout for a barrier still in the output
+	timerTxnTimeout          = "transaction_timeout"        // the sink producer's transaction.timeout.ms
 	timerReport              = "report_finished"            // a finished task reports once its slice and broker requests are done
 )
 

@@ -166,6 +166,10 @@ type Config struct {
 	DeliveryGuarantee string
 	// TransactionalIDPrefix is sink.transactional-id-prefix.
 	TransactionalIDPrefix string
+	// TransactionTimeout is the sink producer's transaction.timeout.ms
+	// (properties.transaction.timeout.ms): the broker aborts a transaction
+	// still open this long after it began.
+	TransactionTimeout time.Duration
 	// OutputIsolation is sim.output.isolation-level: the isolation.level of
 	// the consumer whose view --output writes (Kafka's default read_uncommitted).
 	OutputIsolation string
@@ -256,6 +260,7 @@ func Default() Config {
 		AlignedCheckpointTimeout: 0,
 		DeliveryGuarantee:        "none",
 		TransactionalIDPrefix:    "flinksim",
+		TransactionTimeout:       15 * time.Minute,
 		OutputIsolation:          "read_uncommitted",
 		UploadSpeed:              50 << 20,
 		HeartbeatInterval:        time.Second,

@@ -138,6 +138,7 @@ var setCases = map[string]setCase{
 	"state.backend.incremental":                            {"true", "true", map[string]string{"2": "Unrecognized option for boolean"}},
 	"sink.delivery-guarantee":                              {"exactly-once", "exactly-once", map[string]string{"twice": "Expected one of"}},
 	"sink.transactional-id-prefix":                         {"orders-tx", "orders-tx", map[string]string{"": "must not be empty"}},
+	"properties.transaction.timeout.ms":                    {"5 min", "5 min", map[string]string{"0": "out of range"}},
 	"sim.output.isolation-level":                           {"read_committed", "read_committed", map[string]string{"serializable": "Expected one of"}},
 	"sim.checkpoint.upload-speed":                          {"10 mb", "10 mb", map[string]string{"fast": "Could not parse"}},
 	"heartbeat.interval":                                   {"2 s", "2 s", map[string]string{"0": "out of range"}},
