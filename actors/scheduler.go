@@ -278,10 +278,13 @@ func (s *Scheduler) observe(ev *messages.LogEvent) {
 		}
 	case eventlog.KindFinal:
 		for _, f := range ev.Fields {
-			if v, ok := f.Value.(*messages.Field_Int); ok {
+			if v, ok := f.Value.(*messages.Field_Int); ok && f.Key != "windows_fired" {
 				s.res.Counters[f.Key] += v.Int
 			}
 		}
+	case eventlog.KindWindowFired:
+		// counted from the events, so firings of tasks that died count too
+		s.res.Counters["windows_fired"]++
 	}
 }
 
