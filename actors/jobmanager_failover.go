@@ -179,7 +179,11 @@ func (j *JobManager) action(o *Out, text string) {
 		return
 	}
 	if j.status != "RUNNING" || j.coord == nil {
-		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "the job is "+j.status))
+		reason := "the job is " + j.status
+		if j.status == "" {
+			reason = "the job is not submitted yet"
+		}
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", reason))
 		return
 	}
 	switch a.Verb {

@@ -38,6 +38,11 @@ type RunResult struct {
 	// subtask reported, and MaxBackPressureTask the first subtask that did.
 	MaxBackPressure     int64
 	MaxBackPressureTask string
+	// FailureCause is the cause of the job's last FAILED status.
+	FailureCause string
+	// IgnoredActions are the user actions that were not carried out, each
+	// "action: reason", in log order.
+	IgnoredActions []string
 }
 
 // Scheduler is the virtual-time scheduler actor (ARCHITECTURE.md). It keeps
@@ -152,6 +157,7 @@ func (s *Scheduler) next(ctx *actor.Context) {
 				// a user action for an actor that is gone or never was
 				s.log.Write(&messages.LogEvent{Vt: t, Actor: to, Kind: eventlog.KindActionIgnored,
 					Fields: []*messages.Field{messages.Str("action", act.Action.Text), messages.Str("reason", "no such actor: "+to)}})
+				s.res.IgnoredActions = append(s.res.IgnoredActions, act.Action.Text+": no such actor: "+to)
 			} else if s.dead[to] {
 				// lost as on a dead host; a task deployed to a dead
 				// TaskManager never runs, nor do its input channels, so
@@ -193,6 +199,18 @@ func (s *Scheduler) markNeverStarted(st *messages.SubmitTask) {
 // final counters at virtual time t.
 func (s *Scheduler) beginClosing(t vt.Time) {
 	s.closing = true
+	// user actions still waiting: the run ended before their time
+	var later []*messages.Envelope
+	for s.q.Len() > 0 {
+		later = s.q.PopStep(later)
+	}
+	for _, e := range later {
+		if a, ok := e.Body.(*messages.Envelope_Action); ok && e.From == "user" {
+			s.log.Write(&messages.LogEvent{Vt: t, Actor: SchedulerName, Kind: eventlog.KindActionIgnored,
+				Fields: []*messages.Field{messages.Str("action", a.Action.Text), messages.Str("reason", "the run ended before its time")}})
+			s.res.IgnoredActions = append(s.res.IgnoredActions, a.Action.Text+": the run ended before its time")
+		}
+	}
 	s.q = vt.Queue{}
 	if t > s.now {
 		s.now = t
@@ -268,7 +286,21 @@ func (s *Scheduler) observe(ev *messages.LogEvent) {
 			if f.Key == "status" {
 				s.res.JobStatus = f.GetStr()
 			}
+			if f.Key == "cause" && s.res.JobStatus == "FAILED" {
+				s.res.FailureCause = f.GetStr()
+			}
 		}
+	case eventlog.KindActionIgnored:
+		var text, reason string
+		for _, f := range ev.Fields {
+			switch f.Key {
+			case "action":
+				text = f.GetStr()
+			case "reason":
+				reason = f.GetStr()
+			}
+		}
+		s.res.IgnoredActions = append(s.res.IgnoredActions, text+": "+reason)
 	case eventlog.KindTaskMetrics:
 		for _, f := range ev.Fields {
 			if f.Key == "backPressuredTimeMsPerSecond" && f.GetInt() > s.res.MaxBackPressure {

@@ -193,4 +193,14 @@ func TestReplayWithActions(t *testing.T) {
 	if _, errs, code := cli(t, "run", "--action", "at=5s explode"); code != 2 || !strings.Contains(errs, "unknown verb") {
 		t.Fatalf("bad action: exit %d, %q", code, errs)
 	}
+	// actions that cannot be carried out are warned about on stderr
+	_, errs, code = cli(t, "run", "--duration", "10s", "--action", "at=1ms trigger-checkpoint", "--action", "at=5s kill-taskmanager tm-9",
+		"--action", "at=20s kill-taskmanager tm-1", "--log", filepath.Join(dir, "ignored.log"))
+	for _, want := range []string{"warning: action not carried out: at=1ms trigger-checkpoint: the job is not submitted yet",
+		"warning: action not carried out: at=5s kill-taskmanager tm-9: no such actor: tm-9",
+		"warning: action not carried out: at=20s kill-taskmanager tm-1: the run ended before its time"} {
+		if code != 0 || !strings.Contains(errs, want) {
+			t.Fatalf("exit %d, stderr lacks %q:\n%s", code, want, errs)
+		}
+	}
 }

@@ -134,7 +134,7 @@ func prepare(f runFlags) (runSpec, error) {
 func readEvents(path string, cfg config.Config) ([]events.Record, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", badInput("%v", err)
+		return nil, "", badInput("--events: %v", err)
 	}
 	recs, err := events.Read(bytes.NewReader(data), path, events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField,
 		Partitions: cfg.SourcePartitions})
@@ -191,7 +191,7 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 	if f.logFile != "" {
 		file, err := os.Create(f.logFile)
 		if err != nil {
-			return badInput("%v", err)
+			return badInput("--log: %v", err)
 		}
 		defer file.Close()
 		out = file
@@ -220,8 +220,12 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	wall := time.Since(start)
-	fmt.Fprintf(cmd.ErrOrStderr(), "job %s in %s virtual, %.2fs wall, %d records read, %d results written\n",
-		res.JobStatus, eventlog.FormatVT(res.EndVT), wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"])
+	for _, a := range res.IgnoredActions {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: action not carried out: %s\n", a)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "job %s in %s virtual, %.2fs wall, %d records read, %d results written, %d visible to a %s consumer (%d duplicates, %d uncommitted)\n",
+		res.JobStatus, eventlog.FormatVT(res.EndVT), wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
+		len(res.Sink), spec.cfg.OutputIsolation, res.Duplicates, res.Uncommitted)
 	if f.output != "" {
 		if err := writeOutput(f.output, res); err != nil {
 			return err
@@ -236,7 +240,7 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 			spec.cfg.Seed, res.FailureVT, res.Invariant, res.Failure, res.FailedActor, replay)}
 	}
 	if res.JobStatus == "FAILED" {
-		return exitError{exitJobFailed, fmt.Errorf("the job FAILED (see the job_status and no_resource_available events of the log)")}
+		return exitError{exitJobFailed, fmt.Errorf("the job FAILED: %s", res.FailureCause)}
 	}
 	return nil
 }
@@ -294,7 +298,7 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 	if file != "" {
 		text, err := os.ReadFile(file)
 		if err != nil {
-			return nil, badInput("%v", err)
+			return nil, badInput("--actions: %v", err)
 		}
 		as, err := action.ParseScript(file, string(text))
 		if err != nil {

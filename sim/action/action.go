@@ -66,6 +66,11 @@ func Parse(s string) (Action, error) {
 		at += " " + rest[0]
 		rest = rest[1:]
 	}
+	if at != "" && strings.Trim(at, "0123456789") == "" && at != "0" {
+		// Flink would read a bare number as milliseconds; in an action that
+		// is more likely a slip
+		return Action{}, fmt.Errorf("action %q: at=%s needs a unit, e.g. at=%ss or at=%sms", s, at, at, at)
+	}
 	d, err := config.ParseDuration(at)
 	if err != nil {
 		return Action{}, fmt.Errorf("action %q: at=%s: %v", s, at, err)

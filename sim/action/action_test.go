@@ -31,16 +31,19 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	cases := map[string]string{
-		"kill-taskmanager tm-1":           "must start with at=",
-		"at=90s":                          "missing verb",
-		"at=90x kill-taskmanager tm-1":    "at=90x",
-		"at=90s explode":                  `unknown verb "explode"`,
-		"at=90s kill-taskmanager":         "needs one task manager name",
-		"at=90s kill-taskmanager worker1": "needs one task manager name",
-		"at=90s kill-taskmanager tm-0":    "is not a task manager name",
-		"at=90s rescale":                  "needs the new parallelism",
-		"at=90s rescale 0":                "Operator parallelism not within bounds: 0",
-		"at=90s trigger-checkpoint now":   "takes no argument",
+		"kill-taskmanager tm-1":              "must start with at=",
+		"at=90s":                             "missing verb",
+		"at=90x kill-taskmanager tm-1":       "at=90x",
+		"at=90s explode":                     `unknown verb "explode"`,
+		"at=90s kill-taskmanager":            "needs one task manager name",
+		"at=90s kill-taskmanager worker1":    "needs one task manager name",
+		"at=90s kill-taskmanager tm-0":       "is not a task manager name",
+		"at=90s rescale":                     "needs the new parallelism",
+		"at=90s rescale 0":                   "Operator parallelism not within bounds: 0",
+		"at=90s trigger-checkpoint now":      "takes no argument",
+		"at=90 kill-taskmanager tm-1":        "at=90 needs a unit, e.g. at=90s or at=90ms",
+		"at=90s rescale 3 max=4":             "the second argument of rescale is max-parallelism=N",
+		"at=90s rescale 3 max-parallelism=0": "the second argument of rescale is max-parallelism=N",
 	}
 	for give, want := range cases {
 		_, err := Parse(give)

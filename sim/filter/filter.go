@@ -36,7 +36,9 @@ func Parse(s string) (*Predicate, error) {
 		}
 		field := strings.TrimSpace(s[:i])
 		value := strings.TrimSpace(s[i+len(op):])
-		if field == "" || value == "" || strings.ContainsAny(field, " \t") {
+		if field == "" || value == "" || strings.ContainsAny(field, " \t") || strings.ContainsAny(value[:1], "=<>!") ||
+			strings.ContainsAny(field[len(field)-1:], "=<>!") {
+			// "a => 5", "a =< 5", "a >> 5", "a !> 5": not an operator
 			break
 		}
 		if op == "=" {

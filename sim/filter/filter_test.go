@@ -50,6 +50,11 @@ func TestParseErrors(t *testing.T) {
 		"my field > 3",
 		"a\tb == 3",
 		"=",
+		"amount => 100",
+		"amount =< 100",
+		"amount >> 100",
+		"amount !> 100",
+		"amount === 100",
 	} {
 		p, err := Parse(give)
 		if err == nil {
