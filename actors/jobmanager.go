@@ -100,7 +100,10 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 			j.announceAlignment(o)
 			return
 		case timerHeartbeat:
-			j.heartbeat(o)
+			j.heartbeat(o, true)
+			return
+		case timerHeartbeatCheck:
+			j.heartbeat(o, false)
 			return
 		case timerRestart:
 			j.restart(o)

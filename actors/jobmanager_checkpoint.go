@@ -113,8 +113,15 @@ func (j *JobManager) checkpointDuty(o *Out, at int64) {
 	j.scheduleCheckpointDuty(o)
 }
 
-// triggerCheckpoint asks the coordinator for a checkpoint or savepoint of kind.
+// triggerCheckpoint asks the coordinator for a checkpoint or savepoint of
+// kind. A stop-with-savepoint first stops the periodic scheduler, which
+// aborts pending checkpoints (SchedulerBase.stopWithSavepoint).
 func (j *JobManager) triggerCheckpoint(o *Out, kind checkpoint.Kind) {
+	if kind == checkpoint.KindStopWithSavepoint {
+		for _, f := range j.coord.StopScheduler(vt.Millis(o.Now())) {
+			j.checkpointFailed(o, f)
+		}
+	}
 	res := j.coord.Trigger(vt.Millis(o.Now()), kind)
 	j.triggered(o, res)
 	j.checkpointReady(o)
@@ -145,6 +152,9 @@ func (j *JobManager) triggered(o *Out, res checkpoint.TriggerResult) {
 		}
 	case res.Queued:
 	default:
+		if !slices.Contains(j.coord.Pending(), res.CheckpointID) {
+			return // started and aborted in the same call (a failover): nothing to inject
+		}
 		unaligned := j.cfg.UnalignedCheckpoints && j.cfg.AlignedCheckpointTimeout == 0 && !res.Savepoint
 		j.pendingStates[res.CheckpointID] = map[string]*messages.TaskStateSnapshot{}
 		o.Log(eventlog.KindCheckpointTriggered, messages.Int("checkpoint_id", res.CheckpointID), messages.Str("kind", res.Kind.String()),
@@ -297,6 +307,15 @@ func (j *JobManager) completed(o *Out, cp *checkpoint.CompletedCheckpoint) {
 // checkpointFailed logs a failed checkpoint, tells the tasks to abort it and
 // fails the job when the failure manager says so.
 func (j *JobManager) checkpointFailed(o *Out, f checkpoint.FailedCheckpoint) {
+	if f.CheckpointID == 0 {
+		// a queued request dropped before it started: no checkpoint
+		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", f.Kind.String()),
+			messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message))
+		return
+	}
+	if _, known := j.pendingStates[f.CheckpointID]; !known && f.Reason == checkpoint.ReasonCheckpointCoordinatorSuspend {
+		return // never injected (see triggered)
+	}
 	delete(j.pendingStates, f.CheckpointID)
 	fields := []*messages.Field{messages.Int("checkpoint_id", f.CheckpointID), messages.Str("kind", f.Kind.String()),
 		messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message)}
@@ -304,9 +323,16 @@ func (j *JobManager) checkpointFailed(o *Out, f checkpoint.FailedCheckpoint) {
 		fields = append(fields, messages.Str("task", f.Task))
 	}
 	o.Log(eventlog.KindCheckpointFailed, fields...)
-	if f.Kind == checkpoint.KindStopWithSavepoint && j.rescaleTo > 0 {
-		j.rescaleTo = 0
-		o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", f.Message))
+	if f.Kind == checkpoint.KindStopWithSavepoint {
+		if j.rescaleTo > 0 {
+			j.rescaleTo = 0
+			o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", f.Message))
+		}
+		if j.status == "RUNNING" && f.Reason != checkpoint.ReasonCheckpointCoordinatorSuspend {
+			// the job goes on: periodic checkpoints resume
+			// (SchedulerBase.stopWithSavepoint's failure handling)
+			j.jobRunning(o)
+		}
 	}
 	if f.NotifyTasks && f.CheckpointID > 0 {
 		for _, name := range j.order {

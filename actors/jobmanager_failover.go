@@ -58,17 +58,20 @@ func describe(s restart.Strategy) string {
 // slots, then checks their monitors: one that timed out is lost
 // (HeartbeatManagerSenderImpl, HeartbeatMonitorImpl; JobMaster's
 // TaskManagerHeartbeatListener.notifyHeartbeatTimeout).
-func (j *JobManager) heartbeat(o *Out) {
+func (j *JobManager) heartbeat(o *Out, send bool) {
 	if j.terminal() {
 		return
 	}
-	o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	if send {
+		o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	}
 	now := vt.Millis(o.Now())
 	tms := make([]string, 0, len(j.monitors))
 	for tm := range j.monitors {
 		tms = append(tms, tm)
 	}
 	slices.Sort(tms)
+	next := int64(-1)
 	for _, tm := range tms {
 		m := j.monitors[tm]
 		if m.TimedOut(now) {
@@ -81,7 +84,17 @@ func (j *JobManager) heartbeat(o *Out) {
 			j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
 			continue
 		}
-		o.Send(tm, rpcLatency(j.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+		if next < 0 || m.Deadline() < next {
+			next = m.Deadline()
+		}
+		if send {
+			o.Send(tm, rpcLatency(j.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+		}
+	}
+	if send && next >= 0 {
+		// the monitor's timeout timer (HeartbeatMonitorImpl): a check at
+		// the earliest deadline, not only on the next request
+		o.Timer(max(0, vt.FromMillis(next)-o.Now()), timerHeartbeatCheck, next)
 	}
 }
 

@@ -28,6 +28,7 @@ const (
 	timerProcessingTime      = "processing_time"            // a processing-time timer of the keyed operator
 	timerAlignment           = "watermark_alignment"        // job.watermark.alignment.update-interval
 	timerHeartbeat           = "heartbeat"                  // heartbeat.interval
+	timerHeartbeatCheck      = "heartbeat_timeout"          // the earliest heartbeat monitor deadline
 	timerRestart             = "restart"                    // the restart strategy's backoff
 	timerCheckpoint          = "checkpoint"                 // the CheckpointCoordinator's trigger and timeout duties
 	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout (input)

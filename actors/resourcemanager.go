@@ -43,8 +43,11 @@ func (r *ResourceManager) Receive(o *Out, env *messages.Envelope) {
 		o.Log(eventlog.KindActorStarted, messages.Str("component", "ResourceManager"))
 		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
 	case *messages.Envelope_Timer:
-		if b.Timer.Kind == timerHeartbeat {
-			r.heartbeat(o)
+		switch b.Timer.Kind {
+		case timerHeartbeat:
+			r.heartbeat(o, true)
+		case timerHeartbeatCheck:
+			r.heartbeat(o, false)
 		}
 	case *messages.Envelope_HeartbeatResponse:
 		if m := r.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
@@ -116,14 +119,17 @@ func (r *ResourceManager) allocate(o *Out) {
 // handles the ones that timed out: their slots are gone, and, as an active
 // ResourceManager (Kubernetes, YARN) does, a replacement TaskManager is
 // started to make up for the lost one.
-func (r *ResourceManager) heartbeat(o *Out) {
-	o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
+func (r *ResourceManager) heartbeat(o *Out, send bool) {
+	if send {
+		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	}
 	now := vt.Millis(o.Now())
 	names := make([]string, 0, len(r.monitors))
 	for tm := range r.monitors {
 		names = append(names, tm)
 	}
 	slices.Sort(names)
+	next := int64(-1)
 	for _, tm := range names {
 		if r.monitors[tm].TimedOut(now) {
 			delete(r.monitors, tm)
@@ -138,6 +144,14 @@ func (r *ResourceManager) heartbeat(o *Out) {
 			o.Send(replacement, 0, start())
 			continue
 		}
-		o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+		if d := r.monitors[tm].Deadline(); next < 0 || d < next {
+			next = d
+		}
+		if send {
+			o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+		}
+	}
+	if send && next >= 0 {
+		o.Timer(max(0, vt.FromMillis(next)-o.Now()), timerHeartbeatCheck, next)
 	}
 }

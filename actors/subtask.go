@@ -228,7 +228,7 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			}
 			s.ck.barrierQueued[m.ChannelIndex]++
 		} else if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindEndOfPartition {
-			s.endOfPartitionArrives(int(m.ChannelIndex))
+			s.endOfPartitionArrives(o, int(m.ChannelIndex))
 		} else if !m.Buffer.IsEvent {
 			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
 		}

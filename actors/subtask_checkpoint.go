@@ -173,7 +173,7 @@ func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
 	}
 	b := &messages.Buffer{CheckpointId: m.CheckpointId, CheckpointTimestampMs: m.TimestampMs, CheckpointKind: m.Kind,
 		Unaligned: m.Unaligned}
-	if !s.isSource && s.insertBarriers(b) {
+	if !s.isSource && s.insertBarriers(o, b) {
 		return
 	}
 	cost := s.snapshot(o, b, m.Unaligned, nil, 0)
@@ -188,39 +188,55 @@ func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
 // (InputChannel.insertBarrierBeforeEndOfPartition). An EndOfPartition still
 // on its way gets the barrier in front when it arrives. It returns false
 // when every channel has ended: the snapshot is taken at once.
-func (s *Subtask) insertBarriers(b *messages.Buffer) bool {
+func (s *Subtask) insertBarriers(o *Out, b *messages.Buffer) bool {
 	inserted := false
 	for ci, ch := range s.channels {
 		if ch.ended {
 			continue
 		}
 		inserted = true
-		bb := &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
-			IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
-			CheckpointKind: b.CheckpointKind}
-		at := -1
-		for k, q := range ch.buffers {
-			if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
-				at = k
+		if s.hasEndQueued(ci) {
+			// unaligned: handled at once, overtaking the channel's queue
+			// (triggerUnfinishedChannelsCheckpoint); aligned: right
+			// before the EndOfPartition
+			if s.ck.current == nil || b.CheckpointId > s.ck.current.CheckpointId {
+				s.ck.current = b
 			}
-		}
-		if at < 0 {
-			if s.ck.beforeEnd == nil {
-				s.ck.beforeEnd = make([]*messages.Buffer, len(s.channels))
-			}
-			s.ck.beforeEnd[ci] = bb
+			cost := s.barrierBeforeEnd(o, ci, b)
+			s.busyUntil = max(s.busyUntil, o.Now()) + cost
+			s.m.busyAcc += cost
 			continue
 		}
-		ch.buffers = append(ch.buffers[:at], append([]*messages.Buffer{bb}, ch.buffers[at:]...)...)
-		s.ck.barrierQueued[ci]++
+		if s.ck.beforeEnd == nil {
+			s.ck.beforeEnd = make([]*messages.Buffer, len(s.channels))
+		}
+		s.ck.beforeEnd[ci] = &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
+			IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
+			CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned}
 	}
 	return inserted
 }
 
+func (s *Subtask) hasEndQueued(ci int) bool {
+	for _, q := range s.channels[ci].buffers {
+		if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
+			return true
+		}
+	}
+	return false
+}
+
 // endOfPartitionArrives puts a barrier waiting for channel ci's
 // EndOfPartition in front of it.
-func (s *Subtask) endOfPartitionArrives(ci int) {
+func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
 	if s.ck.beforeEnd == nil || s.ck.beforeEnd[ci] == nil {
+		return
+	}
+	if b := s.ck.beforeEnd[ci]; b.Unaligned {
+		s.ck.beforeEnd[ci] = nil
+		cost := s.onChannelBarrier(o, ci, b)
+		s.busyUntil = max(s.busyUntil, o.Now()) + cost
+		s.m.busyAcc += cost
 		return
 	}
 	ch := s.channels[ci]
@@ -250,11 +266,54 @@ func barrierOf(b *messages.Buffer) checkpoint.Barrier {
 // the task reaches it in the channel, an unaligned (priority) one as soon as
 // it arrives. It returns the cost of a snapshot it triggers.
 func (s *Subtask) onChannelBarrier(o *Out, ci int, b *messages.Buffer) vt.Time {
-	if s.ck.current == nil || b.CheckpointId >= s.ck.current.CheckpointId {
+	first := s.ck.current == nil || b.CheckpointId > s.ck.current.CheckpointId
+	if first || b.CheckpointId == s.ck.current.CheckpointId {
 		s.ck.current = b
 	}
 	act := s.ck.handler.OnBarrier(ci, barrierOf(b), vt.Millis(o.Now()))
-	return s.applyBarrierAction(o, act, ci, !b.Unaligned)
+	cost := s.applyBarrierAction(o, act, ci, !b.Unaligned)
+	if first && !act.Ignored {
+		// channels whose producer finished send no barrier: the barrier
+		// goes before their queued EndOfPartition (FLIP-147)
+		for k := range s.channels {
+			if k != ci && !s.channels[k].ended && s.hasEndQueued(k) && !s.barrierIn(k, b.CheckpointId) {
+				cost += s.barrierBeforeEnd(o, k, b)
+			}
+		}
+	}
+	return cost
+}
+
+// barrierIn reports whether a barrier of checkpoint id is queued in channel ci.
+func (s *Subtask) barrierIn(ci int, id int64) bool {
+	for _, q := range s.channels[ci].buffers {
+		if q.IsEvent && q.Kinds[0] == exchange.KindBarrier && q.CheckpointId == id {
+			return true
+		}
+	}
+	return false
+}
+
+// barrierBeforeEnd gives channel ci, whose EndOfPartition is queued, the
+// barrier b: an unaligned one at once, an aligned one right before the
+// EndOfPartition, behind the data.
+func (s *Subtask) barrierBeforeEnd(o *Out, ci int, b *messages.Buffer) vt.Time {
+	bb := &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
+		IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
+		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned}
+	if b.Unaligned {
+		act := s.ck.handler.OnBarrier(ci, barrierOf(bb), vt.Millis(o.Now()))
+		return s.applyBarrierAction(o, act, ci, false)
+	}
+	ch := s.channels[ci]
+	for k, q := range ch.buffers {
+		if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
+			ch.buffers = append(ch.buffers[:k], append([]*messages.Buffer{bb}, ch.buffers[k:]...)...)
+			s.ck.barrierQueued[ci]++
+			break
+		}
+	}
+	return 0
 }
 
 // checkpointTimer is the aligned-checkpoint-timeout firing.
@@ -361,8 +420,16 @@ func (s *Subtask) onDataArrived(ci int, b *messages.Buffer) {
 	n := len(st.InputChannelState)
 	st.InputChannelState = appendRecords(st.InputChannelState, b)
 	added := int64(len(st.InputChannelState) - n)
+	bytes := added * int64(s.cfg.RecordBytes)
 	c.pending.ack.PersistedRecords += added
-	c.pending.ack.PersistedBytes += added * int64(s.cfg.RecordBytes)
+	c.pending.ack.PersistedBytes += bytes
+	c.pending.ack.StateSizeBytes += bytes
+	c.pending.ack.IncrementalSizeBytes += bytes
+	if s.cfg.UploadSpeed > 0 {
+		up := vt.Time(bytes * 1_000_000 / s.cfg.UploadSpeed)
+		c.pending.delay += up
+		c.pending.ack.AsyncMs = vt.Millis(vt.FromMillis(c.pending.ack.AsyncMs) + up)
+	}
 }
 
 // ---- snapshots ------------------------------------------------------------
@@ -385,7 +452,15 @@ func (s *Subtask) touch(key string) {
 func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputState []*messages.InFlightRecord, alignMs int64) vt.Time {
 	c := &s.ck
 	id := b.CheckpointId
-	st := &messages.TaskStateSnapshot{InputChannelState: inputState}
+	// restored channel state not yet replayed stays channel state: it comes
+	// before anything the channels hold now
+	var in []*messages.InFlightRecord
+	if len(c.replayIn) > 0 {
+		in = append(append(in, c.replayIn...), inputState...)
+	} else {
+		in = inputState
+	}
+	st := &messages.TaskStateSnapshot{InputChannelState: in}
 	var full, changed int64
 	entries := 0
 	incremental := s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints
@@ -452,7 +527,11 @@ func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputStat
 		messages.Bool("unaligned", unaligned), messages.Int("state_size", ack.StateSizeBytes),
 		messages.Int("checkpointed_size", ack.IncrementalSizeBytes), messages.Int("persisted_records", persistedRecords),
 		messages.Int("alignment_ms", alignMs))
-	if s.ck.awaitFinal && c.finalID == 0 {
+	if s.ck.awaitFinal && c.finalID == 0 && (s.rp == nil || s.rp.Drained()) {
+		// the final checkpoint: taken after the input ended and, as Flink
+		// waits for ResultPartition.getAllDataProcessedFuture, once the
+		// output is sent, so the EndOfPartition that follows it is not
+		// stuck behind data
 		c.finalID = id
 	}
 	if b.CheckpointKind == messages.CheckpointKind_STOP_WITH_SAVEPOINT {

@@ -339,6 +339,10 @@ func TestRestartFromCheckpointTiming(t *testing.T) {
 	if detected < 25_000_000 || detected > 27_000_000 {
 		t.Fatalf("timeout noticed at %d µs, want kill 21 s + timeout 5 s ± interval 1 s", detected)
 	}
+	// HeartbeatMonitorImpl's timer: exactly timeout after the last heartbeat
+	if last := timeouts[0].num("last_heartbeat_ms"); detected/1000 != last+5000 {
+		t.Fatalf("timeout noticed at %d µs, last heartbeat at %d ms: want last + 5000 ms", detected, last)
+	}
 	var restartAt int64
 	for _, e := range eventsOf(evs, "job_status") {
 		if e.str("previous") == "RESTARTING" {

@@ -137,7 +137,9 @@ func (p *ResultPartition) Credit(i int) int { return p.subs[i].credit }
 func (p *ResultPartition) CanWrite(i int) bool {
 	s := &p.subs[i]
 	if s.current != nil && s.records < p.recordsPerBuffer {
-		return true
+		// a buffer Broadcast took beyond the pool does not let more
+		// records through than the pool holds
+		return p.inUse <= p.poolSize
 	}
 	return p.inUse < p.poolSize
 }
@@ -268,6 +270,17 @@ func (p *ResultPartition) barrierAt(i int, id int64) int {
 		}
 	}
 	return -1
+}
+
+// Drained reports whether every record written has been sent: no partly
+// filled buffer and no data buffer waiting in any subpartition.
+func (p *ResultPartition) Drained() bool {
+	for i := range p.subs {
+		if p.subs[i].current != nil || p.Backlog(i) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // BarrierQueued reports whether the aligned barrier of checkpoint id still

@@ -97,7 +97,12 @@ func (m *model) inUseFromPool() int {
 
 func (m *model) canWrite(i int) bool {
 	s := &m.subs[i]
-	return (s.open != nil && s.openRecs < m.recordsPerBuffer) || m.inUse() < m.pool
+	// an open buffer with room takes a record unless buffers taken beyond
+	// the pool (by broadcasts) already exceed it; a new buffer needs a free one
+	if s.open != nil && s.openRecs < m.recordsPerBuffer {
+		return m.inUse() <= m.pool
+	}
+	return m.inUse() < m.pool
 }
 
 func (m *model) write(i int, e element) {
