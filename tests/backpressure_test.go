@@ -70,6 +70,14 @@ func TestBackpressureScenario(t *testing.T) {
 	if b := mean(metricsFrom(evs, cold, 10), "busyTimeMsPerSecond"); b < wantCold*0.9 || b > wantCold*1.1 {
 		t.Fatalf("%s busy %.0f ms/s on average, want about %.0f (its share of the bottleneck's pace)", cold, b, wantCold)
 	}
+	for _, e := range eventsOf(evs, "task_metrics") {
+		// the output pool bounds what a backpressured source holds
+		if u, ok := e["outPoolUsage"].(json.Number); ok {
+			if f, _ := u.Float64(); f > 1 {
+				t.Fatalf("%s at %d µs: outPoolUsage %s above 1", e.str("actor"), e.num("vt"), u)
+			}
+		}
+	}
 	for _, s := range []string{"source-0", "source-1"} {
 		if bp := mean(metricsFrom(evs, s, 10), "backPressuredTimeMsPerSecond"); bp < 800 {
 			t.Fatalf("%s backpressured %.0f ms/s on average, want most of the time", s, bp)

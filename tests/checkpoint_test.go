@@ -447,20 +447,35 @@ func TestDeterminismCheckpointsAndFailures(t *testing.T) {
 	}
 }
 
-// Two kills: the second TaskManager dies while the restart deploys onto it,
-// before its heartbeat times out. Tasks deployed to a dead TaskManager never
-// run and what is sent to them is lost; the job restarts again and the
-// exactly-once output is still the output of the run without failures.
-func TestSecondKillDuringRestart(t *testing.T) {
+// Two kills: the second TaskManager dies while the restart deploys onto it
+// (tasks deployed to a dead TaskManager never run, what is sent to them is
+// lost), or the replacement dies after the first restore with unaligned
+// checkpoints under backpressure (restored channel state not yet replayed
+// must stay in the next checkpoint). The exactly-once output is still the
+// output of the run without failures.
+func TestTwoKillsExactlyOnce(t *testing.T) {
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
-	cfg := settings(t, "sim.events.pace=event-time", "execution.checkpointing.interval=10 s",
-		"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed")
-	base, _ := run(t, cfg, cluster.Options{Events: input})
-	res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, "at=67s kill-taskmanager tm-1", "at=72500ms kill-taskmanager tm-2")})
-	if !mapsEqual(resultSet(t, base), resultSet(t, res)) || res.Duplicates != 0 || res.JobStatus != "FINISHED" {
-		t.Fatalf("job %s, %d results (%d duplicates), want the %d of the run without failures", res.JobStatus, len(res.Sink), res.Duplicates, len(base.Sink))
-	}
-	if n := len(eventsOf(parseLog(t, log), "failover")); n != 2 {
-		t.Fatalf("%d failovers, want 2", n)
+	for _, tc := range []struct {
+		name    string
+		kv      []string
+		actions []string
+	}{
+		{"kill during the restart", nil, []string{"at=67s kill-taskmanager tm-1", "at=72500ms kill-taskmanager tm-2"}},
+		{"unaligned, backpressured", []string{"execution.checkpointing.unaligned.enabled=true", "sim.cost.window=8 ms", "execution.checkpointing.timeout=10 min"},
+			[]string{"at=150s kill-taskmanager tm-1", "at=160s kill-taskmanager tm-3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := settings(t, append([]string{"sim.events.pace=event-time", "execution.checkpointing.interval=10 s",
+				"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed"}, tc.kv...)...)
+			base, _ := run(t, cfg, cluster.Options{Events: input})
+			res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, tc.actions...)})
+			if !mapsEqual(resultSet(t, base), resultSet(t, res)) || res.Duplicates != 0 || res.JobStatus != "FINISHED" {
+				t.Fatalf("job %s, %d results (%d duplicates), want the %d of the run without failures\nmissing %v\nextra %v",
+					res.JobStatus, len(res.Sink), res.Duplicates, len(base.Sink), diff(resultSet(t, base), resultSet(t, res)), diff(resultSet(t, res), resultSet(t, base)))
+			}
+			if n := len(eventsOf(parseLog(t, log), "failover")); n != 2 {
+				t.Fatalf("%d failovers, want 2", n)
+			}
+		})
 	}
 }
