@@ -118,13 +118,14 @@ func Parse(s string) (Action, error) {
 	return a, nil
 }
 
-// ParseScript reads an actions file: one action per line, # comments and
-// blank lines skipped. Errors are FILE:LINE: what is wrong.
+// ParseScript reads an actions file: one action per line, blank lines and
+// # comments (whole lines or after an action) skipped. Errors are FILE:LINE: what is wrong.
 func ParseScript(name, text string) ([]Action, error) {
 	var out []Action
 	for i, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#") // a comment, whole-line or after the action
 		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
+		if line == "" {
 			continue
 		}
 		a, err := Parse(line)

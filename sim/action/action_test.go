@@ -54,7 +54,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseScript(t *testing.T) {
-	as, err := ParseScript("a.txt", "# failures\n\nat=2m kill-taskmanager tm-2\nat=1m trigger-checkpoint\n")
+	as, err := ParseScript("a.txt", "# failures\n\nat=2m kill-taskmanager tm-2 # the second one\nat=1m trigger-checkpoint\n")
 	if err != nil || len(as) != 2 {
 		t.Fatalf("%v %v", as, err)
 	}
