@@ -72,6 +72,16 @@ type JobManager struct {
 	ckTimerAt     int64 // ms
 	rescaleTo     int   // parallelism of the job to start after the stop-with-savepoint (0: none)
 	rescaleMaxP   int   // its configured max parallelism (0: not configured)
+	jobs          int   // jobs submitted from a savepoint so far (each gets a new JobID)
+}
+
+// jobID is the current job's JobID: job-1, then job-2 ... for each job
+// started from a savepoint (a resubmitted job is a new job in Flink).
+func (j *JobManager) jobID() string {
+	if j.jobs == 0 {
+		return JobID
+	}
+	return "job-" + strconv.Itoa(j.jobs+1)
 }
 
 // NewJobManager returns the JobManager for graph. bounded makes the source
@@ -178,7 +188,7 @@ func (j *JobManager) setStatus(o *Out, status, cause string) {
 	if j.status == status {
 		return
 	}
-	fields := []*messages.Field{messages.Str("job_id", JobID), messages.Str("status", status)}
+	fields := []*messages.Field{messages.Str("job_id", j.jobID()), messages.Str("status", status)}
 	if j.status != "" {
 		fields = append(fields, messages.Str("previous", j.status))
 	}
@@ -222,7 +232,7 @@ func (j *JobManager) start(o *Out) {
 		}
 	}
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
-		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(g.SlotsNeeded)}})
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
 	j.startFailover(o)
 	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != "processing-time" {

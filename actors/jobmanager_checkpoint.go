@@ -459,6 +459,8 @@ func (j *JobManager) startRescaled(o *Out) {
 	o.Log(eventlog.KindRescale, messages.Str("step", "submit from savepoint"), messages.Str("savepoint_path", path),
 		messages.Int("from_parallelism", int64(sp.parallelism[jobgraph.VertexKeyed])), messages.Int("to_parallelism", int64(n)),
 		messages.Int("max_parallelism", int64(maxP)))
+	j.jobs++
+	j.status = "" // a new job: no previous status
 	j.setStatus(o, "CREATED", "")
 	keyed := jobgraph.VertexKeyed
 	switch {
@@ -509,6 +511,6 @@ func (j *JobManager) startRescaled(o *Out) {
 		return
 	}
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
-		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(g.SlotsNeeded - len(j.slots))}})
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded - len(j.slots))}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
 }

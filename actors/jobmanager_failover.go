@@ -180,7 +180,7 @@ func (j *JobManager) restart(o *Out) {
 	}
 	need := j.graph.SlotsNeeded - len(j.slots)
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
-		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: JobID, NumSlots: int32(need)}})
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(need)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
 }
 
