@@ -167,10 +167,13 @@ func (s *Subtask) flushSink(o *Out, delay vt.Time) {
 // offsets, then emit the barrier into every output subpartition behind the
 // records emitted so far.
 func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
-	if s.status != "RUNNING" || s.finishedAll || s.ck.stopping {
+	if s.status != "RUNNING" || s.ck.stopping {
 		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskNotReady)
 		return
 	}
+	// a task that finished after its final checkpoint but has not told the
+	// JobManager yet acknowledges with its final state and emits no barrier,
+	// as the JobManager does for a FINISHED task (FLIP-147)
 	b := &messages.Buffer{CheckpointId: m.CheckpointId, CheckpointTimestampMs: m.TimestampMs, CheckpointKind: m.Kind,
 		Unaligned: m.Unaligned}
 	if !s.isSource && s.insertBarriers(o, b) {
@@ -502,7 +505,7 @@ func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputStat
 		}
 	}
 	sync := vt.Time(entries) // 1 µs per state entry
-	if s.hasSink {
+	if s.hasSink && !s.finishedAll {
 		s.flushSink(o, sync)
 		if s.exactlyOnce() {
 			s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, c.txn)
