@@ -277,9 +277,12 @@ func joinRaw(parts []string) string {
 func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
 	var accepted []string
 	for _, off := range m.Offers {
-		if j.deploy || j.status != "RUNNING" {
+		if j.terminal() {
 			continue
 		}
+		// the slot pool keeps every slot offered while the job lives, also
+		// spare ones (a slot offered to a deployed or restarting job is used
+		// by the next deployment)
 		j.slots = append(j.slots, offeredSlot{tm: m.TaskManagerId, index: off.SlotIndex, alloc: off.AllocationId})
 		accepted = append(accepted, off.AllocationId)
 		if j.monitors[m.TaskManagerId] == nil {

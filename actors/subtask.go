@@ -560,8 +560,8 @@ func (s *Subtask) unblock(o *Out) {
 // (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
 // watermark status downstream.
 func (s *Subtask) periodicWatermark(o *Out) {
-	if s.mux == nil || s.finishedAll || s.ck.awaitFinal {
-		return
+	if s.mux == nil || s.finishedAll || s.ck.awaitFinal || s.ck.stopping {
+		return // stop-with-savepoint (no drain): no watermark after the savepoint
 	}
 	wm, idle, changed := s.mux.OnPeriodicEmit(vt.Millis(o.Now()))
 	if !changed {

@@ -167,12 +167,12 @@ func (s *Subtask) flushSink(o *Out, delay vt.Time) {
 // offsets, then emit the barrier into every output subpartition behind the
 // records emitted so far.
 func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
-	if s.status != "RUNNING" || s.ck.stopping {
+	if (s.status != "RUNNING" && s.status != "FINISHED") || s.ck.stopping {
 		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskNotReady)
 		return
 	}
-	// a task that finished after its final checkpoint but has not told the
-	// JobManager yet acknowledges with its final state and emits no barrier,
+	// a task that finished after its final checkpoint, the JobManager not
+	// knowing yet, acknowledges with its final state and emits no barrier,
 	// as the JobManager does for a FINISHED task (FLIP-147)
 	b := &messages.Buffer{CheckpointId: m.CheckpointId, CheckpointTimestampMs: m.TimestampMs, CheckpointKind: m.Kind,
 		Unaligned: m.Unaligned}
@@ -662,6 +662,12 @@ func (s *Subtask) finishTask(o *Out) {
 		return
 	}
 	s.finishedAll = true
+	if s.exactlyOnce() && s.ck.enabled || s.exactlyOnce() && s.ck.stopping {
+		// KafkaWriter.close aborts the transaction still open (the one
+		// begun after the last snapshot)
+		s.flushSink(o, 0)
+		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
+	}
 	if s.rp != nil {
 		s.rp.EndOfPartition()
 		return
