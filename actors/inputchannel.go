@@ -4,6 +4,7 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -83,6 +84,18 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 		o.Send(c.producer, c.latency, &messages.Envelope_PartitionRequest{PartitionRequest: req})
 	case *messages.Envelope_BufferResponse:
 		c.onBuffer(o, b.BufferResponse)
+	case *messages.Envelope_ResumeConsumption:
+		if c.exclusive == 0 {
+			c.available = 0 // the producer's credit restarts from 0 too
+		}
+		if !c.local {
+			c.nettyBytes += int64(resumeConsumptionFrameLength)
+			if c.cfg.LogNettyFrames {
+				logFrame(o, c.producer, netty.ResumeConsumption{ReceiverID: channelID(o.Name())})
+			}
+		}
+		o.Send(c.producer, c.latency, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{
+			ReceiverId: o.Name(), SubpartitionIndex: int32(c.subpartition)}})
 	case *messages.Envelope_RecycleBuffers:
 		c.recycle(o, int(b.RecycleBuffers.Count))
 	case *messages.Envelope_FloatingBuffers:
@@ -137,6 +150,19 @@ func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
 	}
 	o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
 		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
+	if b := m.Buffer; b.IsEvent && b.Kinds[0] == exchange.KindBarrier && !b.Unaligned && c.exclusive == 0 {
+		// an aligned barrier blocks the producer until ResumeConsumption:
+		// a channel without exclusive buffers gives its free floating
+		// buffers back to the gate meanwhile, so the other channels can
+		// bring their barriers (RemoteInputChannel with initialCredit 0)
+		if n := min(c.floating, c.available); n > 0 {
+			c.floating -= n
+			c.available -= n
+			c.returnFloating(o, n)
+		}
+		c.required = 0
+		return
+	}
 	c.onSenderBacklog(o, int(m.Backlog))
 }
 
@@ -203,6 +229,7 @@ func countRecords(b *messages.Buffer) int {
 // Frame sizes of the fixed-size NettyMessages a remote channel sends, for
 // byte accounting (NettyMessage layouts, sim/netty).
 var (
-	partitionRequestFrameLength = netty.FrameLength(netty.PartitionRequest{})
-	addCreditFrameLength        = netty.FrameLength(netty.AddCredit{})
+	partitionRequestFrameLength  = netty.FrameLength(netty.PartitionRequest{})
+	addCreditFrameLength         = netty.FrameLength(netty.AddCredit{})
+	resumeConsumptionFrameLength = netty.FrameLength(netty.ResumeConsumption{})
 )

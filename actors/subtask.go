@@ -197,6 +197,11 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_PartitionRequest:
 		m := b.PartitionRequest
 		s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
+	case *messages.Envelope_ResumeConsumption:
+		s.rp.OnResumeConsumption(int(b.ResumeConsumption.SubpartitionIndex))
+	case *messages.Envelope_CancelTask:
+		s.cancel(o)
+		return
 	case *messages.Envelope_AddCredit:
 		m := b.AddCredit
 		if !s.rp.OnAddCredit(int(m.SubpartitionIndex), int(m.Credit)) {
@@ -691,6 +696,9 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 			ch.dataEnded = true
 		case exchange.KindBarrier:
 			s.ck.barrierQueued[ci]--
+			if !buf.Unaligned && !buf.Inserted {
+				s.ck.resume[ci] = true // its producer blocked the subpartition after it
+			}
 			cost += s.onChannelBarrier(o, ci, buf)
 		case exchange.KindEndOfPartition:
 			ch.ended, ch.dataEnded = true, true

@@ -7,6 +7,7 @@ import (
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -43,6 +44,7 @@ type subtaskCheckpoint struct {
 	lastKafka    vt.Time // delivery time of the last message to the broker, to keep them in order
 
 	replayIn  []*messages.InFlightRecord // restored input channel state, processed first
+	resume    []bool                     // per channel: its producer blocked after an aligned barrier, to resume
 	beforeEnd []*messages.Buffer         // per channel: a barrier to queue before its EndOfPartition
 	lastAlign int64                      // alignment duration of the last completed alignment (ms)
 }
@@ -82,6 +84,7 @@ func (s *Subtask) initCheckpointing(o *Out) {
 		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: len(s.channels),
 			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds()})
 		c.blocked = make([]bool, len(s.channels))
+		c.resume = make([]bool, len(s.channels))
 		c.barrierQueued = make([]int, len(s.channels))
 	}
 	r := s.d.Restore
@@ -215,7 +218,7 @@ func (s *Subtask) insertBarriers(o *Out, b *messages.Buffer) bool {
 		}
 		s.ck.beforeEnd[ci] = &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
 			IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
-			CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned}
+			CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: true}
 	}
 	return inserted
 }
@@ -274,6 +277,11 @@ func (s *Subtask) onChannelBarrier(o *Out, ci int, b *messages.Buffer) vt.Time {
 		s.ck.current = b
 	}
 	act := s.ck.handler.OnBarrier(ci, barrierOf(b), vt.Millis(o.Now()))
+	if act.Ignored && s.ck.resume[ci] {
+		// an obsolete barrier starts no alignment: its channel goes on at once
+		s.ck.resume[ci] = false
+		o.Send(jobgraph.ChannelName(o.Name(), ci), 0, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{}})
+	}
 	cost := s.applyBarrierAction(o, act, ci, !b.Unaligned)
 	if first && !act.Ignored {
 		// channels whose producer finished send no barrier: the barrier
@@ -303,7 +311,7 @@ func (s *Subtask) barrierIn(ci int, id int64) bool {
 func (s *Subtask) barrierBeforeEnd(o *Out, ci int, b *messages.Buffer) vt.Time {
 	bb := &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
 		IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
-		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned}
+		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: true}
 	if b.Unaligned {
 		act := s.ck.handler.OnBarrier(ci, barrierOf(bb), vt.Millis(o.Now()))
 		return s.applyBarrierAction(o, act, ci, false)
@@ -345,6 +353,9 @@ func (s *Subtask) applyBarrierAction(o *Out, act checkpoint.BarrierAction, from 
 			c.pending = nil
 		}
 	}
+	if act.UnblockAll || act.Abort || act.AllBarriersReceived {
+		s.resumeConsumption(o)
+	}
 	if act.UnblockAll {
 		clear(c.blocked)
 	}
@@ -385,6 +396,29 @@ func (s *Subtask) applyBarrierAction(o *Out, act checkpoint.BarrierAction, from 
 		o.Timer(max(0, vt.FromMillis(at)-o.Now()), timerCheckpointAlignment, at)
 	}
 	return cost
+}
+
+// resumeConsumption asks the producers that blocked a subpartition after
+// an aligned barrier to send again, once the alignment has ended
+// (CheckpointedInputGate.resumeConsumption -> ResumeConsumption).
+func (s *Subtask) resumeConsumption(o *Out) {
+	for ch, r := range s.ck.resume {
+		if r {
+			s.ck.resume[ch] = false
+			o.Send(jobgraph.ChannelName(o.Name(), ch), 0, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{}})
+		}
+	}
+}
+
+// cancel is CancelTask for a running task: the operators close, so the
+// exactly-once writer aborts the transaction it has open
+// (KafkaWriter.close), then the task is CANCELED and its TaskManager stops it.
+func (s *Subtask) cancel(o *Out) {
+	if s.exactlyOnce() && s.ck.txn != "" && !s.finishedAll {
+		s.sinkOut = nil
+		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
+	}
+	s.setState(o, "CANCELED", "")
 }
 
 // queuedRecords appends the records queued in channel ch ahead of the

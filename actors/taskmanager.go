@@ -95,16 +95,20 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 		o.Send(env.From, rpcLatency(t.cfg), &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{
 			TaskManagerId: o.Name()}})
 	case *messages.Envelope_CancelTask:
-		name := b.CancelTask.ExecutionId
-		if _, ok := t.children[name]; ok {
-			o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
-			t.stopTask(o, name)
+		// the task closes its operators first and reports CANCELED; the
+		// TaskManager then stops it (Task.cancelExecution)
+		if _, ok := t.children[b.CancelTask.ExecutionId]; ok {
+			o.Send(b.CancelTask.ExecutionId, 0, b)
 		}
 	case *messages.Envelope_SubmitTask:
 		t.deploy(o, b.SubmitTask)
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
+		if m := b.TaskExecutionState; m.State == "CANCELED" {
+			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "CANCELED"))
+			t.stopTask(o, m.ExecutionId)
+		}
 		o.Send(JobManagerName, rpcLatency(t.cfg), b)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Int("tasks_deployed", int64(len(t.tasks))))

@@ -185,6 +185,7 @@ type Envelope struct {
 	//	*Envelope_TxnRequest
 	//	*Envelope_CommitOffsets
 	//	*Envelope_TaskManagerLost
+	//	*Envelope_ResumeConsumption
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -633,6 +634,15 @@ func (x *Envelope) GetTaskManagerLost() *TaskManagerLost {
 	return nil
 }
 
+func (x *Envelope) GetResumeConsumption() *ResumeConsumption {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ResumeConsumption); ok {
+			return x.ResumeConsumption
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -805,6 +815,10 @@ type Envelope_TaskManagerLost struct {
 	TaskManagerLost *TaskManagerLost `protobuf:"bytes,60,opt,name=task_manager_lost,json=taskManagerLost,proto3,oneof"`
 }
 
+type Envelope_ResumeConsumption struct {
+	ResumeConsumption *ResumeConsumption `protobuf:"bytes,61,opt,name=resume_consumption,json=resumeConsumption,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -888,6 +902,8 @@ func (*Envelope_TxnRequest) isEnvelope_Body() {}
 func (*Envelope_CommitOffsets) isEnvelope_Body() {}
 
 func (*Envelope_TaskManagerLost) isEnvelope_Body() {}
+
+func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -3207,8 +3223,11 @@ type Buffer struct {
 	CheckpointTimestampMs int64          `protobuf:"varint,8,opt,name=checkpoint_timestamp_ms,json=checkpointTimestampMs,proto3" json:"checkpoint_timestamp_ms,omitempty"`
 	CheckpointKind        CheckpointKind `protobuf:"varint,9,opt,name=checkpoint_kind,json=checkpointKind,proto3,enum=flinksim.messages.CheckpointKind" json:"checkpoint_kind,omitempty"`
 	Unaligned             bool           `protobuf:"varint,10,opt,name=unaligned,proto3" json:"unaligned,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// a barrier a consumer put before an EndOfPartition itself (FLIP-147),
+	// not one its producer sent
+	Inserted      bool `protobuf:"varint,11,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Buffer) Reset() {
@@ -3307,6 +3326,13 @@ func (x *Buffer) GetCheckpointKind() CheckpointKind {
 func (x *Buffer) GetUnaligned() bool {
 	if x != nil {
 		return x.Unaligned
+	}
+	return false
+}
+
+func (x *Buffer) GetInserted() bool {
+	if x != nil {
+		return x.Inserted
 	}
 	return false
 }
@@ -5026,11 +5052,67 @@ func (x *CommitOffsets) GetCheckpointId() int64 {
 	return 0
 }
 
+// ResumeConsumption: an InputChannel -> its producer's subpartition, after
+// the checkpoint alignment that an aligned barrier started has ended: the
+// subpartition, blocked since it sent that barrier, may send again
+// (NettyMessage.ResumeConsumption, id 7).
+type ResumeConsumption struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	ReceiverId        string                 `protobuf:"bytes,1,opt,name=receiver_id,json=receiverId,proto3" json:"receiver_id,omitempty"`
+	SubpartitionIndex int32                  `protobuf:"varint,2,opt,name=subpartition_index,json=subpartitionIndex,proto3" json:"subpartition_index,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ResumeConsumption) Reset() {
+	*x = ResumeConsumption{}
+	mi := &file_messages_flinksim_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeConsumption) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeConsumption) ProtoMessage() {}
+
+func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
+func (*ResumeConsumption) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *ResumeConsumption) GetReceiverId() string {
+	if x != nil {
+		return x.ReceiverId
+	}
+	return ""
+}
+
+func (x *ResumeConsumption) GetSubpartitionIndex() int32 {
+	if x != nil {
+		return x.SubpartitionIndex
+	}
+	return 0
+}
+
 var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xa9\x1b\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\x80\x1c\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -5087,7 +5169,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vtxn_request\x18: \x01(\v2\x1d.flinksim.messages.TxnRequestH\x00R\n" +
 	"txnRequest\x12I\n" +
 	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12P\n" +
-	"\x11task_manager_lost\x18< \x01(\v2\".flinksim.messages.TaskManagerLostH\x00R\x0ftaskManagerLostB\x06\n" +
+	"\x11task_manager_lost\x18< \x01(\v2\".flinksim.messages.TaskManagerLostH\x00R\x0ftaskManagerLost\x12U\n" +
+	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumptionB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -5259,7 +5342,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aProduce\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x128\n" +
 	"\arecords\x18\x02 \x03(\v2\x1e.flinksim.messages.KafkaRecordR\arecords\x12)\n" +
-	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\xeb\x02\n" +
+	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\x87\x03\n" +
 	"\x06Buffer\x12\x14\n" +
 	"\x05kinds\x18\x01 \x01(\fR\x05kinds\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\x12\x1e\n" +
@@ -5274,7 +5357,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x17checkpoint_timestamp_ms\x18\b \x01(\x03R\x15checkpointTimestampMs\x12J\n" +
 	"\x0fcheckpoint_kind\x18\t \x01(\x0e2!.flinksim.messages.CheckpointKindR\x0echeckpointKind\x12\x1c\n" +
 	"\tunaligned\x18\n" +
-	" \x01(\bR\tunaligned\"\x9d\x01\n" +
+	" \x01(\bR\tunaligned\x12\x1a\n" +
+	"\binserted\x18\v \x01(\bR\binserted\"\x9d\x01\n" +
 	"\x10PartitionRequest\x12!\n" +
 	"\fpartition_id\x18\x01 \x01(\tR\vpartitionId\x12-\n" +
 	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\x12\x1f\n" +
@@ -5408,7 +5492,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\rCommitOffsets\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12<\n" +
 	"\aoffsets\x18\x02 \x03(\v2\".flinksim.messages.PartitionOffsetR\aoffsets\x12#\n" +
-	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId*H\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\"c\n" +
+	"\x11ResumeConsumption\x12\x1f\n" +
+	"\vreceiver_id\x18\x01 \x01(\tR\n" +
+	"receiverId\x12-\n" +
+	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -5428,7 +5516,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -5497,6 +5585,7 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*CancelTask)(nil),                  // 64: flinksim.messages.CancelTask
 	(*TxnRequest)(nil),                  // 65: flinksim.messages.TxnRequest
 	(*CommitOffsets)(nil),               // 66: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 67: flinksim.messages.ResumeConsumption
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -5541,44 +5630,45 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	65, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
 	66, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
 	51, // 41: flinksim.messages.Envelope.task_manager_lost:type_name -> flinksim.messages.TaskManagerLost
-	2,  // 42: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 43: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 44: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 45: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 46: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	12, // 47: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	12, // 48: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	17, // 49: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	20, // 50: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	21, // 51: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	59, // 52: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 53: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	29, // 54: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	31, // 55: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	33, // 56: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	34, // 57: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	33, // 58: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 59: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	39, // 60: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	39, // 61: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 62: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	55, // 63: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	54, // 64: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	54, // 65: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	53, // 66: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	56, // 67: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	57, // 68: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	58, // 69: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	58, // 70: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	59, // 71: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 72: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 73: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	29, // 74: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	75, // [75:75] is the sub-list for method output_type
-	75, // [75:75] is the sub-list for method input_type
-	75, // [75:75] is the sub-list for extension type_name
-	75, // [75:75] is the sub-list for extension extendee
-	0,  // [0:75] is the sub-list for field type_name
+	67, // 42: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	2,  // 43: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 44: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 45: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 46: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 47: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	12, // 48: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	12, // 49: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	17, // 50: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	20, // 51: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	21, // 52: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	59, // 53: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 54: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	29, // 55: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	31, // 56: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	33, // 57: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	34, // 58: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	33, // 59: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 60: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	39, // 61: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	39, // 62: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 63: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	55, // 64: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	54, // 65: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	54, // 66: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	53, // 67: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	56, // 68: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	57, // 69: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	58, // 70: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	58, // 71: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	59, // 72: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 73: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 74: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	29, // 75: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	76, // [76:76] is the sub-list for method output_type
+	76, // [76:76] is the sub-list for method input_type
+	76, // [76:76] is the sub-list for extension type_name
+	76, // [76:76] is the sub-list for extension extendee
+	0,  // [0:76] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -5629,6 +5719,7 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_TxnRequest)(nil),
 		(*Envelope_CommitOffsets)(nil),
 		(*Envelope_TaskManagerLost)(nil),
+		(*Envelope_ResumeConsumption)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -5643,7 +5734,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   65,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

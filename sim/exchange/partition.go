@@ -54,6 +54,7 @@ type Subpartition struct {
 	announced bool               // a BacklogAnnouncement went out since credit ran out
 	ended     bool               // EndOfPartitionEvent queued
 	sentEnd   bool               // EndOfPartitionEvent sent
+	blocked   bool               // an aligned barrier went out: nothing more until ResumeConsumption
 }
 
 // Send is one message the producer must send to a consumer channel.
@@ -349,6 +350,20 @@ func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int)
 	s.announced = false
 }
 
+// OnResumeConsumption unblocks subpartition i after an aligned barrier
+// (ResumeConsumption). A consumer without exclusive buffers gave its
+// floating buffers back when the barrier blocked it, so its credit starts
+// again from 0 and the backlog is announced anew
+// (CreditBasedSequenceNumberingViewReader.resumeConsumption).
+func (p *ResultPartition) OnResumeConsumption(i int) {
+	s := &p.subs[i]
+	s.blocked = false
+	if s.initial == 0 {
+		s.credit = 0
+		s.announced = false
+	}
+}
+
 // OnAddCredit adds credit to subpartition i (AddCredit). Credit must be
 // positive; it returns false when it is not.
 func (p *ResultPartition) OnAddCredit(i, credit int) bool {
@@ -378,10 +393,10 @@ func (p *ResultPartition) OnAddCredit(i, credit int) bool {
 func (p *ResultPartition) Poll(dst []Send) []Send {
 	for i := range p.subs {
 		s := &p.subs[i]
-		if s.receiver == "" {
+		if s.receiver == "" || s.blocked {
 			continue
 		}
-		for len(s.queue) > 0 {
+		for len(s.queue) > 0 && !s.blocked {
 			b := s.queue[0]
 			if !b.IsEvent && s.credit == 0 {
 				break
@@ -389,8 +404,14 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 			s.queue[0] = nil
 			s.queue = s.queue[1:]
 			if b.IsEvent {
-				if b.Kinds[0] == KindEndOfPartition {
+				switch {
+				case b.Kinds[0] == KindEndOfPartition:
 					s.sentEnd = true
+				case b.Kinds[0] == KindBarrier && !b.Unaligned:
+					// an aligned barrier blocks the subpartition until the
+					// consumer's alignment ends (PipelinedSubpartition:
+					// isBlocked after a blocking CheckpointBarrier)
+					s.blocked = true
 				}
 			} else {
 				s.credit--
@@ -402,7 +423,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
 			s.nextSeq++
 		}
-		if s.initial == 0 && s.credit == 0 && len(s.queue) > 0 && !s.announced {
+		if s.initial == 0 && s.credit == 0 && len(s.queue) > 0 && !s.announced && !s.blocked {
 			s.announced = true
 			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
 				ReceiverId: s.receiver, Backlog: int32(p.Backlog(i)), SubpartitionIndex: int32(i)}})
