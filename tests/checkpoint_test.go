@@ -490,3 +490,24 @@ func TestTwoKillsExactlyOnce(t *testing.T) {
 		})
 	}
 }
+
+// Aligned checkpoints with one floating buffer per gate and no exclusive
+// buffers: a channel blocked by its barrier gives its floating buffer back
+// and its producer waits for ResumeConsumption, so the other channels still
+// bring their barriers. The job finishes with the output of a run without
+// checkpoints.
+func TestAlignmentWithOneFloatingBuffer(t *testing.T) {
+	input := readEvents(t, dataPath("orders-sample.jsonl"), settings(t))
+	kv := []string{"parallelism.default=3", "taskmanager.numberOfTaskSlots=2", "job.source.partitions=6", "sim.cost.window=1 ms",
+		"sim.buffer.records=4", "taskmanager.network.memory.buffers-per-channel=0", "taskmanager.network.memory.floating-buffers-per-gate=1",
+		"job.operator=process", "pipeline.operator-chaining.enabled=false"}
+	base, _ := run(t, settings(t, kv...), cluster.Options{Events: input})
+	res, log := run(t, settings(t, append(kv, "execution.checkpointing.interval=500 ms")...), cluster.Options{Events: input})
+	evs := parseLog(t, log)
+	if res.JobStatus != "FINISHED" || len(eventsOf(evs, "failover")) != 0 || len(eventsOf(evs, "checkpoint_completed")) < 5 {
+		t.Fatalf("job %s after %d µs, %d failovers, %d checkpoints", res.JobStatus, res.EndVT, len(eventsOf(evs, "failover")), len(eventsOf(evs, "checkpoint_completed")))
+	}
+	if !mapsEqual(resultSet(t, base), resultSet(t, res)) {
+		t.Fatalf("%d results, want the %d of the run without checkpoints", len(res.Sink), len(base.Sink))
+	}
+}

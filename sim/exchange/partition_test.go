@@ -601,3 +601,26 @@ func TestTimeoutBarrier(t *testing.T) {
 	p.OnAddCredit(0, 3)
 	wantSends(t, "after", p.Poll(nil), "R0 seq=1 backlog=2 [k0@0]", "R0 seq=2 backlog=1 [k1@1]", "R0 seq=3 backlog=0 [k2@2]")
 }
+
+// After an aligned barrier a subpartition sends nothing until the consumer
+// resumes it; a consumer without exclusive buffers starts again from 0
+// credit and gets the backlog announced.
+func TestAlignedBarrierBlocksUntilResume(t *testing.T) {
+	p := NewResultPartition(1, 8, 1, 1)
+	p.OnPartitionRequest(0, recv(0), 0)
+	p.OnAddCredit(0, 2)
+	fill(p, 0, 0, 1)
+	p.Barrier(&messages.Buffer{CheckpointId: 4})
+	fill(p, 0, 1, 1)
+	wantSends(t, "barrier", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=1 [B4]")
+	if got := p.Poll(nil); len(got) != 0 || p.Credit(0) != 1 {
+		t.Fatalf("blocked subpartition sent %q (credit %d)", describe(got), p.Credit(0))
+	}
+	p.OnResumeConsumption(0)
+	if p.Credit(0) != 0 {
+		t.Fatalf("credit %d after resume, want 0 for a consumer without exclusive buffers", p.Credit(0))
+	}
+	wantSends(t, "resumed", p.Poll(nil), "A0 backlog=1")
+	p.OnAddCredit(0, 1)
+	wantSends(t, "credit", p.Poll(nil), "R0 seq=2 backlog=0 [k1@1]")
+}
