@@ -3,6 +3,7 @@ package actors
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/checkpoint"
@@ -208,7 +209,7 @@ func (j *JobManager) injectBarriers(o *Out, res checkpoint.TriggerResult, unalig
 		st := &messages.TaskStateSnapshot{}
 		if last := j.taskStates[base]; last != nil {
 			st = &messages.TaskStateSnapshot{Splits: last.Splits, Windows: last.Windows, Values: last.Values,
-				Committables: last.Committables, Watermark: last.Watermark}
+				Committables: last.Committables}
 		}
 		j.acknowledge(o, &messages.AcknowledgeCheckpoint{CheckpointId: res.CheckpointID, Task: base, State: st})
 	}
@@ -400,19 +401,9 @@ func restoreFor(saved *savedState, v string, index, p int) *messages.TaskStateSn
 			}
 		}
 	}
-	slices.SortStableFunc(out.Windows, func(a, b *messages.KeyedWindowState) int { return compareStrings(a.Key, b.Key) })
-	slices.SortStableFunc(out.Values, func(a, b *messages.ValueStateEntry) int { return compareStrings(a.Key, b.Key) })
+	slices.SortStableFunc(out.Windows, func(a, b *messages.KeyedWindowState) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(out.Values, func(a, b *messages.ValueStateEntry) int { return strings.Compare(a.Key, b.Key) })
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // restoredOffsets are the source split offsets stored in saved, by partition.

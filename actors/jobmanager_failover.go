@@ -9,6 +9,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -65,37 +66,14 @@ func (j *JobManager) heartbeat(o *Out, send bool) {
 	if send {
 		o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
 	}
-	now := vt.Millis(o.Now())
-	tms := make([]string, 0, len(j.monitors))
-	for tm := range j.monitors {
-		tms = append(tms, tm)
-	}
-	slices.Sort(tms)
-	next := int64(-1)
-	for _, tm := range tms {
-		m := j.monitors[tm]
-		if m.TimedOut(now) {
-			delete(j.monitors, tm)
-			j.lost[tm] = true
-			cause := "The heartbeat of TaskManager with id " + tm + " timed out."
-			o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
-				messages.Int("last_heartbeat_ms", m.LastHeartbeat()), messages.Str("cause", cause))
-			j.slots = slices.DeleteFunc(j.slots, func(s offeredSlot) bool { return s.tm == tm })
-			j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
-			continue
-		}
-		if next < 0 || m.Deadline() < next {
-			next = m.Deadline()
-		}
-		if send {
-			o.Send(tm, rpcLatency(j.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
-		}
-	}
-	if send && next >= 0 {
-		// the monitor's timeout timer (HeartbeatMonitorImpl): a check at
-		// the earliest deadline, not only on the next request
-		o.Timer(max(0, vt.FromMillis(next)-o.Now()), timerHeartbeatCheck, next)
-	}
+	heartbeatRound(o, j.cfg, j.monitors, send, func(tm string, m *heartbeat.Monitor) {
+		j.lost[tm] = true
+		cause := "The heartbeat of TaskManager with id " + tm + " timed out."
+		o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
+			messages.Int("last_heartbeat_ms", m.LastHeartbeat()), messages.Str("cause", cause))
+		j.slots = slices.DeleteFunc(j.slots, func(s offeredSlot) bool { return s.tm == tm })
+		j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
+	})
 }
 
 func (j *JobManager) terminal() bool {

@@ -123,35 +123,15 @@ func (r *ResourceManager) heartbeat(o *Out, send bool) {
 	if send {
 		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
 	}
-	now := vt.Millis(o.Now())
-	names := make([]string, 0, len(r.monitors))
-	for tm := range r.monitors {
-		names = append(names, tm)
-	}
-	slices.Sort(names)
-	next := int64(-1)
-	for _, tm := range names {
-		if r.monitors[tm].TimedOut(now) {
-			delete(r.monitors, tm)
-			delete(r.slots, tm)
-			r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
-			replacement := jobgraph.TaskManagerName(r.nextTM - 1)
-			r.nextTM++
-			o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
-				messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
-				messages.Str("replacement", replacement))
-			o.Spawn(replacement, NewTaskManager(r.cfg))
-			o.Send(replacement, 0, start())
-			continue
-		}
-		if d := r.monitors[tm].Deadline(); next < 0 || d < next {
-			next = d
-		}
-		if send {
-			o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
-		}
-	}
-	if send && next >= 0 {
-		o.Timer(max(0, vt.FromMillis(next)-o.Now()), timerHeartbeatCheck, next)
-	}
+	heartbeatRound(o, r.cfg, r.monitors, send, func(tm string, _ *heartbeat.Monitor) {
+		delete(r.slots, tm)
+		r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
+		replacement := jobgraph.TaskManagerName(r.nextTM - 1)
+		r.nextTM++
+		o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
+			messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
+			messages.Str("replacement", replacement))
+		o.Spawn(replacement, NewTaskManager(r.cfg))
+		o.Send(replacement, 0, start())
+	})
 }

@@ -226,9 +226,7 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			if m.Buffer.Unaligned {
 				// a priority event: processed at once, overtaking the
 				// buffers queued in its channel
-				cost := s.onChannelBarrier(o, int(m.ChannelIndex), m.Buffer)
-				s.busyUntil = max(s.busyUntil, o.Now()) + cost
-				s.m.busyAcc += cost
+				s.spend(o, s.onChannelBarrier(o, int(m.ChannelIndex), m.Buffer))
 				break
 			}
 			s.ck.barrierQueued[m.ChannelIndex]++

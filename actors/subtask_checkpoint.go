@@ -78,7 +78,9 @@ func (s *Subtask) exactlyOnce() bool { return s.hasSink && s.cfg.DeliveryGuarant
 func (s *Subtask) initCheckpointing(o *Out) {
 	c := &s.ck
 	c.enabled = s.d.Checkpointing
-	c.keyMod = map[string]int64{}
+	if s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints {
+		c.keyMod = map[string]int64{} // changed keys, only where snapshots are incremental
+	}
 	c.epochOf = map[int64]int64{}
 	if !s.isSource {
 		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: len(s.channels),
@@ -182,9 +184,7 @@ func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
 	if !s.isSource && s.insertBarriers(o, b) {
 		return
 	}
-	cost := s.snapshot(o, b, m.Unaligned, nil, 0)
-	s.busyUntil = max(s.busyUntil, o.Now()) + cost
-	s.m.busyAcc += cost
+	s.spend(o, s.snapshot(o, b, m.Unaligned, nil, 0))
 }
 
 // insertBarriers is a trigger of a task whose upstream tasks all finished
@@ -208,17 +208,13 @@ func (s *Subtask) insertBarriers(o *Out, b *messages.Buffer) bool {
 			if s.ck.current == nil || b.CheckpointId > s.ck.current.CheckpointId {
 				s.ck.current = b
 			}
-			cost := s.barrierBeforeEnd(o, ci, b)
-			s.busyUntil = max(s.busyUntil, o.Now()) + cost
-			s.m.busyAcc += cost
+			s.spend(o, s.barrierBeforeEnd(o, ci, b))
 			continue
 		}
 		if s.ck.beforeEnd == nil {
 			s.ck.beforeEnd = make([]*messages.Buffer, len(s.channels))
 		}
-		s.ck.beforeEnd[ci] = &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
-			IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
-			CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: true}
+		s.ck.beforeEnd[ci] = insertedBarrier(b)
 	}
 	return inserted
 }
@@ -232,6 +228,28 @@ func (s *Subtask) hasEndQueued(ci int) bool {
 	return false
 }
 
+// insertedBarrier is a barrier of checkpoint b the task puts into one of
+// its own channels (its producer finished and sends none).
+func insertedBarrier(b *messages.Buffer) *messages.Buffer {
+	bb := exchange.BarrierBuffer(b)
+	bb.Inserted = true
+	return bb
+}
+
+// spend makes the task busy for cost more (work done outside a slice, such
+// as a snapshot's synchronous part or a priority barrier).
+func (s *Subtask) spend(o *Out, cost vt.Time) {
+	s.busyUntil = max(s.busyUntil, o.Now()) + cost
+	s.m.busyAcc += cost
+}
+
+// resumeChannel asks channel ci's producer to send again after an aligned
+// barrier (ResumeConsumption through the InputChannel).
+func (s *Subtask) resumeChannel(o *Out, ci int) {
+	s.ck.resume[ci] = false
+	o.Send(jobgraph.ChannelName(o.Name(), ci), 0, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{}})
+}
+
 // endOfPartitionArrives puts a barrier waiting for channel ci's
 // EndOfPartition in front of it.
 func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
@@ -240,9 +258,7 @@ func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
 	}
 	if b := s.ck.beforeEnd[ci]; b.Unaligned {
 		s.ck.beforeEnd[ci] = nil
-		cost := s.onChannelBarrier(o, ci, b)
-		s.busyUntil = max(s.busyUntil, o.Now()) + cost
-		s.m.busyAcc += cost
+		s.spend(o, s.onChannelBarrier(o, ci, b))
 		return
 	}
 	ch := s.channels[ci]
@@ -279,8 +295,7 @@ func (s *Subtask) onChannelBarrier(o *Out, ci int, b *messages.Buffer) vt.Time {
 	act := s.ck.handler.OnBarrier(ci, barrierOf(b), vt.Millis(o.Now()))
 	if act.Ignored && s.ck.resume[ci] {
 		// an obsolete barrier starts no alignment: its channel goes on at once
-		s.ck.resume[ci] = false
-		o.Send(jobgraph.ChannelName(o.Name(), ci), 0, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{}})
+		s.resumeChannel(o, ci)
 	}
 	cost := s.applyBarrierAction(o, act, ci, !b.Unaligned)
 	if first && !act.Ignored {
@@ -309,9 +324,7 @@ func (s *Subtask) barrierIn(ci int, id int64) bool {
 // barrier b: an unaligned one at once, an aligned one right before the
 // EndOfPartition, behind the data.
 func (s *Subtask) barrierBeforeEnd(o *Out, ci int, b *messages.Buffer) vt.Time {
-	bb := &messages.Buffer{Kinds: []byte{exchange.KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
-		IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
-		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: true}
+	bb := insertedBarrier(b)
 	if b.Unaligned {
 		act := s.ck.handler.OnBarrier(ci, barrierOf(bb), vt.Millis(o.Now()))
 		return s.applyBarrierAction(o, act, ci, false)
@@ -333,9 +346,7 @@ func (s *Subtask) checkpointTimer(o *Out) {
 		return
 	}
 	act := s.ck.handler.OnTimer(vt.Millis(o.Now()))
-	cost := s.applyBarrierAction(o, act, -1, false)
-	s.busyUntil = max(s.busyUntil, o.Now()) + cost
-	s.m.busyAcc += cost
+	s.spend(o, s.applyBarrierAction(o, act, -1, false))
 }
 
 // applyBarrierAction carries out what the barrier handler decided. from is
@@ -404,8 +415,7 @@ func (s *Subtask) applyBarrierAction(o *Out, act checkpoint.BarrierAction, from 
 func (s *Subtask) resumeConsumption(o *Out) {
 	for ch, r := range s.ck.resume {
 		if r {
-			s.ck.resume[ch] = false
-			o.Send(jobgraph.ChannelName(o.Name(), ch), 0, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{}})
+			s.resumeChannel(o, ch)
 		}
 	}
 }

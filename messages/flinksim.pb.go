@@ -130,7 +130,7 @@ func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TxnRequest_Op.Descriptor instead.
 func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63, 0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62, 0}
 }
 
 // Envelope is one message on its way from one actor to another. The scheduler
@@ -184,7 +184,6 @@ type Envelope struct {
 	//	*Envelope_CancelTask
 	//	*Envelope_TxnRequest
 	//	*Envelope_CommitOffsets
-	//	*Envelope_TaskManagerLost
 	//	*Envelope_ResumeConsumption
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -625,15 +624,6 @@ func (x *Envelope) GetCommitOffsets() *CommitOffsets {
 	return nil
 }
 
-func (x *Envelope) GetTaskManagerLost() *TaskManagerLost {
-	if x != nil {
-		if x, ok := x.Body.(*Envelope_TaskManagerLost); ok {
-			return x.TaskManagerLost
-		}
-	}
-	return nil
-}
-
 func (x *Envelope) GetResumeConsumption() *ResumeConsumption {
 	if x != nil {
 		if x, ok := x.Body.(*Envelope_ResumeConsumption); ok {
@@ -811,10 +801,6 @@ type Envelope_CommitOffsets struct {
 	CommitOffsets *CommitOffsets `protobuf:"bytes,59,opt,name=commit_offsets,json=commitOffsets,proto3,oneof"`
 }
 
-type Envelope_TaskManagerLost struct {
-	TaskManagerLost *TaskManagerLost `protobuf:"bytes,60,opt,name=task_manager_lost,json=taskManagerLost,proto3,oneof"`
-}
-
 type Envelope_ResumeConsumption struct {
 	ResumeConsumption *ResumeConsumption `protobuf:"bytes,61,opt,name=resume_consumption,json=resumeConsumption,proto3,oneof"`
 }
@@ -900,8 +886,6 @@ func (*Envelope_CancelTask) isEnvelope_Body() {}
 func (*Envelope_TxnRequest) isEnvelope_Body() {}
 
 func (*Envelope_CommitOffsets) isEnvelope_Body() {}
-
-func (*Envelope_TaskManagerLost) isEnvelope_Body() {}
 
 func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
 
@@ -3937,60 +3921,6 @@ func (x *HeartbeatResponse) GetTaskManagerId() string {
 	return ""
 }
 
-// TaskManagerLost: ResourceManager -> JobManager when a TaskManager's
-// heartbeat timed out (or the other way round, to release its slots).
-type TaskManagerLost struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TaskManagerId string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *TaskManagerLost) Reset() {
-	*x = TaskManagerLost{}
-	mi := &file_messages_flinksim_proto_msgTypes[49]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *TaskManagerLost) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*TaskManagerLost) ProtoMessage() {}
-
-func (x *TaskManagerLost) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[49]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use TaskManagerLost.ProtoReflect.Descriptor instead.
-func (*TaskManagerLost) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
-}
-
-func (x *TaskManagerLost) GetTaskManagerId() string {
-	if x != nil {
-		return x.TaskManagerId
-	}
-	return ""
-}
-
-func (x *TaskManagerLost) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
 // TriggerCheckpoint: CheckpointCoordinator -> each source subtask
 // (TaskExecutorGateway.triggerCheckpoint).
 type TriggerCheckpoint struct {
@@ -4005,7 +3935,7 @@ type TriggerCheckpoint struct {
 
 func (x *TriggerCheckpoint) Reset() {
 	*x = TriggerCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4017,7 +3947,7 @@ func (x *TriggerCheckpoint) String() string {
 func (*TriggerCheckpoint) ProtoMessage() {}
 
 func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4030,7 +3960,7 @@ func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *TriggerCheckpoint) GetCheckpointId() int64 {
@@ -4074,7 +4004,7 @@ type SplitState struct {
 
 func (x *SplitState) Reset() {
 	*x = SplitState{}
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4086,7 +4016,7 @@ func (x *SplitState) String() string {
 func (*SplitState) ProtoMessage() {}
 
 func (x *SplitState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4099,7 +4029,7 @@ func (x *SplitState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
 func (*SplitState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SplitState) GetPartition() int32 {
@@ -4135,7 +4065,7 @@ type WindowTimer struct {
 
 func (x *WindowTimer) Reset() {
 	*x = WindowTimer{}
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4147,7 +4077,7 @@ func (x *WindowTimer) String() string {
 func (*WindowTimer) ProtoMessage() {}
 
 func (x *WindowTimer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4160,7 +4090,7 @@ func (x *WindowTimer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
 func (*WindowTimer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *WindowTimer) GetTimestamp() int64 {
@@ -4202,7 +4132,7 @@ type WindowEntry struct {
 
 func (x *WindowEntry) Reset() {
 	*x = WindowEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4214,7 +4144,7 @@ func (x *WindowEntry) String() string {
 func (*WindowEntry) ProtoMessage() {}
 
 func (x *WindowEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4227,7 +4157,7 @@ func (x *WindowEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
 func (*WindowEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *WindowEntry) GetWindowStart() int64 {
@@ -4307,7 +4237,7 @@ type KeyedWindowState struct {
 
 func (x *KeyedWindowState) Reset() {
 	*x = KeyedWindowState{}
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4319,7 +4249,7 @@ func (x *KeyedWindowState) String() string {
 func (*KeyedWindowState) ProtoMessage() {}
 
 func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4332,7 +4262,7 @@ func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
 func (*KeyedWindowState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *KeyedWindowState) GetKey() string {
@@ -4383,7 +4313,7 @@ type ValueStateEntry struct {
 
 func (x *ValueStateEntry) Reset() {
 	*x = ValueStateEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4395,7 +4325,7 @@ func (x *ValueStateEntry) String() string {
 func (*ValueStateEntry) ProtoMessage() {}
 
 func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4408,7 +4338,7 @@ func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
 func (*ValueStateEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ValueStateEntry) GetKey() string {
@@ -4452,7 +4382,7 @@ type InFlightRecord struct {
 
 func (x *InFlightRecord) Reset() {
 	*x = InFlightRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4464,7 +4394,7 @@ func (x *InFlightRecord) String() string {
 func (*InFlightRecord) ProtoMessage() {}
 
 func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4477,7 +4407,7 @@ func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
 func (*InFlightRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *InFlightRecord) GetKey() string {
@@ -4510,14 +4440,13 @@ type TaskStateSnapshot struct {
 	InputChannelState  []*InFlightRecord      `protobuf:"bytes,4,rep,name=input_channel_state,json=inputChannelState,proto3" json:"input_channel_state,omitempty"`
 	OutputChannelState []*InFlightRecord      `protobuf:"bytes,5,rep,name=output_channel_state,json=outputChannelState,proto3" json:"output_channel_state,omitempty"`
 	Committables       []string               `protobuf:"bytes,6,rep,name=committables,proto3" json:"committables,omitempty"` // pre-committed transactional ids (exactly-once sink)
-	Watermark          int64                  `protobuf:"varint,7,opt,name=watermark,proto3" json:"watermark,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
 
 func (x *TaskStateSnapshot) Reset() {
 	*x = TaskStateSnapshot{}
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4529,7 +4458,7 @@ func (x *TaskStateSnapshot) String() string {
 func (*TaskStateSnapshot) ProtoMessage() {}
 
 func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4542,7 +4471,7 @@ func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
 func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *TaskStateSnapshot) GetSplits() []*SplitState {
@@ -4587,13 +4516,6 @@ func (x *TaskStateSnapshot) GetCommittables() []string {
 	return nil
 }
 
-func (x *TaskStateSnapshot) GetWatermark() int64 {
-	if x != nil {
-		return x.Watermark
-	}
-	return 0
-}
-
 // AcknowledgeCheckpoint: a subtask -> the CheckpointCoordinator, after the
 // asynchronous part of its snapshot.
 type AcknowledgeCheckpoint struct {
@@ -4614,7 +4536,7 @@ type AcknowledgeCheckpoint struct {
 
 func (x *AcknowledgeCheckpoint) Reset() {
 	*x = AcknowledgeCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4626,7 +4548,7 @@ func (x *AcknowledgeCheckpoint) String() string {
 func (*AcknowledgeCheckpoint) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4639,7 +4561,7 @@ func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
@@ -4723,7 +4645,7 @@ type DeclineCheckpoint struct {
 
 func (x *DeclineCheckpoint) Reset() {
 	*x = DeclineCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4735,7 +4657,7 @@ func (x *DeclineCheckpoint) String() string {
 func (*DeclineCheckpoint) ProtoMessage() {}
 
 func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4748,7 +4670,7 @@ func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *DeclineCheckpoint) GetCheckpointId() int64 {
@@ -4782,7 +4704,7 @@ type NotifyCheckpointComplete struct {
 
 func (x *NotifyCheckpointComplete) Reset() {
 	*x = NotifyCheckpointComplete{}
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4794,7 +4716,7 @@ func (x *NotifyCheckpointComplete) String() string {
 func (*NotifyCheckpointComplete) ProtoMessage() {}
 
 func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4807,7 +4729,7 @@ func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
@@ -4833,7 +4755,7 @@ type NotifyCheckpointAborted struct {
 
 func (x *NotifyCheckpointAborted) Reset() {
 	*x = NotifyCheckpointAborted{}
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4845,7 +4767,7 @@ func (x *NotifyCheckpointAborted) String() string {
 func (*NotifyCheckpointAborted) ProtoMessage() {}
 
 func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4858,7 +4780,7 @@ func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
@@ -4878,7 +4800,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4890,7 +4812,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4903,7 +4825,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *CancelTask) GetExecutionId() string {
@@ -4927,7 +4849,7 @@ type TxnRequest struct {
 
 func (x *TxnRequest) Reset() {
 	*x = TxnRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4939,7 +4861,7 @@ func (x *TxnRequest) String() string {
 func (*TxnRequest) ProtoMessage() {}
 
 func (x *TxnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4952,7 +4874,7 @@ func (x *TxnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
 func (*TxnRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *TxnRequest) GetOp() TxnRequest_Op {
@@ -5003,7 +4925,7 @@ type CommitOffsets struct {
 
 func (x *CommitOffsets) Reset() {
 	*x = CommitOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5015,7 +4937,7 @@ func (x *CommitOffsets) String() string {
 func (*CommitOffsets) ProtoMessage() {}
 
 func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5028,7 +4950,7 @@ func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
 func (*CommitOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *CommitOffsets) GetGroup() string {
@@ -5066,7 +4988,7 @@ type ResumeConsumption struct {
 
 func (x *ResumeConsumption) Reset() {
 	*x = ResumeConsumption{}
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5078,7 +5000,7 @@ func (x *ResumeConsumption) String() string {
 func (*ResumeConsumption) ProtoMessage() {}
 
 func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5091,7 +5013,7 @@ func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
 func (*ResumeConsumption) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ResumeConsumption) GetReceiverId() string {
@@ -5112,7 +5034,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\x80\x1c\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xae\x1b\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -5168,8 +5090,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"cancelTask\x12@\n" +
 	"\vtxn_request\x18: \x01(\v2\x1d.flinksim.messages.TxnRequestH\x00R\n" +
 	"txnRequest\x12I\n" +
-	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12P\n" +
-	"\x11task_manager_lost\x18< \x01(\v2\".flinksim.messages.TaskManagerLostH\x00R\x0ftaskManagerLost\x12U\n" +
+	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12U\n" +
 	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumptionB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
@@ -5397,10 +5318,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"\x12\n" +
 	"\x10HeartbeatRequest\";\n" +
 	"\x11HeartbeatResponse\x12&\n" +
-	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\"Q\n" +
-	"\x0fTaskManagerLost\x12&\n" +
-	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xb0\x01\n" +
+	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\"\xb0\x01\n" +
 	"\x11TriggerCheckpoint\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12!\n" +
 	"\ftimestamp_ms\x18\x02 \x01(\x03R\vtimestampMs\x125\n" +
@@ -5441,15 +5359,14 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eInFlightRecord\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1c\n" +
 	"\ttimestamp\x18\x02 \x01(\x03R\ttimestamp\x12\x14\n" +
-	"\x05value\x18\x03 \x01(\x01R\x05value\"\xaf\x03\n" +
+	"\x05value\x18\x03 \x01(\x01R\x05value\"\x97\x03\n" +
 	"\x11TaskStateSnapshot\x125\n" +
 	"\x06splits\x18\x01 \x03(\v2\x1d.flinksim.messages.SplitStateR\x06splits\x12=\n" +
 	"\awindows\x18\x02 \x03(\v2#.flinksim.messages.KeyedWindowStateR\awindows\x12:\n" +
 	"\x06values\x18\x03 \x03(\v2\".flinksim.messages.ValueStateEntryR\x06values\x12Q\n" +
 	"\x13input_channel_state\x18\x04 \x03(\v2!.flinksim.messages.InFlightRecordR\x11inputChannelState\x12S\n" +
 	"\x14output_channel_state\x18\x05 \x03(\v2!.flinksim.messages.InFlightRecordR\x12outputChannelState\x12\"\n" +
-	"\fcommittables\x18\x06 \x03(\tR\fcommittables\x12\x1c\n" +
-	"\twatermark\x18\a \x01(\x03R\twatermark\"\x99\x03\n" +
+	"\fcommittables\x18\x06 \x03(\tR\fcommittablesJ\x04\b\a\x10\b\"\x99\x03\n" +
 	"\x15AcknowledgeCheckpoint\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x12\n" +
 	"\x04task\x18\x02 \x01(\tR\x04task\x12(\n" +
@@ -5516,7 +5433,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -5569,23 +5486,22 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*ReturnFloatingBuffers)(nil),       // 48: flinksim.messages.ReturnFloatingBuffers
 	(*HeartbeatRequest)(nil),            // 49: flinksim.messages.HeartbeatRequest
 	(*HeartbeatResponse)(nil),           // 50: flinksim.messages.HeartbeatResponse
-	(*TaskManagerLost)(nil),             // 51: flinksim.messages.TaskManagerLost
-	(*TriggerCheckpoint)(nil),           // 52: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 53: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 54: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 55: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 56: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 57: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 58: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 59: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 60: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 61: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 62: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 63: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 64: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 65: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 66: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 67: flinksim.messages.ResumeConsumption
+	(*TriggerCheckpoint)(nil),           // 51: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 52: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 53: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 54: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 55: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 56: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 57: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 58: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 59: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 60: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 61: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 62: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 63: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 64: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 65: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 66: flinksim.messages.ResumeConsumption
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -5621,54 +5537,53 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	48, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
 	49, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
 	50, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	52, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	60, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	61, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	62, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	63, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	64, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	65, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	66, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	51, // 41: flinksim.messages.Envelope.task_manager_lost:type_name -> flinksim.messages.TaskManagerLost
-	67, // 42: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	2,  // 43: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 44: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 45: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 46: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 47: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	12, // 48: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	12, // 49: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	17, // 50: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	20, // 51: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	21, // 52: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	59, // 53: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 54: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	29, // 55: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	31, // 56: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	33, // 57: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	34, // 58: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	33, // 59: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 60: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	39, // 61: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	39, // 62: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 63: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	55, // 64: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	54, // 65: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	54, // 66: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	53, // 67: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	56, // 68: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	57, // 69: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	58, // 70: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	58, // 71: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	59, // 72: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 73: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 74: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	29, // 75: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	76, // [76:76] is the sub-list for method output_type
-	76, // [76:76] is the sub-list for method input_type
-	76, // [76:76] is the sub-list for extension type_name
-	76, // [76:76] is the sub-list for extension extendee
-	0,  // [0:76] is the sub-list for field type_name
+	51, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	59, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	60, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	61, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	62, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	63, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	64, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	65, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	66, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	2,  // 42: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 43: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 44: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 45: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 46: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	12, // 47: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	12, // 48: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	17, // 49: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	20, // 50: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	21, // 51: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	58, // 52: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 53: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	29, // 54: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	31, // 55: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	33, // 56: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	34, // 57: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	33, // 58: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 59: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	39, // 60: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	39, // 61: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 62: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	54, // 63: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	53, // 64: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	53, // 65: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	52, // 66: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	55, // 67: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	56, // 68: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	57, // 69: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	57, // 70: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	58, // 71: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 72: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 73: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	29, // 74: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	75, // [75:75] is the sub-list for method output_type
+	75, // [75:75] is the sub-list for method input_type
+	75, // [75:75] is the sub-list for extension type_name
+	75, // [75:75] is the sub-list for extension extendee
+	0,  // [0:75] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -5718,7 +5633,6 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_CancelTask)(nil),
 		(*Envelope_TxnRequest)(nil),
 		(*Envelope_CommitOffsets)(nil),
-		(*Envelope_TaskManagerLost)(nil),
 		(*Envelope_ResumeConsumption)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
@@ -5734,7 +5648,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   66,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

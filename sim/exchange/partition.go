@@ -224,6 +224,15 @@ func (p *ResultPartition) EndOfPartition() {
 	}
 }
 
+// BarrierBuffer returns a new CheckpointBarrier event buffer with the
+// checkpoint fields of b (id, timestamp in ms, kind, unaligned, inserted);
+// each subpartition, or channel, needs its own.
+func BarrierBuffer(b *messages.Buffer) *messages.Buffer {
+	return &messages.Buffer{Kinds: []byte{KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
+		IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
+		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: b.Inserted}
+}
+
 // Barrier queues a CheckpointBarrier event buffer (barrier) in every
 // subpartition not ended. Aligned, it goes behind everything written so far
 // (partly filled buffers are finished first), as RecordWriter.broadcastEvent
@@ -240,9 +249,7 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 			continue
 		}
 		p.finish(i)
-		b := &messages.Buffer{Kinds: []byte{KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
-			IsEvent: true, SizeBytes: 32, CheckpointId: barrier.CheckpointId,
-			CheckpointTimestampMs: barrier.CheckpointTimestampMs, CheckpointKind: barrier.CheckpointKind, Unaligned: barrier.Unaligned}
+		b := BarrierBuffer(barrier)
 		if !barrier.Unaligned {
 			s.queue = append(s.queue, b)
 			continue
