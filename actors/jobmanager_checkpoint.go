@@ -205,7 +205,7 @@ func (j *JobManager) injectBarriers(o *Out, res checkpoint.TriggerResult, unalig
 	for _, name := range finishedAcks {
 		// a finished task's state is what its last snapshot left, without
 		// channel state: everything in flight then has been delivered
-		base := baseTaskName(name)
+		base := jobgraph.BaseSubtaskName(name)
 		st := &messages.TaskStateSnapshot{}
 		if last := j.taskStates[base]; last != nil {
 			st = &messages.TaskStateSnapshot{Splits: last.Splits, Windows: last.Windows, Values: last.Values,

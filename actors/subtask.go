@@ -535,8 +535,7 @@ func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
 // keyBy (KeyGroupStreamPartitioner), otherwise round robin.
 func (s *Subtask) target(key string) int {
 	if s.hashOut {
-		kg := keygroup.AssignToKeyGroup(keygroup.StringHashCode(key), s.maxP)
-		return keygroup.OperatorIndexForKeyGroup(s.maxP, len(s.consumers), kg)
+		return keygroup.OperatorIndexForKeyGroup(s.maxP, len(s.consumers), int(keyGroupOf(key, s.maxP)))
 	}
 	if len(s.consumers) == 1 {
 		return 0

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/checkpoint"
@@ -60,15 +59,6 @@ type committable struct {
 type pendingAck struct {
 	ack   *messages.AcknowledgeCheckpoint
 	delay vt.Time // upload time of the operator state
-}
-
-// baseTaskName is a subtask's name without its attempt suffix: the task as
-// the CheckpointCoordinator knows it.
-func baseTaskName(name string) string {
-	if i := strings.IndexByte(name, '#'); i >= 0 {
-		return name[:i]
-	}
-	return name
 }
 
 func (s *Subtask) exactlyOnce() bool { return s.hasSink && s.cfg.DeliveryGuarantee == "exactly-once" }
@@ -273,7 +263,7 @@ func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
 func (s *Subtask) decline(o *Out, id int64, r checkpoint.FailureReason) {
 	o.Log(eventlog.KindCheckpointDeclinedByTask, messages.Int("checkpoint_id", id), messages.Str("reason", r.String()))
 	o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
-		CheckpointId: id, Task: baseTaskName(o.Name()), Reason: r.String()}})
+		CheckpointId: id, Task: jobgraph.BaseSubtaskName(o.Name()), Reason: r.String()}})
 }
 
 // ---- gate: barriers --------------------------------------------------------
@@ -567,7 +557,7 @@ func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputStat
 	if s.cfg.UploadSpeed > 0 {
 		async = vt.Time(upload * 1_000_000 / s.cfg.UploadSpeed)
 	}
-	ack := &messages.AcknowledgeCheckpoint{CheckpointId: id, Task: baseTaskName(o.Name()),
+	ack := &messages.AcknowledgeCheckpoint{CheckpointId: id, Task: jobgraph.BaseSubtaskName(o.Name()),
 		StateSizeBytes: full + persistedBytes, IncrementalSizeBytes: upload, PersistedRecords: persistedRecords,
 		PersistedBytes: persistedBytes, AlignmentMs: alignMs, SyncMs: vt.Millis(sync), AsyncMs: vt.Millis(async), State: st}
 	o.Log(eventlog.KindCheckpointSnapshot, messages.Int("checkpoint_id", id), messages.Str("kind", kindName(b.CheckpointKind)),

@@ -144,6 +144,15 @@ func SubtaskName(vertexID string, index, attempt int) string {
 	return s
 }
 
+// BaseSubtaskName is SubtaskName without the attempt: "window-1#2" ->
+// "window-1", the task as the CheckpointCoordinator knows it across attempts.
+func BaseSubtaskName(name string) string {
+	if i := strings.IndexByte(name, '#'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
 // ChannelName is the actor name of the InputChannel of consumer subtask
 // consumer that reads from producer subtask index producerIndex.
 func ChannelName(consumer string, producerIndex int) string {

@@ -254,3 +254,11 @@ func TestNames(t *testing.T) {
 		t.Errorf("TaskManagerName(9) = %q, want tm-10", got)
 	}
 }
+
+func TestBaseSubtaskName(t *testing.T) {
+	for give, want := range map[string]string{"window-1#2": "window-1", "source-0": "source-0", SubtaskName("sink", 3, 7): "sink-3"} {
+		if got := BaseSubtaskName(give); got != want {
+			t.Errorf("BaseSubtaskName(%q) = %q, want %q", give, got, want)
+		}
+	}
+}
