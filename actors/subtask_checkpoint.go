@@ -1,7 +1,6 @@
 package actors
 
 import (
-
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/eventlog"
