@@ -427,6 +427,11 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 
 func (j *JobManager) offsets(o *Out, m *messages.ListOffsetsResult) {
 	if m.RequestId == reqOutputView {
+		// a job started from a savepoint writes to a fresh view of the
+		// output: what a consumer starting at the sink's end now reads
+		for _, po := range m.Offsets {
+			o.Log(eventlog.KindOutputView, messages.Str("topic", m.Topic), messages.Int("from_offset", po.Offset))
+		}
 		return
 	}
 	mp := map[int32]int64{}

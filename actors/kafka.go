@@ -37,7 +37,6 @@ type parkedFetch struct {
 // never answers them.
 type Kafka struct {
 	cfg        *config.Config
-	viewStart  int64             // first sink offset of the output view (a rescaled job's fresh view)
 	committed  map[int32]int64   // the consumer group's committed offset per source partition
 	owner      map[string]string // transactional id -> the producer (subtask) that began its latest transaction
 	txnTimers  int64             // transaction timeout timers set so far
@@ -67,10 +66,6 @@ func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
 		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{}}
 }
-
-// OutputViewStart is the sink offset where the output view starts: 0, or
-// where a job started from a savepoint began writing.
-func (k *Kafka) OutputViewStart() int64 { return k.viewStart }
 
 // SinkTopic is the sink topic with every record appended, whatever its
 // transaction's state (a read_uncommitted consumer's view).
@@ -105,13 +100,13 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_ListOffsets:
 		m := b.ListOffsets
+		res := &messages.ListOffsetsResult{Topic: m.Topic, RequestId: m.RequestId}
 		if m.Topic == k.cfg.SinkTopic && m.Topic != k.cfg.SourceTopic {
-			// a new job's consumer of the output starts at the sink's end
-			k.viewStart = k.sink.Topic().EndOffset(0)
-			o.Log(eventlog.KindOutputView, messages.Str("topic", m.Topic), messages.Int("from_offset", k.viewStart))
+			// the sink topic's end: where a new consumer at latest starts
+			res.Offsets = []*messages.PartitionOffset{{Partition: 0, Offset: k.sink.Topic().EndOffset(0)}}
+			o.Send(env.From, rpcLatency(k.cfg), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 			return
 		}
-		res := &messages.ListOffsetsResult{Topic: m.Topic, RequestId: m.RequestId}
 		final := k.finalEndOffsets()
 		for p := range k.source.Partitions {
 			off := k.source.Partitions[p].LogStartOffset

@@ -40,6 +40,9 @@ type RunResult struct {
 	MaxBackPressureTask string
 	// FailureCause is the cause of the job's last FAILED status.
 	FailureCause string
+	// OutputViewFrom is the sink offset where the output view starts: 0, or
+	// where the last job started from a savepoint began (output_view).
+	OutputViewFrom int64
 	// IgnoredActions are the user actions that were not carried out, each
 	// "action: reason", in log order.
 	IgnoredActions []string
@@ -288,6 +291,12 @@ func (s *Scheduler) observe(ev *messages.LogEvent) {
 			}
 			if f.Key == "cause" && s.res.JobStatus == "FAILED" {
 				s.res.FailureCause = f.GetStr()
+			}
+		}
+	case eventlog.KindOutputView:
+		for _, f := range ev.Fields {
+			if f.Key == "from_offset" {
+				s.res.OutputViewFrom = f.GetInt()
 			}
 		}
 	case eventlog.KindActionIgnored:

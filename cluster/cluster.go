@@ -124,7 +124,7 @@ func Run(cfg config.Config, opt Options) (*Result, error) {
 	open, preCommitted, _, _, _ := sink.Counts()
 	// a job started from a savepoint (rescale) writes to a fresh view:
 	// records from where it started
-	from := broker.OutputViewStart()
+	from := res.OutputViewFrom
 	view := out.Sink[:0]
 	for _, r := range out.Sink {
 		if r.Offset >= from {
