@@ -344,35 +344,27 @@ func (l *TxnLog) PreCommit(transactionalID string) error {
 // ErrInvalidProducerIDMapping (unknown id), ErrProducerFenced (the id was
 // initialised again since the transaction began, e.g. by the aborter),
 // ErrInvalidTxnState (aborted, or no transaction ever begun).
-func (l *TxnLog) Commit(transactionalID string) error {
-	t, err := l.latest(transactionalID)
-	if err != nil {
-		return err
-	}
-	switch {
-	case t.state.ongoing():
-		l.end(t, TxnCommitted)
-		return nil
-	case t.state == TxnCommitted:
-		return nil
-	}
-	return ErrInvalidTxnState
-}
+func (l *TxnLog) Commit(transactionalID string) error { return l.endLatest(transactionalID, TxnCommitted) }
 
 // Abort writes the abort marker of the latest transaction under
 // transactionalID: its records are never visible to read_committed. Aborting
 // twice succeeds. Errors as Commit, ErrInvalidTxnState for a committed
 // transaction.
-func (l *TxnLog) Abort(transactionalID string) error {
+func (l *TxnLog) Abort(transactionalID string) error { return l.endLatest(transactionalID, TxnAborted) }
+
+// endLatest writes the marker to (TxnCommitted or TxnAborted) for the
+// latest transaction under transactionalID; a transaction already in that
+// state is left as it is (a retried EndTxn).
+func (l *TxnLog) endLatest(transactionalID string, to TxnState) error {
 	t, err := l.latest(transactionalID)
 	if err != nil {
 		return err
 	}
 	switch {
 	case t.state.ongoing():
-		l.end(t, TxnAborted)
+		l.end(t, to)
 		return nil
-	case t.state == TxnAborted:
+	case t.state == to:
 		return nil
 	}
 	return ErrInvalidTxnState
