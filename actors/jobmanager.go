@@ -73,6 +73,7 @@ type JobManager struct {
 	rescaleTo     int   // parallelism of the job to start after the stop-with-savepoint (0: none)
 	rescaleMaxP   int   // its configured max parallelism (0: not configured)
 	jobs          int   // jobs submitted from a savepoint so far (each gets a new JobID)
+	ended         bool  // the run was told to end
 }
 
 // jobID is the current job's JobID: job-1, then job-2 ... for each job
@@ -97,8 +98,18 @@ const (
 	reqOutputView   = 3 // the sink topic's end offset where a rescaled job's output view starts
 )
 
-// Receive implements Component.
+// Receive implements Component. When the job is in a terminal status at
+// the end of a delivery (a rescale's FINISHED is followed by the new job's
+// RUNNING in the same delivery), the run ends.
 func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
+	j.receive(o, env)
+	if j.terminal() && !j.ended {
+		j.ended = true
+		o.EndRun()
+	}
+}
+
+func (j *JobManager) receive(o *Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		j.start(o)
