@@ -13,6 +13,7 @@ import (
 // (org.apache.flink.runtime.taskexecutor.TaskExecutor,
 // TaskManagerConfiguration.fromConfiguration, TaskExecutorResourceUtils).
 type TaskManager struct {
+	name     string // set at Start
 	cfg      *config.Config
 	numSlots int
 	total    *messages.ResourceProfile
@@ -61,6 +62,7 @@ func ProfileJSON(p *messages.ResourceProfile) string {
 func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
+		t.name = o.Name()
 		o.Log(eventlog.KindTaskManagerStarted, messages.Int("num_slots", int64(t.numSlots)),
 			messages.Raw("total_resource_profile", ProfileJSON(t.total)),
 			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)))
