@@ -130,7 +130,7 @@ func TestObservingChangesNothing(t *testing.T) {
 		if raw, ok := views["window-0"]; ok {
 			var v struct {
 				Inputs []struct{ Producer string } `json:"inputs"`
-				Keys   int                          `json:"keys"`
+				Keys   int                         `json:"keys"`
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
