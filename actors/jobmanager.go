@@ -69,11 +69,13 @@ type JobManager struct {
 	savepoint     *savedState                                      // latest completed savepoint
 	restoreFrom   *savedState                                      // what the next deployment restores
 	ckTimerSet    bool
-	ckTimerAt     int64 // ms
-	rescaleTo     int   // parallelism of the job to start after the stop-with-savepoint (0: none)
-	rescaleMaxP   int   // its configured max parallelism (0: not configured)
-	jobs          int   // jobs submitted from a savepoint so far (each gets a new JobID)
-	ended         bool  // the run was told to end
+	ckTimerAt     int64               // ms
+	rescaleTo     int                 // parallelism of the job to start after the stop-with-savepoint (0: none)
+	reconfig      *messages.Setting   // the setting of the job to start after the stop-with-savepoint (nil: none)
+	overrides     []*messages.Setting // the job's configuration changed by set actions, shipped with every deployment
+	rescaleMaxP   int                 // its configured max parallelism (0: not configured)
+	jobs          int                 // jobs submitted from a savepoint so far (each gets a new JobID)
+	ended         bool                // the run was told to end
 }
 
 // jobID is the current job's JobID: job-1, then job-2 ... for each job
@@ -346,7 +348,8 @@ func (j *JobManager) deployAll(o *Out) {
 			name := j.name(v.ID, i)
 			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
 				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
-				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0}
+				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0,
+				JobConfiguration: j.overrides}
 			if r := j.restoreFrom; r != nil {
 				st.Restore = restoreFor(r, v.ID, i, v.Parallelism)
 				st.RestoreCheckpointId = r.id
@@ -430,7 +433,7 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 			}
 		}
 		j.setStatus(o, "FINISHED", "")
-		if j.rescaleTo > 0 {
+		if j.rescaleTo > 0 || j.reconfig != nil {
 			j.startRescaled(o)
 		}
 	}

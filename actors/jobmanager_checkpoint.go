@@ -147,9 +147,8 @@ func (j *JobManager) triggered(o *Out, res checkpoint.TriggerResult) {
 	case res.Declined:
 		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", res.Kind.String()),
 			messages.Str("reason", res.FailureReason.String()), messages.Str("message", res.Reason))
-		if res.Kind == checkpoint.KindStopWithSavepoint && j.rescaleTo > 0 {
-			j.rescaleTo = 0
-			o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", res.Reason))
+		if res.Kind == checkpoint.KindStopWithSavepoint {
+			j.restartFailed(o, res.Reason)
 		}
 	case res.Queued:
 	default:
@@ -325,10 +324,7 @@ func (j *JobManager) checkpointFailed(o *Out, f checkpoint.FailedCheckpoint) {
 	}
 	o.Log(eventlog.KindCheckpointFailed, fields...)
 	if f.Kind == checkpoint.KindStopWithSavepoint {
-		if j.rescaleTo > 0 {
-			j.rescaleTo = 0
-			o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", f.Message))
-		}
+		j.restartFailed(o, f.Message)
 		if j.status == "RUNNING" && f.Reason != checkpoint.ReasonCheckpointCoordinatorSuspend {
 			// the job goes on: periodic checkpoints resume
 			// (SchedulerBase.stopWithSavepoint's failure handling)
@@ -440,6 +436,22 @@ func (j *JobManager) startRescaled(o *Out) {
 	if sp == nil {
 		return
 	}
+	rescaling := n > 0
+	if !rescaling {
+		n = sp.parallelism[jobgraph.VertexKeyed] // a reconfiguration keeps the parallelism
+	}
+	if set := j.reconfig; set != nil {
+		j.reconfig = nil
+		c := *j.cfg
+		if err := c.Set(set.Key, set.Value); err != nil { // validated by the action's parser
+			o.Invariant("reconfigure", "%s=%s: %v", set.Key, set.Value, err)
+			return
+		}
+		j.cfg = &c
+		j.overrides = append(j.overrides, set)
+		o.Log(eventlog.KindReconfigure, messages.Str("step", "submit from savepoint"), messages.Str("setting", set.Key),
+			messages.Str("value", set.Value), messages.Str("savepoint_path", "file:/flinksim/savepoints/savepoint-"+itoa(sp.id)))
+	}
 	maxP := sp.maxP
 	if j.rescaleMaxP > 0 {
 		maxP = j.rescaleMaxP
@@ -447,9 +459,11 @@ func (j *JobManager) startRescaled(o *Out) {
 		maxP = j.cfg.MaxParallelism
 	}
 	path := "file:/flinksim/savepoints/savepoint-" + itoa(sp.id)
-	o.Log(eventlog.KindRescale, messages.Str("step", "submit from savepoint"), messages.Str("savepoint_path", path),
-		messages.Int("from_parallelism", int64(sp.parallelism[jobgraph.VertexKeyed])), messages.Int("to_parallelism", int64(n)),
-		messages.Int("max_parallelism", int64(maxP)))
+	if rescaling {
+		o.Log(eventlog.KindRescale, messages.Str("step", "submit from savepoint"), messages.Str("savepoint_path", path),
+			messages.Int("from_parallelism", int64(sp.parallelism[jobgraph.VertexKeyed])), messages.Int("to_parallelism", int64(n)),
+			messages.Int("max_parallelism", int64(maxP)))
+	}
 	j.jobs++
 	j.status = "" // a new job: no previous status
 	j.setStatus(o, "CREATED", "")
@@ -504,4 +518,17 @@ func (j *JobManager) startRescaled(o *Out) {
 	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded - len(j.slots))}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
+}
+
+// restartFailed ends a rescale or reconfiguration whose stop-with-savepoint
+// failed: the job goes on as it was.
+func (j *JobManager) restartFailed(o *Out, cause string) {
+	if j.rescaleTo > 0 {
+		j.rescaleTo = 0
+		o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", cause))
+	}
+	if j.reconfig != nil {
+		o.Log(eventlog.KindReconfigure, messages.Str("result", "failed"), messages.Str("setting", j.reconfig.Key), messages.Str("cause", cause))
+		j.reconfig = nil
+	}
 }

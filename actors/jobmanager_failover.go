@@ -184,8 +184,19 @@ func (j *JobManager) action(o *Out, text string) {
 		j.triggerCheckpoint(o, checkpoint.KindSavepoint)
 	case action.StopWithSavepoint:
 		j.triggerCheckpoint(o, checkpoint.KindStopWithSavepoint)
+	case action.Set:
+		if j.rescaleTo > 0 || j.reconfig != nil {
+			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale or reconfiguration is in progress"))
+			return
+		}
+		k, v, _ := strings.Cut(a.Arg, "=")
+		// a running job takes new configuration only through a restart:
+		// stop with a savepoint, then a new job from it with the new value
+		j.reconfig = &messages.Setting{Key: k, Value: v}
+		o.Log(eventlog.KindReconfigure, messages.Str("step", "stop-with-savepoint"), messages.Str("setting", k), messages.Str("value", v))
+		j.triggerCheckpoint(o, checkpoint.KindStopWithSavepoint)
 	case action.Rescale:
-		if j.rescaleTo > 0 {
+		if j.rescaleTo > 0 || j.reconfig != nil {
 			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale is in progress"))
 			return
 		}

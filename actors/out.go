@@ -9,6 +9,8 @@
 package actors
 
 import (
+	"strings"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -53,8 +55,15 @@ func DeadLetter(e *messages.Envelope) []string {
 // JobManager for the rest (what Flink's REST API or CLI asks of the
 // JobMaster).
 func ActionTarget(a action.Action) string {
-	if a.Verb == action.KillTaskManager {
+	switch a.Verb {
+	case action.KillTaskManager:
 		return a.Arg
+	case action.SendEvent, action.PausePartition, action.ResumePartition:
+		return KafkaName
+	case action.Set:
+		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
+			return KafkaName
+		}
 	}
 	return JobManagerName
 }

@@ -354,7 +354,12 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 		IgnoredActions: t.IgnoredActions, Source: s.broker.SourceTopic().Total()}}
 	sink := s.broker.SinkLog()
 	var recs []*messages.KafkaRecord
-	if s.cfg.OutputIsolation == "read_committed" {
+	isolation := s.cfg.OutputIsolation
+	if t.OutputIsolation != "" {
+		isolation = t.OutputIsolation // changed during the run by a set action
+	}
+	out.OutputIsolation = isolation
+	if isolation == "read_committed" {
 		recs = sink.ReadCommitted(0)
 	} else {
 		recs = sink.ReadUncommitted(0)

@@ -79,6 +79,13 @@ const (
 	KindAlignment       Kind = "watermark_alignment"
 	KindWatermarkStatus Kind = "watermark_status"
 
+	// the broker's user actions
+	KindEventSent        Kind = "event_sent"        // send-event appended a record to the source topic
+	KindPartitionPaused  Kind = "partition_paused"  // the producer of a source partition stalled
+	KindPartitionResumed Kind = "partition_resumed" // and went on
+	KindOutputIsolation  Kind = "output_isolation"  // the output consumer's isolation.level changed
+	KindReconfigure      Kind = "reconfigure"       // set: the job restarts from a savepoint with a new setting
+
 	// exchange
 	KindPartitionRequest    Kind = "partition_request"
 	KindNettyFrame          Kind = "netty_frame"

@@ -29,6 +29,8 @@ func Decode(ev *messages.LogEvent) Event {
 	case KindWindowFired:
 		return WindowFired{Key: f.str("key"), WindowStart: f.int("window_start"), WindowEnd: f.int("window_end"),
 			Value: f.float("value"), Firing: f.int("firing"), Watermark: f.int("watermark")}
+	case KindOutputIsolation:
+		return OutputIsolation{IsolationLevel: f.str("isolation_level")}
 	case KindFailure:
 		return Failure{Invariant: f.str("invariant"), What: f.str("what")}
 	case KindFinal:
@@ -121,6 +123,19 @@ func (e WindowFired) Fields() []*messages.Field {
 	return []*messages.Field{messages.Str("key", e.Key), messages.Int("window_start", e.WindowStart),
 		messages.Int("window_end", e.WindowEnd), messages.Float("value", e.Value), messages.Int("firing", e.Firing),
 		messages.Int("watermark", e.Watermark)}
+}
+
+// OutputIsolation is a change of the output consumer's isolation.level
+// (sim.output.isolation-level): it changes only which sink records the
+// output view shows.
+type OutputIsolation struct {
+	IsolationLevel string // read_uncommitted or read_committed
+}
+
+func (OutputIsolation) Kind() Kind { return KindOutputIsolation }
+
+func (e OutputIsolation) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("isolation_level", e.IsolationLevel)}
 }
 
 // Failure is a broken invariant that ended the run.
