@@ -267,4 +267,3 @@ func (j *JobManager) restartFailed(o *Out, cause string) {
 		j.reconfig = nil
 	}
 }
-

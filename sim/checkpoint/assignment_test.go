@@ -62,7 +62,6 @@ func TestAssignRedistributesByKeyGroup(t *testing.T) {
 	}
 }
 
-
 // Flink's refusals when a job starts from a savepoint: another max
 // parallelism, or a parallelism above the state's max parallelism
 // (Checkpoints.loadAndValidateCheckpoint,
