@@ -1,10 +1,10 @@
-package actors
+package exchange
 
 import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -59,7 +59,7 @@ func NewInputChannel(cfg *config.Config, consumer string, index int, producer, p
 }
 
 // Receive implements Component.
-func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
+func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		c.exclusive = c.cfg.BuffersPerChannel
@@ -74,9 +74,9 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 			fields = append(fields, messages.Str("connection_id", c.connection))
 			c.nettyBytes += int64(partitionRequestFrameLength)
 			if c.cfg.LogNettyFrames {
-				logFrame(o, c.producer, netty.PartitionRequest{ReceiverID: channelID(o.Name()), Credit: req.Credit,
+				LogFrame(o, c.producer, netty.PartitionRequest{ReceiverID: ChannelID(o.Name()), Credit: req.Credit,
 					PartitionID: netty.ResultPartitionID{PartitionID: netty.IntermediateResultPartitionID{
-						IntermediateDataSetID: netty.IntermediateDataSetID(channelID(c.producer))}},
+						IntermediateDataSetID: netty.IntermediateDataSetID(ChannelID(c.producer))}},
 					QueueIndexSet: netty.ResultSubpartitionIndexSet{StartIndex: req.SubpartitionIndex, EndIndex: req.SubpartitionIndex}})
 			}
 		}
@@ -91,7 +91,7 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 		if !c.local {
 			c.nettyBytes += int64(resumeConsumptionFrameLength)
 			if c.cfg.LogNettyFrames {
-				logFrame(o, c.producer, netty.ResumeConsumption{ReceiverID: channelID(o.Name())})
+				LogFrame(o, c.producer, netty.ResumeConsumption{ReceiverID: ChannelID(o.Name())})
 			}
 		}
 		o.Send(c.producer, c.latency, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{
@@ -128,7 +128,7 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 	}
 }
 
-func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
+func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 	if m.SequenceNumber != c.nextSeq {
 		o.Invariant("buffer_sequence", "%s expected buffer #%d from %s, got #%d", o.Name(), c.nextSeq, c.producer, m.SequenceNumber)
 		return
@@ -150,7 +150,7 @@ func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
 	}
 	o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
 		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
-	if b := m.Buffer; b.IsEvent && b.Kinds[0] == exchange.KindBarrier && !b.Unaligned && c.exclusive == 0 {
+	if b := m.Buffer; b.IsEvent && b.Kinds[0] == KindBarrier && !b.Unaligned && c.exclusive == 0 {
 		// an aligned barrier blocks the producer until ResumeConsumption:
 		// a channel without exclusive buffers gives its free floating
 		// buffers back to the gate meanwhile, so the other channels can
@@ -169,7 +169,7 @@ func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
 // onSenderBacklog asks the gate for floating buffers when the sender's
 // backlog needs more than the channel's free buffers
 // (RemoteInputChannel.onSenderBacklog).
-func (c *InputChannel) onSenderBacklog(o *Out, backlog int) {
+func (c *InputChannel) onSenderBacklog(o *kernel.Out, backlog int) {
 	c.required = backlog + c.exclusive
 	if want := c.required - c.available - c.requested; want > 0 && c.cfg.FloatingBuffersPerGate > 0 {
 		c.requested += want
@@ -181,7 +181,7 @@ func (c *InputChannel) onSenderBacklog(o *Out, backlog int) {
 // recycle frees n buffers the subtask consumed: a floating buffer the
 // channel no longer needs goes back to the gate, any other becomes a credit
 // again (BufferManager.recycle).
-func (c *InputChannel) recycle(o *Out, n int) {
+func (c *InputChannel) recycle(o *kernel.Out, n int) {
 	c.inUse -= n
 	credit := 0
 	for i := 0; i < n; i++ {
@@ -196,20 +196,20 @@ func (c *InputChannel) recycle(o *Out, n int) {
 	c.announce(o, credit)
 }
 
-func (c *InputChannel) returnFloating(o *Out, n int) {
+func (c *InputChannel) returnFloating(o *kernel.Out, n int) {
 	o.Send(c.consumer, 0, &messages.Envelope_ReturnFloatingBuffers{ReturnFloatingBuffers: &messages.ReturnFloatingBuffers{
 		ChannelIndex: int32(c.index), Count: int32(n)}})
 }
 
 // announce sends AddCredit for n new free buffers.
-func (c *InputChannel) announce(o *Out, n int) {
+func (c *InputChannel) announce(o *kernel.Out, n int) {
 	if n <= 0 {
 		return
 	}
 	if !c.local {
 		c.nettyBytes += int64(addCreditFrameLength)
 		if c.cfg.LogNettyFrames {
-			logFrame(o, c.producer, netty.AddCredit{Credit: int32(n), ReceiverID: channelID(o.Name())})
+			LogFrame(o, c.producer, netty.AddCredit{Credit: int32(n), ReceiverID: ChannelID(o.Name())})
 		}
 	}
 	o.Send(c.producer, c.latency, &messages.Envelope_AddCredit{AddCredit: &messages.AddCredit{

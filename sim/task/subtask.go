@@ -1,4 +1,4 @@
-package actors
+package task
 
 import (
 	"math"
@@ -11,6 +11,8 @@ import (
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/process"
@@ -132,7 +134,7 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 }
 
 // Receive implements Component.
-func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
+func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		s.start(o)
@@ -162,7 +164,7 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 			// every update interval (ReportedWatermarkEvent)
 			wm, ok := s.mux.ReportedWatermark()
 			if ok {
-				o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_ReportedWatermarkEvent{
+				o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReportedWatermarkEvent{
 					ReportedWatermarkEvent: &messages.ReportedWatermarkEvent{SubtaskIndex: int32(s.index), Watermark: wm}})
 			}
 			if !s.finishedAll {
@@ -252,7 +254,7 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 	s.flushSends(o, 0)
 }
 
-func (s *Subtask) start(o *Out) {
+func (s *Subtask) start(o *kernel.Out) {
 	d := s.d
 	if rp := d.ResultPartition; rp != nil {
 		s.consumers = rp.Consumers
@@ -277,7 +279,7 @@ func (s *Subtask) start(o *Out) {
 		if s.cfg.Filter != "" {
 			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
 		}
-		o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
+		o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
 			SubtaskIndex: int32(s.index), Location: s.tm}})
 		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
 			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
@@ -349,7 +351,7 @@ func WindowConfig(c *config.Config) window.Config {
 	return wc
 }
 
-func (s *Subtask) setState(o *Out, state, reason string) {
+func (s *Subtask) setState(o *kernel.Out, state, reason string) {
 	if s.status == state {
 		return
 	}
@@ -360,11 +362,13 @@ func (s *Subtask) setState(o *Out, state, reason string) {
 
 // procTimeMs is the processing-time clock in ms (virtual time after the
 // generator's epoch).
-func (s *Subtask) procTimeMs(o *Out) int64 { return GeneratorEpochMillis + vt.Millis(o.Now()) }
+func (s *Subtask) procTimeMs(o *kernel.Out) int64 {
+	return kafka.GeneratorEpochMillis + vt.Millis(o.Now())
+}
 
 // ---- source reader -------------------------------------------------------
 
-func (s *Subtask) addSplits(o *Out, m *messages.AddSplits) {
+func (s *Subtask) addSplits(o *kernel.Out, m *messages.AddSplits) {
 	s.gotSplits = true
 	for _, sp := range m.Splits {
 		st := &splitState{partition: sp.Partition, id: sp.Topic + "-" + strconv.Itoa(int(sp.Partition)),
@@ -391,7 +395,7 @@ func (s *Subtask) alignmentInterval() vt.Time {
 // (SourceOperator.handleOperatorEvent(WatermarkAlignmentEvent)): splits
 // whose watermark is ahead of it are paused, paused ones that fell back
 // behind it resume; a reader with a single split waits as a whole.
-func (s *Subtask) alignWatermarks(o *Out, maxAllowed int64) {
+func (s *Subtask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
 	pause, resume := s.mux.OnWatermarkAlignment(maxAllowed)
 	for _, id := range pause {
 		if st := s.split(id); st != nil {
@@ -421,7 +425,7 @@ func (s *Subtask) split(id string) *splitState {
 	return nil
 }
 
-func (s *Subtask) finishSplit(o *Out, st *splitState) {
+func (s *Subtask) finishSplit(o *kernel.Out, st *splitState) {
 	if st.finished {
 		return
 	}
@@ -432,7 +436,7 @@ func (s *Subtask) finishSplit(o *Out, st *splitState) {
 
 // fetch sends one Fetch for the active splits when none is outstanding and
 // fewer than max.poll.records records wait.
-func (s *Subtask) fetch(o *Out) {
+func (s *Subtask) fetch(o *kernel.Out) {
 	if s.fetching || s.ck.stopping || len(s.queue)-s.queueHead >= s.cfg.MaxPollRecords {
 		return
 	}
@@ -448,7 +452,7 @@ func (s *Subtask) fetch(o *Out) {
 	s.fetchID++
 	req.RequestId = s.fetchID
 	s.fetching = true
-	o.Send(KafkaName, rpcLatency(s.cfg), &messages.Envelope_Fetch{Fetch: req})
+	o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_Fetch{Fetch: req})
 }
 
 // fetchOffset is the next offset to fetch: after what is read and queued.
@@ -462,7 +466,7 @@ func (st *splitState) fetchOffset(s *Subtask) int64 {
 	return off
 }
 
-func (s *Subtask) fetched(o *Out, m *messages.FetchResponse) {
+func (s *Subtask) fetched(o *kernel.Out, m *messages.FetchResponse) {
 	s.fetching = false
 	if s.queueHead > 0 && s.queueHead == len(s.queue) {
 		s.queue, s.queueHead = s.queue[:0], 0
@@ -487,7 +491,7 @@ func (s *Subtask) fetched(o *Out, m *messages.FetchResponse) {
 }
 
 // sourceSlice processes up to sim.buffer.records queued records.
-func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
+func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
 	perRecord := vt.FromDuration(s.cfg.CostParse)
 	if s.filter != nil {
 		perRecord += vt.FromDuration(s.cfg.CostFilter)
@@ -546,14 +550,14 @@ func (s *Subtask) target(key string) int {
 	return s.rrNext
 }
 
-func (s *Subtask) block(o *Out) {
+func (s *Subtask) block(o *kernel.Out) {
 	if !s.blocked {
 		s.blocked = true
 		s.blockedSince = o.Now()
 	}
 }
 
-func (s *Subtask) unblock(o *Out) {
+func (s *Subtask) unblock(o *kernel.Out) {
 	if s.blocked {
 		s.blocked = false
 		s.m.bpAcc += o.Now() - s.blockedSince
@@ -563,7 +567,7 @@ func (s *Subtask) unblock(o *Out) {
 // periodicWatermark runs the reader's watermark generators
 // (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
 // watermark status downstream.
-func (s *Subtask) periodicWatermark(o *Out) {
+func (s *Subtask) periodicWatermark(o *kernel.Out) {
 	if s.mux == nil || s.finishedAll || s.ck.awaitFinal || s.ck.stopping {
 		return // stop-with-savepoint (no drain): no watermark after the savepoint
 	}
@@ -579,7 +583,7 @@ func (s *Subtask) periodicWatermark(o *Out) {
 }
 
 // broadcastStatus sends a WatermarkStatus change downstream.
-func (s *Subtask) broadcastStatus(o *Out, idle bool) {
+func (s *Subtask) broadcastStatus(o *kernel.Out, idle bool) {
 	if idle == s.sentIdle {
 		return
 	}
@@ -596,7 +600,7 @@ func (s *Subtask) broadcastStatus(o *Out, idle bool) {
 
 // grantFloating hands free floating buffers of the gate's pool to waiting
 // channels in the order they asked (LocalBufferPool with BufferListeners).
-func (s *Subtask) grantFloating(o *Out) {
+func (s *Subtask) grantFloating(o *kernel.Out) {
 	for len(s.floatingWait) > 0 && s.floatingFree > 0 {
 		w := &s.floatingWait[0]
 		n := min(w.count, s.floatingFree)
@@ -629,7 +633,7 @@ func (s *Subtask) inPoolUsage() (usage float64, queued int64, lengths []int64) {
 }
 
 // gateSlice processes the next buffer of the InputGate.
-func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
+func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 	if len(s.ready) == 0 {
 		return 0
 	}
@@ -713,7 +717,7 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 
 // processRecord hands one record to the operator (or the unchained sink)
 // and returns the cost of what it emitted.
-func (s *Subtask) processRecord(o *Out, key string, ts int64, value float64) vt.Time {
+func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float64) vt.Time {
 	s.m.recordsIn++
 	switch {
 	case s.op != nil:
@@ -735,7 +739,7 @@ func (s *Subtask) processRecord(o *Out, key string, ts int64, value float64) vt.
 
 // replaySlice processes up to sim.buffer.records records of restored input
 // channel state, before any new input.
-func (s *Subtask) replaySlice(o *Out) (cost vt.Time) {
+func (s *Subtask) replaySlice(o *kernel.Out) (cost vt.Time) {
 	perRecord := vt.FromDuration(s.cfg.CostWindow)
 	if s.op == nil && s.proc == nil {
 		perRecord = vt.FromDuration(s.cfg.CostSink)
@@ -750,11 +754,11 @@ func (s *Subtask) replaySlice(o *Out) (cost vt.Time) {
 
 // processElement runs the keyed process function on one record and sends
 // the running count to the sink; it returns the sink's cost.
-func (s *Subtask) processElement(o *Out, key string, ts int64) vt.Time {
+func (s *Subtask) processElement(o *kernel.Out, key string, ts int64) vt.Time {
 	out := s.proc.ProcessElement(key, ts, s.procTimeMs(o))
 	v := make([]byte, 0, 64)
 	v = append(v, `{"key":`...)
-	v = appendJSONString(v, key)
+	v = eventlog.AppendJSONString(v, key)
 	v = append(v, `,"value":`...)
 	v = strconv.AppendInt(v, out.Count, 10)
 	v = append(v, `,"timestamp":`...)
@@ -773,7 +777,7 @@ func (s *Subtask) processElement(o *Out, key string, ts int64) vt.Time {
 
 // advanceWatermark hands a new input watermark to the operator and forwards
 // it downstream; it returns the cost of the firings.
-func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
+func (s *Subtask) advanceWatermark(o *kernel.Out, wm int64) vt.Time {
 	if wm < s.lastInputWm {
 		o.Invariant("watermark_monotonic", "%s: input watermark went back from %d to %d", o.Name(), s.lastInputWm, wm)
 		return 0
@@ -791,7 +795,7 @@ func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
 
 // emitResults sends window firings to the sink (chained) or downstream, logs
 // them, counts late records, and returns the sink's cost.
-func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
+func (s *Subtask) emitResults(o *kernel.Out, out window.Output) vt.Time {
 	var cost vt.Time
 	for _, r := range out.Results {
 		s.m.windowsFired++
@@ -815,7 +819,7 @@ func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 	}
 	if t, ok := s.op.NextProcessingTimeTimer(); ok && t != s.procTimer {
 		s.procTimer = t
-		delay := vt.FromMillis(t-GeneratorEpochMillis) - o.Now()
+		delay := vt.FromMillis(t-kafka.GeneratorEpochMillis) - o.Now()
 		o.Timer(max(0, delay), timerProcessingTime, t)
 	}
 	return cost
@@ -825,7 +829,7 @@ func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 	v := make([]byte, 0, 96)
 	v = append(v, `{"key":`...)
-	v = appendJSONString(v, r.Key)
+	v = eventlog.AppendJSONString(v, r.Key)
 	v = append(v, `,"window_start":`...)
 	v = strconv.AppendInt(v, r.Window.Start, 10)
 	v = append(v, `,"window_end":`...)
@@ -839,10 +843,10 @@ func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 }
 
 // sinkWrite is an unchained sink subtask writing one record it received.
-func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
+func (s *Subtask) sinkWrite(o *kernel.Out, key string, ts int64, value float64) {
 	v := make([]byte, 0, 48)
 	v = append(v, `{"key":`...)
-	v = appendJSONString(v, key)
+	v = eventlog.AppendJSONString(v, key)
 	v = append(v, `,"timestamp":`...)
 	v = strconv.AppendInt(v, ts, 10)
 	v = append(v, `,"value":`...)
@@ -856,7 +860,7 @@ func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
 
 // work runs the next slice when the task is not busy, then sends what the
 // slice produced once it is done.
-func (s *Subtask) work(o *Out) {
+func (s *Subtask) work(o *kernel.Out) {
 	if s.status != "RUNNING" {
 		return
 	}
@@ -930,7 +934,7 @@ func (s *Subtask) gateReady() bool {
 
 // flushSends sends every buffer the partition can send now, delay µs from
 // now (the end of the slice that produced them).
-func (s *Subtask) flushSends(o *Out, delay vt.Time) {
+func (s *Subtask) flushSends(o *kernel.Out, delay vt.Time) {
 	if s.rp == nil {
 		return
 	}
@@ -949,11 +953,11 @@ func (s *Subtask) flushSends(o *Out, delay vt.Time) {
 				if x.Response.Buffer.IsEvent {
 					dt = netty.DataTypeEventBuffer
 				}
-				logFrame(o, x.Receiver, netty.BufferResponse{ReceiverID: channelID(x.Receiver), SubpartitionID: int32(x.Subpartition),
+				exchange.LogFrame(o, x.Receiver, netty.BufferResponse{ReceiverID: exchange.ChannelID(x.Receiver), SubpartitionID: int32(x.Subpartition),
 					SequenceNumber: x.Response.SequenceNumber, Backlog: x.Response.Backlog, DataType: dt,
 					Buffer: make([]byte, x.Response.Buffer.SizeBytes)})
 			} else {
-				logFrame(o, x.Receiver, netty.BacklogAnnouncement{Backlog: x.Announcement.Backlog, ReceiverID: channelID(x.Receiver)})
+				exchange.LogFrame(o, x.Receiver, netty.BacklogAnnouncement{Backlog: x.Announcement.Backlog, ReceiverID: exchange.ChannelID(x.Receiver)})
 			}
 		}
 		if x.Response != nil {
@@ -977,7 +981,7 @@ func (s *Subtask) channelLatency(i int) vt.Time {
 	return vt.FromDuration(s.cfg.NetworkLatency)
 }
 
-func (s *Subtask) maybeFinishSource(o *Out) {
+func (s *Subtask) maybeFinishSource(o *kernel.Out) {
 	if s.finishedAll || !s.noMoreSplits || !s.gotSplits || s.queueHead < len(s.queue) {
 		return
 	}
@@ -1009,7 +1013,7 @@ func (s *Subtask) maybeFinishSource(o *Out) {
 	s.rp.EndOfPartition()
 }
 
-func (s *Subtask) maybeFinishGate(o *Out) {
+func (s *Subtask) maybeFinishGate(o *kernel.Out) {
 	if s.finishedAll || s.ck.awaitFinal || len(s.ready) > 0 || len(s.ck.replayIn) > 0 {
 		return
 	}
@@ -1047,7 +1051,7 @@ func (s *Subtask) maybeFinishGate(o *Out) {
 // ResultPartition.finish; consumers may still be reading), but not while it
 // is busy with a slice or its last requests to the broker are on their way,
 // so the job cannot reach FINISHED before its output is written.
-func (s *Subtask) report(o *Out) {
+func (s *Subtask) report(o *kernel.Out) {
 	if s.reported {
 		return
 	}
@@ -1064,7 +1068,7 @@ func (s *Subtask) report(o *Out) {
 	s.setState(o, "FINISHED", "")
 }
 
-func (s *Subtask) logFinal(o *Out) {
+func (s *Subtask) logFinal(o *kernel.Out) {
 	if s.finalLogged {
 		return
 	}
@@ -1105,7 +1109,7 @@ func (s *Subtask) logFinal(o *Out) {
 // metrics logs the task's metrics of the last virtual second with Flink's
 // metric names (busyTimeMsPerSecond, backPressuredTimeMsPerSecond,
 // idleTimeMsPerSecond add up to ~1000).
-func (s *Subtask) metrics(o *Out) {
+func (s *Subtask) metrics(o *kernel.Out) {
 	now := o.Now()
 	span := now - s.m.lastTick
 	if span <= 0 {
@@ -1143,7 +1147,7 @@ func (s *Subtask) metrics(o *Out) {
 		}
 		fields = append(fields, messages.Int("numBuffersOut", s.rp.BuffersOut), messages.Int("numBytesOut", s.rp.BytesOut),
 			messages.Float("outPoolUsage", float64(s.rp.BuffersInUse())/float64(s.rp.PoolCapacity())),
-			messages.Raw("outputQueueLengths", jsonInts(out)))
+			messages.Raw("outputQueueLengths", eventlog.JSONInts(out)))
 	}
 	if s.isSource {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
@@ -1153,7 +1157,7 @@ func (s *Subtask) metrics(o *Out) {
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),
 			messages.Int("numBuffersIn", s.buffersIn), messages.Int("numBytesIn", s.bytesIn),
 			messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),
-			messages.Raw("inputQueueLengths", jsonInts(lengths)))
+			messages.Raw("inputQueueLengths", eventlog.JSONInts(lengths)))
 		if s.proc != nil {
 			fields = append(fields, messages.Int("keys", int64(s.proc.NumKeys())),
 				messages.Int("expired_state_reads", s.proc.ExpiredStateCount()))
