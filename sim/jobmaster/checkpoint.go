@@ -121,12 +121,7 @@ func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
 // state by subtask, the source offsets through the enumerator.
 func (j *JobMaster) useRestore(m *messages.RestoreState) {
 	j.restoreFrom = m
-	if j.startOffsets == nil {
-		j.startOffsets = map[int32]int64{}
-	}
-	for _, po := range m.SourceOffsets {
-		j.startOffsets[po.Partition] = po.Offset
-	}
+	j.enum.Restore(m.SourceOffsets)
 }
 
 // restoreOf is the state subtask index of vertex v restores (nil: none).
@@ -233,7 +228,7 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 	clear(j.tasks)
 	j.order = j.order[:0]
 	j.deploy = false
-	j.readers = nil
+	j.enum.Reset()
 	j.useRestore(sp)
 	j.startCoordinatorJob(o, sp.CheckpointId)
 	// the new job's output: a consumer reading from the sink topic's end now

@@ -136,7 +136,7 @@ func (j *JobMaster) restart(o *kernel.Out) {
 	}
 	j.attempt++
 	j.setStatus(o, "RUNNING", "")
-	j.readers = nil
+	j.enum.Reset()
 	if j.cc {
 		// restore from the latest completed checkpoint, if there is one:
 		// keyed state, channel state, and the source offsets through the

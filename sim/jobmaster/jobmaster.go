@@ -10,10 +10,10 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/restart"
+	"github.com/flinksim/flinksim/sim/source"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 )
@@ -49,14 +49,10 @@ type JobMaster struct {
 	order   []string          // execution ids in deployment order
 	deploy  bool
 
-	// the split enumerator
-	startOffsets map[int32]int64
-	stopOffsets  map[int32]int64 // bounded only
-	readers      []int32         // registered, waiting for offsets
-	haveStart    bool
-	haveStop     bool
-	alignment    *watermark.AlignmentGroup // nil: no watermark alignment
-	lastMax      int64
+	// the split enumerator (the SourceCoordinator's KafkaSourceEnumerator)
+	enum      *source.Enumerator
+	alignment *watermark.AlignmentGroup // nil: no watermark alignment
+	lastMax   int64
 
 	// failover (see jobmanager_failover.go)
 	attempt  int                           // execution attempt of the current deployment
@@ -93,7 +89,7 @@ func (j *JobMaster) jobID() string {
 // New returns the JobManager for graph. bounded makes the source
 // stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
 func New(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobMaster {
-	return &JobMaster{cfg: cfg, base: cfg, graph: graph, bounded: bounded, tasks: map[string]string{}, vertexOf: map[string]vertexIndex{},
+	return &JobMaster{cfg: cfg, base: cfg, enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), graph: graph, bounded: bounded, tasks: map[string]string{}, vertexOf: map[string]vertexIndex{},
 		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
 }
 
@@ -155,7 +151,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_ListOffsetsResult:
 		j.offsets(o, b.ListOffsetsResult)
 	case *messages.Envelope_ReaderRegistration:
-		j.readers = append(j.readers, b.ReaderRegistration.SubtaskIndex)
+		j.enum.Register(b.ReaderRegistration.SubtaskIndex)
 		j.assignSplits(o)
 	case *messages.Envelope_HeartbeatResponse:
 		if m := j.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
@@ -427,51 +423,28 @@ func (j *JobMaster) offsets(o *kernel.Out, m *messages.ListOffsetsResult) {
 		}
 		return
 	}
-	mp := map[int32]int64{}
-	for _, po := range m.Offsets {
-		mp[po.Partition] = po.Offset
-	}
 	if m.RequestId == reqStopOffsets {
-		j.stopOffsets, j.haveStop = mp, true
+		j.enum.SetStoppingOffsets(m.Offsets)
 	} else {
-		j.startOffsets, j.haveStart = mp, true
+		j.enum.SetStartingOffsets(m.Offsets)
 	}
 	j.assignSplits(o)
 }
 
-// assignSplits gives each registered reader the partitions that
-// KafkaSourceEnumerator.getSplitOwner assigns it, once the offsets are known;
-// in bounded mode it then signals no more splits.
+// assignSplits hands the registered readers the splits the enumerator
+// assigns them, once the offsets are known; in bounded mode it then signals
+// no more splits.
 func (j *JobMaster) assignSplits(o *kernel.Out) {
-	if !j.haveStart || (j.bounded && !j.haveStop) {
-		return
-	}
 	src, _ := j.graph.Vertex(jobgraph.VertexSource)
-	readers := j.readers
-	j.readers = nil
-	for _, r := range readers {
-		var splits []*messages.KafkaSplit
-		var parts []int64
-		for p := 0; p < j.cfg.SourcePartitions; p++ {
-			if kafka.SplitOwner(j.cfg.SourceTopic, p, src.Parallelism) != int(r) {
-				continue
-			}
-			sp := &messages.KafkaSplit{Topic: j.cfg.SourceTopic, Partition: int32(p),
-				StartingOffset: j.startOffsets[int32(p)], StoppingOffset: -1}
-			if j.bounded {
-				sp.StoppingOffset = j.stopOffsets[int32(p)]
-			}
-			splits = append(splits, sp)
-			parts = append(parts, int64(p))
-		}
-		reader := j.name(jobgraph.VertexSource, int(r))
-		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", eventlog.JSONInts(parts)))
-		if len(splits) == 0 && !j.bounded {
+	for _, a := range j.enum.Assign(src.Parallelism) {
+		reader := j.name(jobgraph.VertexSource, int(a.Reader))
+		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", eventlog.JSONInts(a.Partitions)))
+		if len(a.Splits) == 0 && !j.bounded {
 			o.Log(eventlog.KindReaderNoSplits, messages.Str("reader", reader),
 				messages.Str("note", "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"))
 		}
-		o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: splits}})
-		if j.bounded {
+		o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: a.Splits}})
+		if a.NoMore {
 			o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_NoMoreSplits{NoMoreSplits: &messages.NoMoreSplits{}})
 		}
 	}

@@ -511,11 +511,9 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 		}
 	}
 	if s.isSource {
-		for _, sp := range s.splits {
-			st.Splits = append(st.Splits, &messages.SplitState{Partition: sp.partition, Offset: sp.offset, StoppingOffset: sp.stop})
-			full += splitStateBytes
-			entries++
-		}
+		st.Splits = s.src.Snapshot()
+		full += int64(len(st.Splits)) * splitStateBytes
+		entries += len(st.Splits)
 		changed = full
 	}
 	if s.op != nil {
@@ -663,11 +661,8 @@ func (s *Subtask) checkpointComplete(o *kernel.Out, id int64) {
 		}
 		c.precommitted = kept
 	}
-	if s.isSource && len(s.splits) > 0 {
-		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id}
-		for _, sp := range s.splits {
-			m.Offsets = append(m.Offsets, &messages.PartitionOffset{Partition: sp.partition, Offset: sp.offset})
-		}
+	if s.isSource && len(s.src.Splits()) > 0 {
+		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id, Offsets: s.src.Positions()}
 		s.sendKafka(o, 0, &messages.Envelope_CommitOffsets{CommitOffsets: m})
 	}
 	if (c.awaitFinal && c.finalID > 0 && id >= c.finalID) || (c.stopping && id >= c.stopID) {

@@ -7,7 +7,6 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -16,6 +15,7 @@ import (
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/process"
+	"github.com/flinksim/flinksim/sim/source"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 	"github.com/flinksim/flinksim/sim/window"
@@ -50,19 +50,12 @@ type Subtask struct {
 	lastSend  []vt.Time // per subpartition: delivery time of the last message sent, to keep each channel FIFO
 
 	// source head
-	isSource     bool
-	splits       []*splitState
-	mux          *watermark.SplitMultiplexer
-	fetching     bool
-	fetchID      int64
-	queue        []queuedRecord
-	queueHead    int
-	noMoreSplits bool
-	gotSplits    bool
-	filter       *filter.Predicate
-	needValue    bool  // the aggregate reads a field of the record
-	sentWm       int64 // last watermark broadcast downstream
-	sentIdle     bool  // last watermark status broadcast downstream
+	isSource  bool
+	src       *source.Reader
+	filter    *filter.Predicate
+	needValue bool  // the aggregate reads a field of the record
+	sentWm    int64 // last watermark broadcast downstream
+	sentIdle  bool  // last watermark status broadcast downstream
 
 	// gate head
 	floatingFree int            // free floating buffers of the InputGate's pool
@@ -90,20 +83,6 @@ type Subtask struct {
 	finalLogged   bool
 	m             taskMetrics
 	ck            subtaskCheckpoint // subtask_checkpoint.go
-}
-
-type splitState struct {
-	partition int32
-	id        string
-	offset    int64 // next offset to read
-	stop      int64 // -1: unbounded
-	finished  bool
-	paused    bool // watermark alignment paused fetching it
-}
-
-type queuedRecord struct {
-	split *splitState
-	rec   *messages.KafkaRecord
 }
 
 type floatingWant struct{ channel, count int }
@@ -162,7 +141,7 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		case timerAlignment:
 			// SourceOperator reports its watermark to the coordinator
 			// every update interval (ReportedWatermarkEvent)
-			wm, ok := s.mux.ReportedWatermark()
+			wm, ok := s.src.ReportedWatermark()
 			if ok {
 				o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReportedWatermarkEvent{
 					ReportedWatermarkEvent: &messages.ReportedWatermarkEvent{SubtaskIndex: int32(s.index), Watermark: wm}})
@@ -192,12 +171,11 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_AddSplits:
 		s.addSplits(o, b.AddSplits)
 	case *messages.Envelope_NoMoreSplits:
-		s.noMoreSplits = true
-		s.mux.NoMoreSplits()
+		s.src.NoMoreSplits()
 	case *messages.Envelope_WatermarkAlignmentEvent:
 		s.alignWatermarks(o, b.WatermarkAlignmentEvent.MaxWatermark)
 	case *messages.Envelope_FetchResponse:
-		s.fetched(o, b.FetchResponse)
+		s.src.OnFetchResponse(b.FetchResponse)
 	case *messages.Envelope_PartitionRequest:
 		m := b.PartitionRequest
 		s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
@@ -267,13 +245,14 @@ func (s *Subtask) start(o *kernel.Out) {
 		}
 	}
 	if s.isSource {
-		mux, err := watermark.NewSplitMultiplexer(watermark.SplitMultiplexerConfig{
-			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds()})
+		src, err := source.NewReader(source.ReaderConfig{Topic: s.cfg.SourceTopic, MaxPollRecords: s.cfg.MaxPollRecords,
+			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds(),
+			EventTime: s.cfg.TimeCharacteristic != "processing-time"})
 		if err != nil {
 			o.Invariant("watermark_config", "%v", err)
 			return
 		}
-		s.mux = mux
+		s.src = src
 		s.needValue = s.cfg.Operator == "window" && s.cfg.Aggregate != "count"
 		s.sentWm = math.MinInt64
 		if s.cfg.Filter != "" {
@@ -368,175 +347,6 @@ func (s *Subtask) procTimeMs(o *kernel.Out) int64 {
 
 // ---- source reader -------------------------------------------------------
 
-func (s *Subtask) addSplits(o *kernel.Out, m *messages.AddSplits) {
-	s.gotSplits = true
-	for _, sp := range m.Splits {
-		st := &splitState{partition: sp.Partition, id: sp.Topic + "-" + strconv.Itoa(int(sp.Partition)),
-			offset: sp.StartingOffset, stop: sp.StoppingOffset}
-		s.splits = append(s.splits, st)
-		s.mux.AddSplit(st.id)
-		if st.stop >= 0 && st.offset >= st.stop {
-			s.finishSplit(o, st)
-		}
-	}
-	s.fetch(o)
-}
-
-// aligned reports whether the source takes part in watermark alignment.
-func (s *Subtask) aligned() bool {
-	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != "processing-time"
-}
-
-func (s *Subtask) alignmentInterval() vt.Time {
-	return vt.FromDuration(s.cfg.AlignmentUpdateInterval)
-}
-
-// alignWatermarks applies the coordinator's max allowed watermark
-// (SourceOperator.handleOperatorEvent(WatermarkAlignmentEvent)): splits
-// whose watermark is ahead of it are paused, paused ones that fell back
-// behind it resume; a reader with a single split waits as a whole.
-func (s *Subtask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
-	pause, resume := s.mux.OnWatermarkAlignment(maxAllowed)
-	for _, id := range pause {
-		if st := s.split(id); st != nil {
-			st.paused = true
-			wm, _, _ := s.mux.SplitWatermark(id)
-			o.Log(eventlog.KindSplitPaused, messages.Str("split", id), messages.Int("split_watermark", wm),
-				messages.Int("max_allowed_watermark", maxAllowed))
-		}
-	}
-	for _, id := range resume {
-		if st := s.split(id); st != nil && st.paused {
-			st.paused = false
-			wm, _, _ := s.mux.SplitWatermark(id)
-			o.Log(eventlog.KindSplitResumed, messages.Str("split", id), messages.Int("split_watermark", wm),
-				messages.Int("max_allowed_watermark", maxAllowed))
-		}
-	}
-	s.fetch(o)
-}
-
-func (s *Subtask) split(id string) *splitState {
-	for _, st := range s.splits {
-		if st.id == id {
-			return st
-		}
-	}
-	return nil
-}
-
-func (s *Subtask) finishSplit(o *kernel.Out, st *splitState) {
-	if st.finished {
-		return
-	}
-	st.finished = true
-	s.mux.RemoveSplit(st.id)
-	o.Log(eventlog.KindSplitFinished, messages.Int("partition", int64(st.partition)), messages.Int("offset", st.offset))
-}
-
-// fetch sends one Fetch for the active splits when none is outstanding and
-// fewer than max.poll.records records wait.
-func (s *Subtask) fetch(o *kernel.Out) {
-	if s.fetching || s.ck.stopping || len(s.queue)-s.queueHead >= s.cfg.MaxPollRecords {
-		return
-	}
-	req := &messages.Fetch{Topic: s.cfg.SourceTopic, MaxRecords: int32(s.cfg.MaxPollRecords)}
-	for _, st := range s.splits {
-		if !st.finished && !st.paused {
-			req.Partitions = append(req.Partitions, &messages.FetchPartition{Partition: st.partition, Offset: st.fetchOffset(s)})
-		}
-	}
-	if len(req.Partitions) == 0 {
-		return
-	}
-	s.fetchID++
-	req.RequestId = s.fetchID
-	s.fetching = true
-	o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_Fetch{Fetch: req})
-}
-
-// fetchOffset is the next offset to fetch: after what is read and queued.
-func (st *splitState) fetchOffset(s *Subtask) int64 {
-	off := st.offset
-	for i := len(s.queue) - 1; i >= s.queueHead; i-- {
-		if s.queue[i].split == st {
-			return s.queue[i].rec.Offset + 1
-		}
-	}
-	return off
-}
-
-func (s *Subtask) fetched(o *kernel.Out, m *messages.FetchResponse) {
-	s.fetching = false
-	if s.queueHead > 0 && s.queueHead == len(s.queue) {
-		s.queue, s.queueHead = s.queue[:0], 0
-	}
-	for _, pr := range m.Partitions {
-		var st *splitState
-		for _, x := range s.splits {
-			if x.partition == pr.Partition {
-				st = x
-			}
-		}
-		if st == nil || st.finished {
-			continue
-		}
-		for _, r := range pr.Records {
-			if st.stop >= 0 && r.Offset >= st.stop {
-				break
-			}
-			s.queue = append(s.queue, queuedRecord{split: st, rec: r})
-		}
-	}
-}
-
-// sourceSlice processes up to sim.buffer.records queued records.
-func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
-	perRecord := vt.FromDuration(s.cfg.CostParse)
-	if s.filter != nil {
-		perRecord += vt.FromDuration(s.cfg.CostFilter)
-	}
-	eventTime := s.cfg.TimeCharacteristic != "processing-time"
-	if s.aligned() && s.mux.WaitingForAlignment() {
-		return 0 // a single-split reader ahead of the group waits
-	}
-	if s.ck.stopping || s.ck.awaitFinal {
-		return 0 // stop-with-savepoint: the source reads no more
-	}
-	for n := 0; n < s.cfg.BufferRecords && s.queueHead < len(s.queue); n++ {
-		q := s.queue[s.queueHead]
-		r := q.rec
-		sub := s.target(r.Key)
-		if !s.rp.CanWrite(sub) {
-			s.block(o)
-			break
-		}
-		s.queueHead++
-		cost += perRecord
-		s.m.recordsIn++
-		q.split.offset = r.Offset + 1
-		nowMs := vt.Millis(o.Now() + cost)
-		if eventTime {
-			s.mux.OnEvent(q.split.id, r.Timestamp, nowMs)
-		}
-		if s.filter == nil || s.filter.Match(r.Key, r.Value) {
-			value := 1.0 // count needs no field
-			if s.needValue {
-				value, _ = events.NumericField(r.Value, s.cfg.AggregateField)
-			}
-			s.rp.AddRecord(sub, r.Key, r.Timestamp, value)
-			s.m.recordsOut++
-		}
-		if q.split.stop >= 0 && q.split.offset >= q.split.stop {
-			s.finishSplit(o, q.split)
-		}
-	}
-	if s.queueHead == len(s.queue) {
-		s.queue, s.queueHead = s.queue[:0], 0
-	}
-	return cost
-}
-
 // target is the subpartition of a record: its key group's operator for a
 // keyBy (KeyGroupStreamPartitioner), otherwise round robin.
 func (s *Subtask) target(key string) int {
@@ -562,38 +372,6 @@ func (s *Subtask) unblock(o *kernel.Out) {
 		s.blocked = false
 		s.m.bpAcc += o.Now() - s.blockedSince
 	}
-}
-
-// periodicWatermark runs the reader's watermark generators
-// (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
-// watermark status downstream.
-func (s *Subtask) periodicWatermark(o *kernel.Out) {
-	if s.mux == nil || s.finishedAll || s.ck.awaitFinal || s.ck.stopping {
-		return // stop-with-savepoint (no drain): no watermark after the savepoint
-	}
-	wm, idle, changed := s.mux.OnPeriodicEmit(vt.Millis(o.Now()))
-	if !changed {
-		return
-	}
-	s.broadcastStatus(o, idle)
-	if !idle && wm > s.sentWm {
-		s.sentWm = wm
-		s.rp.Broadcast(exchange.KindWatermark, wm)
-	}
-}
-
-// broadcastStatus sends a WatermarkStatus change downstream.
-func (s *Subtask) broadcastStatus(o *kernel.Out, idle bool) {
-	if idle == s.sentIdle {
-		return
-	}
-	s.sentIdle = idle
-	kind, name := exchange.KindStatusActive, "ACTIVE"
-	if idle {
-		kind, name = exchange.KindStatusIdle, "IDLE"
-	}
-	s.rp.Broadcast(kind, 0)
-	o.Log(eventlog.KindWatermarkStatus, messages.Str("status", name))
 }
 
 // ---- gate head -----------------------------------------------------------
@@ -874,7 +652,7 @@ func (s *Subtask) work(o *kernel.Out) {
 	}
 	var cost vt.Time
 	if s.isSource {
-		if s.rp.BuffersInUse() < s.rp.PoolCapacity() || s.queueHead == len(s.queue) {
+		if s.rp.BuffersInUse() < s.rp.PoolCapacity() || s.src.Queued() == 0 {
 			s.unblock(o)
 		}
 		cost = s.sourceSlice(o)
@@ -916,7 +694,7 @@ func (s *Subtask) work(o *kernel.Out) {
 // hasInput reports whether input waits to be processed.
 func (s *Subtask) hasInput() bool {
 	if s.isSource {
-		return s.queueHead < len(s.queue) || (s.noMoreSplits && !s.finishedAll)
+		return s.src.Queued() > 0 || (s.src.HasNoMoreSplits() && !s.finishedAll)
 	}
 	return s.gateReady() || len(s.ck.replayIn) > 0
 }
@@ -979,38 +757,6 @@ func (s *Subtask) channelLatency(i int) vt.Time {
 		return vt.FromDuration(s.cfg.LocalLatency)
 	}
 	return vt.FromDuration(s.cfg.NetworkLatency)
-}
-
-func (s *Subtask) maybeFinishSource(o *kernel.Out) {
-	if s.finishedAll || !s.noMoreSplits || !s.gotSplits || s.queueHead < len(s.queue) {
-		return
-	}
-	for _, st := range s.splits {
-		if !st.finished {
-			return
-		}
-	}
-	if s.ck.awaitFinal {
-		return
-	}
-	// a finished source emits the final watermark Long.MAX_VALUE
-	if s.cfg.TimeCharacteristic != "processing-time" {
-		if wm, err := s.mux.EndOfInput(); err == nil {
-			s.broadcastStatus(o, false)
-			s.sentWm = wm
-			s.rp.Broadcast(exchange.KindWatermark, wm)
-		}
-	}
-	if s.ck.enabled {
-		// FLIP-147: EndOfData, then wait for a checkpoint taken after it
-		// to complete before the partition ends
-		s.ck.awaitFinal = true
-		s.rp.Broadcast(exchange.KindEndOfData, 0)
-		s.rp.FlushAll()
-		return
-	}
-	s.finishedAll = true
-	s.rp.EndOfPartition()
 }
 
 func (s *Subtask) maybeFinishGate(o *kernel.Out) {
@@ -1151,7 +897,7 @@ func (s *Subtask) metrics(o *kernel.Out) {
 	}
 	if s.isSource {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
-			messages.Int("assignedSplits", int64(len(s.splits))))
+			messages.Int("assignedSplits", int64(len(s.src.Splits()))))
 	} else {
 		usage, queued, lengths := s.inPoolUsage()
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),

@@ -125,13 +125,11 @@ func (s *Subtask) Inspect(now vt.Time) any {
 	}
 	if s.isSource {
 		v.Watermark, v.Idle = s.sentWm, s.sentIdle
-		for _, sp := range s.splits {
-			sv := SplitView{Partition: int(sp.partition), Offset: sp.offset, Stop: sp.stop, Paused: sp.paused,
-				Finished: sp.finished, Watermark: math.MinInt64}
-			if s.mux != nil {
-				if wm, idle, ok := s.mux.SplitWatermark(sp.id); ok {
-					sv.Watermark, sv.Idle = wm, idle
-				}
+		for _, sp := range s.src.Splits() {
+			sv := SplitView{Partition: int(sp.Partition), Offset: sp.Offset, Stop: sp.Stop, Paused: sp.Paused,
+				Finished: sp.Finished, Watermark: math.MinInt64}
+			if wm, idle, ok := s.src.SplitWatermark(sp.ID); ok {
+				sv.Watermark, sv.Idle = wm, idle
 			}
 			v.Splits = append(v.Splits, sv)
 		}
