@@ -34,12 +34,7 @@ type InputChannel struct {
 	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
 	latency      vt.Time
 
-	exclusive int   // exclusive buffers
-	floating  int   // floating buffers held
-	available int   // free buffers, each an announced credit
-	inUse     int   // buffers holding data, handed to the subtask
-	requested int   // floating buffers asked of the gate, not yet granted
-	required  int   // backlog + exclusive buffers (BufferManager.numRequiredBuffers)
+	bm BufferManager // exclusive and floating buffers, credit
 	nextSeq   int32 // expected sequence number
 
 	buffersIn, recordsIn, bytesIn, nettyBytes int64
@@ -62,13 +57,11 @@ func NewInputChannel(cfg *config.Config, consumer string, index int, producer, p
 func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
-		c.exclusive = c.cfg.BuffersPerChannel
-		c.available = c.exclusive
-		c.required = c.exclusive
+		c.bm = NewBufferManager(c.cfg.BuffersPerChannel)
 		req := &messages.PartitionRequest{PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition),
-			ReceiverId: o.Name(), Credit: int32(c.available)}
+			ReceiverId: o.Name(), Credit: int32(c.bm.Available)}
 		fields := []*messages.Field{messages.Str("channel", "LocalInputChannel"), messages.Str("producer", c.producer),
-			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.available))}
+			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.bm.Available))}
 		if !c.local {
 			fields[0] = messages.Str("channel", "RemoteInputChannel")
 			fields = append(fields, messages.Str("connection_id", c.connection))
@@ -85,9 +78,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_BufferResponse:
 		c.onBuffer(o, b.BufferResponse)
 	case *messages.Envelope_ResumeConsumption:
-		if c.exclusive == 0 {
-			c.available = 0 // the producer's credit restarts from 0 too
-		}
+		c.bm.OnResumeConsumption() // without exclusive buffers the producer's credit restarts from 0 too
 		if !c.local {
 			c.nettyBytes += int64(resumeConsumptionFrameLength)
 			if c.cfg.LogNettyFrames {
@@ -99,24 +90,17 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_RecycleBuffers:
 		c.recycle(o, int(b.RecycleBuffers.Count))
 	case *messages.Envelope_FloatingBuffers:
-		n := int(b.FloatingBuffers.Count)
-		c.requested -= n
 		// a grant the channel no longer needs goes straight back
-		// (RemoteInputChannel.notifyBufferAvailable)
-		keep := min(n, max(0, c.required-c.available))
-		if back := n - keep; back > 0 {
+		keep, back := c.bm.OnFloatingGranted(int(b.FloatingBuffers.Count))
+		if back > 0 {
 			c.returnFloating(o, back)
 		}
-		if keep > 0 {
-			c.floating += keep
-			c.available += keep
-			c.announce(o, keep)
-		}
+		c.announce(o, keep)
 	case *messages.Envelope_BacklogAnnouncement:
 		m := b.BacklogAnnouncement
 		o.Log(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(m.Backlog)),
-			messages.Int("free_buffers", int64(c.available)), messages.Int("buffers_in_use", int64(c.inUse)),
-			messages.Int("floating_buffers", int64(c.floating)))
+			messages.Int("free_buffers", int64(c.bm.Available)), messages.Int("buffers_in_use", int64(c.bm.InUse)),
+			messages.Int("floating_buffers", int64(c.bm.Floating)))
 		c.onSenderBacklog(o, int(m.Backlog))
 	case *messages.Envelope_EndOfRun:
 		fields := []*messages.Field{messages.Int("channel_buffers_in", c.buffersIn), messages.Int("channel_records_in", c.recordsIn),
@@ -138,29 +122,24 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 		c.nettyBytes += int64(netty.BufferResponseFrameLength(int(m.Buffer.SizeBytes)))
 	}
 	if !m.Buffer.IsEvent {
-		if c.available <= 0 {
+		if !c.bm.Take() {
 			o.Invariant("credit_non_negative", "%s received a data buffer from %s without credit", o.Name(), c.producer)
 			return
 		}
-		c.available--
-		c.inUse++
 		c.buffersIn++
 		c.recordsIn += int64(countRecords(m.Buffer))
 		c.bytesIn += int64(m.Buffer.SizeBytes)
 	}
 	o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
 		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
-	if b := m.Buffer; b.IsEvent && b.Kinds[0] == KindBarrier && !b.Unaligned && c.exclusive == 0 {
+	if b := m.Buffer; b.IsEvent && b.Kinds[0] == KindBarrier && !b.Unaligned && c.bm.Exclusive == 0 {
 		// an aligned barrier blocks the producer until ResumeConsumption:
 		// a channel without exclusive buffers gives its free floating
 		// buffers back to the gate meanwhile, so the other channels can
 		// bring their barriers (RemoteInputChannel with initialCredit 0)
-		if n := min(c.floating, c.available); n > 0 {
-			c.floating -= n
-			c.available -= n
+		if n := c.bm.OnAlignedBarrier(); n > 0 {
 			c.returnFloating(o, n)
 		}
-		c.required = 0
 		return
 	}
 	c.onSenderBacklog(o, int(m.Backlog))
@@ -170,9 +149,7 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 // backlog needs more than the channel's free buffers
 // (RemoteInputChannel.onSenderBacklog).
 func (c *InputChannel) onSenderBacklog(o *kernel.Out, backlog int) {
-	c.required = backlog + c.exclusive
-	if want := c.required - c.available - c.requested; want > 0 && c.cfg.FloatingBuffersPerGate > 0 {
-		c.requested += want
+	if want := c.bm.OnSenderBacklog(backlog, c.cfg.FloatingBuffersPerGate); want > 0 {
 		o.Send(c.consumer, 0, &messages.Envelope_RequestFloatingBuffers{RequestFloatingBuffers: &messages.RequestFloatingBuffers{
 			ChannelIndex: int32(c.index), Count: int32(want)}})
 	}
@@ -182,16 +159,9 @@ func (c *InputChannel) onSenderBacklog(o *kernel.Out, backlog int) {
 // channel no longer needs goes back to the gate, any other becomes a credit
 // again (BufferManager.recycle).
 func (c *InputChannel) recycle(o *kernel.Out, n int) {
-	c.inUse -= n
-	credit := 0
-	for i := 0; i < n; i++ {
-		if c.floating > 0 && c.available >= c.required {
-			c.floating--
-			c.returnFloating(o, 1)
-			continue
-		}
-		c.available++
-		credit++
+	credit, back := c.bm.Recycle(n)
+	for i := 0; i < back; i++ {
+		c.returnFloating(o, 1) // one message per recycled buffer, as each buffer's recycler calls the pool
 	}
 	c.announce(o, credit)
 }

@@ -31,7 +31,7 @@ func (c *InputChannel) Inspect(now vt.Time) any {
 		kind = "LocalInputChannel"
 	}
 	return &InputChannelView{Name: jobgraph.ChannelName(c.consumer, c.index), Consumer: c.consumer, Index: c.index,
-		Producer: c.producer, Subpartition: c.subpartition, Kind: kind, Exclusive: c.exclusive, Floating: c.floating,
-		Credit: c.available, InUse: c.inUse, Required: c.required, Backlog: max(0, c.required-c.exclusive),
+		Producer: c.producer, Subpartition: c.subpartition, Kind: kind, Exclusive: c.bm.Exclusive, Floating: c.bm.Floating,
+		Credit: c.bm.Available, InUse: c.bm.InUse, Required: c.bm.Required, Backlog: max(0, c.bm.Required-c.bm.Exclusive),
 		NextSequence: c.nextSeq, BuffersIn: c.buffersIn, RecordsIn: c.recordsIn}
 }
