@@ -73,11 +73,11 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 	}
 	c.epochOf = map[int64]int64{}
 	if !s.isSource {
-		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: len(s.channels),
+		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: s.gate.NumChannels(),
 			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds()})
-		c.blocked = make([]bool, len(s.channels))
-		c.resume = make([]bool, len(s.channels))
-		c.barrierQueued = make([]int, len(s.channels))
+		c.blocked = make([]bool, s.gate.NumChannels())
+		c.resume = make([]bool, s.gate.NumChannels())
+		c.barrierQueued = make([]int, s.gate.NumChannels())
 	}
 	r := s.d.Restore
 	if r != nil {
@@ -186,12 +186,12 @@ func (s *Subtask) triggerCheckpoint(o *kernel.Out, m *messages.TriggerCheckpoint
 // when every channel has ended: the snapshot is taken at once.
 func (s *Subtask) insertBarriers(o *kernel.Out, b *messages.Buffer) bool {
 	inserted := false
-	for ci, ch := range s.channels {
-		if ch.ended {
+	for ci := 0; ci < s.gate.NumChannels(); ci++ {
+		if s.gate.Channel(ci).Ended {
 			continue
 		}
 		inserted = true
-		if s.hasEndQueued(ci) {
+		if s.gate.HasEndQueued(ci) {
 			// unaligned: handled at once, overtaking the channel's queue
 			// (triggerUnfinishedChannelsCheckpoint); aligned: right
 			// before the EndOfPartition
@@ -202,20 +202,11 @@ func (s *Subtask) insertBarriers(o *kernel.Out, b *messages.Buffer) bool {
 			continue
 		}
 		if s.ck.beforeEnd == nil {
-			s.ck.beforeEnd = make([]*messages.Buffer, len(s.channels))
+			s.ck.beforeEnd = make([]*messages.Buffer, s.gate.NumChannels())
 		}
 		s.ck.beforeEnd[ci] = insertedBarrier(b)
 	}
 	return inserted
-}
-
-func (s *Subtask) hasEndQueued(ci int) bool {
-	for _, q := range s.channels[ci].buffers {
-		if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
-			return true
-		}
-	}
-	return false
 }
 
 // insertedBarrier is a barrier of checkpoint b the task puts into one of
@@ -251,11 +242,7 @@ func (s *Subtask) endOfPartitionArrives(o *kernel.Out, ci int) {
 		s.spend(o, s.onChannelBarrier(o, ci, b))
 		return
 	}
-	ch := s.channels[ci]
-	if len(ch.buffers) == 0 {
-		s.ready = append(s.ready, ci)
-	}
-	ch.buffers = append(ch.buffers, s.ck.beforeEnd[ci])
+	s.gate.Enqueue(ci, s.ck.beforeEnd[ci])
 	s.ck.beforeEnd[ci] = nil
 	s.ck.barrierQueued[ci]++
 }
@@ -291,23 +278,13 @@ func (s *Subtask) onChannelBarrier(o *kernel.Out, ci int, b *messages.Buffer) vt
 	if first && !act.Ignored {
 		// channels whose producer finished send no barrier: the barrier
 		// goes before their queued EndOfPartition (FLIP-147)
-		for k := range s.channels {
-			if k != ci && !s.channels[k].ended && s.hasEndQueued(k) && !s.barrierIn(k, b.CheckpointId) {
+		for k := 0; k < s.gate.NumChannels(); k++ {
+			if k != ci && !s.gate.Channel(k).Ended && s.gate.HasEndQueued(k) && !s.gate.BarrierQueued(k, b.CheckpointId) {
 				cost += s.barrierBeforeEnd(o, k, b)
 			}
 		}
 	}
 	return cost
-}
-
-// barrierIn reports whether a barrier of checkpoint id is queued in channel ci.
-func (s *Subtask) barrierIn(ci int, id int64) bool {
-	for _, q := range s.channels[ci].buffers {
-		if q.IsEvent && q.Kinds[0] == exchange.KindBarrier && q.CheckpointId == id {
-			return true
-		}
-	}
-	return false
 }
 
 // barrierBeforeEnd gives channel ci, whose EndOfPartition is queued, the
@@ -319,13 +296,8 @@ func (s *Subtask) barrierBeforeEnd(o *kernel.Out, ci int, b *messages.Buffer) vt
 		act := s.ck.handler.OnBarrier(ci, barrierOf(bb), vt.Millis(o.Now()))
 		return s.applyBarrierAction(o, act, ci, false)
 	}
-	ch := s.channels[ci]
-	for k, q := range ch.buffers {
-		if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
-			ch.buffers = append(ch.buffers[:k], append([]*messages.Buffer{bb}, ch.buffers[k:]...)...)
-			s.ck.barrierQueued[ci]++
-			break
-		}
+	if s.gate.InsertBeforeEnd(ci, bb) {
+		s.ck.barrierQueued[ci]++
 	}
 	return 0
 }
@@ -425,7 +397,7 @@ func (s *Subtask) cancel(o *kernel.Out) {
 // barrier of checkpoint id (all of them when the barrier is not queued,
 // i.e. it overtook them).
 func (s *Subtask) queuedRecords(ch int, id int64, dst []*messages.InFlightRecord, all bool) []*messages.InFlightRecord {
-	for _, b := range s.channels[ch].buffers {
+	for _, b := range s.gate.Channel(ch).Buffers {
 		if !all && b.IsEvent && b.Kinds[0] == exchange.KindBarrier && b.CheckpointId >= id {
 			break
 		}

@@ -58,19 +58,14 @@ type Subtask struct {
 	sentIdle  bool  // last watermark status broadcast downstream
 
 	// gate head
-	floatingFree int            // free floating buffers of the InputGate's pool
-	floatingWait []floatingWant // channels waiting for floating buffers, FIFO
-	buffersIn    int64          // numBuffersIn
-	bytesIn      int64          // numBytesIn
-	channels     []*gateChannel
-	ready        []int // channel indexes with buffers, in arrival order
-	valve        *watermark.StatusWatermarkValve
-	op           *window.Operator
-	proc         *process.Function // job.operator=process
-	lastInputWm  int64             // the operator's last input watermark (ms)
-	sinkOut      []*messages.KafkaRecord
-	hasSink      bool
-	procTimer    int64 // processing-time timer scheduled (ms), or math.MinInt64
+	gate        *exchange.InputGate
+	valve       *watermark.StatusWatermarkValve
+	op          *window.Operator
+	proc        *process.Function // job.operator=process
+	lastInputWm int64             // the operator's last input watermark (ms)
+	sinkOut     []*messages.KafkaRecord
+	hasSink     bool
+	procTimer   int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
 	busyUntil     vt.Time // end of the current slice of work
@@ -82,15 +77,7 @@ type Subtask struct {
 	reportPending bool // report waits for the end of a slice or of the broker requests
 	finalLogged   bool
 	m             taskMetrics
-	ck            subtaskCheckpoint // subtask_checkpoint.go
-}
-
-type floatingWant struct{ channel, count int }
-
-type gateChannel struct {
-	buffers   []*messages.Buffer
-	ended     bool // EndOfPartition
-	dataEnded bool // EndOfData (FLIP-147) or EndOfPartition
+	ck            subtaskCheckpoint // checkpoint.go
 }
 
 type taskMetrics struct {
@@ -192,18 +179,12 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_RequestFloatingBuffers:
 		m := b.RequestFloatingBuffers
-		s.floatingWait = append(s.floatingWait, floatingWant{int(m.ChannelIndex), int(m.Count)})
-		s.grantFloating(o)
+		s.grantFloating(o, s.gate.RequestFloating(int(m.ChannelIndex), int(m.Count)))
 	case *messages.Envelope_ReturnFloatingBuffers:
-		s.floatingFree += int(b.ReturnFloatingBuffers.Count)
-		s.grantFloating(o)
+		s.grantFloating(o, s.gate.ReturnFloating(int(b.ReturnFloatingBuffers.Count)))
 	case *messages.Envelope_ChannelBuffer:
 		m := b.ChannelBuffer
-		if !m.Buffer.IsEvent {
-			s.buffersIn++
-			s.bytesIn += int64(m.Buffer.SizeBytes)
-		}
-		ch := s.channels[m.ChannelIndex]
+		s.gate.Count(m.Buffer)
 		if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindBarrier {
 			if m.Buffer.Unaligned {
 				// a priority event: processed at once, overtaking the
@@ -217,10 +198,7 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		} else if !m.Buffer.IsEvent {
 			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
 		}
-		if len(ch.buffers) == 0 {
-			s.ready = append(s.ready, int(m.ChannelIndex))
-		}
-		ch.buffers = append(ch.buffers, m.Buffer)
+		s.gate.Enqueue(int(m.ChannelIndex), m.Buffer)
 	case *messages.Envelope_EndOfRun:
 		if !s.finalLogged {
 			s.metrics(o)
@@ -267,12 +245,8 @@ func (s *Subtask) start(o *kernel.Out) {
 			o.Timer(s.alignmentInterval(), timerAlignment, 0)
 		}
 	} else {
-		s.channels = make([]*gateChannel, len(d.InputGate.Producers))
-		for i := range s.channels {
-			s.channels[i] = &gateChannel{}
-		}
-		s.valve, _ = watermark.NewStatusWatermarkValve(len(s.channels))
-		s.floatingFree = s.cfg.FloatingBuffersPerGate
+		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate)
+		s.valve, _ = watermark.NewStatusWatermarkValve(s.gate.NumChannels())
 		s.lastInputWm = math.MinInt64
 		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
 			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
@@ -376,43 +350,24 @@ func (s *Subtask) unblock(o *kernel.Out) {
 
 // ---- gate head -----------------------------------------------------------
 
-// grantFloating hands free floating buffers of the gate's pool to waiting
-// channels in the order they asked (LocalBufferPool with BufferListeners).
-func (s *Subtask) grantFloating(o *kernel.Out) {
-	for len(s.floatingWait) > 0 && s.floatingFree > 0 {
-		w := &s.floatingWait[0]
-		n := min(w.count, s.floatingFree)
-		s.floatingFree -= n
-		w.count -= n
-		o.Send(jobgraph.ChannelName(o.Name(), w.channel), 0, &messages.Envelope_FloatingBuffers{FloatingBuffers: &messages.FloatingBuffers{Count: int32(n)}})
-		if w.count == 0 {
-			s.floatingWait = s.floatingWait[1:]
-		}
+// grantFloating tells channels of the floating buffers the gate's pool
+// granted them (LocalBufferPool with BufferListeners).
+func (s *Subtask) grantFloating(o *kernel.Out, grants []exchange.Grant) {
+	for _, g := range grants {
+		o.Send(jobgraph.ChannelName(o.Name(), g.Channel), 0, &messages.Envelope_FloatingBuffers{FloatingBuffers: &messages.FloatingBuffers{Count: int32(g.Count)}})
 	}
 }
 
-// inPoolUsage is the share of the gate's buffers (exclusive and floating)
-// holding data not yet processed (Flink's inPoolUsage).
-func (s *Subtask) inPoolUsage() (usage float64, queued int64, lengths []int64) {
-	lengths = make([]int64, len(s.channels))
-	for i, ch := range s.channels {
-		for _, b := range ch.buffers {
-			if !b.IsEvent {
-				lengths[i]++
-			}
-		}
-		queued += lengths[i]
-	}
-	total := len(s.channels)*s.cfg.BuffersPerChannel + s.cfg.FloatingBuffersPerGate
-	if total > 0 {
-		usage = float64(queued) / float64(total)
-	}
-	return usage, queued, lengths
-}
+// gateReady reports whether a channel not blocked by an aligned barrier has
+// a buffer queued.
+func (s *Subtask) gateReady() bool { return s.gate.Ready(s.alignmentBlocked) }
+
+// alignmentBlocked reports whether checkpoint alignment blocks channel ci.
+func (s *Subtask) alignmentBlocked(ci int) bool { return s.ck.blocked[ci] }
 
 // gateSlice processes the next buffer of the InputGate.
 func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
-	if len(s.ready) == 0 {
+	if !s.gate.HasData() {
 		return 0
 	}
 	if s.rp != nil && s.rp.BuffersInUse() >= s.rp.PoolCapacity() {
@@ -420,25 +375,11 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 		return 0
 	}
 	// the first channel with data that no aligned barrier blocks
-	pick := -1
-	for k, c := range s.ready {
-		if !s.ck.blocked[c] {
-			pick = k
-			break
-		}
-	}
-	if pick < 0 {
+	ci, buf, ok := s.gate.Next(s.alignmentBlocked)
+	if !ok {
 		return 0
 	}
-	ci := s.ready[pick]
-	ch := s.channels[ci]
-	buf := ch.buffers[0]
-	ch.buffers[0] = nil
-	ch.buffers = ch.buffers[1:]
-	s.ready = append(s.ready[:pick], s.ready[pick+1:]...)
-	if len(ch.buffers) > 0 {
-		s.ready = append(s.ready, ci)
-	}
+	ch := s.gate.Channel(ci)
 	perRecord := vt.FromDuration(s.cfg.CostWindow)
 	if s.cfg.StateBackend == "rocksdb" {
 		perRecord += vt.FromDuration(s.cfg.CostRocksDB) // one keyed-state access per record
@@ -474,7 +415,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 				cost += s.advanceWatermark(o, wm)
 			}
 		case exchange.KindEndOfData:
-			ch.dataEnded = true
+			ch.DataEnded = true
 		case exchange.KindBarrier:
 			s.ck.barrierQueued[ci]--
 			if !buf.Unaligned && !buf.Inserted {
@@ -482,7 +423,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 			}
 			cost += s.onChannelBarrier(o, ci, buf)
 		case exchange.KindEndOfPartition:
-			ch.ended, ch.dataEnded = true, true
+			ch.Ended, ch.DataEnded = true, true
 			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", s.d.InputGate.Producers[ci]))
 			cost += s.applyBarrierAction(o, s.ck.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
 		}
@@ -699,17 +640,6 @@ func (s *Subtask) hasInput() bool {
 	return s.gateReady() || len(s.ck.replayIn) > 0
 }
 
-// gateReady reports whether a channel not blocked by an aligned barrier has
-// a buffer queued.
-func (s *Subtask) gateReady() bool {
-	for _, c := range s.ready {
-		if !s.ck.blocked[c] {
-			return true
-		}
-	}
-	return false
-}
-
 // flushSends sends every buffer the partition can send now, delay µs from
 // now (the end of the slice that produced them).
 func (s *Subtask) flushSends(o *kernel.Out, delay vt.Time) {
@@ -760,13 +690,8 @@ func (s *Subtask) channelLatency(i int) vt.Time {
 }
 
 func (s *Subtask) maybeFinishGate(o *kernel.Out) {
-	if s.finishedAll || s.ck.awaitFinal || len(s.ready) > 0 || len(s.ck.replayIn) > 0 {
+	if s.finishedAll || s.ck.awaitFinal || s.gate.HasData() || len(s.ck.replayIn) > 0 || !s.gate.AllDataEnded() {
 		return
-	}
-	for _, ch := range s.channels {
-		if !ch.dataEnded {
-			return
-		}
 	}
 	if s.ck.enabled {
 		s.ck.awaitFinal = true
@@ -776,10 +701,8 @@ func (s *Subtask) maybeFinishGate(o *kernel.Out) {
 		}
 		return
 	}
-	for _, ch := range s.channels {
-		if !ch.ended {
-			return
-		}
+	if !s.gate.AllEnded() {
+		return
 	}
 	if s.exactlyOnce() {
 		// without checkpoints the sink commits at the end of its input
@@ -899,9 +822,9 @@ func (s *Subtask) metrics(o *kernel.Out) {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
 			messages.Int("assignedSplits", int64(len(s.src.Splits()))))
 	} else {
-		usage, queued, lengths := s.inPoolUsage()
+		usage, queued, lengths := s.gate.InPoolUsage(s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate)
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),
-			messages.Int("numBuffersIn", s.buffersIn), messages.Int("numBytesIn", s.bytesIn),
+			messages.Int("numBuffersIn", s.gate.BuffersIn), messages.Int("numBytesIn", s.gate.BytesIn),
 			messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),
 			messages.Raw("inputQueueLengths", eventlog.JSONInts(lengths)))
 		if s.proc != nil {

@@ -138,9 +138,10 @@ func (s *Subtask) Inspect(now vt.Time) any {
 	if s.valve != nil {
 		v.Watermark, v.Idle = s.valve.LastOutputWatermark(), s.valve.IsIdle()
 	}
-	for i, ch := range s.channels {
-		g := GateChannel{Index: i, Producer: s.d.InputGate.Producers[i], Ended: ch.ended, Watermark: math.MinInt64}
-		for _, b := range ch.buffers {
+	for i := 0; s.gate != nil && i < s.gate.NumChannels(); i++ {
+		ch := s.gate.Channel(i)
+		g := GateChannel{Index: i, Producer: s.d.InputGate.Producers[i], Ended: ch.Ended, Watermark: math.MinInt64}
+		for _, b := range ch.Buffers {
 			if !b.IsEvent {
 				g.Queued++
 			}
