@@ -220,8 +220,7 @@ func insertedBarrier(b *messages.Buffer) *messages.Buffer {
 // spend makes the task busy for cost more (work done outside a slice, such
 // as a snapshot's synchronous part or a priority barrier).
 func (s *Subtask) spend(o *kernel.Out, cost vt.Time) {
-	s.busyUntil = max(s.busyUntil, o.Now()) + cost
-	s.m.busyAcc += cost
+	s.mb.Spend(o.Now(), cost)
 }
 
 // resumeChannel asks channel ci's producer to send again after an aligned

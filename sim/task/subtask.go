@@ -68,10 +68,7 @@ type Subtask struct {
 	procTimer   int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
-	busyUntil     vt.Time // end of the current slice of work
-	wakePending   bool    // a continue timer is scheduled for busyUntil
-	blocked       bool
-	blockedSince  vt.Time
+	mb            Mailbox
 	finishedAll   bool
 	reported      bool
 	reportPending bool // report waits for the end of a slice or of the broker requests
@@ -82,9 +79,6 @@ type Subtask struct {
 
 type taskMetrics struct {
 	recordsIn, recordsOut, lateDropped, windowsFired, resultsWritten int64
-	busyAcc, bpAcc, busyCarry                                        vt.Time
-	lastTick                                                         vt.Time
-	lastBusy, lastBP, lastIdle                                       int64 // the last tick's ms per second, for the view
 }
 
 // NewSubtask returns the subtask deployed by d on task manager tm.
@@ -107,7 +101,7 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerContinue:
-			s.wakePending = false
+			s.mb.Woken()
 		case timerWatermark:
 			s.periodicWatermark(o)
 			if !s.finishedAll {
@@ -264,7 +258,7 @@ func (s *Subtask) start(o *kernel.Out) {
 			s.op = op
 		}
 	}
-	s.m.lastTick = o.Now()
+	s.mb = NewMailbox(o.Now())
 	o.Timer(1_000_000, timerMetrics, 0)
 	s.setState(o, "INITIALIZING", "")
 	s.initCheckpointing(o)
@@ -335,17 +329,11 @@ func (s *Subtask) target(key string) int {
 }
 
 func (s *Subtask) block(o *kernel.Out) {
-	if !s.blocked {
-		s.blocked = true
-		s.blockedSince = o.Now()
-	}
+	s.mb.Block(o.Now())
 }
 
 func (s *Subtask) unblock(o *kernel.Out) {
-	if s.blocked {
-		s.blocked = false
-		s.m.bpAcc += o.Now() - s.blockedSince
-	}
+	s.mb.Unblock(o.Now())
 }
 
 // ---- gate head -----------------------------------------------------------
@@ -583,11 +571,10 @@ func (s *Subtask) work(o *kernel.Out) {
 	if s.status != "RUNNING" {
 		return
 	}
-	if o.Now() < s.busyUntil {
+	if s.mb.Busy(o.Now()) {
 		// still busy with the last slice: come back when it ends
-		if !s.wakePending {
-			s.wakePending = true
-			o.Timer(s.busyUntil-o.Now(), timerContinue, 0)
+		if delay, ok := s.mb.WakeAt(o.Now()); ok {
+			o.Timer(delay, timerContinue, 0)
 		}
 		return
 	}
@@ -605,10 +592,10 @@ func (s *Subtask) work(o *kernel.Out) {
 		}
 		// a buffer of only watermarks that change nothing costs no time:
 		// take the next one at once
-		if len(s.ck.replayIn) > 0 && !s.blocked {
+		if len(s.ck.replayIn) > 0 && !s.mb.Blocked() {
 			cost = s.replaySlice(o)
 		}
-		for cost == 0 && s.gateReady() && !s.blocked {
+		for cost == 0 && s.gateReady() && !s.mb.Blocked() {
 			cost = s.gateSlice(o)
 		}
 		s.maybeFinishGate(o)
@@ -620,12 +607,11 @@ func (s *Subtask) work(o *kernel.Out) {
 	}
 	s.flushSink(o, cost)
 	if cost > 0 {
-		s.m.busyAcc += cost
-		s.busyUntil = o.Now() + cost
+		s.mb.Slice(o.Now(), cost)
 		if s.hasInput() {
 			// more input waits: take it when this slice ends (otherwise
 			// the next arrival schedules the wake-up)
-			s.wakePending = true
+			s.mb.WakeAfter()
 			o.Timer(cost, timerContinue, 0)
 		}
 		s.flushSends(o, cost)
@@ -724,7 +710,7 @@ func (s *Subtask) report(o *kernel.Out) {
 	if s.reported {
 		return
 	}
-	if at := max(s.busyUntil, s.ck.lastKafka); o.Now() < at {
+	if at := max(s.mb.BusyUntil(), s.ck.lastKafka); o.Now() < at {
 		if !s.reportPending {
 			s.reportPending = true
 			o.Timer(at-o.Now(), timerReport, 0)
@@ -779,31 +765,14 @@ func (s *Subtask) logFinal(o *kernel.Out) {
 // metric names (busyTimeMsPerSecond, backPressuredTimeMsPerSecond,
 // idleTimeMsPerSecond add up to ~1000).
 func (s *Subtask) metrics(o *kernel.Out) {
-	now := o.Now()
-	span := now - s.m.lastTick
-	if span <= 0 {
+	r, ok := s.mb.Tick(o.Now())
+	if !ok {
 		return
 	}
-	busy := s.m.busyAcc + s.m.busyCarry
-	s.m.busyCarry = 0
-	if s.busyUntil > now {
-		over := s.busyUntil - now
-		busy -= over
-		s.m.busyCarry = over
-	}
-	bp := s.m.bpAcc
-	if s.blocked {
-		bp += now - s.blockedSince
-		s.blockedSince = now
-	}
-	busy = min(max(busy, 0), span)
-	bp = min(bp, span-busy)
-	perSec := func(v vt.Time) int64 { return v * 1000 / span }
-	s.m.lastBusy, s.m.lastBP, s.m.lastIdle = perSec(busy), perSec(bp), perSec(span-busy-bp)
 	fields := []*messages.Field{
-		messages.Int("busyTimeMsPerSecond", perSec(busy)),
-		messages.Int("backPressuredTimeMsPerSecond", perSec(bp)),
-		messages.Int("idleTimeMsPerSecond", perSec(span-busy-bp)),
+		messages.Int("busyTimeMsPerSecond", r.Busy),
+		messages.Int("backPressuredTimeMsPerSecond", r.BackPressured),
+		messages.Int("idleTimeMsPerSecond", r.Idle),
 		messages.Int("numRecordsIn", s.m.recordsIn), messages.Int("numRecordsOut", s.m.recordsOut),
 	}
 	if s.rp != nil {
@@ -837,6 +806,4 @@ func (s *Subtask) metrics(o *kernel.Out) {
 		}
 	}
 	o.Log(eventlog.KindTaskMetrics, fields...)
-	s.m.busyAcc, s.m.bpAcc = 0, 0
-	s.m.lastTick = now
 }
