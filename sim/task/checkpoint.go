@@ -6,7 +6,6 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -37,20 +36,12 @@ type subtaskCheckpoint struct {
 	epochOf        map[int64]int64
 	completedEpoch int64
 
-	// the exactly-once sink's transactions
-	txn          string // open transaction written into
-	precommitted []committable
-	lastKafka    vt.Time // delivery time of the last message to the broker, to keep them in order
+	lastKafka vt.Time // delivery time of the last message to the broker, to keep them in order
 
 	replayIn  []*messages.InFlightRecord // restored input channel state, processed first
 	resume    []bool                     // per channel: its producer blocked after an aligned barrier, to resume
 	beforeEnd []*messages.Buffer         // per channel: a barrier to queue before its EndOfPartition
 	lastAlign int64                      // alignment duration of the last completed alignment (ms)
-}
-
-type committable struct {
-	id         string
-	checkpoint int64
 }
 
 // pendingAck is an unaligned snapshot whose input channel state is not yet
@@ -61,7 +52,8 @@ type pendingAck struct {
 	delay vt.Time // upload time of the operator state
 }
 
-func (s *Subtask) exactlyOnce() bool { return s.hasSink && s.cfg.DeliveryGuarantee == "exactly-once" }
+// exactlyOnce reports whether the task writes to the sink in transactions.
+func (s *Subtask) exactlyOnce() bool { return s.w != nil && s.w.ExactlyOnce() }
 
 // initCheckpointing sets the barrier handler up and restores the state the
 // SubmitTask carries.
@@ -105,23 +97,10 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 			messages.Int("output_channel_records", int64(len(r.OutputChannelState))),
 			messages.Raw("committables", eventlog.JSONStrings(r.Committables)))
 	}
-	if s.exactlyOnce() {
+	if s.w != nil {
 		// KafkaSink recovery: commit what the restored checkpoint
-		// pre-committed, abort what later checkpoints of the old subtasks
-		// left open (TransactionAborter, from checkpoint 1 on a fresh
-		// start), then open the next transaction
-		next, oldP := int64(1), int(s.d.Parallelism)
-		if r != nil {
-			for _, id := range r.Committables {
-				s.txnRequest(o, messages.TxnRequest_COMMIT, id)
-			}
-			next, oldP = s.d.RestoreCheckpointId+1, int(s.d.RestoreParallelism)
-		}
-		for old := s.index; old < max(oldP, s.index+1); old += int(s.d.Parallelism) {
-			s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING,
-				Prefix: s.cfg.TransactionalIDPrefix, Subtask: int32(old), FromCheckpoint: next}})
-		}
-		s.beginTxn(o, next)
+		// pre-committed, abort what later checkpoints left open, begin
+		s.sendTxn(o, s.w.Init(r.GetCommittables(), s.d.RestoreCheckpointId, int(s.d.Parallelism), int(s.d.RestoreParallelism), r == nil))
 	}
 }
 
@@ -133,13 +112,12 @@ func (s *Subtask) sendKafka(o *kernel.Out, delay vt.Time, body messages.Body) {
 	o.SendAt(jobgraph.KafkaName, at, body)
 }
 
-func (s *Subtask) txnRequest(o *kernel.Out, op messages.TxnRequest_Op, id string) {
-	s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: op, TransactionalId: id}})
-}
-
-func (s *Subtask) beginTxn(o *kernel.Out, checkpointID int64) {
-	s.ck.txn = kafka.TransactionalID(s.cfg.TransactionalIDPrefix, s.index, checkpointID)
-	s.txnRequest(o, messages.TxnRequest_BEGIN, s.ck.txn)
+// sendTxn sends the sink writer's transaction requests to the broker, in
+// order.
+func (s *Subtask) sendTxn(o *kernel.Out, reqs []*messages.TxnRequest) {
+	for _, q := range reqs {
+		s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: q})
+	}
 }
 
 // flushSink sends the sink records of the slice so far, delay after now.
@@ -147,11 +125,7 @@ func (s *Subtask) flushSink(o *kernel.Out, delay vt.Time) {
 	if len(s.sinkOut) == 0 {
 		return
 	}
-	p := &messages.Produce{Topic: s.cfg.SinkTopic, Records: s.sinkOut}
-	if s.exactlyOnce() {
-		p.TransactionalId = s.ck.txn
-	}
-	s.sendKafka(o, delay, &messages.Envelope_Produce{Produce: p})
+	s.sendKafka(o, delay, &messages.Envelope_Produce{Produce: s.w.Produce(s.cfg.SinkTopic, s.sinkOut)})
 	s.sinkOut = nil
 }
 
@@ -385,9 +359,9 @@ func (s *Subtask) resumeConsumption(o *kernel.Out) {
 // exactly-once writer aborts the transaction it has open
 // (KafkaWriter.close), then the task is CANCELED and its TaskManager stops it.
 func (s *Subtask) cancel(o *kernel.Out) {
-	if s.exactlyOnce() && s.ck.txn != "" && !s.finishedAll {
+	if s.exactlyOnce() && !s.finishedAll {
 		s.sinkOut = nil
-		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
+		s.sendTxn(o, s.w.Abort())
 	}
 	s.setState(o, "CANCELED", "")
 }
@@ -511,12 +485,9 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	if s.hasSink && !s.finishedAll {
 		s.flushSink(o, sync)
 		if s.exactlyOnce() {
-			s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, c.txn)
-			c.precommitted = append(c.precommitted, committable{id: c.txn, checkpoint: id})
-			for _, p := range c.precommitted {
-				st.Committables = append(st.Committables, p.id)
-			}
-			s.beginTxn(o, id+1)
+			reqs, committables := s.w.PrepareCommit(id)
+			st.Committables = committables
+			s.sendTxn(o, reqs)
 		}
 	}
 	persistedRecords := int64(len(st.InputChannelState) + len(st.OutputChannelState))
@@ -622,15 +593,7 @@ func (s *Subtask) checkpointComplete(o *kernel.Out, id int64) {
 		}
 	}
 	if s.exactlyOnce() {
-		kept := c.precommitted[:0]
-		for _, p := range c.precommitted {
-			if p.checkpoint <= id {
-				s.txnRequest(o, messages.TxnRequest_COMMIT, p.id)
-				continue
-			}
-			kept = append(kept, p)
-		}
-		c.precommitted = kept
+		s.sendTxn(o, s.w.Commit(id))
 	}
 	if s.isSource && len(s.src.Splits()) > 0 {
 		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id, Offsets: s.src.Positions()}
@@ -666,7 +629,7 @@ func (s *Subtask) finishTask(o *kernel.Out) {
 		// KafkaWriter.close aborts the transaction still open (the one
 		// begun after the last snapshot)
 		s.flushSink(o, 0)
-		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
+		s.sendTxn(o, s.w.Abort())
 	}
 	if s.rp != nil {
 		s.rp.EndOfPartition()

@@ -75,6 +75,7 @@ type Subtask struct {
 	finalLogged   bool
 	m             taskMetrics
 	ck            subtaskCheckpoint // checkpoint.go
+	w             *kafka.Writer     // the KafkaSink's writer, when the chain ends in the sink
 }
 
 type taskMetrics struct {
@@ -88,6 +89,7 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 	for _, op := range d.Chain {
 		if len(op) > 5 && op[:5] == "Sink:" {
 			s.hasSink = true
+			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == "exactly-once")
 		}
 	}
 	return s
@@ -694,8 +696,7 @@ func (s *Subtask) maybeFinishGate(o *kernel.Out) {
 		// without checkpoints the sink commits at the end of its input
 		// (CommitterOperator.endInput)
 		s.flushSink(o, 0)
-		s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, s.ck.txn)
-		s.txnRequest(o, messages.TxnRequest_COMMIT, s.ck.txn)
+		s.sendTxn(o, s.w.EndInput())
 	}
 	s.finishTask(o)
 }
