@@ -30,11 +30,7 @@ type subtaskCheckpoint struct {
 	stopping   bool  // stop-with-savepoint: no more input after the savepoint's barrier
 	stopID     int64
 
-	// incremental snapshots: the snapshot epoch in which each key last changed
-	keyMod         map[string]int64
-	epoch          int64
-	epochOf        map[int64]int64
-	completedEpoch int64
+	changes *checkpoint.ChangeTracker // incremental snapshots: keys changed since the last completed checkpoint (nil: full snapshots)
 
 	lastKafka vt.Time // delivery time of the last message to the broker, to keep them in order
 
@@ -61,9 +57,8 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 	c := &s.ck
 	c.enabled = s.d.Checkpointing
 	if s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints {
-		c.keyMod = map[string]int64{} // changed keys, only where snapshots are incremental
+		c.changes = checkpoint.NewChangeTracker() // changed keys, only where snapshots are incremental
 	}
-	c.epochOf = map[int64]int64{}
 	if !s.isSource {
 		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: s.gate.NumChannels(),
 			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds()})
@@ -418,8 +413,8 @@ func (s *Subtask) onDataArrived(ci int, b *messages.Buffer) {
 
 // touch records that key's state changed (for incremental snapshots).
 func (s *Subtask) touch(key string) {
-	if s.ck.keyMod != nil {
-		s.ck.keyMod[key] = s.ck.epoch
+	if s.ck.changes != nil {
+		s.ck.changes.Touch(key)
 	}
 }
 
@@ -450,7 +445,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 		for k, sz := range sizes {
 			full += sz
 			entries++
-			if mod, ok := c.keyMod[k]; ok && mod >= c.completedEpoch {
+			if c.changes != nil && c.changes.Changed(k) {
 				changed += sz
 			}
 		}
@@ -474,8 +469,9 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	if !incremental {
 		changed = full
 	}
-	c.epoch++
-	c.epochOf[id] = c.epoch
+	if c.changes != nil {
+		c.changes.Snapshot(id)
+	}
 	if s.rp != nil {
 		for _, r := range s.rp.Barrier(b) {
 			st.OutputChannelState = append(st.OutputChannelState, &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value})
@@ -584,13 +580,8 @@ func kindName(k messages.CheckpointKind) string {
 // task waiting for its final checkpoint or stopping finishes.
 func (s *Subtask) checkpointComplete(o *kernel.Out, id int64) {
 	c := &s.ck
-	if e, ok := c.epochOf[id]; ok && e > c.completedEpoch {
-		c.completedEpoch = e
-	}
-	for k := range c.epochOf {
-		if k <= id {
-			delete(c.epochOf, k)
-		}
+	if c.changes != nil {
+		c.changes.Complete(id)
 	}
 	if s.exactlyOnce() {
 		s.sendTxn(o, s.w.Commit(id))
