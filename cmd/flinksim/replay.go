@@ -13,6 +13,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // header is the first line of a JSON event log, as far as replay needs it.
@@ -113,7 +114,7 @@ func replay(path string) (bool, string, error) {
 	spec.opt.LiveActions = live
 	if last.JobStatus == "INTERRUPTED" {
 		// the run was cut short at the summary's virtual time
-		spec.opt.StopAt = last.VT
+		spec.opt.StopAt = vt.Of(last.VT)
 	}
 	var out bytes.Buffer
 	if _, err := execute(spec, &out); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // FormatVersion is written in the header; replay refuses other versions.
@@ -127,26 +128,9 @@ func NewWriter(w io.Writer, console bool) *Writer {
 	return &Writer{log: zerolog.New(w)}
 }
 
-// FormatVT renders virtual microseconds as seconds with 6 decimals.
-func FormatVT(us int64) string {
-	neg := us < 0
-	if neg {
-		us = -us
-	}
-	s := strconv.FormatInt(us/1_000_000, 10) + "." + pad6(us%1_000_000) + "s"
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
-func pad6(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	for len(s) < 6 {
-		s = "0" + s
-	}
-	return s
-}
+// FormatVT renders virtual microseconds as seconds with 6 decimals
+// (vt.Time.String).
+func FormatVT(us int64) string { return vt.Of(us).String() }
 
 // Header writes the first line: format, program version, seed, every
 // setting (settings: key -> value; flink_defaults: key -> Flink's default

@@ -181,9 +181,9 @@ func (k *Kernel) Inject(e *messages.Envelope) (vt.Time, error) {
 	if k.ended || k.closing {
 		return 0, fmt.Errorf("kernel: the run has ended")
 	}
-	e.DeliverAt = max(e.DeliverAt, k.InjectTime())
+	e.DeliverAt = max(e.DeliverAt, k.InjectTime().Micros())
 	k.q.Push(e)
-	return e.DeliverAt, nil
+	return vt.Of(e.DeliverAt), nil
 }
 
 // Queued appends every envelope still in the queue (in no particular order)
@@ -381,13 +381,13 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	}
 	slices.Sort(names)
 	for i, n := range names {
-		k.q.Push(&messages.Envelope{DeliverAt: k.now, To: n, From: SchedulerName, SenderSeq: uint64(1<<40 + i), SentAt: k.now,
+		k.q.Push(&messages.Envelope{DeliverAt: k.now.Micros(), To: n, From: SchedulerName, SenderSeq: uint64(1<<40 + i), SentAt: k.now.Micros(),
 			Body: &messages.Envelope_EndOfRun{EndOfRun: &messages.EndOfRun{}}})
 	}
 }
 
 func (k *Kernel) log(t vt.Time, actor, kind string, fields ...*messages.Field) {
-	k.cfg.Log(&messages.LogEvent{Vt: t, Actor: actor, Kind: kind, Fields: fields})
+	k.cfg.Log(&messages.LogEvent{Vt: t.Micros(), Actor: actor, Kind: kind, Fields: fields})
 }
 
 func (k *Kernel) fail(actor string, t vt.Time, invariant, what string) {
