@@ -30,11 +30,15 @@ const SchedulerName = "scheduler"
 // UserName is the sender of user actions.
 const UserName = "user"
 
+// Kind names what a log event is; every line of the log carries one
+// (sim/eventlog lists them all).
+type Kind string
+
 // Event kinds the kernel logs itself (README.md, "The event log").
 const (
-	KindActionIgnored = "action_ignored" // a user action that could not be carried out
-	KindAction        = "action"         // a live user action, logged when it is delivered
-	KindFailure       = "failure"        // a broken invariant ended the run
+	KindActionIgnored Kind = "action_ignored" // a user action that could not be carried out
+	KindAction        Kind = "action"         // a live user action, logged when it is delivered
+	KindFailure       Kind = "failure"        // a broken invariant ended the run
 )
 
 // Forever is a pause time no envelope reaches: run to the end.
@@ -386,8 +390,8 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	}
 }
 
-func (k *Kernel) log(t vt.Time, actor, kind string, fields ...*messages.Field) {
-	k.cfg.Log(&messages.LogEvent{Vt: t.Micros(), Actor: actor, Kind: kind, Fields: fields})
+func (k *Kernel) log(t vt.Time, actor string, kind Kind, fields ...*messages.Field) {
+	k.cfg.Log(&messages.LogEvent{Vt: t.Micros(), Actor: actor, Kind: string(kind), Fields: fields})
 }
 
 func (k *Kernel) fail(actor string, t vt.Time, invariant, what string) {

@@ -88,9 +88,9 @@ func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
 }
 
 // Log records an event of this actor at the current virtual time.
-func (o *Out) Log(kind string, fields ...*messages.Field) {
+func (o *Out) Log(kind Kind, fields ...*messages.Field) {
 	o.logSeq++
-	o.events = append(o.events, &messages.LogEvent{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Kind: kind, Fields: fields})
+	o.events = append(o.events, &messages.LogEvent{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Kind: string(kind), Fields: fields})
 }
 
 // Spawn starts a new actor named name running c. The scheduler learns of it

@@ -114,7 +114,7 @@ type WindowView struct {
 // Inspect implements kernel.Inspector.
 func (s *Subtask) Inspect(now vt.Time) any {
 	v := &SubtaskView{Name: s.name, Task: jobgraph.BaseSubtaskName(s.name), Vertex: s.d.JobVertex, TaskName: s.d.TaskName,
-		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status,
+		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status.String(),
 		Chain: s.d.Chain, BusyTimeMsPerSecond: s.mb.Last().Busy, BackPressuredTimeMsPerSecond: s.mb.Last().BackPressured,
 		IdleTimeMsPerSecond: s.mb.Last().Idle, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
 		Backpressured: s.mb.Blocked(), KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
