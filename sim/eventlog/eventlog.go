@@ -49,6 +49,7 @@ const (
 	KindCheckpointFailed         Kind = "checkpoint_failed"
 	KindCheckpointSnapshot       Kind = "checkpoint_snapshot"         // a task took its snapshot
 	KindCheckpointDeclinedByTask Kind = "checkpoint_declined_by_task" // a task declined
+	KindCheckpointAckIgnored     Kind = "checkpoint_ack_ignored"      // an acknowledgement that did not count, with Flink's sentence
 	KindStateRestored            Kind = "state_restored"
 	KindOffsetsCommitted         Kind = "offsets_committed"
 	KindRescale                  Kind = "rescale"
