@@ -19,8 +19,9 @@ package tests
 // (kernel.Loop), and both runs must print the same bytes and write the same
 // event log: the scenario is a pure function of its script.
 //
-// Times: `10s`, `1500ms`, `2min` are Flink durations (config.ParseDuration);
-// the virtual clock starts at 0 when the cluster is created. Event times
+// Times: `10s`, `1500ms`, `2min` are Flink durations (config.ParseDuration),
+// and `10.0002s` a virtual time as the verbs print it; the virtual clock
+// starts at 0 when the cluster is created. Event times
 // (ts=) and watermarks are milliseconds, as Flink has them; Long.MIN_VALUE
 // and Long.MAX_VALUE print by name. Virtual times print as seconds (2.0026s).
 //
@@ -96,9 +97,13 @@ package tests
 //	channels
 //	    Every producer's ResultPartition (finished buffers queued per
 //	    subpartition, the output buffer pool, backpressure), then every
-//	    input channel: kind, credit, exclusive and floating buffers, buffers
-//	    in use, the producer's backlog, buffers queued in the gate, and
-//	    whether checkpoint alignment blocks it or its data is persisted.
+//	    input channel: a RemoteInputChannel's credit, exclusive and floating
+//	    buffers, buffers in use and the producer's last backlog; for every
+//	    channel the buffers queued in the gate, and whether checkpoint
+//	    alignment blocks it or its data is persisted for an unaligned
+//	    checkpoint. A LocalInputChannel shows no credit: in Flink it has
+//	    none (it reads the producer's buffers through its subpartition
+//	    view; only RemoteInputChannel.setup takes exclusive buffers).
 //	backpressure
 //	    Every subtask's busy, backpressured and idle ms per second of the
 //	    last metrics tick, rated as Flink's web UI does (OK <= 10%, LOW <=
@@ -119,10 +124,11 @@ package tests
 //	    failure reason), each task's snapshot, declined triggers and
 //	    restores.
 //	events KIND... [actor=NAME]
-//	    The log events of the kinds given since the last events verb with
-//	    the same arguments, one a line: virtual time, actor, fields. actor=
-//	    keeps one actor's (window-0 matches every attempt of it; a trailing
-//	    * matches a prefix).
+//	    The log events of the kinds given, each kind since it was last shown
+//	    (with the same actor=), one a line in log order: virtual time,
+//	    actor, (the kind, when several are asked for,) fields. actor= keeps
+//	    one actor's (window-0 matches every attempt of it; a trailing *
+//	    matches a prefix).
 //	in-flight [to=NAME] [from=NAME]
 //	    The messages queued in the scheduler now (timers left out), in
 //	    delivery order.
@@ -875,9 +881,14 @@ func (c *clusterScenario) channels() string {
 				fmt.Fprintf(&b, "%s/ch-%d: gone\n", v.Name, g.Index)
 				continue
 			}
-			kind := strings.TrimSuffix(ch.Kind, "InputChannel")
-			fmt.Fprintf(&b, "%s %s <- %s[%d]: credit %d, exclusive %d, floating %d, in use %d, backlog %d, queued %d",
-				ch.Name, kind, ch.Producer, ch.Subpartition, ch.Credit, ch.Exclusive, ch.Floating, ch.InUse, ch.Backlog, g.Queued)
+			if ch.Kind == "LocalInputChannel" {
+				// Flink's LocalInputChannel reads the producer's buffers
+				// through its subpartition view: no buffers, no credit
+				fmt.Fprintf(&b, "%s Local <- %s[%d]: queued %d", ch.Name, ch.Producer, ch.Subpartition, g.Queued)
+			} else {
+				fmt.Fprintf(&b, "%s Remote <- %s[%d]: credit %d, exclusive %d, floating %d, in use %d, backlog %d, queued %d",
+					ch.Name, ch.Producer, ch.Subpartition, ch.Credit, ch.Exclusive, ch.Floating, ch.InUse, ch.Backlog, g.Queued)
+			}
 			if g.Blocked {
 				b.WriteString(", blocked")
 			}
@@ -1072,7 +1083,11 @@ func (c *clusterScenario) checkpoints() string {
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
-	fmt.Fprintf(&b, "completed %d, failed %d, in progress %d\n", completed, failed, pending)
+	fmt.Fprintf(&b, "in the log: completed %d, failed %d, in progress %d\n", completed, failed, pending)
+	if cc := decodeView[actors.CheckpointCoordinatorView](c.views()[actors.CheckpointCoordinatorName]); cc != nil {
+		fmt.Fprintf(&b, "coordinator of %s: completed %d, failed %d, in progress %d, latest completed %d, latest savepoint %d\n",
+			cc.JobID, cc.Completed, cc.Failed, cc.InProgress, cc.Latest, cc.Savepoint)
+	}
 	return b.String()
 }
 
@@ -1109,15 +1124,19 @@ func (c *clusterScenario) eventsVerb(t *testing.T, d *datadriven.TestData, args 
 	if len(kinds) == 0 {
 		t.Fatalf("%s: events needs at least one kind, e.g. events window_fired", d.Pos)
 	}
-	key := d.CmdArgs[0].String()
-	for _, a := range d.CmdArgs[1:] {
-		key += " " + a.String()
+	// each kind (with the actor filter) has its own cursor
+	from := map[string]int{}
+	for _, k := range kinds {
+		from[k] = c.cursors[k+"|"+actor]
+		c.cursors[k+"|"+actor] = len(c.events)
 	}
-	from := c.cursors[key]
-	c.cursors[key] = len(c.events)
+	start := len(c.events)
+	for _, n := range from {
+		start = min(start, n)
+	}
 	var b strings.Builder
-	for _, ev := range c.events[from:] {
-		if !slices.Contains(kinds, ev.Kind) || (actor != "" && !actorMatches(ev.Actor, actor)) {
+	for i, ev := range c.events[start:] {
+		if n, ok := from[ev.Kind]; !ok || start+i < n || (actor != "" && !actorMatches(ev.Actor, actor)) {
 			continue
 		}
 		if len(kinds) == 1 {
@@ -1198,11 +1217,20 @@ func fmtWm(ms int64) string {
 	return strconv.FormatInt(ms, 10)
 }
 
-// parseVirtual reads a Flink duration as virtual µs since the start.
+// parseVirtual reads a Flink duration (10s, 1500ms, 2min, 200µs) or a
+// virtual time as the verbs print it (10.0002s) as virtual µs since the
+// start.
 func parseVirtual(t *testing.T, d *datadriven.TestData, s string) vt.Time {
+	if secs, frac, ok := strings.Cut(strings.TrimSuffix(s, "s"), "."); ok && strings.HasSuffix(s, "s") && len(frac) <= 6 {
+		whole, err1 := strconv.ParseInt(secs, 10, 64)
+		part, err2 := strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64)
+		if err1 == nil && err2 == nil && whole >= 0 && part >= 0 {
+			return whole*1_000_000 + part
+		}
+	}
 	dur, err := config.ParseDuration(s)
 	if err != nil || dur < 0 {
-		t.Fatalf("%s: %q is not a duration (10s, 1500ms, 2min): %v", d.Pos, s, err)
+		t.Fatalf("%s: %q is not a duration (10s, 1500ms, 2min, 10.0002s): %v", d.Pos, s, err)
 	}
 	if dur%time.Microsecond != 0 {
 		t.Fatalf("%s: %q is finer than a virtual µs", d.Pos, s)
