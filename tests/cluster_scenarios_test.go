@@ -85,6 +85,10 @@ package tests
 //	    Every job seen with its last status, then the current job: its
 //	    JobGraph (vertices, edges), and each TaskManager slot with its
 //	    allocation and the subtasks sharing it.
+//
+// Once the run has ended (the job reached a terminal status) there are no
+// actors to inspect: the verbs that read views say so; events and
+// checkpoints, which read the log, go on.
 //	state TASK...
 //	    A subtask by name (window-0 means its current attempt): a window or
 //	    process subtask's key-group range, watermark, and each key with its
@@ -225,6 +229,12 @@ func (c *clusterScenario) dispatch(t *testing.T, d *datadriven.TestData) string 
 	}
 	if c.s == nil {
 		t.Fatalf("%s: %s before cluster", d.Pos, d.Cmd)
+	}
+	switch d.Cmd {
+	case "state", "watermarks", "channels", "backpressure", "kafka", "output", "in-flight":
+		if st := c.s.Status(); st.Ended {
+			return fmt.Sprintf("the run ended at %s: no actor to inspect", fmtVT(st.Now))
+		}
 	}
 	var out string
 	switch d.Cmd {
@@ -688,6 +698,10 @@ func (c *clusterScenario) jobs() string {
 			fmt.Fprintf(&b, " (%s)", js.Cause)
 		}
 		b.WriteString("\n")
+	}
+	if st := c.s.Status(); st.Ended {
+		fmt.Fprintf(&b, "the run ended at %s: no actor to inspect\n", fmtVT(st.Now))
+		return b.String()
 	}
 	views := c.views()
 	jm := decodeView[actors.JobManagerView](views[actors.JobManagerName])
