@@ -93,7 +93,10 @@ package tests
 //	    A subtask by name (window-0 means its current attempt): a window or
 //	    process subtask's key-group range, watermark, and each key with its
 //	    key group and its windows (aggregate, firings, when it fires and is
-//	    cleaned up) or its ValueState; a source subtask's splits.
+//	    cleaned up) or its ValueState (the count, its last write and, with a
+//	    TTL, when it expires, as virtual times: the processing-time clock is
+//	    the virtual clock); a source subtask's splits with their offsets and
+//	    watermarks.
 //	watermarks
 //	    Every subtask: the watermark of each input (a source's splits, a
 //	    gate's input channels), IDLE marks, and the subtask's combined
@@ -792,14 +795,24 @@ func (c *clusterScenario) state(name string) string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, ", key groups %d-%d, watermark %s, %d key(s), %d window(s), %d late record(s) dropped\n",
-		v.KeyGroupStart, v.KeyGroupEnd, fmtWm(v.Watermark), v.Keys, v.Windows, v.LateDropped)
+	if c.cfg.Operator == "process" {
+		fmt.Fprintf(&b, ", key groups %d-%d, watermark %s, %d key(s)\n", v.KeyGroupStart, v.KeyGroupEnd, fmtWm(v.Watermark), v.Keys)
+	} else {
+		fmt.Fprintf(&b, ", key groups %d-%d, watermark %s, %d key(s), %d window(s), %d late record(s) dropped\n",
+			v.KeyGroupStart, v.KeyGroupEnd, fmtWm(v.Watermark), v.Keys, v.Windows, v.LateDropped)
+	}
 	for _, k := range v.KeyedState {
 		fmt.Fprintf(&b, "  %s (key group %d)", k.Key, k.KeyGroup)
 		if len(k.Windows) == 0 {
-			fmt.Fprintf(&b, ": count=%d last write %d ms", k.Count, k.LastMs)
+			// ValueState: times are processing time, shown as the virtual
+			// time they correspond to
+			fmt.Fprintf(&b, ": count=%d, last write at %s", k.Count, fmtVT((k.LastMs-actors.GeneratorEpochMillis)*1000))
 			if k.TTLMs > 0 {
-				fmt.Fprintf(&b, ", expires at %d ms", k.LastMs+k.TTLMs)
+				expiry := k.LastMs + k.TTLMs
+				fmt.Fprintf(&b, ", expires at %s", fmtVT((expiry-actors.GeneratorEpochMillis)*1000))
+				if nowMs := actors.GeneratorEpochMillis + c.s.Status().Now/1000; expiry <= nowMs {
+					b.WriteString(" (expired)")
+				}
 			}
 			b.WriteString("\n")
 			continue
