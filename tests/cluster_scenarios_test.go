@@ -20,10 +20,10 @@ package tests
 // event log: the scenario is a pure function of its script.
 //
 // Times: `10s`, `1500ms`, `2min` are Flink durations (config.ParseDuration),
-// and `10.0002s` a virtual time as the verbs print it; the virtual clock
-// starts at 0 when the cluster is created. Event times
+// and `10.0002s` a virtual time as the verbs print it (seconds, to the µs);
+// the virtual clock starts at 0 when the cluster is created. Event times
 // (ts=) and watermarks are milliseconds, as Flink has them; Long.MIN_VALUE
-// and Long.MAX_VALUE print by name. Virtual times print as seconds (2.0026s).
+// and Long.MAX_VALUE print by name.
 //
 // An unknown verb, an unknown or leftover argument, or a malformed value
 // fails the test. What the simulator refuses (a setting, an action, an
@@ -36,7 +36,7 @@ package tests
 //
 //	cluster [tms=N] [slots=N] [parallelism=N] [partitions=N] [rate=R] [KEY=VALUE ...]
 //	    Creates the session, paused at virtual time 0 (the job is submitted
-//	    a few µs later). tms is sim.taskmanagers, slots
+//	    4 network latencies + 1 ms later, once the TaskManagers registered). tms is sim.taskmanagers, slots
 //	    taskmanager.numberOfTaskSlots, parallelism parallelism.default,
 //	    partitions job.source.partitions, rate sim.source.rate; any other
 //	    KEY is a setting as `flinksim settings` lists it (a value with a
@@ -85,10 +85,6 @@ package tests
 //	    Every job seen with its last status, then the current job: its
 //	    JobGraph (vertices, edges), and each TaskManager slot with its
 //	    allocation and the subtasks sharing it.
-//
-// Once the run has ended (the job reached a terminal status) there are no
-// actors to inspect: the verbs that read views say so; events and
-// checkpoints, which read the log, go on.
 //	state TASK...
 //	    A subtask by name (window-0 means its current attempt): a window or
 //	    process subtask's key-group range, watermark, and each key with its
@@ -129,7 +125,8 @@ package tests
 //	    Every checkpoint and savepoint so far from the log: kind, trigger,
 //	    how it ended (duration, sizes, alignment, source offsets; or Flink's
 //	    failure reason), each task's snapshot, declined triggers and
-//	    restores.
+//	    restores; then the CheckpointCoordinator's own counts for the
+//	    current job (its view).
 //	events KIND... [actor=NAME]
 //	    The log events of the kinds given, each kind since it was last shown
 //	    (with the same actor=), one a line in log order: virtual time,
@@ -138,7 +135,11 @@ package tests
 //	    matches a prefix).
 //	in-flight [to=NAME] [from=NAME]
 //	    The messages queued in the scheduler now (timers left out), in
-//	    delivery order.
+//	    delivery order, with the time each was sent.
+//
+// Once the run has ended (the job reached a terminal status, or the
+// cluster gave up) there is no actor left to inspect: the verbs that read
+// views say so, while events and checkpoints, which read the log, go on.
 
 import (
 	"bytes"
@@ -198,7 +199,7 @@ type clusterScenario struct {
 	s          *cluster.Session
 	log        bytes.Buffer
 	events     []*messages.LogEvent // every event logged so far, in log order
-	cursors    map[string]int       // events verb arguments -> events already shown
+	cursors    map[string]int       // "kind|actor=" of the events verb -> events already looked at
 	problems   int                  // action_ignored and failure events already reported
 	transcript strings.Builder      // every command and its output, for the second run
 }
@@ -234,20 +235,16 @@ func (c *clusterScenario) dispatch(t *testing.T, d *datadriven.TestData) string 
 		t.Fatalf("%s: %s before cluster", d.Pos, d.Cmd)
 	}
 	switch d.Cmd {
-	case "state", "watermarks", "channels", "backpressure", "kafka", "output", "in-flight":
-		if st := c.s.Status(); st.Ended {
-			return fmt.Sprintf("the run ended at %s: no actor to inspect", fmtVT(st.Now))
-		}
-	}
-	var out string
-	switch d.Cmd {
+	// moving time
 	case "run-until", "run-for":
 		at := parseVirtual(t, d, args.positional())
+		args.done()
+		now := c.s.Status().Now
 		if d.Cmd == "run-for" {
-			at += c.s.Status().Now
+			at += now
 		}
-		if at < c.s.Status().Now {
-			return fmt.Sprintf("error: %s is in the past (the run is at %s)", fmtVT(at), fmtVT(c.s.Status().Now))
+		if at < now {
+			return fmt.Sprintf("error: %s is in the past (the run is at %s)", fmtVT(at), fmtVT(now))
 		}
 		c.s.RunUntil(at)
 		return c.afterRun()
@@ -260,31 +257,32 @@ func (c *clusterScenario) dispatch(t *testing.T, d *datadriven.TestData) string 
 			}
 			n = v
 		}
+		args.done()
 		return c.step(n)
+
+	// acting
 	case "produce":
 		return c.produce(t, d)
 	case "kill":
-		out = c.act("kill-taskmanager " + args.positional())
-	case "trigger-checkpoint", "savepoint", "stop-with-savepoint":
+		tm := args.positional()
 		args.done()
-		verb := map[string]string{"savepoint": "trigger-savepoint"}[d.Cmd]
-		if verb == "" {
-			verb = d.Cmd
-		}
-		out = c.act(verb)
-	case "rescale":
-		text := "rescale"
+		return c.act("kill-taskmanager " + tm)
+	case "trigger-checkpoint", "stop-with-savepoint":
+		args.done()
+		return c.act(d.Cmd)
+	case "savepoint":
+		args.done()
+		return c.act("trigger-savepoint")
+	case "rescale", "set", "pause-partition", "resume-partition":
+		// the action's own parser checks the arguments and says what is
+		// wrong
+		text := d.Cmd
 		for _, a := range d.CmdArgs {
 			text += " " + a.String()
 		}
 		return c.act(text)
-	case "set":
-		if len(d.CmdArgs) != 1 || len(d.CmdArgs[0].Vals) != 1 {
-			t.Fatalf("%s: set takes one KEY=VALUE", d.Pos)
-		}
-		return c.act("set " + d.CmdArgs[0].String())
-	case "pause-partition", "resume-partition":
-		out = c.act(d.Cmd + " " + args.positional())
+
+	// looking
 	case "jobs":
 		args.done()
 		return c.jobs()
@@ -292,47 +290,61 @@ func (c *clusterScenario) dispatch(t *testing.T, d *datadriven.TestData) string 
 		if len(d.CmdArgs) == 0 {
 			t.Fatalf("%s: state needs a subtask, e.g. state window-0", d.Pos)
 		}
-		var parts []string
+		var names []string
 		for _, a := range d.CmdArgs {
 			if len(a.Vals) != 0 {
 				t.Fatalf("%s: state takes subtask names, not %s", d.Pos, a)
 			}
-			parts = append(parts, c.state(a.Key))
+			names = append(names, a.Key)
 		}
-		return strings.Join(parts, "\n")
+		return c.inspecting(func() string {
+			var parts []string
+			for _, n := range names {
+				parts = append(parts, c.state(n))
+			}
+			return strings.Join(parts, "\n")
+		})
 	case "watermarks":
 		args.done()
-		return c.watermarks()
+		return c.inspecting(c.watermarks)
 	case "channels":
 		args.done()
-		return c.channels()
+		return c.inspecting(c.channels)
 	case "backpressure":
 		args.done()
-		return c.backpressure()
+		return c.inspecting(c.backpressure)
 	case "kafka":
 		args.done()
-		return c.kafka()
+		return c.inspecting(c.kafka)
 	case "output":
 		which := args.positional()
+		args.done()
 		if which != "committed" && which != "uncommitted" && which != "all" {
 			t.Fatalf("%s: output committed|uncommitted|all, not %q", d.Pos, which)
 		}
-		return c.output(which)
+		return c.inspecting(func() string { return c.output(which) })
+	case "in-flight":
+		to, _ := args.str("to")
+		from, _ := args.str("from")
+		args.done()
+		return c.inspecting(func() string { return c.inFlight(to, from) })
 	case "checkpoints":
 		args.done()
 		return c.checkpoints()
 	case "events":
 		return c.eventsVerb(t, d, args)
-	case "in-flight":
-		to, _ := args.str("to")
-		from, _ := args.str("from")
-		args.done()
-		return c.inFlight(to, from)
-	default:
-		t.Fatalf("%s: unknown verb %q", d.Pos, d.Cmd)
 	}
-	args.done()
-	return out
+	t.Fatalf("%s: unknown verb %q", d.Pos, d.Cmd)
+	return ""
+}
+
+// inspecting runs a verb that reads the actors' views, or says that the
+// run is over and there is nothing to read.
+func (c *clusterScenario) inspecting(f func() string) string {
+	if st := c.s.Status(); st.Ended {
+		return fmt.Sprintf("the run ended at %s: no actor to inspect", fmtVT(st.Now))
+	}
+	return f()
 }
 
 // ---- building ------------------------------------------------------------
@@ -1278,4 +1290,3 @@ func fieldStr(ev *messages.LogEvent, key string) string { return fieldOf(ev, key
 func fieldInt(ev *messages.LogEvent, key string) int64  { return fieldOf(ev, key).GetInt() }
 func fieldBool(ev *messages.LogEvent, key string) bool  { return fieldOf(ev, key).GetBool() }
 func fieldRaw(ev *messages.LogEvent, key string) string { return fieldOf(ev, key).GetRawJson() }
-
