@@ -156,13 +156,18 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/jobmaster"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/resourcemanager"
+	"github.com/flinksim/flinksim/sim/task"
+	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -666,14 +671,14 @@ func decodeView[V any](raw json.RawMessage) *V {
 
 // subtasks returns the views of the current job's subtasks in deployment
 // order.
-func (c *clusterScenario) subtasks(views map[string]json.RawMessage) []*actors.SubtaskView {
-	jm := decodeView[actors.JobManagerView](views[actors.JobManagerName])
-	var out []*actors.SubtaskView
+func (c *clusterScenario) subtasks(views map[string]json.RawMessage) []*task.SubtaskView {
+	jm := decodeView[jobmaster.JobMasterView](views[jobgraph.JobManagerName])
+	var out []*task.SubtaskView
 	if jm == nil {
 		return nil
 	}
 	for _, tl := range jm.Tasks {
-		if v := decodeView[actors.SubtaskView](views[tl.Name]); v != nil {
+		if v := decodeView[task.SubtaskView](views[tl.Name]); v != nil {
 			out = append(out, v)
 		}
 	}
@@ -683,7 +688,7 @@ func (c *clusterScenario) subtasks(views map[string]json.RawMessage) []*actors.S
 // resolve finds the actor a name means: itself, or the current attempt of
 // a subtask named without its attempt.
 func (c *clusterScenario) resolve(views map[string]json.RawMessage, name string) string {
-	if jm := decodeView[actors.JobManagerView](views[actors.JobManagerName]); jm != nil {
+	if jm := decodeView[jobmaster.JobMasterView](views[jobgraph.JobManagerName]); jm != nil {
 		for _, tl := range jm.Tasks {
 			if tl.Name == name || jobgraph.BaseSubtaskName(tl.Name) == name {
 				return tl.Name
@@ -719,7 +724,7 @@ func (c *clusterScenario) jobs() string {
 		return b.String()
 	}
 	views := c.views()
-	jm := decodeView[actors.JobManagerView](views[actors.JobManagerName])
+	jm := decodeView[jobmaster.JobMasterView](views[jobgraph.JobManagerName])
 	if jm == nil {
 		b.WriteString("no JobManager\n")
 		return b.String()
@@ -757,7 +762,7 @@ func (c *clusterScenario) jobs() string {
 		return x - y
 	})
 	for _, name := range tms {
-		tm := decodeView[actors.TaskManagerView](views[name])
+		tm := decodeView[taskexecutor.TaskExecutorView](views[name])
 		for i, a := range tm.Slots {
 			if a == "" {
 				fmt.Fprintf(&b, "  %s slot %d: free\n", name, i)
@@ -773,7 +778,7 @@ func (c *clusterScenario) jobs() string {
 			fmt.Fprintf(&b, "  %s slot %d %s: %s\n", name, i, a, strings.Join(ts, ", "))
 		}
 	}
-	if rm := decodeView[actors.ResourceManagerView](views[actors.ResourceManagerName]); rm != nil {
+	if rm := decodeView[resourcemanager.ResourceManagerView](views[jobgraph.ResourceManagerName]); rm != nil {
 		fmt.Fprintf(&b, "  resourcemanager: %d task manager(s) registered (%s), %d free slot(s)\n",
 			len(rm.TaskManagers), strings.Join(rm.TaskManagers, ", "), rm.FreeSlots)
 	}
@@ -783,7 +788,7 @@ func (c *clusterScenario) jobs() string {
 func (c *clusterScenario) state(name string) string {
 	views := c.views()
 	actor := c.resolve(views, name)
-	v := decodeView[actors.SubtaskView](views[actor])
+	v := decodeView[task.SubtaskView](views[actor])
 	if v == nil {
 		return fmt.Sprintf("error: no subtask %s", name)
 	}
@@ -818,11 +823,11 @@ func (c *clusterScenario) state(name string) string {
 		if len(k.Windows) == 0 {
 			// ValueState: times are processing time, shown as the virtual
 			// time they correspond to
-			fmt.Fprintf(&b, ": count=%d, last write at %s", k.Count, fmtVT((k.LastMs-actors.GeneratorEpochMillis)*1000))
+			fmt.Fprintf(&b, ": count=%d, last write at %s", k.Count, fmtVT((k.LastMs-kafka.GeneratorEpochMillis)*1000))
 			if k.TTLMs > 0 {
 				expiry := k.LastMs + k.TTLMs
-				fmt.Fprintf(&b, ", expires at %s", fmtVT((expiry-actors.GeneratorEpochMillis)*1000))
-				if nowMs := actors.GeneratorEpochMillis + c.s.Status().Now/1000; expiry <= nowMs {
+				fmt.Fprintf(&b, ", expires at %s", fmtVT((expiry-kafka.GeneratorEpochMillis)*1000))
+				if nowMs := kafka.GeneratorEpochMillis + c.s.Status().Now/1000; expiry <= nowMs {
 					b.WriteString(" (expired)")
 				}
 			}
@@ -853,7 +858,7 @@ func (c *clusterScenario) aggregate(count int64, value float64) string {
 	return fmt.Sprintf("%s=%s count=%d", c.cfg.Aggregate, strconv.FormatFloat(value, 'f', -1, 64), count)
 }
 
-func splitFlags(sp actors.SplitView) string {
+func splitFlags(sp task.SplitView) string {
 	var f []string
 	if sp.Idle {
 		f = append(f, "IDLE")
@@ -915,7 +920,7 @@ func (c *clusterScenario) channels() string {
 	}
 	for _, v := range subtasks {
 		for _, g := range v.Inputs {
-			ch := decodeView[actors.InputChannelView](views[jobgraph.ChannelName(v.Name, g.Index)])
+			ch := decodeView[exchange.InputChannelView](views[jobgraph.ChannelName(v.Name, g.Index)])
 			if ch == nil {
 				fmt.Fprintf(&b, "%s/ch-%d: gone\n", v.Name, g.Index)
 				continue
@@ -960,7 +965,7 @@ func (c *clusterScenario) backpressure() string {
 }
 
 func (c *clusterScenario) kafka() string {
-	k := decodeView[actors.KafkaView](c.views()[actors.KafkaName])
+	k := decodeView[kafka.KafkaView](c.views()[jobgraph.KafkaName])
 	if k == nil {
 		return "error: no broker"
 	}
@@ -979,7 +984,7 @@ func (c *clusterScenario) kafka() string {
 }
 
 func (c *clusterScenario) output(which string) string {
-	k := decodeView[actors.KafkaView](c.views()[actors.KafkaName])
+	k := decodeView[kafka.KafkaView](c.views()[jobgraph.KafkaName])
 	if k == nil {
 		return "error: no broker"
 	}
@@ -1123,7 +1128,7 @@ func (c *clusterScenario) checkpoints() string {
 		b.WriteString(l + "\n")
 	}
 	fmt.Fprintf(&b, "in the log: completed %d, failed %d, in progress %d\n", completed, failed, pending)
-	if cc := decodeView[actors.CheckpointCoordinatorView](c.views()[actors.CheckpointCoordinatorName]); cc != nil {
+	if cc := decodeView[checkpoint.CheckpointCoordinatorView](c.views()[jobgraph.CheckpointCoordinatorName]); cc != nil {
 		fmt.Fprintf(&b, "coordinator of %s: completed %d, failed %d, in progress %d, latest completed %d, latest savepoint %d\n",
 			cc.JobID, cc.Completed, cc.Failed, cc.InProgress, cc.Latest, cc.Savepoint)
 	}

@@ -1,18 +1,22 @@
-package actors
+package taskexecutor
 
 import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/task"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// TaskManager is one TaskExecutor: it owns a fixed number of slots, registers
+// TaskExecutor is one TaskManager process's TaskExecutor: it owns a fixed number of slots, registers
 // them with the ResourceManager, offers allocated slots to the JobManager and
 // runs the subtasks deployed into them
 // (org.apache.flink.runtime.taskexecutor.TaskExecutor,
 // TaskManagerConfiguration.fromConfiguration, TaskExecutorResourceUtils).
-type TaskManager struct {
+type TaskExecutor struct {
 	name     string // set at Start
 	cfg      *config.Config
 	numSlots int
@@ -24,9 +28,9 @@ type TaskManager struct {
 	killed   bool
 }
 
-// NewTaskManager returns the TaskManager component. A configured slot count
+// New returns the TaskManager component. A configured slot count
 // of -1 is read as 1, as TaskManagerConfiguration.fromConfiguration does.
-func NewTaskManager(cfg *config.Config) *TaskManager {
+func New(cfg *config.Config) *TaskExecutor {
 	n := cfg.NumberOfTaskSlots
 	if n == -1 {
 		n = 1
@@ -38,7 +42,7 @@ func NewTaskManager(cfg *config.Config) *TaskManager {
 	total := &messages.ResourceProfile{CpuCores: cpu, TaskHeapBytes: cfg.TaskHeapBytes,
 		TaskOffHeapBytes: cfg.TaskOffHeapBytes, ManagedMemoryBytes: cfg.ManagedMemoryBytes,
 		NetworkMemoryBytes: cfg.NetworkMemoryBytes}
-	return &TaskManager{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n)}
+	return &TaskExecutor{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n)}
 }
 
 // DefaultSlotProfile divides a TaskManager's total resources into numSlots
@@ -53,13 +57,13 @@ func DefaultSlotProfile(total *messages.ResourceProfile, numSlots int) *messages
 
 // ProfileJSON renders a resource profile for the log.
 func ProfileJSON(p *messages.ResourceProfile) string {
-	return `{"cpu_cores":` + ftoa(p.CpuCores) + `,"task_heap_bytes":` + itoa(p.TaskHeapBytes) +
-		`,"task_off_heap_bytes":` + itoa(p.TaskOffHeapBytes) + `,"managed_memory_bytes":` + itoa(p.ManagedMemoryBytes) +
-		`,"network_memory_bytes":` + itoa(p.NetworkMemoryBytes) + `}`
+	return `{"cpu_cores":` + eventlog.Ftoa(p.CpuCores) + `,"task_heap_bytes":` + eventlog.Itoa(p.TaskHeapBytes) +
+		`,"task_off_heap_bytes":` + eventlog.Itoa(p.TaskOffHeapBytes) + `,"managed_memory_bytes":` + eventlog.Itoa(p.ManagedMemoryBytes) +
+		`,"network_memory_bytes":` + eventlog.Itoa(p.NetworkMemoryBytes) + `}`
 }
 
 // Receive implements Component.
-func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
+func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		t.name = o.Name()
@@ -68,11 +72,11 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)))
 		reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: "akka://flink@" + o.Name() + ":6122",
 			DataPort: 0, NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
-		o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", ResourceManagerName),
+		o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
 			messages.Int("num_slots", int64(t.numSlots)),
 			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)),
 			messages.Raw("total_resource_profile", ProfileJSON(t.total)))
-		o.Send(ResourceManagerName, rpcLatency(t.cfg), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
+		o.Send(jobgraph.ResourceManagerName, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
 	case *messages.Envelope_RegistrationResponse:
 		o.Log(eventlog.KindRegistrationResponse, messages.Bool("success", b.RegistrationResponse.Success))
 	case *messages.Envelope_RequestSlot:
@@ -80,7 +84,7 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 		t.slots[m.SlotIndex] = m.AllocationId
 		o.Log(eventlog.KindOfferSlots, messages.Str("job_manager", m.JobManager), messages.Int("slot", int64(m.SlotIndex)),
 			messages.Str("allocation_id", m.AllocationId))
-		o.Send(m.JobManager, rpcLatency(t.cfg), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
+		o.Send(m.JobManager, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
 			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
 	case *messages.Envelope_SlotOfferResponse:
 	case *messages.Envelope_Action:
@@ -94,7 +98,7 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 		o.Stop(o.Name())
 		return
 	case *messages.Envelope_HeartbeatRequest:
-		o.Send(env.From, rpcLatency(t.cfg), &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{
+		o.Send(env.From, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{
 			TaskManagerId: o.Name()}})
 	case *messages.Envelope_CancelTask:
 		// the task closes its operators first and reports CANCELED; the
@@ -111,7 +115,7 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "CANCELED"))
 			t.stopTask(o, m.ExecutionId)
 		}
-		o.Send(JobManagerName, rpcLatency(t.cfg), b)
+		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Int("tasks_deployed", int64(len(t.tasks))))
 	}
@@ -119,7 +123,7 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 
 // deploy starts a subtask and, when it reads from an InputGate, one
 // InputChannel actor per producer subtask.
-func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
+func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 	t.tasks = append(t.tasks, m.ExecutionId)
 	t.children[m.ExecutionId] = nil
 	cfg := t.cfg
@@ -134,7 +138,7 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 		}
 		cfg = &c
 	}
-	o.Spawn(m.ExecutionId, NewSubtask(cfg, m, o.Name()))
+	o.Spawn(m.ExecutionId, task.NewSubtask(cfg, m, o.Name()))
 	o.Send(m.ExecutionId, 0, start())
 	if g := m.InputGate; g != nil {
 		// the subpartition this subtask reads of each producer: its own
@@ -148,7 +152,7 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
 			t.children[m.ExecutionId] = append(t.children[m.ExecutionId], name)
-			o.Spawn(name, NewInputChannel(cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
+			o.Spawn(name, exchange.NewInputChannel(cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
 			o.Send(name, 0, start())
 		}
 	}
@@ -157,7 +161,7 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 }
 
 // stopTask stops a subtask and its input channels.
-func (t *TaskManager) stopTask(o *Out, name string) {
+func (t *TaskExecutor) stopTask(o *kernel.Out, name string) {
 	ch, ok := t.children[name]
 	if !ok {
 		return
@@ -167,4 +171,24 @@ func (t *TaskManager) stopTask(o *Out, name string) {
 	for _, c := range ch {
 		o.Stop(c)
 	}
+}
+
+func start() messages.Body { return &messages.Envelope_Start{Start: &messages.Start{}} }
+
+// DeadLetter is the scheduler's rule for an envelope to an actor that is
+// gone (kernel.Config.DeadLetter): a task submitted to a dead TaskManager
+// never starts, nor do its input channels, so what is later sent to them is
+// lost too rather than sent to an unknown actor.
+func DeadLetter(e *messages.Envelope) []string {
+	st, ok := e.Body.(*messages.Envelope_SubmitTask)
+	if !ok {
+		return nil
+	}
+	gone := []string{st.SubmitTask.ExecutionId}
+	if g := st.SubmitTask.InputGate; g != nil {
+		for i := range g.Producers {
+			gone = append(gone, jobgraph.ChannelName(st.SubmitTask.ExecutionId, i))
+		}
+	}
+	return gone
 }

@@ -1,4 +1,4 @@
-package actors
+package kafka
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
-	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -29,21 +29,21 @@ type parkedFetch struct {
 	req  *messages.Fetch
 }
 
-// Kafka is the broker: the source topic (filled by the built-in generator or
+// Broker is the Kafka broker: the source topic (filled by the built-in generator or
 // from an events file), the sink topic with its transaction coordinator (the
-// exactly-once KafkaSink's transactions, kafka.TxnLog), fetches with
+// exactly-once KafkaSink's transactions, TxnLog), fetches with
 // fetch.max.wait.ms long polling, and ListOffsets for the source enumerator.
 // Produce and TxnRequest envelopes are handled in arrival order; the broker
 // never answers them.
-type Kafka struct {
+type Broker struct {
 	cfg        *config.Config
 	committed  map[int32]int64   // the consumer group's committed offset per source partition
 	owner      map[string]string // transactional id -> the producer (subtask) that began its latest transaction
 	txnTimers  int64             // transaction timeout timers set so far
 	txnBegun   map[string]int64  // transactional id -> timer of its latest transaction
 	txnTimerID map[int64]string  // timer -> transactional id
-	source     *kafka.Topic
-	sink       *kafka.TxnLog
+	source     *Topic
+	sink       *TxnLog
 	events     []events.Record // nil: use the generator
 	pending    []int           // event-time pace: indexes into events, in append order
 	appendAt   []vt.Time       // their append times
@@ -62,29 +62,29 @@ type Kafka struct {
 	haveTs     bool
 }
 
-// NewKafka returns the broker. With evs non-nil the source topic holds those
+// NewBroker returns the broker. With evs non-nil the source topic holds those
 // records (all at start, or paced by event time); otherwise the generator
 // appends sim.source.rate records per virtual second.
-func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
-	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
-		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
+func NewBroker(cfg *config.Config, evs []events.Record) *Broker {
+	return &Broker{cfg: cfg, events: evs, source: NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
+		sink: NewTxnLog(NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
 		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{},
 		paused: make([]bool, cfg.SourcePartitions), held: make([][]int, cfg.SourcePartitions)}
 }
 
 // SinkTopic is the sink topic with every record appended, whatever its
 // transaction's state (a read_uncommitted consumer's view).
-func (k *Kafka) SinkTopic() *kafka.Topic { return k.sink.Topic() }
+func (k *Broker) SinkTopic() *Topic { return k.sink.Topic() }
 
 // SinkLog is the sink topic with its transactions, for what a consumer of a
 // given isolation level sees after the run.
-func (k *Kafka) SinkLog() *kafka.TxnLog { return k.sink }
+func (k *Broker) SinkLog() *TxnLog { return k.sink }
 
 // SourceTopic is the source topic.
-func (k *Kafka) SourceTopic() *kafka.Topic { return k.source }
+func (k *Broker) SourceTopic() *Topic { return k.source }
 
 // Receive implements Component.
-func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
+func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		k.start(o)
@@ -109,7 +109,7 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 		if m.Topic == k.cfg.SinkTopic && m.Topic != k.cfg.SourceTopic {
 			// the sink topic's end: where a new consumer at latest starts
 			res.Offsets = []*messages.PartitionOffset{{Partition: 0, Offset: k.sink.Topic().EndOffset(0)}}
-			o.Send(env.From, rpcLatency(k.cfg), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
+			o.Send(env.From, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 			return
 		}
 		final := k.finalEndOffsets()
@@ -123,7 +123,7 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 			}
 			res.Offsets = append(res.Offsets, &messages.PartitionOffset{Partition: int32(p), Offset: off})
 		}
-		o.Send(env.From, rpcLatency(k.cfg), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
+		o.Send(env.From, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 	case *messages.Envelope_Action:
 		k.action(o, b.Action.Text)
 	case *messages.Envelope_Fetch:
@@ -143,7 +143,7 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 			if i > 0 {
 				offs += ","
 			}
-			offs += `{"partition":` + itoa(int64(po.Partition)) + `,"offset":` + itoa(po.Offset) + `}`
+			offs += `{"partition":` + eventlog.Itoa(int64(po.Partition)) + `,"offset":` + eventlog.Itoa(po.Offset) + `}`
 		}
 		o.Log(eventlog.KindOffsetsCommitted, messages.Str("group", m.Group), messages.Str("reader", env.From),
 			messages.Int("checkpoint_id", m.CheckpointId), messages.Raw("offsets", offs+"]"))
@@ -155,7 +155,7 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 	}
 }
 
-func (k *Kafka) start(o *Out) {
+func (k *Broker) start(o *kernel.Out) {
 	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.source.Name), messages.Int("partitions", int64(len(k.source.Partitions))))
 	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1))
 	o.Timer(1_000_000, timerMetrics, 0)
@@ -200,7 +200,7 @@ func (k *Kafka) start(o *Out) {
 // finalEndOffsets are the end offsets the source topic will have once every
 // record of the events file is appended (the same as the current ones when
 // nothing is paced).
-func (k *Kafka) finalEndOffsets() []int64 {
+func (k *Broker) finalEndOffsets() []int64 {
 	out := make([]int64, len(k.source.Partitions))
 	for p := range out {
 		out[p] = k.source.EndOffset(p)
@@ -211,20 +211,20 @@ func (k *Kafka) finalEndOffsets() []int64 {
 	return out
 }
 
-func (k *Kafka) partitionOf(e events.Record) int32 {
+func (k *Broker) partitionOf(e events.Record) int32 {
 	if e.Partition >= 0 {
 		return e.Partition
 	}
-	return int32(kafka.DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
+	return int32(DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
 }
 
-func (k *Kafka) appendEvent(i int) {
+func (k *Broker) appendEvent(i int) {
 	e := k.events[i]
 	p := k.partitionOf(e)
 	k.appendSource(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
 }
 
-func (k *Kafka) appendDue(o *Out) {
+func (k *Broker) appendDue(o *kernel.Out) {
 	for k.next < len(k.pending) && k.appendAt[k.next] <= o.Now() {
 		i := k.pending[k.next]
 		if p := k.partitionOf(k.events[i]); k.paused[p] {
@@ -244,7 +244,7 @@ func (k *Kafka) appendDue(o *Out) {
 // uniform over sim.source.keys, event time up to sim.source.disorder behind
 // the virtual clock, a sim.source.late-fraction of records far enough behind
 // to be late.
-func (k *Kafka) generate(o *Out) {
+func (k *Broker) generate(o *kernel.Out) {
 	k.genAcc += k.cfg.SourceRate * generatorTick / 1e6
 	n := int(k.genAcc)
 	k.genAcc -= float64(n)
@@ -269,7 +269,7 @@ func (k *Kafka) generate(o *Out) {
 		val = strconv.AppendFloat(val, amount, 'f', -1, 64)
 		val = append(val, '}')
 		k.genSeq++
-		p := int32(kafka.DefaultPartition([]byte(key), len(k.source.Partitions)))
+		p := int32(DefaultPartition([]byte(key), len(k.source.Partitions)))
 		if k.paused[p] {
 			continue // a stalled producer: the record is never produced
 		}
@@ -283,7 +283,7 @@ func (k *Kafka) generate(o *Out) {
 // fetch answers a Fetch with up to max_records records over the requested
 // partitions, in request order; with nothing to return it parks the fetch
 // until data arrives or fetch.max.wait.ms passes.
-func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bool) bool {
+func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAlready bool) bool {
 	res := &messages.FetchResponse{RequestId: req.RequestId}
 	// every partition gets a fair share of max_records first (as
 	// max.partition.fetch.bytes bounds each partition of a fetch), then
@@ -322,11 +322,11 @@ func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bo
 	if total == 0 {
 		return false
 	}
-	o.Send(from, rpcLatency(k.cfg), &messages.Envelope_FetchResponse{FetchResponse: res})
+	o.Send(from, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_FetchResponse{FetchResponse: res})
 	return true
 }
 
-func (k *Kafka) serveParked(o *Out) {
+func (k *Broker) serveParked(o *kernel.Out) {
 	kept := k.parked[:0]
 	for _, p := range k.parked {
 		if !k.fetch(o, p.from, p.req, true) {
@@ -339,27 +339,27 @@ func (k *Kafka) serveParked(o *Out) {
 // expireParked answers the parked fetch id, which waited
 // fetch.max.wait.ms, with an empty response (if data came meanwhile it was
 // answered already).
-func (k *Kafka) expireParked(o *Out, id int64) {
+func (k *Broker) expireParked(o *kernel.Out, id int64) {
 	for i, p := range k.parked {
 		if p.id == id {
-			o.Send(p.from, rpcLatency(k.cfg), &messages.Envelope_FetchResponse{FetchResponse: &messages.FetchResponse{RequestId: p.req.RequestId}})
+			o.Send(p.from, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_FetchResponse{FetchResponse: &messages.FetchResponse{RequestId: p.req.RequestId}})
 			k.parked = slices.Delete(k.parked, i, i+1)
 			return
 		}
 	}
 }
 
-func (k *Kafka) endOffsetsJSON() string {
+func (k *Broker) endOffsetsJSON() string {
 	offs := make([]int64, len(k.source.Partitions))
 	for p := range offs {
 		offs[p] = k.source.EndOffset(p)
 	}
-	return jsonInts(offs)
+	return eventlog.JSONInts(offs)
 }
 
 // metrics logs, per source partition, the end offset, the consumer's read
 // position and the lag (end offset - read offset).
-func (k *Kafka) metrics(o *Out) {
+func (k *Broker) metrics(o *kernel.Out) {
 	s := "["
 	for p := range k.source.Partitions {
 		end := k.source.EndOffset(p)
@@ -367,9 +367,9 @@ func (k *Kafka) metrics(o *Out) {
 		if p > 0 {
 			s += ","
 		}
-		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + itoa(end) + `,"read_offset":` + itoa(pos) + `,"lag":` + itoa(end-pos)
+		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + eventlog.Itoa(end) + `,"read_offset":` + eventlog.Itoa(pos) + `,"lag":` + eventlog.Itoa(end-pos)
 		if c, ok := k.committed[int32(p)]; ok {
-			s += `,"committed_offset":` + itoa(c)
+			s += `,"committed_offset":` + eventlog.Itoa(c)
 		}
 		s += `}`
 	}
@@ -380,7 +380,7 @@ func (k *Kafka) metrics(o *Out) {
 
 // sinkFields are the sink topic's record counts by transaction state
 // (TxnLog.Counts) and the last stable offset of its partition 0.
-func (k *Kafka) sinkFields() []*messages.Field {
+func (k *Broker) sinkFields() []*messages.Field {
 	open, pre, committed, aborted, plain := k.sink.Counts()
 	return []*messages.Field{messages.Int("sink_open", int64(open)), messages.Int("sink_pre_committed", int64(pre)),
 		messages.Int("sink_committed", int64(committed)), messages.Int("sink_aborted", int64(aborted)),

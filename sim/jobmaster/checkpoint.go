@@ -1,9 +1,11 @@
-package actors
+package jobmaster
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -17,12 +19,12 @@ import (
 
 // ensureCoordinator spawns the coordinator if it is not there yet and
 // hands it the current job.
-func (j *JobManager) ensureCoordinator(o *Out) {
+func (j *JobMaster) ensureCoordinator(o *kernel.Out) {
 	if j.cc {
 		return
 	}
 	j.cc = true
-	o.Spawn(CheckpointCoordinatorName, NewCheckpointCoordinator(j.base))
+	o.Spawn(jobgraph.CheckpointCoordinatorName, checkpoint.NewService(j.base))
 	j.startCoordinatorJob(o, 0)
 	if j.status != "" {
 		j.sendStatus(o)
@@ -32,17 +34,17 @@ func (j *JobManager) ensureCoordinator(o *Out) {
 
 // startCoordinatorJob tells the coordinator about the submitted job, which
 // restored checkpoint restoredID (0: none).
-func (j *JobManager) startCoordinatorJob(o *Out, restoredID int64) {
+func (j *JobMaster) startCoordinatorJob(o *kernel.Out, restoredID int64) {
 	if !j.cc {
 		return
 	}
 	m := &messages.CheckpointCoordinatorStart{JobId: j.jobID(), MaxParallelism: int32(j.graph.MaxParallelism),
 		JobConfiguration: j.overrides, RestoredCheckpointId: restoredID, Vertices: j.checkpointVertices()}
-	o.Send(CheckpointCoordinatorName, 0, &messages.Envelope_CheckpointCoordinatorStart{CheckpointCoordinatorStart: m})
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_CheckpointCoordinatorStart{CheckpointCoordinatorStart: m})
 }
 
 // checkpointVertices is the job graph as the coordinator plans with it.
-func (j *JobManager) checkpointVertices() []*messages.CheckpointVertex {
+func (j *JobMaster) checkpointVertices() []*messages.CheckpointVertex {
 	var out []*messages.CheckpointVertex
 	for _, v := range j.graph.Vertices {
 		cv := &messages.CheckpointVertex{Id: v.ID, Parallelism: int32(v.Parallelism)}
@@ -58,15 +60,15 @@ func (j *JobManager) checkpointVertices() []*messages.CheckpointVertex {
 
 // sendStatus tells the coordinator the job's status
 // (CheckpointCoordinatorDeActivator).
-func (j *JobManager) sendStatus(o *Out) {
+func (j *JobMaster) sendStatus(o *kernel.Out) {
 	if j.cc {
-		o.Send(CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status}})
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status}})
 	}
 }
 
 // sendExecutions tells the coordinator the current attempt's executions and
 // their states.
-func (j *JobManager) sendExecutions(o *Out) {
+func (j *JobMaster) sendExecutions(o *kernel.Out) {
 	if !j.cc {
 		return
 	}
@@ -75,25 +77,25 @@ func (j *JobManager) sendExecutions(o *Out) {
 		v, i := j.vertexOf[name].vertex, j.vertexOf[name].index
 		m.Executions = append(m.Executions, &messages.ExecutionState{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name]})
 	}
-	o.Send(CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
 }
 
 // requestCheckpoint asks the coordinator for a checkpoint of kind.
-func (j *JobManager) requestCheckpoint(o *Out, k messages.CheckpointKind) {
+func (j *JobMaster) requestCheckpoint(o *kernel.Out, k messages.CheckpointKind) {
 	j.ensureCoordinator(o)
-	o.Send(CheckpointCoordinatorName, 0, &messages.Envelope_TriggerCheckpointRequest{TriggerCheckpointRequest: &messages.TriggerCheckpointRequest{Kind: k}})
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_TriggerCheckpointRequest{TriggerCheckpointRequest: &messages.TriggerCheckpointRequest{Kind: k}})
 }
 
 // requestRestore asks the coordinator for the state of the next
 // deployment; the answer comes back as RestoreState (restored).
-func (j *JobManager) requestRestore(o *Out, m *messages.RestoreRequest) {
+func (j *JobMaster) requestRestore(o *kernel.Out, m *messages.RestoreRequest) {
 	j.restoreReq++
 	m.RequestId = j.restoreReq
-	o.Send(CheckpointCoordinatorName, 0, &messages.Envelope_RestoreRequest{RestoreRequest: m})
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_RestoreRequest{RestoreRequest: m})
 }
 
 // restored takes the coordinator's answer to the last RestoreRequest.
-func (j *JobManager) restored(o *Out, m *messages.RestoreState) {
+func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
 	if m.RequestId != j.restoreReq {
 		return // an answer for an attempt that is gone
 	}
@@ -117,18 +119,13 @@ func (j *JobManager) restored(o *Out, m *messages.RestoreState) {
 
 // useRestore makes m what the next deployment restores: keyed and channel
 // state by subtask, the source offsets through the enumerator.
-func (j *JobManager) useRestore(m *messages.RestoreState) {
+func (j *JobMaster) useRestore(m *messages.RestoreState) {
 	j.restoreFrom = m
-	if j.startOffsets == nil {
-		j.startOffsets = map[int32]int64{}
-	}
-	for _, po := range m.SourceOffsets {
-		j.startOffsets[po.Partition] = po.Offset
-	}
+	j.enum.Restore(m.SourceOffsets)
 }
 
 // restoreOf is the state subtask index of vertex v restores (nil: none).
-func (j *JobManager) restoreOf(v string, index int) *messages.TaskStateSnapshot {
+func (j *JobMaster) restoreOf(v string, index int) *messages.TaskStateSnapshot {
 	for _, s := range j.restoreFrom.GetSubtasks() {
 		if s.Vertex == v && int(s.Index) == index {
 			return s.State
@@ -139,20 +136,20 @@ func (j *JobManager) restoreOf(v string, index int) *messages.TaskStateSnapshot 
 
 // logFreshStart: like Flink without a completed checkpoint, the new attempt
 // starts from the starting offsets with empty state.
-func (j *JobManager) logFreshStart(o *Out) {
+func (j *JobMaster) logFreshStart(o *kernel.Out) {
 	o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
 }
 
 // checkpointRequestFailed is the coordinator telling that a
 // stop-with-savepoint did not happen.
-func (j *JobManager) checkpointRequestFailed(o *Out, m *messages.CheckpointRequestFailed) {
+func (j *JobMaster) checkpointRequestFailed(o *kernel.Out, m *messages.CheckpointRequestFailed) {
 	if m.Kind == messages.CheckpointKind_STOP_WITH_SAVEPOINT {
 		j.restartFailed(o, m.Message)
 	}
 }
 
 // numTasks is the number of subtasks of the job graph.
-func (j *JobManager) numTasks() int {
+func (j *JobMaster) numTasks() int {
 	n := 0
 	for _, v := range j.graph.Vertices {
 		n += v.Parallelism
@@ -163,7 +160,7 @@ func (j *JobManager) numTasks() int {
 // startRescaled asks the coordinator for the savepoint the
 // stop-with-savepoint took, checked for the new job (rescale's parallelism,
 // its max parallelism); submitFromSavepoint goes on with the answer.
-func (j *JobManager) startRescaled(o *Out) {
+func (j *JobMaster) startRescaled(o *kernel.Out) {
 	n := j.rescaleTo
 	maxP := 0
 	if j.rescaleMaxP > 0 {
@@ -182,7 +179,7 @@ func (j *JobManager) startRescaled(o *Out) {
 // unless one is configured; a parallelism above it or a different
 // configured one is refused with Flink's message (the coordinator's checks)
 // and the new job fails.
-func (j *JobManager) submitFromSavepoint(o *Out, sp *messages.RestoreState) {
+func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState) {
 	n := j.rescaleTo
 	j.rescaleTo = 0
 	if !sp.Found {
@@ -231,11 +228,11 @@ func (j *JobManager) submitFromSavepoint(o *Out, sp *messages.RestoreState) {
 	clear(j.tasks)
 	j.order = j.order[:0]
 	j.deploy = false
-	j.readers = nil
+	j.enum.Reset()
 	j.useRestore(sp)
 	j.startCoordinatorJob(o, sp.CheckpointId)
 	// the new job's output: a consumer reading from the sink topic's end now
-	o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 		Topic: j.cfg.SinkTopic, Spec: "latest", RequestId: reqOutputView}})
 	j.setStatus(o, "RUNNING", "")
 	j.deployOrWait(o)
@@ -244,20 +241,20 @@ func (j *JobManager) submitFromSavepoint(o *Out, sp *messages.RestoreState) {
 // deployOrWait deploys the job when the slot pool has enough slots, else
 // declares what is missing to the ResourceManager and waits, bounded by
 // slot.request.timeout.
-func (j *JobManager) deployOrWait(o *Out) {
+func (j *JobMaster) deployOrWait(o *kernel.Out) {
 	if len(j.slots) >= j.graph.SlotsNeeded {
 		j.deployAll(o)
 		return
 	}
 	need := j.graph.SlotsNeeded - len(j.slots)
-	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
+	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DeclareResourceRequirements{
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(need)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
 }
 
 // restartFailed ends a rescale or reconfiguration whose stop-with-savepoint
 // failed: the job goes on as it was.
-func (j *JobManager) restartFailed(o *Out, cause string) {
+func (j *JobMaster) restartFailed(o *kernel.Out, cause string) {
 	if j.rescaleTo > 0 {
 		j.rescaleTo = 0
 		o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", cause))

@@ -1,4 +1,4 @@
-package actors
+package task
 
 import (
 	"github.com/flinksim/flinksim/messages"
@@ -7,6 +7,7 @@ import (
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -64,7 +65,7 @@ func (s *Subtask) exactlyOnce() bool { return s.hasSink && s.cfg.DeliveryGuarant
 
 // initCheckpointing sets the barrier handler up and restores the state the
 // SubmitTask carries.
-func (s *Subtask) initCheckpointing(o *Out) {
+func (s *Subtask) initCheckpointing(o *kernel.Out) {
 	c := &s.ck
 	c.enabled = s.d.Checkpointing
 	if s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints {
@@ -102,7 +103,7 @@ func (s *Subtask) initCheckpointing(o *Out) {
 			messages.Int("window_keys", int64(len(r.Windows))), messages.Int("value_keys", int64(len(r.Values))),
 			messages.Int("input_channel_records", int64(len(r.InputChannelState))),
 			messages.Int("output_channel_records", int64(len(r.OutputChannelState))),
-			messages.Raw("committables", jsonStrings(r.Committables)))
+			messages.Raw("committables", eventlog.JSONStrings(r.Committables)))
 	}
 	if s.exactlyOnce() {
 		// KafkaSink recovery: commit what the restored checkpoint
@@ -126,23 +127,23 @@ func (s *Subtask) initCheckpointing(o *Out) {
 
 // sendKafka sends a message to the broker delay after now, never before an
 // earlier one (the producer's requests arrive in order).
-func (s *Subtask) sendKafka(o *Out, delay vt.Time, body messages.Body) {
-	at := max(o.Now()+delay+rpcLatency(s.cfg), s.ck.lastKafka)
+func (s *Subtask) sendKafka(o *kernel.Out, delay vt.Time, body messages.Body) {
+	at := max(o.Now()+delay+vt.FromDuration(s.cfg.RPCLatency()), s.ck.lastKafka)
 	s.ck.lastKafka = at
-	o.SendAt(KafkaName, at, body)
+	o.SendAt(jobgraph.KafkaName, at, body)
 }
 
-func (s *Subtask) txnRequest(o *Out, op messages.TxnRequest_Op, id string) {
+func (s *Subtask) txnRequest(o *kernel.Out, op messages.TxnRequest_Op, id string) {
 	s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: op, TransactionalId: id}})
 }
 
-func (s *Subtask) beginTxn(o *Out, checkpointID int64) {
+func (s *Subtask) beginTxn(o *kernel.Out, checkpointID int64) {
 	s.ck.txn = kafka.TransactionalID(s.cfg.TransactionalIDPrefix, s.index, checkpointID)
 	s.txnRequest(o, messages.TxnRequest_BEGIN, s.ck.txn)
 }
 
 // flushSink sends the sink records of the slice so far, delay after now.
-func (s *Subtask) flushSink(o *Out, delay vt.Time) {
+func (s *Subtask) flushSink(o *kernel.Out, delay vt.Time) {
 	if len(s.sinkOut) == 0 {
 		return
 	}
@@ -160,7 +161,7 @@ func (s *Subtask) flushSink(o *Out, delay vt.Time) {
 // (StreamTask.triggerCheckpointAsync on a source): snapshot the split
 // offsets, then emit the barrier into every output subpartition behind the
 // records emitted so far.
-func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
+func (s *Subtask) triggerCheckpoint(o *kernel.Out, m *messages.TriggerCheckpoint) {
 	if (s.status != "RUNNING" && s.status != "FINISHED") || s.ck.stopping {
 		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskNotReady)
 		return
@@ -183,7 +184,7 @@ func (s *Subtask) triggerCheckpoint(o *Out, m *messages.TriggerCheckpoint) {
 // (InputChannel.insertBarrierBeforeEndOfPartition). An EndOfPartition still
 // on its way gets the barrier in front when it arrives. It returns false
 // when every channel has ended: the snapshot is taken at once.
-func (s *Subtask) insertBarriers(o *Out, b *messages.Buffer) bool {
+func (s *Subtask) insertBarriers(o *kernel.Out, b *messages.Buffer) bool {
 	inserted := false
 	for ci, ch := range s.channels {
 		if ch.ended {
@@ -227,21 +228,21 @@ func insertedBarrier(b *messages.Buffer) *messages.Buffer {
 
 // spend makes the task busy for cost more (work done outside a slice, such
 // as a snapshot's synchronous part or a priority barrier).
-func (s *Subtask) spend(o *Out, cost vt.Time) {
+func (s *Subtask) spend(o *kernel.Out, cost vt.Time) {
 	s.busyUntil = max(s.busyUntil, o.Now()) + cost
 	s.m.busyAcc += cost
 }
 
 // resumeChannel asks channel ci's producer to send again after an aligned
 // barrier (ResumeConsumption through the InputChannel).
-func (s *Subtask) resumeChannel(o *Out, ci int) {
+func (s *Subtask) resumeChannel(o *kernel.Out, ci int) {
 	s.ck.resume[ci] = false
 	o.Send(jobgraph.ChannelName(o.Name(), ci), 0, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{}})
 }
 
 // endOfPartitionArrives puts a barrier waiting for channel ci's
 // EndOfPartition in front of it.
-func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
+func (s *Subtask) endOfPartitionArrives(o *kernel.Out, ci int) {
 	if s.ck.beforeEnd == nil || s.ck.beforeEnd[ci] == nil {
 		return
 	}
@@ -259,9 +260,9 @@ func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
 	s.ck.barrierQueued[ci]++
 }
 
-func (s *Subtask) decline(o *Out, id int64, r checkpoint.FailureReason) {
+func (s *Subtask) decline(o *kernel.Out, id int64, r checkpoint.FailureReason) {
 	o.Log(eventlog.KindCheckpointDeclinedByTask, messages.Int("checkpoint_id", id), messages.Str("reason", r.String()))
-	o.Send(CheckpointCoordinatorName, rpcLatency(s.cfg), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
+	o.Send(jobgraph.CheckpointCoordinatorName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
 		CheckpointId: id, Task: jobgraph.BaseSubtaskName(o.Name()), Reason: r.String()}})
 }
 
@@ -276,7 +277,7 @@ func barrierOf(b *messages.Buffer) checkpoint.Barrier {
 // onChannelBarrier processes a barrier from channel ci: an aligned one when
 // the task reaches it in the channel, an unaligned (priority) one as soon as
 // it arrives. It returns the cost of a snapshot it triggers.
-func (s *Subtask) onChannelBarrier(o *Out, ci int, b *messages.Buffer) vt.Time {
+func (s *Subtask) onChannelBarrier(o *kernel.Out, ci int, b *messages.Buffer) vt.Time {
 	first := s.ck.current == nil || b.CheckpointId > s.ck.current.CheckpointId
 	if first || b.CheckpointId == s.ck.current.CheckpointId {
 		s.ck.current = b
@@ -312,7 +313,7 @@ func (s *Subtask) barrierIn(ci int, id int64) bool {
 // barrierBeforeEnd gives channel ci, whose EndOfPartition is queued, the
 // barrier b: an unaligned one at once, an aligned one right before the
 // EndOfPartition, behind the data.
-func (s *Subtask) barrierBeforeEnd(o *Out, ci int, b *messages.Buffer) vt.Time {
+func (s *Subtask) barrierBeforeEnd(o *kernel.Out, ci int, b *messages.Buffer) vt.Time {
 	bb := insertedBarrier(b)
 	if b.Unaligned {
 		act := s.ck.handler.OnBarrier(ci, barrierOf(bb), vt.Millis(o.Now()))
@@ -330,7 +331,7 @@ func (s *Subtask) barrierBeforeEnd(o *Out, ci int, b *messages.Buffer) vt.Time {
 }
 
 // checkpointTimer is the aligned-checkpoint-timeout firing.
-func (s *Subtask) checkpointTimer(o *Out) {
+func (s *Subtask) checkpointTimer(o *kernel.Out) {
 	if s.ck.handler == nil {
 		return
 	}
@@ -342,7 +343,7 @@ func (s *Subtask) checkpointTimer(o *Out) {
 // the channel whose barrier caused it (-1 for a timer); queued says the
 // barrier was taken from its channel's queue (aligned) rather than
 // overtaking it.
-func (s *Subtask) applyBarrierAction(o *Out, act checkpoint.BarrierAction, from int, queued bool) vt.Time {
+func (s *Subtask) applyBarrierAction(o *kernel.Out, act checkpoint.BarrierAction, from int, queued bool) vt.Time {
 	c := &s.ck
 	if act.Ignored {
 		return 0
@@ -401,7 +402,7 @@ func (s *Subtask) applyBarrierAction(o *Out, act checkpoint.BarrierAction, from 
 // resumeConsumption asks the producers that blocked a subpartition after
 // an aligned barrier to send again, once the alignment has ended
 // (CheckpointedInputGate.resumeConsumption -> ResumeConsumption).
-func (s *Subtask) resumeConsumption(o *Out) {
+func (s *Subtask) resumeConsumption(o *kernel.Out) {
 	for ch, r := range s.ck.resume {
 		if r {
 			s.resumeChannel(o, ch)
@@ -412,7 +413,7 @@ func (s *Subtask) resumeConsumption(o *Out) {
 // cancel is CancelTask for a running task: the operators close, so the
 // exactly-once writer aborts the transaction it has open
 // (KafkaWriter.close), then the task is CANCELED and its TaskManager stops it.
-func (s *Subtask) cancel(o *Out) {
+func (s *Subtask) cancel(o *kernel.Out) {
 	if s.exactlyOnce() && s.ck.txn != "" && !s.finishedAll {
 		s.sinkOut = nil
 		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
@@ -485,7 +486,7 @@ func (s *Subtask) touch(key string) {
 // whose records become output channel state) and, for the exactly-once sink,
 // pre-commits the open transaction and opens the next one
 // (KafkaWriter.snapshotState / prepareCommit).
-func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputState []*messages.InFlightRecord, alignMs int64) vt.Time {
+func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, inputState []*messages.InFlightRecord, alignMs int64) vt.Time {
 	c := &s.ck
 	id := b.CheckpointId
 	// restored channel state not yet replayed stays channel state: it comes
@@ -510,11 +511,9 @@ func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputStat
 		}
 	}
 	if s.isSource {
-		for _, sp := range s.splits {
-			st.Splits = append(st.Splits, &messages.SplitState{Partition: sp.partition, Offset: sp.offset, StoppingOffset: sp.stop})
-			full += splitStateBytes
-			entries++
-		}
+		st.Splits = s.src.Snapshot()
+		full += int64(len(st.Splits)) * splitStateBytes
+		entries += len(st.Splits)
 		changed = full
 	}
 	if s.op != nil {
@@ -593,7 +592,7 @@ func (s *Subtask) snapshot(o *Out, b *messages.Buffer, unaligned bool, inputStat
 
 // outputBarrierSent acknowledges an aligned snapshot once its barrier has
 // left every output queue (called after each Poll).
-func (s *Subtask) outputBarrierSent(o *Out) {
+func (s *Subtask) outputBarrierSent(o *kernel.Out) {
 	p := s.ck.pendingOut
 	if p == nil || s.rp.BarrierQueued(p.ack.CheckpointId) {
 		return
@@ -604,7 +603,7 @@ func (s *Subtask) outputBarrierSent(o *Out) {
 
 // outputBarrierTimeout is the aligned-checkpoint-timeout of a barrier still
 // in the output: it turns unaligned, and what it overtakes is channel state.
-func (s *Subtask) outputBarrierTimeout(o *Out, id int64) {
+func (s *Subtask) outputBarrierTimeout(o *kernel.Out, id int64) {
 	p := s.ck.pendingOut
 	if p == nil || p.ack.CheckpointId != id {
 		return
@@ -623,8 +622,8 @@ func (s *Subtask) outputBarrierTimeout(o *Out, id int64) {
 	s.sendAck(o, p.ack, p.delay)
 }
 
-func (s *Subtask) sendAck(o *Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {
-	o.Send(CheckpointCoordinatorName, delay+rpcLatency(s.cfg), &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: ack})
+func (s *Subtask) sendAck(o *kernel.Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {
+	o.Send(jobgraph.CheckpointCoordinatorName, delay+vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: ack})
 }
 
 func kindName(k messages.CheckpointKind) string {
@@ -641,7 +640,7 @@ func kindName(k messages.CheckpointKind) string {
 // commits what it pre-committed up to that checkpoint, the source reader
 // commits its offsets to the consumer group (for monitoring only), and a
 // task waiting for its final checkpoint or stopping finishes.
-func (s *Subtask) checkpointComplete(o *Out, id int64) {
+func (s *Subtask) checkpointComplete(o *kernel.Out, id int64) {
 	c := &s.ck
 	if e, ok := c.epochOf[id]; ok && e > c.completedEpoch {
 		c.completedEpoch = e
@@ -662,11 +661,8 @@ func (s *Subtask) checkpointComplete(o *Out, id int64) {
 		}
 		c.precommitted = kept
 	}
-	if s.isSource && len(s.splits) > 0 {
-		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id}
-		for _, sp := range s.splits {
-			m.Offsets = append(m.Offsets, &messages.PartitionOffset{Partition: sp.partition, Offset: sp.offset})
-		}
+	if s.isSource && len(s.src.Splits()) > 0 {
+		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id, Offsets: s.src.Positions()}
 		s.sendKafka(o, 0, &messages.Envelope_CommitOffsets{CommitOffsets: m})
 	}
 	if (c.awaitFinal && c.finalID > 0 && id >= c.finalID) || (c.stopping && id >= c.stopID) {
@@ -676,7 +672,7 @@ func (s *Subtask) checkpointComplete(o *Out, id int64) {
 
 // checkpointAborted is notifyCheckpointAborted: a stop-with-savepoint that
 // failed lets the sources go on.
-func (s *Subtask) checkpointAborted(o *Out, id int64) {
+func (s *Subtask) checkpointAborted(o *kernel.Out, id int64) {
 	if s.ck.stopping && s.ck.stopID == id {
 		s.ck.stopping = false
 	}
@@ -690,7 +686,7 @@ func (s *Subtask) checkpointAborted(o *Out, id int64) {
 
 // finishTask ends the task's output after its final checkpoint or
 // savepoint: EndOfPartition downstream, FINISHED once it is sent.
-func (s *Subtask) finishTask(o *Out) {
+func (s *Subtask) finishTask(o *kernel.Out) {
 	if s.finishedAll {
 		return
 	}

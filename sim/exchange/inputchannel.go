@@ -1,10 +1,10 @@
-package actors
+package exchange
 
 import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -34,12 +34,7 @@ type InputChannel struct {
 	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
 	latency      vt.Time
 
-	exclusive int   // exclusive buffers
-	floating  int   // floating buffers held
-	available int   // free buffers, each an announced credit
-	inUse     int   // buffers holding data, handed to the subtask
-	requested int   // floating buffers asked of the gate, not yet granted
-	required  int   // backlog + exclusive buffers (BufferManager.numRequiredBuffers)
+	bm BufferManager // exclusive and floating buffers, credit
 	nextSeq   int32 // expected sequence number
 
 	buffersIn, recordsIn, bytesIn, nettyBytes int64
@@ -59,24 +54,22 @@ func NewInputChannel(cfg *config.Config, consumer string, index int, producer, p
 }
 
 // Receive implements Component.
-func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
+func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
-		c.exclusive = c.cfg.BuffersPerChannel
-		c.available = c.exclusive
-		c.required = c.exclusive
+		c.bm = NewBufferManager(c.cfg.BuffersPerChannel)
 		req := &messages.PartitionRequest{PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition),
-			ReceiverId: o.Name(), Credit: int32(c.available)}
+			ReceiverId: o.Name(), Credit: int32(c.bm.Available)}
 		fields := []*messages.Field{messages.Str("channel", "LocalInputChannel"), messages.Str("producer", c.producer),
-			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.available))}
+			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.bm.Available))}
 		if !c.local {
 			fields[0] = messages.Str("channel", "RemoteInputChannel")
 			fields = append(fields, messages.Str("connection_id", c.connection))
 			c.nettyBytes += int64(partitionRequestFrameLength)
 			if c.cfg.LogNettyFrames {
-				logFrame(o, c.producer, netty.PartitionRequest{ReceiverID: channelID(o.Name()), Credit: req.Credit,
+				LogFrame(o, c.producer, netty.PartitionRequest{ReceiverID: ChannelID(o.Name()), Credit: req.Credit,
 					PartitionID: netty.ResultPartitionID{PartitionID: netty.IntermediateResultPartitionID{
-						IntermediateDataSetID: netty.IntermediateDataSetID(channelID(c.producer))}},
+						IntermediateDataSetID: netty.IntermediateDataSetID(ChannelID(c.producer))}},
 					QueueIndexSet: netty.ResultSubpartitionIndexSet{StartIndex: req.SubpartitionIndex, EndIndex: req.SubpartitionIndex}})
 			}
 		}
@@ -85,13 +78,11 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_BufferResponse:
 		c.onBuffer(o, b.BufferResponse)
 	case *messages.Envelope_ResumeConsumption:
-		if c.exclusive == 0 {
-			c.available = 0 // the producer's credit restarts from 0 too
-		}
+		c.bm.OnResumeConsumption() // without exclusive buffers the producer's credit restarts from 0 too
 		if !c.local {
 			c.nettyBytes += int64(resumeConsumptionFrameLength)
 			if c.cfg.LogNettyFrames {
-				logFrame(o, c.producer, netty.ResumeConsumption{ReceiverID: channelID(o.Name())})
+				LogFrame(o, c.producer, netty.ResumeConsumption{ReceiverID: ChannelID(o.Name())})
 			}
 		}
 		o.Send(c.producer, c.latency, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{
@@ -99,24 +90,17 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_RecycleBuffers:
 		c.recycle(o, int(b.RecycleBuffers.Count))
 	case *messages.Envelope_FloatingBuffers:
-		n := int(b.FloatingBuffers.Count)
-		c.requested -= n
 		// a grant the channel no longer needs goes straight back
-		// (RemoteInputChannel.notifyBufferAvailable)
-		keep := min(n, max(0, c.required-c.available))
-		if back := n - keep; back > 0 {
+		keep, back := c.bm.OnFloatingGranted(int(b.FloatingBuffers.Count))
+		if back > 0 {
 			c.returnFloating(o, back)
 		}
-		if keep > 0 {
-			c.floating += keep
-			c.available += keep
-			c.announce(o, keep)
-		}
+		c.announce(o, keep)
 	case *messages.Envelope_BacklogAnnouncement:
 		m := b.BacklogAnnouncement
 		o.Log(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(m.Backlog)),
-			messages.Int("free_buffers", int64(c.available)), messages.Int("buffers_in_use", int64(c.inUse)),
-			messages.Int("floating_buffers", int64(c.floating)))
+			messages.Int("free_buffers", int64(c.bm.Available)), messages.Int("buffers_in_use", int64(c.bm.InUse)),
+			messages.Int("floating_buffers", int64(c.bm.Floating)))
 		c.onSenderBacklog(o, int(m.Backlog))
 	case *messages.Envelope_EndOfRun:
 		fields := []*messages.Field{messages.Int("channel_buffers_in", c.buffersIn), messages.Int("channel_records_in", c.recordsIn),
@@ -128,7 +112,7 @@ func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
 	}
 }
 
-func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
+func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 	if m.SequenceNumber != c.nextSeq {
 		o.Invariant("buffer_sequence", "%s expected buffer #%d from %s, got #%d", o.Name(), c.nextSeq, c.producer, m.SequenceNumber)
 		return
@@ -138,29 +122,24 @@ func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
 		c.nettyBytes += int64(netty.BufferResponseFrameLength(int(m.Buffer.SizeBytes)))
 	}
 	if !m.Buffer.IsEvent {
-		if c.available <= 0 {
+		if !c.bm.Take() {
 			o.Invariant("credit_non_negative", "%s received a data buffer from %s without credit", o.Name(), c.producer)
 			return
 		}
-		c.available--
-		c.inUse++
 		c.buffersIn++
 		c.recordsIn += int64(countRecords(m.Buffer))
 		c.bytesIn += int64(m.Buffer.SizeBytes)
 	}
 	o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
 		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
-	if b := m.Buffer; b.IsEvent && b.Kinds[0] == exchange.KindBarrier && !b.Unaligned && c.exclusive == 0 {
+	if b := m.Buffer; b.IsEvent && b.Kinds[0] == KindBarrier && !b.Unaligned && c.bm.Exclusive == 0 {
 		// an aligned barrier blocks the producer until ResumeConsumption:
 		// a channel without exclusive buffers gives its free floating
 		// buffers back to the gate meanwhile, so the other channels can
 		// bring their barriers (RemoteInputChannel with initialCredit 0)
-		if n := min(c.floating, c.available); n > 0 {
-			c.floating -= n
-			c.available -= n
+		if n := c.bm.OnAlignedBarrier(); n > 0 {
 			c.returnFloating(o, n)
 		}
-		c.required = 0
 		return
 	}
 	c.onSenderBacklog(o, int(m.Backlog))
@@ -169,10 +148,8 @@ func (c *InputChannel) onBuffer(o *Out, m *messages.BufferResponse) {
 // onSenderBacklog asks the gate for floating buffers when the sender's
 // backlog needs more than the channel's free buffers
 // (RemoteInputChannel.onSenderBacklog).
-func (c *InputChannel) onSenderBacklog(o *Out, backlog int) {
-	c.required = backlog + c.exclusive
-	if want := c.required - c.available - c.requested; want > 0 && c.cfg.FloatingBuffersPerGate > 0 {
-		c.requested += want
+func (c *InputChannel) onSenderBacklog(o *kernel.Out, backlog int) {
+	if want := c.bm.OnSenderBacklog(backlog, c.cfg.FloatingBuffersPerGate); want > 0 {
 		o.Send(c.consumer, 0, &messages.Envelope_RequestFloatingBuffers{RequestFloatingBuffers: &messages.RequestFloatingBuffers{
 			ChannelIndex: int32(c.index), Count: int32(want)}})
 	}
@@ -181,35 +158,28 @@ func (c *InputChannel) onSenderBacklog(o *Out, backlog int) {
 // recycle frees n buffers the subtask consumed: a floating buffer the
 // channel no longer needs goes back to the gate, any other becomes a credit
 // again (BufferManager.recycle).
-func (c *InputChannel) recycle(o *Out, n int) {
-	c.inUse -= n
-	credit := 0
-	for i := 0; i < n; i++ {
-		if c.floating > 0 && c.available >= c.required {
-			c.floating--
-			c.returnFloating(o, 1)
-			continue
-		}
-		c.available++
-		credit++
+func (c *InputChannel) recycle(o *kernel.Out, n int) {
+	credit, back := c.bm.Recycle(n)
+	for i := 0; i < back; i++ {
+		c.returnFloating(o, 1) // one message per recycled buffer, as each buffer's recycler calls the pool
 	}
 	c.announce(o, credit)
 }
 
-func (c *InputChannel) returnFloating(o *Out, n int) {
+func (c *InputChannel) returnFloating(o *kernel.Out, n int) {
 	o.Send(c.consumer, 0, &messages.Envelope_ReturnFloatingBuffers{ReturnFloatingBuffers: &messages.ReturnFloatingBuffers{
 		ChannelIndex: int32(c.index), Count: int32(n)}})
 }
 
 // announce sends AddCredit for n new free buffers.
-func (c *InputChannel) announce(o *Out, n int) {
+func (c *InputChannel) announce(o *kernel.Out, n int) {
 	if n <= 0 {
 		return
 	}
 	if !c.local {
 		c.nettyBytes += int64(addCreditFrameLength)
 		if c.cfg.LogNettyFrames {
-			logFrame(o, c.producer, netty.AddCredit{Credit: int32(n), ReceiverID: channelID(o.Name())})
+			LogFrame(o, c.producer, netty.AddCredit{Credit: int32(n), ReceiverID: ChannelID(o.Name())})
 		}
 	}
 	o.Send(c.producer, c.latency, &messages.Envelope_AddCredit{AddCredit: &messages.AddCredit{

@@ -1,4 +1,4 @@
-package actors
+package kafka
 
 import (
 	"strconv"
@@ -7,22 +7,23 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
-	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
 // brokerHarness delivers envelopes to a Kafka component one at a time, as
 // the scheduler would, and renders what each delivery logged.
 type brokerHarness struct {
 	t   *testing.T
-	k   *Kafka
-	o   *Out
+	k   *Broker
+	o   *kernel.Out
 	now int64
 }
 
 func newBrokerHarness(t *testing.T) *brokerHarness {
 	cfg := config.Default()
 	cfg.SourceTopic, cfg.SourcePartitions, cfg.SinkTopic = "orders", 1, "orders-per-minute"
-	return &brokerHarness{t: t, k: NewKafka(&cfg, nil), o: NewOut(KafkaName, 1, nil)}
+	return &brokerHarness{t: t, k: NewBroker(&cfg, nil), o: kernel.NewOut(jobgraph.KafkaName, 1, nil)}
 }
 
 // deliver hands body from actor from to the broker 1 ms after the last
@@ -31,7 +32,7 @@ func newBrokerHarness(t *testing.T) *brokerHarness {
 func (h *brokerHarness) deliver(from string, body messages.Body) []string {
 	h.t.Helper()
 	h.now += 1000
-	d := Deliver(h.k, h.o, uint64(h.now), h.now, []*messages.Envelope{{DeliverAt: h.now, To: KafkaName, From: from, Body: body}})
+	d := kernel.Deliver(h.k, h.o, uint64(h.now), h.now, []*messages.Envelope{{DeliverAt: h.now, To: jobgraph.KafkaName, From: from, Body: body}})
 	if d.Failure != "" {
 		h.t.Fatalf("delivery failed: %s", d.Failure)
 	}
@@ -109,36 +110,36 @@ func TestBrokerTransactions(t *testing.T) {
 		{w0, produce("p-0-1", "c", "d"), nil, "a@0 b@1", "a@0 b@1 c@2 d@3"},
 		// never begun: dropped
 		{w0, produce("p-0-2", "e"), []string{"kafka_error request=produce transactional_id=p-0-2 error=" +
-			kafka.ErrTransactionsNotInitialized.Error() + " records=1 producer=window-0"}, "-", "a@0 b@1 c@2 d@3"},
+			ErrTransactionsNotInitialized.Error() + " records=1 producer=window-0"}, "-", "a@0 b@1 c@2 d@3"},
 		{w0, txnReq(pre, "p-0-1"), []string{"transaction op=pre_commit transactional_id=p-0-1 state=PreCommitted records=2 producer=window-0"}, "a@0 b@1", "-"},
 		{w0, txnReq(pre, "p-0-1"), []string{"transaction op=pre_commit transactional_id=p-0-1 state=PreCommitted records=2 producer=window-0 note=already pre-committed"}, "-", "-"},
 		// into a pre-committed transaction: dropped
 		{w0, produce("p-0-1", "f"), []string{"kafka_error request=produce transactional_id=p-0-1 error=" +
-			kafka.ErrTxnPreCommitted.Error() + " records=1 producer=window-0"}, "-", "a@0 b@1 c@2 d@3"},
+			ErrTxnPreCommitted.Error() + " records=1 producer=window-0"}, "-", "a@0 b@1 c@2 d@3"},
 		{w0, txnReq(begin, "p-0-2"), []string{"transaction op=begin transactional_id=p-0-2 state=Open records=0 producer=window-0"}, "-", "-"},
 		{w0, produce("p-0-2", "g"), nil, "-", "-"},
 		// a zombie of an earlier attempt (another producer) under an id
 		// that window-0 began last: fenced, dropped
 		{"window-0#old", produce("p-0-2", "z"), []string{"kafka_error request=produce transactional_id=p-0-2 error=" +
-			kafka.ErrProducerFenced.Error() + " records=1 producer=window-0#old"}, "-", "-"},
+			ErrProducerFenced.Error() + " records=1 producer=window-0#old"}, "-", "-"},
 		{"window-0#old", txnReq(pre, "p-0-2"), []string{"kafka_error request=pre_commit transactional_id=p-0-2 error=" +
-			kafka.ErrProducerFenced.Error() + " producer=window-0#old"}, "-", "-"},
+			ErrProducerFenced.Error() + " producer=window-0#old"}, "-", "-"},
 		{w1, produce("", "h"), nil, "a@0 b@1", "a@0 b@1 c@2 d@3 g@4 h@5"},
 		// c, d pre-committed; g open; a, b, h plain; LSO 2 (c)
-		{KafkaName, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: metrics}}, []string{
+		{jobgraph.KafkaName, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: metrics}}, []string{
 			`kafka_metrics topic=orders partitions=[{"partition":0,"end_offset":0,"read_offset":0,"lag":0}] ` +
 				"sink_records=6 sink_open=1 sink_pre_committed=2 sink_committed=0 sink_aborted=0 sink_plain=3 last_stable_offset=2"}, "-", "-"},
 		// the LSO moves to 4 (g's transaction)
 		{w0, txnReq(commit, "p-0-1"), []string{"transaction op=commit transactional_id=p-0-1 state=Committed records=2 producer=window-0"}, "a@0 b@1 c@2 d@3", "-"},
 		{"committer", txnReq(commit, "p-0-1"), []string{"transaction op=commit transactional_id=p-0-1 state=Committed records=2 producer=committer note=already committed"}, "-", "-"},
-		{w0, txnReq(abort, "p-0-1"), []string{"kafka_error request=abort transactional_id=p-0-1 error=" + kafka.ErrInvalidTxnState.Error() + " producer=window-0"}, "-", "-"},
+		{w0, txnReq(abort, "p-0-1"), []string{"kafka_error request=abort transactional_id=p-0-1 error=" + ErrInvalidTxnState.Error() + " producer=window-0"}, "-", "-"},
 		// recovery from checkpoint 1: probe p-0-2 (g's transaction, aborted),
 		// then p-0-3, never used: the probe stops there
 		{w0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING, Prefix: "p", Subtask: 0, FromCheckpoint: 2}}, []string{
 			"transaction op=abort_lingering transactional_id=p-0-2 state=Aborted records=1 producer=window-0",
 			`abort_lingering prefix=p subtask=0 from_checkpoint=2 aborted=["p-0-2"] producer=window-0`}, "a@0 b@1 c@2 d@3 h@5", "a@0 b@1 c@2 d@3 g@4 h@5"},
 		// the probe bumped p-0-2's epoch: its old producer is fenced
-		{w0, txnReq(commit, "p-0-2"), []string{"kafka_error request=commit transactional_id=p-0-2 error=" + kafka.ErrProducerFenced.Error() + " producer=window-0"}, "-", "-"},
+		{w0, txnReq(commit, "p-0-2"), []string{"kafka_error request=commit transactional_id=p-0-2 error=" + ErrProducerFenced.Error() + " producer=window-0"}, "-", "-"},
 		// nothing to abort past an unused id
 		{w0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING, Prefix: lingerP0, Subtask: 3, FromCheckpoint: 7}}, []string{
 			`abort_lingering prefix=linger subtask=3 from_checkpoint=7 aborted=[] producer=window-0`}, "-", "-"},
@@ -151,9 +152,9 @@ func TestBrokerTransactions(t *testing.T) {
 			"transaction op=begin transactional_id=p-0-3 state=Open records=0 producer=window-1"}, "a@0 b@1 c@2 d@3 h@5", "-"},
 		{w1, txnReq(abort, "p-0-3"), []string{"transaction op=abort transactional_id=p-0-3 state=Aborted records=0 producer=window-1"}, "-", "-"},
 		{w1, txnReq(abort, "p-0-3"), []string{"transaction op=abort transactional_id=p-0-3 state=Aborted records=0 producer=window-1 note=already aborted"}, "-", "-"},
-		{w1, txnReq(pre, "p-0-9"), []string{"kafka_error request=pre_commit transactional_id=p-0-9 error=" + kafka.ErrInvalidProducerIDMapping.Error() + " producer=window-1"}, "-", "-"},
-		{w1, txnReq(begin, ""), []string{"kafka_error request=begin transactional_id= error=" + kafka.ErrInvalidRequest.Error() + " producer=window-1"}, "-", "-"},
-		{w1, txnReq(messages.TxnRequest_Op(9), "p-0-1"), []string{"kafka_error request=9 transactional_id=p-0-1 error=" + kafka.ErrInvalidRequest.Error() + " producer=window-1"}, "-", "-"},
+		{w1, txnReq(pre, "p-0-9"), []string{"kafka_error request=pre_commit transactional_id=p-0-9 error=" + ErrInvalidProducerIDMapping.Error() + " producer=window-1"}, "-", "-"},
+		{w1, txnReq(begin, ""), []string{"kafka_error request=begin transactional_id= error=" + ErrInvalidRequest.Error() + " producer=window-1"}, "-", "-"},
+		{w1, txnReq(messages.TxnRequest_Op(9), "p-0-1"), []string{"kafka_error request=9 transactional_id=p-0-1 error=" + ErrInvalidRequest.Error() + " producer=window-1"}, "-", "-"},
 		// written: a b c d g h i; rejected: e f; refused requests: abort
 		// p-0-1, commit p-0-2, pre_commit p-0-9, begin "", op 9;
 		// committed c d, aborted g i, plain a b h; no transaction in

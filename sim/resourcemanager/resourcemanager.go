@@ -1,4 +1,4 @@
-package actors
+package resourcemanager
 
 import (
 	"slices"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
 
 	"github.com/flinksim/flinksim/messages"
@@ -30,14 +32,14 @@ type ResourceManager struct {
 	nextTM   int // number of the next task manager to start (tm-N)
 }
 
-// NewResourceManager returns the ResourceManager component.
-func NewResourceManager(cfg *config.Config) *ResourceManager {
+// New returns the ResourceManager component.
+func New(cfg *config.Config) *ResourceManager {
 	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}, monitors: map[string]*heartbeat.Monitor{},
 		nextTM: cfg.TaskManagers + 1}
 }
 
 // Receive implements Component.
-func (r *ResourceManager) Receive(o *Out, env *messages.Envelope) {
+func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		o.Log(eventlog.KindActorStarted, messages.Str("component", "ResourceManager"))
@@ -46,7 +48,7 @@ func (r *ResourceManager) Receive(o *Out, env *messages.Envelope) {
 		switch b.Timer.Kind {
 		case timerHeartbeat:
 			r.heartbeat(o, true)
-		case timerHeartbeatCheck:
+		case heartbeat.TimerCheck:
 			r.heartbeat(o, false)
 		}
 	case *messages.Envelope_HeartbeatResponse:
@@ -62,7 +64,7 @@ func (r *ResourceManager) Receive(o *Out, env *messages.Envelope) {
 		r.monitors[m.TaskManagerId] = heartbeat.NewMonitor(r.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
 		o.Log(eventlog.KindTaskExecutorRegistered, messages.Str("task_manager", m.TaskManagerId),
 			messages.Int("num_slots", int64(m.NumSlots)), messages.Int("registered_task_managers", int64(len(r.tms))))
-		o.Send(env.From, rpcLatency(r.cfg), &messages.Envelope_RegistrationResponse{
+		o.Send(env.From, vt.FromDuration(r.cfg.RPCLatency()), &messages.Envelope_RegistrationResponse{
 			RegistrationResponse: &messages.RegistrationResponse{Success: true}})
 		r.allocate(o)
 	case *messages.Envelope_DeclareResourceRequirements:
@@ -92,7 +94,7 @@ func (r *ResourceManager) free() int {
 
 // allocate asks TaskManagers for free slots, task managers in name order and
 // slots in index order, until the requirement is met or none is left.
-func (r *ResourceManager) allocate(o *Out) {
+func (r *ResourceManager) allocate(o *kernel.Out) {
 	names := slices.Clone(r.tms)
 	slices.Sort(names)
 	for _, tm := range names {
@@ -109,8 +111,8 @@ func (r *ResourceManager) allocate(o *Out) {
 			alloc := "alloc-" + strconv.Itoa(r.nextAllo)
 			o.Log(eventlog.KindRequestSlot, messages.Str("task_manager", tm), messages.Int("slot", int64(i)),
 				messages.Str("allocation_id", alloc))
-			o.Send(tm, rpcLatency(r.cfg), &messages.Envelope_RequestSlot{RequestSlot: &messages.RequestSlot{
-				SlotIndex: int32(i), AllocationId: alloc, JobId: JobID, JobManager: r.jobMgr}})
+			o.Send(tm, vt.FromDuration(r.cfg.RPCLatency()), &messages.Envelope_RequestSlot{RequestSlot: &messages.RequestSlot{
+				SlotIndex: int32(i), AllocationId: alloc, JobId: jobgraph.JobID, JobManager: r.jobMgr}})
 		}
 	}
 }
@@ -119,11 +121,11 @@ func (r *ResourceManager) allocate(o *Out) {
 // handles the ones that timed out: their slots are gone, and, as an active
 // ResourceManager (Kubernetes, YARN) does, a replacement TaskManager is
 // started to make up for the lost one.
-func (r *ResourceManager) heartbeat(o *Out, send bool) {
+func (r *ResourceManager) heartbeat(o *kernel.Out, send bool) {
 	if send {
 		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
 	}
-	heartbeatRound(o, r.cfg, r.monitors, send, func(tm string, _ *heartbeat.Monitor) {
+	heartbeat.Round(o, r.monitors, send, vt.FromDuration(r.cfg.RPCLatency()), func(tm string, _ *heartbeat.Monitor) {
 		delete(r.slots, tm)
 		r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
 		replacement := jobgraph.TaskManagerName(r.nextTM - 1)
@@ -131,7 +133,9 @@ func (r *ResourceManager) heartbeat(o *Out, send bool) {
 		o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
 			messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
 			messages.Str("replacement", replacement))
-		o.Spawn(replacement, NewTaskManager(r.cfg))
+		o.Spawn(replacement, taskexecutor.New(r.cfg))
 		o.Send(replacement, 0, start())
 	})
 }
+
+func start() messages.Body { return &messages.Envelope_Start{Start: &messages.Start{}} }

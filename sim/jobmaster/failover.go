@@ -1,4 +1,4 @@
-package actors
+package jobmaster
 
 import (
 	"slices"
@@ -10,17 +10,18 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // name is the execution id of subtask index of vertex in the current attempt.
-func (j *JobManager) name(vertex string, index int) string {
+func (j *JobMaster) name(vertex string, index int) string {
 	return jobgraph.SubtaskName(vertex, index, j.attempt)
 }
 
 // startFailover sets up the restart strategy and the heartbeat timer.
-func (j *JobManager) startFailover(o *Out) {
+func (j *JobMaster) startFailover(o *kernel.Out) {
 	// Flink 1.19+ (RestartStrategyOptions): with checkpointing on and no
 	// strategy configured, exponential-delay; without checkpointing, none
 	rc := restart.DefaultConfig(j.cfg.CheckpointInterval > 0)
@@ -58,14 +59,14 @@ func describe(s restart.Strategy) string {
 // slots, then checks their monitors: one that timed out is lost
 // (HeartbeatManagerSenderImpl, HeartbeatMonitorImpl; JobMaster's
 // TaskManagerHeartbeatListener.notifyHeartbeatTimeout).
-func (j *JobManager) heartbeat(o *Out, send bool) {
+func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 	if j.terminal() {
 		return
 	}
 	if send {
 		o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
 	}
-	heartbeatRound(o, j.cfg, j.monitors, send, func(tm string, m *heartbeat.Monitor) {
+	heartbeat.Round(o, j.monitors, send, vt.FromDuration(j.cfg.RPCLatency()), func(tm string, m *heartbeat.Monitor) {
 		j.lost[tm] = true
 		cause := "The heartbeat of TaskManager with id " + tm + " timed out."
 		o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
@@ -75,7 +76,7 @@ func (j *JobManager) heartbeat(o *Out, send bool) {
 	})
 }
 
-func (j *JobManager) terminal() bool {
+func (j *JobMaster) terminal() bool {
 	switch j.status {
 	case "FINISHED", "FAILED", "CANCELED":
 		return true
@@ -87,7 +88,7 @@ func (j *JobManager) terminal() bool {
 // tasks are all connected by pipelined edges) after the restart strategy's
 // backoff, or fails the job when the strategy allows no more restarts
 // (DefaultScheduler.handleTaskFailure with RestartPipelinedRegionFailoverStrategy).
-func (j *JobManager) failover(o *Out, cause string) {
+func (j *JobMaster) failover(o *kernel.Out, cause string) {
 	if j.status != "RUNNING" {
 		return
 	}
@@ -112,11 +113,11 @@ func (j *JobManager) failover(o *Out, cause string) {
 
 // cancelTasks cancels every execution of the current attempt on the task
 // managers still alive.
-func (j *JobManager) cancelTasks(o *Out) {
+func (j *JobMaster) cancelTasks(o *kernel.Out) {
 	for _, name := range j.order {
 		tm := j.location[name]
 		if j.tasks[name] != "FINISHED" && !j.lost[tm] {
-			o.Send(tm, rpcLatency(j.cfg), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
+			o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
 		}
 		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
 	}
@@ -129,13 +130,13 @@ func (j *JobManager) cancelTasks(o *Out) {
 // restart deploys a new attempt of every task once enough slots are there,
 // restored from the latest completed checkpoint (or from the starting
 // offsets when there is none).
-func (j *JobManager) restart(o *Out) {
+func (j *JobMaster) restart(o *kernel.Out) {
 	if j.status != "RESTARTING" {
 		return
 	}
 	j.attempt++
 	j.setStatus(o, "RUNNING", "")
-	j.readers = nil
+	j.enum.Reset()
 	if j.cc {
 		// restore from the latest completed checkpoint, if there is one:
 		// keyed state, channel state, and the source offsets through the
@@ -149,7 +150,7 @@ func (j *JobManager) restart(o *Out) {
 }
 
 // action carries out a user action addressed to the JobManager.
-func (j *JobManager) action(o *Out, text string) {
+func (j *JobMaster) action(o *kernel.Out, text string) {
 	a, err := action.Parse(text)
 	if err != nil {
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))

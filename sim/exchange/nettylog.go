@@ -1,16 +1,17 @@
-package actors
+package exchange
 
 import (
 	"hash/fnv"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/netty"
 )
 
-// channelID derives the InputChannelID (a 16-byte AbstractID in Flink) of a
+// ChannelID derives the InputChannelID (a 16-byte AbstractID in Flink) of a
 // channel from its actor name, so frames are the same in every run.
-func channelID(name string) netty.InputChannelID {
+func ChannelID(name string) netty.InputChannelID {
 	h := fnv.New128a()
 	h.Write([]byte(name))
 	b := h.Sum(nil)
@@ -22,9 +23,9 @@ func channelID(name string) netty.InputChannelID {
 	return netty.InputChannelID{LowerPart: lo, UpperPart: hi}
 }
 
-// logFrame logs one NettyMessage of a remote channel as its encoded bytes
+// LogFrame logs one NettyMessage of a remote channel as its encoded bytes
 // (sim.log.netty-frames): direction "out" from this actor to peer.
-func logFrame(o *Out, peer string, m netty.Message) {
+func LogFrame(o *kernel.Out, peer string, m netty.Message) {
 	frame := netty.Encode(m)
 	o.Log(eventlog.KindNettyFrame, messages.Str("peer", peer), messages.Str("message", m.ID().String()),
 		messages.Int("frame_length", int64(len(frame))), messages.Str("hex", netty.HexDump(frame)))

@@ -1,16 +1,16 @@
-package actors
+package kafka
 
 import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // The broker side of the KafkaSink: produce requests into the sink topic and
 // the transaction coordinator's requests (flink-connector-kafka's
 // KafkaWriter, KafkaCommitter and TransactionAborter as the broker sees them).
-// The rules are kafka.TxnLog's; this file decodes, applies and logs.
+// The rules are TxnLog's; this file decodes, applies and logs.
 
 // Notes of a transaction event for a request that changed nothing (Kafka
 // answers a repeated EndTxn without an error) or that fenced a transaction.
@@ -29,7 +29,7 @@ const (
 // a pre-committed transaction, a partition that does not exist) is dropped
 // and counted in produce_rejected; one kafka_error event per request names
 // the first error and the number of records dropped.
-func (k *Kafka) produce(o *Out, from string, p *messages.Produce) {
+func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
 	id := p.TransactionalId
 	var first error
 	var dropped int64
@@ -40,13 +40,13 @@ func (k *Kafka) produce(o *Out, from string, p *messages.Produce) {
 			// the producer of an earlier attempt: its epoch is older than
 			// the one the new attempt's InitProducerId took (a zombie's
 			// request still on its way when the task died)
-			err = kafka.ErrProducerFenced
+			err = ErrProducerFenced
 		case id != "":
 			_, err = k.sink.Append(id, r)
 		case r == nil:
-			err = kafka.ErrInvalidRequest
+			err = ErrInvalidRequest
 		case k.sink.AppendPlain(r) < 0:
-			err = kafka.ErrUnknownTopicOrPartition
+			err = ErrUnknownTopicOrPartition
 		}
 		if err != nil {
 			if first == nil {
@@ -72,7 +72,7 @@ func (k *Kafka) produce(o *Out, from string, p *messages.Produce) {
 // note); ABORT_LINGERING runs TransactionAborter's probe for one prefix and
 // subtask. A refused request logs kafka_error and counts in txn_errors; the
 // producer gets no answer.
-func (k *Kafka) txnRequest(o *Out, from string, m *messages.TxnRequest) {
+func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) {
 	id := m.TransactionalId
 	prev, had := k.sink.TransactionInfo(id)
 	switch m.Op {
@@ -88,36 +88,36 @@ func (k *Kafka) txnRequest(o *Out, from string, m *messages.TxnRequest) {
 		k.txnBegun[id] = k.txnTimers
 		k.txnTimerID[k.txnTimers] = id
 		o.Timer(vt.FromDuration(k.cfg.TransactionTimeout), timerTxnTimeout, k.txnTimers)
-		if had && (prev.State == kafka.TxnOpen || prev.State == kafka.TxnPreCommitted) {
-			k.logTxn(o, from, "begin", id, kafka.TxnInfo{State: kafka.TxnAborted, Records: prev.Records}, noteFenced)
+		if had && (prev.State == TxnOpen || prev.State == TxnPreCommitted) {
+			k.logTxn(o, from, "begin", id, TxnInfo{State: TxnAborted, Records: prev.Records}, noteFenced)
 		}
 		k.logLatest(o, from, "begin", id, "")
 	case messages.TxnRequest_PRE_COMMIT:
 		if k.owner[id] != "" && k.owner[id] != from {
-			k.txnError(o, from, "pre_commit", id, kafka.ErrProducerFenced)
+			k.txnError(o, from, "pre_commit", id, ErrProducerFenced)
 			return
 		}
-		k.endTxn(o, from, "pre_commit", id, k.sink.PreCommit, had && prev.State == kafka.TxnPreCommitted, noteAlreadyPreCommitted)
+		k.endTxn(o, from, "pre_commit", id, k.sink.PreCommit, had && prev.State == TxnPreCommitted, noteAlreadyPreCommitted)
 	case messages.TxnRequest_COMMIT:
-		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == kafka.TxnCommitted, noteAlreadyCommitted)
+		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == TxnCommitted, noteAlreadyCommitted)
 	case messages.TxnRequest_ABORT:
-		k.endTxn(o, from, "abort", id, k.sink.Abort, had && prev.State == kafka.TxnAborted, noteAlreadyAborted)
+		k.endTxn(o, from, "abort", id, k.sink.Abort, had && prev.State == TxnAborted, noteAlreadyAborted)
 	case messages.TxnRequest_ABORT_LINGERING:
 		ids := k.sink.AbortLingering(m.Prefix, int(m.Subtask), m.FromCheckpoint)
 		for _, a := range ids {
 			k.logLatest(o, from, "abort_lingering", a, "")
 		}
 		o.Log(eventlog.KindAbortLingering, messages.Str("prefix", m.Prefix), messages.Int("subtask", int64(m.Subtask)),
-			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", jsonStrings(ids)), messages.Str("producer", from))
+			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", eventlog.JSONStrings(ids)), messages.Str("producer", from))
 	default:
-		k.txnError(o, from, m.Op.String(), id, kafka.ErrInvalidRequest)
+		k.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
 	}
 }
 
 // endTxn applies a pre-commit, commit or abort and logs the transaction's
 // state; repeat says the transaction was already in the requested state, so
 // the request changed nothing and is logged with note.
-func (k *Kafka) endTxn(o *Out, from, op, id string, apply func(string) error, repeat bool, note string) {
+func (k *Broker) endTxn(o *kernel.Out, from, op, id string, apply func(string) error, repeat bool, note string) {
 	if err := apply(id); err != nil {
 		k.txnError(o, from, op, id, err)
 		return
@@ -129,12 +129,12 @@ func (k *Kafka) endTxn(o *Out, from, op, id string, apply func(string) error, re
 }
 
 // logLatest logs the latest transaction under id.
-func (k *Kafka) logLatest(o *Out, from, op, id, note string) {
+func (k *Broker) logLatest(o *kernel.Out, from, op, id, note string) {
 	info, _ := k.sink.TransactionInfo(id)
 	k.logTxn(o, from, op, id, info, note)
 }
 
-func (k *Kafka) logTxn(o *Out, from, op, id string, info kafka.TxnInfo, note string) {
+func (k *Broker) logTxn(o *kernel.Out, from, op, id string, info TxnInfo, note string) {
 	fields := []*messages.Field{messages.Str("op", op), messages.Str("transactional_id", id),
 		messages.Str("state", info.State.String()), messages.Int("records", int64(info.Records)), messages.Str("producer", from)}
 	if note != "" {
@@ -143,7 +143,7 @@ func (k *Kafka) logTxn(o *Out, from, op, id string, info kafka.TxnInfo, note str
 	o.Log(eventlog.KindTransaction, fields...)
 }
 
-func (k *Kafka) txnError(o *Out, from, op, id string, err error) {
+func (k *Broker) txnError(o *kernel.Out, from, op, id string, err error) {
 	k.txnErrs++
 	o.Log(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
 		messages.Str("error", err.Error()), messages.Str("producer", from))
@@ -153,14 +153,14 @@ func (k *Kafka) txnError(o *Out, from, op, id string, err error) {
 // progress: transaction.timeout.ms passed (Kafka's TransactionCoordinator
 // aborts timed-out transactions; the LSO moves on, the records are never
 // visible to read_committed).
-func (k *Kafka) txnTimeout(o *Out, seq int64) {
+func (k *Broker) txnTimeout(o *kernel.Out, seq int64) {
 	id := k.txnTimerID[seq]
 	delete(k.txnTimerID, seq)
 	if k.txnBegun[id] != seq {
 		return // a newer transaction under the id
 	}
 	info, ok := k.sink.TransactionInfo(id)
-	if !ok || (info.State != kafka.TxnOpen && info.State != kafka.TxnPreCommitted) {
+	if !ok || (info.State != TxnOpen && info.State != TxnPreCommitted) {
 		return
 	}
 	if err := k.sink.Abort(id); err != nil {

@@ -1,4 +1,4 @@
-package actors
+package kafka
 
 import (
 	"encoding/json"
@@ -8,13 +8,13 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // action carries out a user action addressed to the broker: a record sent
 // by hand, a stalled or resumed producer, the output consumer's isolation.
-func (k *Kafka) action(o *Out, text string) {
+func (k *Broker) action(o *kernel.Out, text string) {
 	a, err := action.Parse(text)
 	if err != nil {
 		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: err.Error()}.Fields()...)
@@ -37,7 +37,7 @@ func (k *Kafka) action(o *Out, text string) {
 			return
 		}
 		if p < 0 {
-			p = kafka.DefaultPartition([]byte(e.Key), n)
+			p = DefaultPartition([]byte(e.Key), n)
 		}
 		ts := e.Ts
 		if e.Now {
@@ -85,7 +85,7 @@ func (k *Kafka) action(o *Out, text string) {
 
 // nowMs is "now" for send-event: the newest event time in the source topic,
 // or the generator's clock when the topic is still empty.
-func (k *Kafka) nowMs(o *Out) int64 {
+func (k *Broker) nowMs(o *kernel.Out) int64 {
 	if k.haveTs {
 		return k.maxTs
 	}
@@ -94,7 +94,7 @@ func (k *Kafka) nowMs(o *Out) int64 {
 
 // appendSource appends a record to the source topic, keeping track of the
 // newest event time, and returns its offset.
-func (k *Kafka) appendSource(r *messages.KafkaRecord) int64 {
+func (k *Broker) appendSource(r *messages.KafkaRecord) int64 {
 	if !k.haveTs || r.Timestamp > k.maxTs {
 		k.maxTs, k.haveTs = r.Timestamp, true
 	}

@@ -1,4 +1,4 @@
-package actors
+package jobmaster
 
 import (
 	"math"
@@ -10,9 +10,10 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/restart"
+	"github.com/flinksim/flinksim/sim/source"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 )
@@ -34,11 +35,11 @@ type offeredSlot struct {
 	alloc string
 }
 
-// JobManager is the JobMaster of the one job (DefaultScheduler with one
+// JobMaster is the JobMaster of the one job (DefaultScheduler with one
 // slot-sharing group and one pipelined region) together with the Kafka
 // source's SplitEnumerator, which Flink runs in the JobManager's
 // SourceCoordinator (KafkaSourceEnumerator).
-type JobManager struct {
+type JobMaster struct {
 	cfg     *config.Config
 	graph   jobgraph.JobGraph
 	bounded bool
@@ -48,14 +49,10 @@ type JobManager struct {
 	order   []string          // execution ids in deployment order
 	deploy  bool
 
-	// the split enumerator
-	startOffsets map[int32]int64
-	stopOffsets  map[int32]int64 // bounded only
-	readers      []int32         // registered, waiting for offsets
-	haveStart    bool
-	haveStop     bool
-	alignment    *watermark.AlignmentGroup // nil: no watermark alignment
-	lastMax      int64
+	// the split enumerator (the SourceCoordinator's KafkaSourceEnumerator)
+	enum      *source.Enumerator
+	alignment *watermark.AlignmentGroup // nil: no watermark alignment
+	lastMax   int64
 
 	// failover (see jobmanager_failover.go)
 	attempt  int                           // execution attempt of the current deployment
@@ -76,23 +73,23 @@ type JobManager struct {
 	reconfig       *messages.Setting      // the setting of the job to start after the stop-with-savepoint (nil: none)
 	overrides      []*messages.Setting    // the job's configuration changed by set actions, shipped with every deployment
 	rescaleMaxP    int                    // its configured max parallelism (0: not configured)
-	jobs           int                    // jobs submitted from a savepoint so far (each gets a new JobID)
+	jobs           int                    // jobs submitted from a savepoint so far (each gets a new jobgraph.JobID)
 	ended          bool                   // the run was told to end
 }
 
-// jobID is the current job's JobID: job-1, then job-2 ... for each job
+// jobID is the current job's jobgraph.JobID: job-1, then job-2 ... for each job
 // started from a savepoint (a resubmitted job is a new job in Flink).
-func (j *JobManager) jobID() string {
+func (j *JobMaster) jobID() string {
 	if j.jobs == 0 {
-		return JobID
+		return jobgraph.JobID
 	}
 	return "job-" + strconv.Itoa(j.jobs+1)
 }
 
-// NewJobManager returns the JobManager for graph. bounded makes the source
+// New returns the JobManager for graph. bounded makes the source
 // stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
-func NewJobManager(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobManager {
-	return &JobManager{cfg: cfg, base: cfg, graph: graph, bounded: bounded, tasks: map[string]string{}, vertexOf: map[string]vertexIndex{},
+func New(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobMaster {
+	return &JobMaster{cfg: cfg, base: cfg, enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), graph: graph, bounded: bounded, tasks: map[string]string{}, vertexOf: map[string]vertexIndex{},
 		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
 }
 
@@ -105,7 +102,7 @@ const (
 // Receive implements Component. When the job is in a terminal status at
 // the end of a delivery (a rescale's FINISHED is followed by the new job's
 // RUNNING in the same delivery), the run ends.
-func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
+func (j *JobMaster) Step(o *kernel.Out, env *messages.Envelope) {
 	j.receive(o, env)
 	if j.terminal() && !j.ended && !j.pendingRescale {
 		j.ended = true
@@ -113,7 +110,7 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 	}
 }
 
-func (j *JobManager) receive(o *Out, env *messages.Envelope) {
+func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		j.start(o)
@@ -127,7 +124,7 @@ func (j *JobManager) receive(o *Out, env *messages.Envelope) {
 		case timerHeartbeat:
 			j.heartbeat(o, true)
 			return
-		case timerHeartbeatCheck:
+		case heartbeat.TimerCheck:
 			j.heartbeat(o, false)
 			return
 		case timerRestart:
@@ -154,7 +151,7 @@ func (j *JobManager) receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_ListOffsetsResult:
 		j.offsets(o, b.ListOffsetsResult)
 	case *messages.Envelope_ReaderRegistration:
-		j.readers = append(j.readers, b.ReaderRegistration.SubtaskIndex)
+		j.enum.Register(b.ReaderRegistration.SubtaskIndex)
 		j.assignSplits(o)
 	case *messages.Envelope_HeartbeatResponse:
 		if m := j.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
@@ -176,7 +173,7 @@ func (j *JobManager) receive(o *Out, env *messages.Envelope) {
 // announceAlignment is the SourceCoordinator's periodic announcement of
 // the alignment group's max allowed watermark (group minimum + max drift)
 // to every reader (WatermarkAlignmentEvent).
-func (j *JobManager) announceAlignment(o *Out) {
+func (j *JobMaster) announceAlignment(o *kernel.Out) {
 	if j.status != "RUNNING" {
 		return
 	}
@@ -190,13 +187,13 @@ func (j *JobManager) announceAlignment(o *Out) {
 		}
 		src, _ := j.graph.Vertex(jobgraph.VertexSource)
 		for i := 0; i < src.Parallelism; i++ {
-			o.Send(j.name(jobgraph.VertexSource, i), rpcLatency(j.cfg),
+			o.Send(j.name(jobgraph.VertexSource, i), vt.FromDuration(j.cfg.RPCLatency()),
 				&messages.Envelope_WatermarkAlignmentEvent{WatermarkAlignmentEvent: &messages.WatermarkAlignmentEvent{MaxWatermark: a.MaxAllowedWatermark}})
 		}
 	}
 }
 
-func (j *JobManager) setStatus(o *Out, status, cause string) {
+func (j *JobMaster) setStatus(o *kernel.Out, status, cause string) {
 	if j.status == status {
 		return
 	}
@@ -212,22 +209,22 @@ func (j *JobManager) setStatus(o *Out, status, cause string) {
 	j.sendStatus(o)
 }
 
-func (j *JobManager) start(o *Out) {
+func (j *JobMaster) start(o *kernel.Out) {
 	g := j.graph
 	var vs []string
 	for _, v := range g.Vertices {
-		vs = append(vs, `{"id":`+jsonString(v.ID)+`,"name":`+jsonString(v.Name)+`,"parallelism":`+
-			strconv.Itoa(v.Parallelism)+`,"operators":`+jsonStrings(v.Operators)+`}`)
+		vs = append(vs, `{"id":`+eventlog.JSONString(v.ID)+`,"name":`+eventlog.JSONString(v.Name)+`,"parallelism":`+
+			strconv.Itoa(v.Parallelism)+`,"operators":`+eventlog.JSONStrings(v.Operators)+`}`)
 	}
 	var es []string
 	for _, e := range g.Edges {
-		es = append(es, `{"from":`+jsonString(e.From)+`,"to":`+jsonString(e.To)+`,"partitioner":`+jsonString(e.Partitioner)+`}`)
+		es = append(es, `{"from":`+eventlog.JSONString(e.From)+`,"to":`+eventlog.JSONString(e.To)+`,"partitioner":`+eventlog.JSONString(e.Partitioner)+`}`)
 	}
 	if j.cfg.CheckpointInterval > 0 {
 		j.ensureCoordinator(o) // periodic checkpointing is configured
 	}
-	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+joinRaw(vs)+"]"),
-		messages.Raw("edges", "["+joinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
+	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+eventlog.JoinRaw(vs)+"]"),
+		messages.Raw("edges", "["+eventlog.JoinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
 		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
 	j.setStatus(o, "CREATED", "")
 	// DefaultScheduler.startScheduling: the job is RUNNING while its
@@ -239,7 +236,7 @@ func (j *JobManager) start(o *Out) {
 				messages.Str("state", "SCHEDULED"), messages.Str("note", "waiting for a slot"))
 		}
 	}
-	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
+	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DeclareResourceRequirements{
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
 	j.startFailover(o)
@@ -255,7 +252,7 @@ func (j *JobManager) start(o *Out) {
 	// the source coordinator resolves the starting (and, bounded, stopping)
 	// offsets of every partition (KafkaSourceEnumerator with its
 	// OffsetsInitializers)
-	o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 		Topic: j.cfg.SourceTopic, Spec: j.cfg.StartingOffsets, RequestId: reqStartOffsets}})
 	if j.bounded {
 		// KafkaSource.setBounded(OffsetsInitializer.latest()); when the
@@ -266,23 +263,12 @@ func (j *JobManager) start(o *Out) {
 		if j.cfg.EventsPace == "event-time" {
 			spec = "final"
 		}
-		o.Send(KafkaName, rpcLatency(j.cfg), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 			Topic: j.cfg.SourceTopic, Spec: spec, RequestId: reqStopOffsets}})
 	}
 }
 
-func joinRaw(parts []string) string {
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += ","
-		}
-		s += p
-	}
-	return s
-}
-
-func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
+func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlots) {
 	var accepted []string
 	for _, off := range m.Offers {
 		if j.terminal() {
@@ -298,7 +284,7 @@ func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
 			j.monitors[m.TaskManagerId] = heartbeat.NewMonitor(j.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
 		}
 	}
-	o.Send(from, rpcLatency(j.cfg), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})
+	o.Send(from, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})
 	if !j.deploy && len(j.slots) >= j.graph.SlotsNeeded && j.status == "RUNNING" {
 		j.deployAll(o)
 	}
@@ -306,7 +292,7 @@ func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
 
 // deployAll puts subtask i of every vertex into the i-th slot (slot
 // sharing), slots ordered by task manager and slot index.
-func (j *JobManager) deployAll(o *Out) {
+func (j *JobMaster) deployAll(o *kernel.Out) {
 	j.deploy = true
 	slices.SortFunc(j.slots, func(a, b offeredSlot) int {
 		if a.tm != b.tm {
@@ -395,13 +381,13 @@ func (j *JobManager) deployAll(o *Out) {
 			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
 				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
 				messages.Str("allocation_id", j.slots[i].alloc))
-			o.Send(j.slots[i].tm, rpcLatency(j.cfg), &messages.Envelope_SubmitTask{SubmitTask: st})
+			o.Send(j.slots[i].tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
 		}
 	}
 	j.sendExecutions(o)
 }
 
-func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
+func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
 	if _, current := j.location[m.ExecutionId]; !current {
 		return // a report of an earlier attempt
 	}
@@ -428,7 +414,7 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 	}
 }
 
-func (j *JobManager) offsets(o *Out, m *messages.ListOffsetsResult) {
+func (j *JobMaster) offsets(o *kernel.Out, m *messages.ListOffsetsResult) {
 	if m.RequestId == reqOutputView {
 		// a job started from a savepoint writes to a fresh view of the
 		// output: what a consumer starting at the sink's end now reads
@@ -437,52 +423,29 @@ func (j *JobManager) offsets(o *Out, m *messages.ListOffsetsResult) {
 		}
 		return
 	}
-	mp := map[int32]int64{}
-	for _, po := range m.Offsets {
-		mp[po.Partition] = po.Offset
-	}
 	if m.RequestId == reqStopOffsets {
-		j.stopOffsets, j.haveStop = mp, true
+		j.enum.SetStoppingOffsets(m.Offsets)
 	} else {
-		j.startOffsets, j.haveStart = mp, true
+		j.enum.SetStartingOffsets(m.Offsets)
 	}
 	j.assignSplits(o)
 }
 
-// assignSplits gives each registered reader the partitions that
-// KafkaSourceEnumerator.getSplitOwner assigns it, once the offsets are known;
-// in bounded mode it then signals no more splits.
-func (j *JobManager) assignSplits(o *Out) {
-	if !j.haveStart || (j.bounded && !j.haveStop) {
-		return
-	}
+// assignSplits hands the registered readers the splits the enumerator
+// assigns them, once the offsets are known; in bounded mode it then signals
+// no more splits.
+func (j *JobMaster) assignSplits(o *kernel.Out) {
 	src, _ := j.graph.Vertex(jobgraph.VertexSource)
-	readers := j.readers
-	j.readers = nil
-	for _, r := range readers {
-		var splits []*messages.KafkaSplit
-		var parts []int64
-		for p := 0; p < j.cfg.SourcePartitions; p++ {
-			if kafka.SplitOwner(j.cfg.SourceTopic, p, src.Parallelism) != int(r) {
-				continue
-			}
-			sp := &messages.KafkaSplit{Topic: j.cfg.SourceTopic, Partition: int32(p),
-				StartingOffset: j.startOffsets[int32(p)], StoppingOffset: -1}
-			if j.bounded {
-				sp.StoppingOffset = j.stopOffsets[int32(p)]
-			}
-			splits = append(splits, sp)
-			parts = append(parts, int64(p))
-		}
-		reader := j.name(jobgraph.VertexSource, int(r))
-		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", jsonInts(parts)))
-		if len(splits) == 0 && !j.bounded {
+	for _, a := range j.enum.Assign(src.Parallelism) {
+		reader := j.name(jobgraph.VertexSource, int(a.Reader))
+		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", eventlog.JSONInts(a.Partitions)))
+		if len(a.Splits) == 0 && !j.bounded {
 			o.Log(eventlog.KindReaderNoSplits, messages.Str("reader", reader),
 				messages.Str("note", "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"))
 		}
-		o.Send(reader, rpcLatency(j.cfg), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: splits}})
-		if j.bounded {
-			o.Send(reader, rpcLatency(j.cfg), &messages.Envelope_NoMoreSplits{NoMoreSplits: &messages.NoMoreSplits{}})
+		o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: a.Splits}})
+		if a.NoMore {
+			o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_NoMoreSplits{NoMoreSplits: &messages.NoMoreSplits{}})
 		}
 	}
 }

@@ -1,25 +1,22 @@
-package actors
+package checkpoint
 
 import (
 	"slices"
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
-
-// CheckpointCoordinatorName is the CheckpointCoordinator's actor name.
-const CheckpointCoordinatorName = "checkpoint-coordinator"
 
 // timerCheckpointDuty is the coordinator's trigger and timeout duties.
 const timerCheckpointDuty = timerCheckpoint
 
-// CheckpointCoordinator is Flink's CheckpointCoordinator as an actor of its
-// own (the design card's): it triggers checkpoints at the sources
+// Service is Flink's CheckpointCoordinator as a component of its own (the
+// checkpoint-coordinator actor, the design card's) (the design card's): it triggers checkpoints at the sources
 // (TriggerCheckpoint), collects AcknowledgeCheckpoint / DeclineCheckpoint
 // from the tasks, completes, expires and aborts checkpoints with the rules
 // of sim/checkpoint (Coordinator, Plan, Assign), notifies the tasks
@@ -31,20 +28,20 @@ const timerCheckpointDuty = timerCheckpoint
 // (CheckpointCoordinatorDeActivator starts and stops the periodic trigger).
 // In Flink it runs on the JobMaster's main thread: the messages between the
 // two take no virtual time.
-type CheckpointCoordinator struct {
+type Service struct {
 	base     *config.Config // the cluster's configuration
 	cfg      *config.Config // the job's: the cluster's with the job configuration over it
 	jobID    string
 	vertices []*messages.CheckpointVertex
 	maxP     int
-	execs    []checkpoint.Execution // the current attempt, in deployment order
-	status   string                 // the job's status
+	execs    []Execution // the current attempt, in deployment order
+	status   string      // the job's status
 
-	coord         *checkpoint.Coordinator
+	coord         *Coordinator
 	pendingStates map[int64]map[string]*messages.TaskStateSnapshot // pending checkpoint -> task -> state
 	taskStates    map[string]*messages.TaskStateSnapshot           // task -> state of its last acknowledged snapshot
-	latest        *checkpoint.Saved                                // latest completed checkpoint (or the savepoint a job started from)
-	savepoint     *checkpoint.Saved                                // latest completed savepoint
+	latest        *Saved                                           // latest completed checkpoint (or the savepoint a job started from)
+	savepoint     *Saved                                           // latest completed savepoint
 	timerSet      bool
 	timerAt       int64 // ms
 
@@ -52,13 +49,13 @@ type CheckpointCoordinator struct {
 	offsets           map[int64]string // completed checkpoint -> its source offsets (JSON), for the view
 }
 
-// NewCheckpointCoordinator returns the coordinator component.
-func NewCheckpointCoordinator(cfg *config.Config) *CheckpointCoordinator {
-	return &CheckpointCoordinator{base: cfg, cfg: cfg, offsets: map[int64]string{}}
+// NewService returns the coordinator component.
+func NewService(cfg *config.Config) *Service {
+	return &Service{base: cfg, cfg: cfg, offsets: map[int64]string{}}
 }
 
 // Receive implements Component.
-func (c *CheckpointCoordinator) Receive(o *Out, env *messages.Envelope) {
+func (c *Service) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_CheckpointCoordinatorStart:
 		c.startJob(o, b.CheckpointCoordinatorStart)
@@ -92,7 +89,7 @@ func (c *CheckpointCoordinator) Receive(o *Out, env *messages.Envelope) {
 
 // startJob creates the coordinator for a submitted job; every task
 // acknowledges every checkpoint.
-func (c *CheckpointCoordinator) startJob(o *Out, m *messages.CheckpointCoordinatorStart) {
+func (c *Service) startJob(o *kernel.Out, m *messages.CheckpointCoordinatorStart) {
 	c.jobID, c.vertices, c.maxP = m.JobId, m.Vertices, int(m.MaxParallelism)
 	c.cfg = c.base
 	if len(m.JobConfiguration) > 0 {
@@ -112,7 +109,7 @@ func (c *CheckpointCoordinator) startJob(o *Out, m *messages.CheckpointCoordinat
 		}
 	}
 	k := c.cfg
-	co, err := checkpoint.NewCoordinator(checkpoint.CoordinatorConfig{IntervalMs: k.CheckpointInterval.Milliseconds(),
+	co, err := NewCoordinator(CoordinatorConfig{IntervalMs: k.CheckpointInterval.Milliseconds(),
 		TimeoutMs: k.CheckpointTimeout.Milliseconds(), MinPauseMs: k.CheckpointMinPause.Milliseconds(),
 		MaxConcurrent: k.MaxConcurrentCheckpoints, TolerableFailures: k.TolerableFailedCheckpoints,
 		Unaligned: k.UnalignedCheckpoints}, tasks)
@@ -137,11 +134,11 @@ func (c *CheckpointCoordinator) startJob(o *Out, m *messages.CheckpointCoordinat
 // executions takes the current attempt's executions: checkpoints are
 // triggered only while every task runs or finished after its final
 // checkpoint, and not all finished.
-func (c *CheckpointCoordinator) executions(m *messages.ExecutionStates) {
+func (c *Service) executions(m *messages.ExecutionStates) {
 	c.execs = c.execs[:0]
 	running, finished := true, 0
 	for _, e := range m.Executions {
-		c.execs = append(c.execs, checkpoint.Execution{Name: e.Name, Vertex: e.Vertex, Index: int(e.Index), State: e.State})
+		c.execs = append(c.execs, Execution{Name: e.Name, Vertex: e.Vertex, Index: int(e.Index), State: e.State})
 		running = running && (e.State == "RUNNING" || e.State == "FINISHED")
 		if e.State == "FINISHED" {
 			finished++
@@ -155,7 +152,7 @@ func (c *CheckpointCoordinator) executions(m *messages.ExecutionStates) {
 // jobRunning starts periodic checkpointing when the job (re)enters RUNNING
 // (CheckpointCoordinatorDeActivator): the first trigger after a random delay
 // in [min pause, interval] drawn from the coordinator's seeded generator.
-func (c *CheckpointCoordinator) jobRunning(o *Out) {
+func (c *Service) jobRunning(o *kernel.Out) {
 	if c.coord == nil {
 		return
 	}
@@ -174,7 +171,7 @@ func (c *CheckpointCoordinator) jobRunning(o *Out) {
 
 // jobLeftRunning stops periodic checkpointing; pending checkpoints are
 // aborted (CHECKPOINT_COORDINATOR_SUSPEND).
-func (c *CheckpointCoordinator) jobLeftRunning(o *Out) {
+func (c *Service) jobLeftRunning(o *kernel.Out) {
 	if c.coord == nil {
 		return
 	}
@@ -186,7 +183,7 @@ func (c *CheckpointCoordinator) jobLeftRunning(o *Out) {
 
 // scheduleDuty sets a timer for the next periodic trigger or timeout,
 // unless one is set for an earlier time.
-func (c *CheckpointCoordinator) scheduleDuty(o *Out) {
+func (c *Service) scheduleDuty(o *kernel.Out) {
 	now := vt.Millis(o.Now())
 	next, ok := c.coord.NextPeriodicTrigger(now)
 	if t, tok := c.coord.NextTimeout(); tok && (!ok || t < next) {
@@ -201,7 +198,7 @@ func (c *CheckpointCoordinator) scheduleDuty(o *Out) {
 
 // duty runs the coordinator's timers: expire checkpoints past their
 // timeout, then fire the periodic trigger when due.
-func (c *CheckpointCoordinator) duty(o *Out, at int64) {
+func (c *Service) duty(o *kernel.Out, at int64) {
 	if !c.timerSet || at != c.timerAt {
 		return // superseded by an earlier timer
 	}
@@ -211,7 +208,7 @@ func (c *CheckpointCoordinator) duty(o *Out, at int64) {
 		c.checkpointFailed(o, f)
 	}
 	if t, ok := c.coord.NextPeriodicTrigger(now); ok && t <= now {
-		c.trigger(o, checkpoint.KindPeriodic)
+		c.trigger(o, KindPeriodic)
 		return
 	}
 	c.ready(o)
@@ -221,11 +218,11 @@ func (c *CheckpointCoordinator) duty(o *Out, at int64) {
 // trigger asks the coordinator for a checkpoint or savepoint of kind. A
 // stop-with-savepoint first stops the periodic scheduler, which aborts
 // pending checkpoints (SchedulerBase.stopWithSavepoint).
-func (c *CheckpointCoordinator) trigger(o *Out, kind checkpoint.Kind) {
+func (c *Service) trigger(o *kernel.Out, kind Kind) {
 	if c.coord == nil {
 		return
 	}
-	if kind == checkpoint.KindStopWithSavepoint {
+	if kind == KindStopWithSavepoint {
 		for _, f := range c.coord.StopScheduler(vt.Millis(o.Now())) {
 			c.checkpointFailed(o, f)
 		}
@@ -235,11 +232,11 @@ func (c *CheckpointCoordinator) trigger(o *Out, kind checkpoint.Kind) {
 	c.scheduleDuty(o)
 }
 
-func protoKind(k checkpoint.Kind) messages.CheckpointKind {
+func protoKind(k Kind) messages.CheckpointKind {
 	switch k {
-	case checkpoint.KindSavepoint:
+	case KindSavepoint:
 		return messages.CheckpointKind_SAVEPOINT
-	case checkpoint.KindStopWithSavepoint:
+	case KindStopWithSavepoint:
 		return messages.CheckpointKind_STOP_WITH_SAVEPOINT
 	}
 	return messages.CheckpointKind_CHECKPOINT
@@ -247,25 +244,25 @@ func protoKind(k checkpoint.Kind) messages.CheckpointKind {
 
 // kindOf is the kind of a requested checkpoint (a CHECKPOINT request is a
 // manual one).
-func kindOf(k messages.CheckpointKind) checkpoint.Kind {
+func kindOf(k messages.CheckpointKind) Kind {
 	switch k {
 	case messages.CheckpointKind_SAVEPOINT:
-		return checkpoint.KindSavepoint
+		return KindSavepoint
 	case messages.CheckpointKind_STOP_WITH_SAVEPOINT:
-		return checkpoint.KindStopWithSavepoint
+		return KindStopWithSavepoint
 	}
-	return checkpoint.KindManual
+	return KindManual
 }
 
 // triggered acts on a trigger decision: a started checkpoint's barriers are
 // injected at the tasks its plan triggers; a declined request is logged with
 // Flink's reason.
-func (c *CheckpointCoordinator) triggered(o *Out, res checkpoint.TriggerResult) {
+func (c *Service) triggered(o *kernel.Out, res TriggerResult) {
 	switch {
 	case res.Declined:
 		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", res.Kind.String()),
 			messages.Str("reason", res.FailureReason.String()), messages.Str("message", res.Reason))
-		if res.Kind == checkpoint.KindStopWithSavepoint {
+		if res.Kind == KindStopWithSavepoint {
 			c.requestFailed(o, res.Kind, res.Reason)
 		}
 	case res.Queued:
@@ -277,9 +274,9 @@ func (c *CheckpointCoordinator) triggered(o *Out, res checkpoint.TriggerResult) 
 		c.pendingStates[res.CheckpointID] = map[string]*messages.TaskStateSnapshot{}
 		o.Log(eventlog.KindCheckpointTriggered, messages.Int("checkpoint_id", res.CheckpointID), messages.Str("kind", res.Kind.String()),
 			messages.Int("timestamp_ms", res.AtMs), messages.Bool("unaligned", unaligned))
-		trigger, finished := checkpoint.Plan(c.vertices, c.execs)
+		trigger, finished := Plan(c.vertices, c.execs)
 		for _, e := range trigger {
-			o.Send(e.Name, rpcLatency(c.cfg), &messages.Envelope_TriggerCheckpoint{TriggerCheckpoint: &messages.TriggerCheckpoint{
+			o.Send(e.Name, vt.FromDuration(c.cfg.RPCLatency()), &messages.Envelope_TriggerCheckpoint{TriggerCheckpoint: &messages.TriggerCheckpoint{
 				CheckpointId: res.CheckpointID, TimestampMs: res.AtMs, Kind: protoKind(res.Kind), Unaligned: unaligned}})
 		}
 		for _, e := range finished {
@@ -298,7 +295,7 @@ func (c *CheckpointCoordinator) triggered(o *Out, res checkpoint.TriggerResult) 
 }
 
 // ready handles what the coordinator decided as a side effect.
-func (c *CheckpointCoordinator) ready(o *Out) {
+func (c *Service) ready(o *kernel.Out) {
 	r := c.coord.TakeReady()
 	for _, t := range r.Triggered {
 		c.triggered(o, t)
@@ -310,15 +307,15 @@ func (c *CheckpointCoordinator) ready(o *Out) {
 
 // acknowledge is AcknowledgeCheckpoint from a task. An acknowledgement that
 // does not count is logged with the sentence Flink logs for it.
-func (c *CheckpointCoordinator) acknowledge(o *Out, m *messages.AcknowledgeCheckpoint) {
+func (c *Service) acknowledge(o *kernel.Out, m *messages.AcknowledgeCheckpoint) {
 	if c.coord == nil {
 		return
 	}
-	ack := checkpoint.TaskAck{StateSizeBytes: m.StateSizeBytes, IncrementalSizeBytes: m.IncrementalSizeBytes,
+	ack := TaskAck{StateSizeBytes: m.StateSizeBytes, IncrementalSizeBytes: m.IncrementalSizeBytes,
 		PersistedInFlightRecords: m.PersistedRecords, PersistedInFlightBytes: m.PersistedBytes,
 		AlignmentDurationMs: m.AlignmentMs, SyncDurationMs: m.SyncMs, AsyncDurationMs: m.AsyncMs}
 	for _, sp := range m.GetState().GetSplits() {
-		ack.SourceOffsets = append(ack.SourceOffsets, checkpoint.SourceOffset{Split: c.cfg.SourceTopic + "-" + strconv.Itoa(int(sp.Partition)), Offset: sp.Offset})
+		ack.SourceOffsets = append(ack.SourceOffsets, SourceOffset{Split: c.cfg.SourceTopic + "-" + strconv.Itoa(int(sp.Partition)), Offset: sp.Offset})
 	}
 	cp, err := c.coord.Acknowledge(m.CheckpointId, m.Task, ack, vt.Millis(o.Now()))
 	if err != nil {
@@ -338,13 +335,13 @@ func (c *CheckpointCoordinator) acknowledge(o *Out, m *messages.AcknowledgeCheck
 }
 
 // decline is DeclineCheckpoint from a task.
-func (c *CheckpointCoordinator) decline(o *Out, m *messages.DeclineCheckpoint) {
+func (c *Service) decline(o *kernel.Out, m *messages.DeclineCheckpoint) {
 	if c.coord == nil {
 		return
 	}
-	r, ok := checkpoint.ParseFailureReason(m.Reason)
+	r, ok := ParseFailureReason(m.Reason)
 	if !ok {
-		r = checkpoint.ReasonCheckpointDeclined
+		r = ReasonCheckpointDeclined
 	}
 	if f := c.coord.Decline(m.CheckpointId, m.Task, r, vt.Millis(o.Now())); f != nil {
 		c.checkpointFailed(o, *f)
@@ -355,8 +352,8 @@ func (c *CheckpointCoordinator) decline(o *Out, m *messages.DeclineCheckpoint) {
 
 // complete logs a completed checkpoint, keeps its state for restores and
 // notifies the tasks (notifyCheckpointComplete).
-func (c *CheckpointCoordinator) complete(o *Out, cp *checkpoint.CompletedCheckpoint) {
-	saved := &checkpoint.Saved{ID: cp.ID, Kind: cp.Kind, MaxParallelism: c.maxP, Parallelism: map[string]int{},
+func (c *Service) complete(o *kernel.Out, cp *CompletedCheckpoint) {
+	saved := &Saved{ID: cp.ID, Kind: cp.Kind, MaxParallelism: c.maxP, Parallelism: map[string]int{},
 		Tasks: c.pendingStates[cp.ID]}
 	delete(c.pendingStates, cp.ID)
 	for _, v := range c.vertices {
@@ -365,7 +362,7 @@ func (c *CheckpointCoordinator) complete(o *Out, cp *checkpoint.CompletedCheckpo
 	var offs []string
 	for _, t := range cp.Tasks {
 		for _, so := range t.Ack.SourceOffsets {
-			offs = append(offs, `{"split":`+jsonString(so.Split)+`,"offset":`+itoa(so.Offset)+`}`)
+			offs = append(offs, `{"split":`+eventlog.JSONString(so.Split)+`,"offset":`+eventlog.Itoa(so.Offset)+`}`)
 		}
 	}
 	slices.Sort(offs)
@@ -373,21 +370,21 @@ func (c *CheckpointCoordinator) complete(o *Out, cp *checkpoint.CompletedCheckpo
 		messages.Int("duration_ms", cp.CompletionMs-cp.TriggerMs), messages.Int("state_size", cp.StateSizeBytes),
 		messages.Int("checkpointed_size", cp.IncrementalSizeBytes), messages.Int("persisted_records", cp.PersistedInFlightRecords),
 		messages.Int("persisted_bytes", cp.PersistedInFlightBytes), messages.Int("max_alignment_ms", cp.MaxAlignmentDurationMs),
-		messages.Raw("source_offsets", "["+joinRaw(offs)+"]")}
+		messages.Raw("source_offsets", "["+eventlog.JoinRaw(offs)+"]")}
 	if cp.Kind.IsSavepoint() {
-		fields = append(fields, messages.Str("savepoint_path", checkpoint.SavepointPath(cp.ID)))
+		fields = append(fields, messages.Str("savepoint_path", SavepointPath(cp.ID)))
 	}
 	o.Log(eventlog.KindCheckpointCompleted, fields...)
 	c.completed++
-	c.offsets[cp.ID] = "[" + joinRaw(offs) + "]"
-	if cp.Kind == checkpoint.KindPeriodic || cp.Kind == checkpoint.KindManual {
+	c.offsets[cp.ID] = "[" + eventlog.JoinRaw(offs) + "]"
+	if cp.Kind == KindPeriodic || cp.Kind == KindManual {
 		c.latest = saved
 	} else {
 		c.savepoint = saved
 	}
 	if cp.NotifyTasks {
 		for _, e := range c.execs {
-			o.Send(e.Name, rpcLatency(c.cfg), &messages.Envelope_NotifyCheckpointComplete{NotifyCheckpointComplete: &messages.NotifyCheckpointComplete{
+			o.Send(e.Name, vt.FromDuration(c.cfg.RPCLatency()), &messages.Envelope_NotifyCheckpointComplete{NotifyCheckpointComplete: &messages.NotifyCheckpointComplete{
 				CheckpointId: cp.ID, Kind: protoKind(cp.Kind)}})
 		}
 	}
@@ -395,14 +392,14 @@ func (c *CheckpointCoordinator) complete(o *Out, cp *checkpoint.CompletedCheckpo
 
 // checkpointFailed logs a failed checkpoint, tells the tasks to abort it and
 // has the JobMaster fail the job when the failure manager says so.
-func (c *CheckpointCoordinator) checkpointFailed(o *Out, f checkpoint.FailedCheckpoint) {
+func (c *Service) checkpointFailed(o *kernel.Out, f FailedCheckpoint) {
 	if f.CheckpointID == 0 {
 		// a queued request dropped before it started: no checkpoint
 		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", f.Kind.String()),
 			messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message))
 		return
 	}
-	if _, known := c.pendingStates[f.CheckpointID]; !known && f.Reason == checkpoint.ReasonCheckpointCoordinatorSuspend {
+	if _, known := c.pendingStates[f.CheckpointID]; !known && f.Reason == ReasonCheckpointCoordinatorSuspend {
 		return // never injected (see triggered)
 	}
 	delete(c.pendingStates, f.CheckpointID)
@@ -413,9 +410,9 @@ func (c *CheckpointCoordinator) checkpointFailed(o *Out, f checkpoint.FailedChec
 		fields = append(fields, messages.Str("task", f.Task))
 	}
 	o.Log(eventlog.KindCheckpointFailed, fields...)
-	if f.Kind == checkpoint.KindStopWithSavepoint {
+	if f.Kind == KindStopWithSavepoint {
 		c.requestFailed(o, f.Kind, f.Message)
-		if c.status == "RUNNING" && f.Reason != checkpoint.ReasonCheckpointCoordinatorSuspend {
+		if c.status == "RUNNING" && f.Reason != ReasonCheckpointCoordinatorSuspend {
 			// the job goes on: periodic checkpoints resume
 			// (SchedulerBase.stopWithSavepoint's failure handling)
 			c.jobRunning(o)
@@ -423,26 +420,26 @@ func (c *CheckpointCoordinator) checkpointFailed(o *Out, f checkpoint.FailedChec
 	}
 	if f.NotifyTasks && f.CheckpointID > 0 {
 		for _, e := range c.execs {
-			o.Send(e.Name, rpcLatency(c.cfg), &messages.Envelope_NotifyCheckpointAborted{NotifyCheckpointAborted: &messages.NotifyCheckpointAborted{
+			o.Send(e.Name, vt.FromDuration(c.cfg.RPCLatency()), &messages.Envelope_NotifyCheckpointAborted{NotifyCheckpointAborted: &messages.NotifyCheckpointAborted{
 				CheckpointId: f.CheckpointID}})
 		}
 	}
 	if f.JobFailure != "" {
-		o.Send(JobManagerName, 0, &messages.Envelope_FailJob{FailJob: &messages.FailJob{Cause: f.JobFailure}})
+		o.Send(jobgraph.JobManagerName, 0, &messages.Envelope_FailJob{FailJob: &messages.FailJob{Cause: f.JobFailure}})
 	}
 }
 
 // requestFailed tells the JobMaster that a stop-with-savepoint it asked
 // for did not happen (a rescale or reconfiguration waiting for it fails).
-func (c *CheckpointCoordinator) requestFailed(o *Out, k checkpoint.Kind, message string) {
-	o.Send(JobManagerName, 0, &messages.Envelope_CheckpointRequestFailed{CheckpointRequestFailed: &messages.CheckpointRequestFailed{
+func (c *Service) requestFailed(o *kernel.Out, k Kind, message string) {
+	o.Send(jobgraph.JobManagerName, 0, &messages.Envelope_CheckpointRequestFailed{CheckpointRequestFailed: &messages.CheckpointRequestFailed{
 		Kind: protoKind(k), Message: message}})
 }
 
 // restore answers the JobMaster's RestoreRequest: the latest completed
 // checkpoint (or the latest savepoint), checked and assigned to the new
 // deployment's subtasks (StateAssignmentOperation).
-func (c *CheckpointCoordinator) restore(m *messages.RestoreRequest) *messages.RestoreState {
+func (c *Service) restore(m *messages.RestoreRequest) *messages.RestoreState {
 	out := &messages.RestoreState{RequestId: m.RequestId}
 	saved := c.latest
 	if m.Savepoint {
@@ -452,8 +449,8 @@ func (c *CheckpointCoordinator) restore(m *messages.RestoreRequest) *messages.Re
 		return out
 	}
 	out.Found, out.CheckpointId, out.Kind = true, saved.ID, protoKind(saved.Kind)
-	out.SavepointPath = checkpoint.SavepointPath(saved.ID)
-	out.SourceOffsets = checkpoint.RestoredOffsets(saved)
+	out.SavepointPath = SavepointPath(saved.ID)
+	out.SourceOffsets = RestoredOffsets(saved)
 	out.RestoredParallelism = map[string]int32{}
 	for v, p := range saved.Parallelism {
 		out.RestoredParallelism[v] = int32(p)
@@ -464,7 +461,7 @@ func (c *CheckpointCoordinator) restore(m *messages.RestoreRequest) *messages.Re
 		if p == 0 {
 			p = saved.Parallelism[jobgraph.VertexKeyed]
 		}
-		maxP, refusal := checkpoint.CheckRestore(saved, p, int(m.MaxParallelism))
+		maxP, refusal := CheckRestore(saved, p, int(m.MaxParallelism))
 		out.MaxParallelism = int32(maxP)
 		if refusal != "" {
 			out.Error = refusal
@@ -478,7 +475,7 @@ func (c *CheckpointCoordinator) restore(m *messages.RestoreRequest) *messages.Re
 			p = int(m.Parallelism)
 		}
 		for i := 0; i < p; i++ {
-			out.Subtasks = append(out.Subtasks, &messages.SubtaskRestore{Vertex: v.Id, Index: int32(i), State: checkpoint.Assign(saved, v.Id, i, p)})
+			out.Subtasks = append(out.Subtasks, &messages.SubtaskRestore{Vertex: v.Id, Index: int32(i), State: Assign(saved, v.Id, i, p)})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package actors
+package task
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package actors
+package task
 
 import (
 	"math"
@@ -7,13 +7,15 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/netty"
 	"github.com/flinksim/flinksim/sim/process"
+	"github.com/flinksim/flinksim/sim/source"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 	"github.com/flinksim/flinksim/sim/window"
@@ -48,19 +50,12 @@ type Subtask struct {
 	lastSend  []vt.Time // per subpartition: delivery time of the last message sent, to keep each channel FIFO
 
 	// source head
-	isSource     bool
-	splits       []*splitState
-	mux          *watermark.SplitMultiplexer
-	fetching     bool
-	fetchID      int64
-	queue        []queuedRecord
-	queueHead    int
-	noMoreSplits bool
-	gotSplits    bool
-	filter       *filter.Predicate
-	needValue    bool  // the aggregate reads a field of the record
-	sentWm       int64 // last watermark broadcast downstream
-	sentIdle     bool  // last watermark status broadcast downstream
+	isSource  bool
+	src       *source.Reader
+	filter    *filter.Predicate
+	needValue bool  // the aggregate reads a field of the record
+	sentWm    int64 // last watermark broadcast downstream
+	sentIdle  bool  // last watermark status broadcast downstream
 
 	// gate head
 	floatingFree int            // free floating buffers of the InputGate's pool
@@ -88,20 +83,6 @@ type Subtask struct {
 	finalLogged   bool
 	m             taskMetrics
 	ck            subtaskCheckpoint // subtask_checkpoint.go
-}
-
-type splitState struct {
-	partition int32
-	id        string
-	offset    int64 // next offset to read
-	stop      int64 // -1: unbounded
-	finished  bool
-	paused    bool // watermark alignment paused fetching it
-}
-
-type queuedRecord struct {
-	split *splitState
-	rec   *messages.KafkaRecord
 }
 
 type floatingWant struct{ channel, count int }
@@ -132,7 +113,7 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 }
 
 // Receive implements Component.
-func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
+func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		s.start(o)
@@ -160,9 +141,9 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 		case timerAlignment:
 			// SourceOperator reports its watermark to the coordinator
 			// every update interval (ReportedWatermarkEvent)
-			wm, ok := s.mux.ReportedWatermark()
+			wm, ok := s.src.ReportedWatermark()
 			if ok {
-				o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_ReportedWatermarkEvent{
+				o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReportedWatermarkEvent{
 					ReportedWatermarkEvent: &messages.ReportedWatermarkEvent{SubtaskIndex: int32(s.index), Watermark: wm}})
 			}
 			if !s.finishedAll {
@@ -190,12 +171,11 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 	case *messages.Envelope_AddSplits:
 		s.addSplits(o, b.AddSplits)
 	case *messages.Envelope_NoMoreSplits:
-		s.noMoreSplits = true
-		s.mux.NoMoreSplits()
+		s.src.NoMoreSplits()
 	case *messages.Envelope_WatermarkAlignmentEvent:
 		s.alignWatermarks(o, b.WatermarkAlignmentEvent.MaxWatermark)
 	case *messages.Envelope_FetchResponse:
-		s.fetched(o, b.FetchResponse)
+		s.src.OnFetchResponse(b.FetchResponse)
 	case *messages.Envelope_PartitionRequest:
 		m := b.PartitionRequest
 		s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
@@ -252,7 +232,7 @@ func (s *Subtask) Receive(o *Out, env *messages.Envelope) {
 	s.flushSends(o, 0)
 }
 
-func (s *Subtask) start(o *Out) {
+func (s *Subtask) start(o *kernel.Out) {
 	d := s.d
 	if rp := d.ResultPartition; rp != nil {
 		s.consumers = rp.Consumers
@@ -265,19 +245,20 @@ func (s *Subtask) start(o *Out) {
 		}
 	}
 	if s.isSource {
-		mux, err := watermark.NewSplitMultiplexer(watermark.SplitMultiplexerConfig{
-			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds()})
+		src, err := source.NewReader(source.ReaderConfig{Topic: s.cfg.SourceTopic, MaxPollRecords: s.cfg.MaxPollRecords,
+			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds(),
+			EventTime: s.cfg.TimeCharacteristic != "processing-time"})
 		if err != nil {
 			o.Invariant("watermark_config", "%v", err)
 			return
 		}
-		s.mux = mux
+		s.src = src
 		s.needValue = s.cfg.Operator == "window" && s.cfg.Aggregate != "count"
 		s.sentWm = math.MinInt64
 		if s.cfg.Filter != "" {
 			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
 		}
-		o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
+		o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
 			SubtaskIndex: int32(s.index), Location: s.tm}})
 		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
 			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
@@ -349,7 +330,7 @@ func WindowConfig(c *config.Config) window.Config {
 	return wc
 }
 
-func (s *Subtask) setState(o *Out, state, reason string) {
+func (s *Subtask) setState(o *kernel.Out, state, reason string) {
 	if s.status == state {
 		return
 	}
@@ -360,178 +341,11 @@ func (s *Subtask) setState(o *Out, state, reason string) {
 
 // procTimeMs is the processing-time clock in ms (virtual time after the
 // generator's epoch).
-func (s *Subtask) procTimeMs(o *Out) int64 { return GeneratorEpochMillis + vt.Millis(o.Now()) }
+func (s *Subtask) procTimeMs(o *kernel.Out) int64 {
+	return kafka.GeneratorEpochMillis + vt.Millis(o.Now())
+}
 
 // ---- source reader -------------------------------------------------------
-
-func (s *Subtask) addSplits(o *Out, m *messages.AddSplits) {
-	s.gotSplits = true
-	for _, sp := range m.Splits {
-		st := &splitState{partition: sp.Partition, id: sp.Topic + "-" + strconv.Itoa(int(sp.Partition)),
-			offset: sp.StartingOffset, stop: sp.StoppingOffset}
-		s.splits = append(s.splits, st)
-		s.mux.AddSplit(st.id)
-		if st.stop >= 0 && st.offset >= st.stop {
-			s.finishSplit(o, st)
-		}
-	}
-	s.fetch(o)
-}
-
-// aligned reports whether the source takes part in watermark alignment.
-func (s *Subtask) aligned() bool {
-	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != "processing-time"
-}
-
-func (s *Subtask) alignmentInterval() vt.Time {
-	return vt.FromDuration(s.cfg.AlignmentUpdateInterval)
-}
-
-// alignWatermarks applies the coordinator's max allowed watermark
-// (SourceOperator.handleOperatorEvent(WatermarkAlignmentEvent)): splits
-// whose watermark is ahead of it are paused, paused ones that fell back
-// behind it resume; a reader with a single split waits as a whole.
-func (s *Subtask) alignWatermarks(o *Out, maxAllowed int64) {
-	pause, resume := s.mux.OnWatermarkAlignment(maxAllowed)
-	for _, id := range pause {
-		if st := s.split(id); st != nil {
-			st.paused = true
-			wm, _, _ := s.mux.SplitWatermark(id)
-			o.Log(eventlog.KindSplitPaused, messages.Str("split", id), messages.Int("split_watermark", wm),
-				messages.Int("max_allowed_watermark", maxAllowed))
-		}
-	}
-	for _, id := range resume {
-		if st := s.split(id); st != nil && st.paused {
-			st.paused = false
-			wm, _, _ := s.mux.SplitWatermark(id)
-			o.Log(eventlog.KindSplitResumed, messages.Str("split", id), messages.Int("split_watermark", wm),
-				messages.Int("max_allowed_watermark", maxAllowed))
-		}
-	}
-	s.fetch(o)
-}
-
-func (s *Subtask) split(id string) *splitState {
-	for _, st := range s.splits {
-		if st.id == id {
-			return st
-		}
-	}
-	return nil
-}
-
-func (s *Subtask) finishSplit(o *Out, st *splitState) {
-	if st.finished {
-		return
-	}
-	st.finished = true
-	s.mux.RemoveSplit(st.id)
-	o.Log(eventlog.KindSplitFinished, messages.Int("partition", int64(st.partition)), messages.Int("offset", st.offset))
-}
-
-// fetch sends one Fetch for the active splits when none is outstanding and
-// fewer than max.poll.records records wait.
-func (s *Subtask) fetch(o *Out) {
-	if s.fetching || s.ck.stopping || len(s.queue)-s.queueHead >= s.cfg.MaxPollRecords {
-		return
-	}
-	req := &messages.Fetch{Topic: s.cfg.SourceTopic, MaxRecords: int32(s.cfg.MaxPollRecords)}
-	for _, st := range s.splits {
-		if !st.finished && !st.paused {
-			req.Partitions = append(req.Partitions, &messages.FetchPartition{Partition: st.partition, Offset: st.fetchOffset(s)})
-		}
-	}
-	if len(req.Partitions) == 0 {
-		return
-	}
-	s.fetchID++
-	req.RequestId = s.fetchID
-	s.fetching = true
-	o.Send(KafkaName, rpcLatency(s.cfg), &messages.Envelope_Fetch{Fetch: req})
-}
-
-// fetchOffset is the next offset to fetch: after what is read and queued.
-func (st *splitState) fetchOffset(s *Subtask) int64 {
-	off := st.offset
-	for i := len(s.queue) - 1; i >= s.queueHead; i-- {
-		if s.queue[i].split == st {
-			return s.queue[i].rec.Offset + 1
-		}
-	}
-	return off
-}
-
-func (s *Subtask) fetched(o *Out, m *messages.FetchResponse) {
-	s.fetching = false
-	if s.queueHead > 0 && s.queueHead == len(s.queue) {
-		s.queue, s.queueHead = s.queue[:0], 0
-	}
-	for _, pr := range m.Partitions {
-		var st *splitState
-		for _, x := range s.splits {
-			if x.partition == pr.Partition {
-				st = x
-			}
-		}
-		if st == nil || st.finished {
-			continue
-		}
-		for _, r := range pr.Records {
-			if st.stop >= 0 && r.Offset >= st.stop {
-				break
-			}
-			s.queue = append(s.queue, queuedRecord{split: st, rec: r})
-		}
-	}
-}
-
-// sourceSlice processes up to sim.buffer.records queued records.
-func (s *Subtask) sourceSlice(o *Out) (cost vt.Time) {
-	perRecord := vt.FromDuration(s.cfg.CostParse)
-	if s.filter != nil {
-		perRecord += vt.FromDuration(s.cfg.CostFilter)
-	}
-	eventTime := s.cfg.TimeCharacteristic != "processing-time"
-	if s.aligned() && s.mux.WaitingForAlignment() {
-		return 0 // a single-split reader ahead of the group waits
-	}
-	if s.ck.stopping || s.ck.awaitFinal {
-		return 0 // stop-with-savepoint: the source reads no more
-	}
-	for n := 0; n < s.cfg.BufferRecords && s.queueHead < len(s.queue); n++ {
-		q := s.queue[s.queueHead]
-		r := q.rec
-		sub := s.target(r.Key)
-		if !s.rp.CanWrite(sub) {
-			s.block(o)
-			break
-		}
-		s.queueHead++
-		cost += perRecord
-		s.m.recordsIn++
-		q.split.offset = r.Offset + 1
-		nowMs := vt.Millis(o.Now() + cost)
-		if eventTime {
-			s.mux.OnEvent(q.split.id, r.Timestamp, nowMs)
-		}
-		if s.filter == nil || s.filter.Match(r.Key, r.Value) {
-			value := 1.0 // count needs no field
-			if s.needValue {
-				value, _ = events.NumericField(r.Value, s.cfg.AggregateField)
-			}
-			s.rp.AddRecord(sub, r.Key, r.Timestamp, value)
-			s.m.recordsOut++
-		}
-		if q.split.stop >= 0 && q.split.offset >= q.split.stop {
-			s.finishSplit(o, q.split)
-		}
-	}
-	if s.queueHead == len(s.queue) {
-		s.queue, s.queueHead = s.queue[:0], 0
-	}
-	return cost
-}
 
 // target is the subpartition of a record: its key group's operator for a
 // keyBy (KeyGroupStreamPartitioner), otherwise round robin.
@@ -546,57 +360,25 @@ func (s *Subtask) target(key string) int {
 	return s.rrNext
 }
 
-func (s *Subtask) block(o *Out) {
+func (s *Subtask) block(o *kernel.Out) {
 	if !s.blocked {
 		s.blocked = true
 		s.blockedSince = o.Now()
 	}
 }
 
-func (s *Subtask) unblock(o *Out) {
+func (s *Subtask) unblock(o *kernel.Out) {
 	if s.blocked {
 		s.blocked = false
 		s.m.bpAcc += o.Now() - s.blockedSince
 	}
 }
 
-// periodicWatermark runs the reader's watermark generators
-// (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
-// watermark status downstream.
-func (s *Subtask) periodicWatermark(o *Out) {
-	if s.mux == nil || s.finishedAll || s.ck.awaitFinal || s.ck.stopping {
-		return // stop-with-savepoint (no drain): no watermark after the savepoint
-	}
-	wm, idle, changed := s.mux.OnPeriodicEmit(vt.Millis(o.Now()))
-	if !changed {
-		return
-	}
-	s.broadcastStatus(o, idle)
-	if !idle && wm > s.sentWm {
-		s.sentWm = wm
-		s.rp.Broadcast(exchange.KindWatermark, wm)
-	}
-}
-
-// broadcastStatus sends a WatermarkStatus change downstream.
-func (s *Subtask) broadcastStatus(o *Out, idle bool) {
-	if idle == s.sentIdle {
-		return
-	}
-	s.sentIdle = idle
-	kind, name := exchange.KindStatusActive, "ACTIVE"
-	if idle {
-		kind, name = exchange.KindStatusIdle, "IDLE"
-	}
-	s.rp.Broadcast(kind, 0)
-	o.Log(eventlog.KindWatermarkStatus, messages.Str("status", name))
-}
-
 // ---- gate head -----------------------------------------------------------
 
 // grantFloating hands free floating buffers of the gate's pool to waiting
 // channels in the order they asked (LocalBufferPool with BufferListeners).
-func (s *Subtask) grantFloating(o *Out) {
+func (s *Subtask) grantFloating(o *kernel.Out) {
 	for len(s.floatingWait) > 0 && s.floatingFree > 0 {
 		w := &s.floatingWait[0]
 		n := min(w.count, s.floatingFree)
@@ -629,7 +411,7 @@ func (s *Subtask) inPoolUsage() (usage float64, queued int64, lengths []int64) {
 }
 
 // gateSlice processes the next buffer of the InputGate.
-func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
+func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 	if len(s.ready) == 0 {
 		return 0
 	}
@@ -713,7 +495,7 @@ func (s *Subtask) gateSlice(o *Out) (cost vt.Time) {
 
 // processRecord hands one record to the operator (or the unchained sink)
 // and returns the cost of what it emitted.
-func (s *Subtask) processRecord(o *Out, key string, ts int64, value float64) vt.Time {
+func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float64) vt.Time {
 	s.m.recordsIn++
 	switch {
 	case s.op != nil:
@@ -735,7 +517,7 @@ func (s *Subtask) processRecord(o *Out, key string, ts int64, value float64) vt.
 
 // replaySlice processes up to sim.buffer.records records of restored input
 // channel state, before any new input.
-func (s *Subtask) replaySlice(o *Out) (cost vt.Time) {
+func (s *Subtask) replaySlice(o *kernel.Out) (cost vt.Time) {
 	perRecord := vt.FromDuration(s.cfg.CostWindow)
 	if s.op == nil && s.proc == nil {
 		perRecord = vt.FromDuration(s.cfg.CostSink)
@@ -750,11 +532,11 @@ func (s *Subtask) replaySlice(o *Out) (cost vt.Time) {
 
 // processElement runs the keyed process function on one record and sends
 // the running count to the sink; it returns the sink's cost.
-func (s *Subtask) processElement(o *Out, key string, ts int64) vt.Time {
+func (s *Subtask) processElement(o *kernel.Out, key string, ts int64) vt.Time {
 	out := s.proc.ProcessElement(key, ts, s.procTimeMs(o))
 	v := make([]byte, 0, 64)
 	v = append(v, `{"key":`...)
-	v = appendJSONString(v, key)
+	v = eventlog.AppendJSONString(v, key)
 	v = append(v, `,"value":`...)
 	v = strconv.AppendInt(v, out.Count, 10)
 	v = append(v, `,"timestamp":`...)
@@ -773,7 +555,7 @@ func (s *Subtask) processElement(o *Out, key string, ts int64) vt.Time {
 
 // advanceWatermark hands a new input watermark to the operator and forwards
 // it downstream; it returns the cost of the firings.
-func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
+func (s *Subtask) advanceWatermark(o *kernel.Out, wm int64) vt.Time {
 	if wm < s.lastInputWm {
 		o.Invariant("watermark_monotonic", "%s: input watermark went back from %d to %d", o.Name(), s.lastInputWm, wm)
 		return 0
@@ -791,7 +573,7 @@ func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
 
 // emitResults sends window firings to the sink (chained) or downstream, logs
 // them, counts late records, and returns the sink's cost.
-func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
+func (s *Subtask) emitResults(o *kernel.Out, out window.Output) vt.Time {
 	var cost vt.Time
 	for _, r := range out.Results {
 		s.m.windowsFired++
@@ -815,7 +597,7 @@ func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 	}
 	if t, ok := s.op.NextProcessingTimeTimer(); ok && t != s.procTimer {
 		s.procTimer = t
-		delay := vt.FromMillis(t-GeneratorEpochMillis) - o.Now()
+		delay := vt.FromMillis(t-kafka.GeneratorEpochMillis) - o.Now()
 		o.Timer(max(0, delay), timerProcessingTime, t)
 	}
 	return cost
@@ -825,7 +607,7 @@ func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 	v := make([]byte, 0, 96)
 	v = append(v, `{"key":`...)
-	v = appendJSONString(v, r.Key)
+	v = eventlog.AppendJSONString(v, r.Key)
 	v = append(v, `,"window_start":`...)
 	v = strconv.AppendInt(v, r.Window.Start, 10)
 	v = append(v, `,"window_end":`...)
@@ -839,10 +621,10 @@ func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 }
 
 // sinkWrite is an unchained sink subtask writing one record it received.
-func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
+func (s *Subtask) sinkWrite(o *kernel.Out, key string, ts int64, value float64) {
 	v := make([]byte, 0, 48)
 	v = append(v, `{"key":`...)
-	v = appendJSONString(v, key)
+	v = eventlog.AppendJSONString(v, key)
 	v = append(v, `,"timestamp":`...)
 	v = strconv.AppendInt(v, ts, 10)
 	v = append(v, `,"value":`...)
@@ -856,7 +638,7 @@ func (s *Subtask) sinkWrite(o *Out, key string, ts int64, value float64) {
 
 // work runs the next slice when the task is not busy, then sends what the
 // slice produced once it is done.
-func (s *Subtask) work(o *Out) {
+func (s *Subtask) work(o *kernel.Out) {
 	if s.status != "RUNNING" {
 		return
 	}
@@ -870,7 +652,7 @@ func (s *Subtask) work(o *Out) {
 	}
 	var cost vt.Time
 	if s.isSource {
-		if s.rp.BuffersInUse() < s.rp.PoolCapacity() || s.queueHead == len(s.queue) {
+		if s.rp.BuffersInUse() < s.rp.PoolCapacity() || s.src.Queued() == 0 {
 			s.unblock(o)
 		}
 		cost = s.sourceSlice(o)
@@ -912,7 +694,7 @@ func (s *Subtask) work(o *Out) {
 // hasInput reports whether input waits to be processed.
 func (s *Subtask) hasInput() bool {
 	if s.isSource {
-		return s.queueHead < len(s.queue) || (s.noMoreSplits && !s.finishedAll)
+		return s.src.Queued() > 0 || (s.src.HasNoMoreSplits() && !s.finishedAll)
 	}
 	return s.gateReady() || len(s.ck.replayIn) > 0
 }
@@ -930,7 +712,7 @@ func (s *Subtask) gateReady() bool {
 
 // flushSends sends every buffer the partition can send now, delay µs from
 // now (the end of the slice that produced them).
-func (s *Subtask) flushSends(o *Out, delay vt.Time) {
+func (s *Subtask) flushSends(o *kernel.Out, delay vt.Time) {
 	if s.rp == nil {
 		return
 	}
@@ -949,11 +731,11 @@ func (s *Subtask) flushSends(o *Out, delay vt.Time) {
 				if x.Response.Buffer.IsEvent {
 					dt = netty.DataTypeEventBuffer
 				}
-				logFrame(o, x.Receiver, netty.BufferResponse{ReceiverID: channelID(x.Receiver), SubpartitionID: int32(x.Subpartition),
+				exchange.LogFrame(o, x.Receiver, netty.BufferResponse{ReceiverID: exchange.ChannelID(x.Receiver), SubpartitionID: int32(x.Subpartition),
 					SequenceNumber: x.Response.SequenceNumber, Backlog: x.Response.Backlog, DataType: dt,
 					Buffer: make([]byte, x.Response.Buffer.SizeBytes)})
 			} else {
-				logFrame(o, x.Receiver, netty.BacklogAnnouncement{Backlog: x.Announcement.Backlog, ReceiverID: channelID(x.Receiver)})
+				exchange.LogFrame(o, x.Receiver, netty.BacklogAnnouncement{Backlog: x.Announcement.Backlog, ReceiverID: exchange.ChannelID(x.Receiver)})
 			}
 		}
 		if x.Response != nil {
@@ -977,39 +759,7 @@ func (s *Subtask) channelLatency(i int) vt.Time {
 	return vt.FromDuration(s.cfg.NetworkLatency)
 }
 
-func (s *Subtask) maybeFinishSource(o *Out) {
-	if s.finishedAll || !s.noMoreSplits || !s.gotSplits || s.queueHead < len(s.queue) {
-		return
-	}
-	for _, st := range s.splits {
-		if !st.finished {
-			return
-		}
-	}
-	if s.ck.awaitFinal {
-		return
-	}
-	// a finished source emits the final watermark Long.MAX_VALUE
-	if s.cfg.TimeCharacteristic != "processing-time" {
-		if wm, err := s.mux.EndOfInput(); err == nil {
-			s.broadcastStatus(o, false)
-			s.sentWm = wm
-			s.rp.Broadcast(exchange.KindWatermark, wm)
-		}
-	}
-	if s.ck.enabled {
-		// FLIP-147: EndOfData, then wait for a checkpoint taken after it
-		// to complete before the partition ends
-		s.ck.awaitFinal = true
-		s.rp.Broadcast(exchange.KindEndOfData, 0)
-		s.rp.FlushAll()
-		return
-	}
-	s.finishedAll = true
-	s.rp.EndOfPartition()
-}
-
-func (s *Subtask) maybeFinishGate(o *Out) {
+func (s *Subtask) maybeFinishGate(o *kernel.Out) {
 	if s.finishedAll || s.ck.awaitFinal || len(s.ready) > 0 || len(s.ck.replayIn) > 0 {
 		return
 	}
@@ -1047,7 +797,7 @@ func (s *Subtask) maybeFinishGate(o *Out) {
 // ResultPartition.finish; consumers may still be reading), but not while it
 // is busy with a slice or its last requests to the broker are on their way,
 // so the job cannot reach FINISHED before its output is written.
-func (s *Subtask) report(o *Out) {
+func (s *Subtask) report(o *kernel.Out) {
 	if s.reported {
 		return
 	}
@@ -1064,7 +814,7 @@ func (s *Subtask) report(o *Out) {
 	s.setState(o, "FINISHED", "")
 }
 
-func (s *Subtask) logFinal(o *Out) {
+func (s *Subtask) logFinal(o *kernel.Out) {
 	if s.finalLogged {
 		return
 	}
@@ -1105,7 +855,7 @@ func (s *Subtask) logFinal(o *Out) {
 // metrics logs the task's metrics of the last virtual second with Flink's
 // metric names (busyTimeMsPerSecond, backPressuredTimeMsPerSecond,
 // idleTimeMsPerSecond add up to ~1000).
-func (s *Subtask) metrics(o *Out) {
+func (s *Subtask) metrics(o *kernel.Out) {
 	now := o.Now()
 	span := now - s.m.lastTick
 	if span <= 0 {
@@ -1143,17 +893,17 @@ func (s *Subtask) metrics(o *Out) {
 		}
 		fields = append(fields, messages.Int("numBuffersOut", s.rp.BuffersOut), messages.Int("numBytesOut", s.rp.BytesOut),
 			messages.Float("outPoolUsage", float64(s.rp.BuffersInUse())/float64(s.rp.PoolCapacity())),
-			messages.Raw("outputQueueLengths", jsonInts(out)))
+			messages.Raw("outputQueueLengths", eventlog.JSONInts(out)))
 	}
 	if s.isSource {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
-			messages.Int("assignedSplits", int64(len(s.splits))))
+			messages.Int("assignedSplits", int64(len(s.src.Splits()))))
 	} else {
 		usage, queued, lengths := s.inPoolUsage()
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),
 			messages.Int("numBuffersIn", s.buffersIn), messages.Int("numBytesIn", s.bytesIn),
 			messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),
-			messages.Raw("inputQueueLengths", jsonInts(lengths)))
+			messages.Raw("inputQueueLengths", eventlog.JSONInts(lengths)))
 		if s.proc != nil {
 			fields = append(fields, messages.Int("keys", int64(s.proc.NumKeys())),
 				messages.Int("expired_state_reads", s.proc.ExpiredStateCount()))
