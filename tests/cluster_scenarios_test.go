@@ -128,7 +128,7 @@ package tests
 //	    restores; then the CheckpointCoordinator's own counts for the
 //	    current job (its view).
 //	events KIND... [actor=NAME]
-//	    The log events of the kinds given, each kind since it was last shown
+//	    The log events of the kinds given (each a kind README.md documents), each kind since it was last shown
 //	    (with the same actor=), one a line in log order: virtual time,
 //	    actor, (the kind, when several are asked for,) fields. actor= keeps
 //	    one actor's (window-0 matches every attempt of it; a trailing *
@@ -151,6 +151,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1168,6 +1169,11 @@ func (c *clusterScenario) eventsVerb(t *testing.T, d *datadriven.TestData, args 
 	if len(kinds) == 0 {
 		t.Fatalf("%s: events needs at least one kind, e.g. events window_fired", d.Pos)
 	}
+	for _, k := range kinds {
+		if !documentedKind(t, k) {
+			t.Fatalf("%s: %q is not an event kind README.md documents", d.Pos, k)
+		}
+	}
 	// each kind (with the actor filter) has its own cursor
 	from := map[string]int{}
 	for _, k := range kinds {
@@ -1190,6 +1196,26 @@ func (c *clusterScenario) eventsVerb(t *testing.T, d *datadriven.TestData, args 
 		}
 	}
 	return b.String()
+}
+
+// readme is README.md, read once: every event kind is documented there.
+var readme struct {
+	once sync.Once
+	text string
+	err  error
+}
+
+// documentedKind reports whether README.md names kind as `kind`: a typo in
+// a script fails instead of showing nothing.
+func documentedKind(t *testing.T, kind string) bool {
+	readme.once.Do(func() {
+		b, err := os.ReadFile("../README.md")
+		readme.text, readme.err = string(b), err
+	})
+	if readme.err != nil {
+		t.Fatal(readme.err)
+	}
+	return strings.Contains(readme.text, "`"+kind+"`")
 }
 
 // actorMatches reports whether an actor is the one a pattern names: the
