@@ -6,7 +6,6 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -31,26 +30,14 @@ type subtaskCheckpoint struct {
 	stopping   bool  // stop-with-savepoint: no more input after the savepoint's barrier
 	stopID     int64
 
-	// incremental snapshots: the snapshot epoch in which each key last changed
-	keyMod         map[string]int64
-	epoch          int64
-	epochOf        map[int64]int64
-	completedEpoch int64
+	changes *checkpoint.ChangeTracker // incremental snapshots: keys changed since the last completed checkpoint (nil: full snapshots)
 
-	// the exactly-once sink's transactions
-	txn          string // open transaction written into
-	precommitted []committable
-	lastKafka    vt.Time // delivery time of the last message to the broker, to keep them in order
+	lastKafka vt.Time // delivery time of the last message to the broker, to keep them in order
 
 	replayIn  []*messages.InFlightRecord // restored input channel state, processed first
 	resume    []bool                     // per channel: its producer blocked after an aligned barrier, to resume
 	beforeEnd []*messages.Buffer         // per channel: a barrier to queue before its EndOfPartition
 	lastAlign int64                      // alignment duration of the last completed alignment (ms)
-}
-
-type committable struct {
-	id         string
-	checkpoint int64
 }
 
 // pendingAck is an unaligned snapshot whose input channel state is not yet
@@ -61,7 +48,8 @@ type pendingAck struct {
 	delay vt.Time // upload time of the operator state
 }
 
-func (s *Subtask) exactlyOnce() bool { return s.hasSink && s.cfg.DeliveryGuarantee == "exactly-once" }
+// exactlyOnce reports whether the task writes to the sink in transactions.
+func (s *Subtask) exactlyOnce() bool { return s.w != nil && s.w.ExactlyOnce() }
 
 // initCheckpointing sets the barrier handler up and restores the state the
 // SubmitTask carries.
@@ -69,15 +57,14 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 	c := &s.ck
 	c.enabled = s.d.Checkpointing
 	if s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints {
-		c.keyMod = map[string]int64{} // changed keys, only where snapshots are incremental
+		c.changes = checkpoint.NewChangeTracker() // changed keys, only where snapshots are incremental
 	}
-	c.epochOf = map[int64]int64{}
 	if !s.isSource {
-		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: len(s.channels),
+		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: s.gate.NumChannels(),
 			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds()})
-		c.blocked = make([]bool, len(s.channels))
-		c.resume = make([]bool, len(s.channels))
-		c.barrierQueued = make([]int, len(s.channels))
+		c.blocked = make([]bool, s.gate.NumChannels())
+		c.resume = make([]bool, s.gate.NumChannels())
+		c.barrierQueued = make([]int, s.gate.NumChannels())
 	}
 	r := s.d.Restore
 	if r != nil {
@@ -105,23 +92,10 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 			messages.Int("output_channel_records", int64(len(r.OutputChannelState))),
 			messages.Raw("committables", eventlog.JSONStrings(r.Committables)))
 	}
-	if s.exactlyOnce() {
+	if s.w != nil {
 		// KafkaSink recovery: commit what the restored checkpoint
-		// pre-committed, abort what later checkpoints of the old subtasks
-		// left open (TransactionAborter, from checkpoint 1 on a fresh
-		// start), then open the next transaction
-		next, oldP := int64(1), int(s.d.Parallelism)
-		if r != nil {
-			for _, id := range r.Committables {
-				s.txnRequest(o, messages.TxnRequest_COMMIT, id)
-			}
-			next, oldP = s.d.RestoreCheckpointId+1, int(s.d.RestoreParallelism)
-		}
-		for old := s.index; old < max(oldP, s.index+1); old += int(s.d.Parallelism) {
-			s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING,
-				Prefix: s.cfg.TransactionalIDPrefix, Subtask: int32(old), FromCheckpoint: next}})
-		}
-		s.beginTxn(o, next)
+		// pre-committed, abort what later checkpoints left open, begin
+		s.sendTxn(o, s.w.Init(r.GetCommittables(), s.d.RestoreCheckpointId, int(s.d.Parallelism), int(s.d.RestoreParallelism), r == nil))
 	}
 }
 
@@ -133,13 +107,12 @@ func (s *Subtask) sendKafka(o *kernel.Out, delay vt.Time, body messages.Body) {
 	o.SendAt(jobgraph.KafkaName, at, body)
 }
 
-func (s *Subtask) txnRequest(o *kernel.Out, op messages.TxnRequest_Op, id string) {
-	s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: op, TransactionalId: id}})
-}
-
-func (s *Subtask) beginTxn(o *kernel.Out, checkpointID int64) {
-	s.ck.txn = kafka.TransactionalID(s.cfg.TransactionalIDPrefix, s.index, checkpointID)
-	s.txnRequest(o, messages.TxnRequest_BEGIN, s.ck.txn)
+// sendTxn sends the sink writer's transaction requests to the broker, in
+// order.
+func (s *Subtask) sendTxn(o *kernel.Out, reqs []*messages.TxnRequest) {
+	for _, q := range reqs {
+		s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: q})
+	}
 }
 
 // flushSink sends the sink records of the slice so far, delay after now.
@@ -147,11 +120,7 @@ func (s *Subtask) flushSink(o *kernel.Out, delay vt.Time) {
 	if len(s.sinkOut) == 0 {
 		return
 	}
-	p := &messages.Produce{Topic: s.cfg.SinkTopic, Records: s.sinkOut}
-	if s.exactlyOnce() {
-		p.TransactionalId = s.ck.txn
-	}
-	s.sendKafka(o, delay, &messages.Envelope_Produce{Produce: p})
+	s.sendKafka(o, delay, &messages.Envelope_Produce{Produce: s.w.Produce(s.cfg.SinkTopic, s.sinkOut)})
 	s.sinkOut = nil
 }
 
@@ -186,12 +155,12 @@ func (s *Subtask) triggerCheckpoint(o *kernel.Out, m *messages.TriggerCheckpoint
 // when every channel has ended: the snapshot is taken at once.
 func (s *Subtask) insertBarriers(o *kernel.Out, b *messages.Buffer) bool {
 	inserted := false
-	for ci, ch := range s.channels {
-		if ch.ended {
+	for ci := 0; ci < s.gate.NumChannels(); ci++ {
+		if s.gate.Channel(ci).Ended {
 			continue
 		}
 		inserted = true
-		if s.hasEndQueued(ci) {
+		if s.gate.HasEndQueued(ci) {
 			// unaligned: handled at once, overtaking the channel's queue
 			// (triggerUnfinishedChannelsCheckpoint); aligned: right
 			// before the EndOfPartition
@@ -202,20 +171,11 @@ func (s *Subtask) insertBarriers(o *kernel.Out, b *messages.Buffer) bool {
 			continue
 		}
 		if s.ck.beforeEnd == nil {
-			s.ck.beforeEnd = make([]*messages.Buffer, len(s.channels))
+			s.ck.beforeEnd = make([]*messages.Buffer, s.gate.NumChannels())
 		}
 		s.ck.beforeEnd[ci] = insertedBarrier(b)
 	}
 	return inserted
-}
-
-func (s *Subtask) hasEndQueued(ci int) bool {
-	for _, q := range s.channels[ci].buffers {
-		if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
-			return true
-		}
-	}
-	return false
 }
 
 // insertedBarrier is a barrier of checkpoint b the task puts into one of
@@ -229,8 +189,7 @@ func insertedBarrier(b *messages.Buffer) *messages.Buffer {
 // spend makes the task busy for cost more (work done outside a slice, such
 // as a snapshot's synchronous part or a priority barrier).
 func (s *Subtask) spend(o *kernel.Out, cost vt.Time) {
-	s.busyUntil = max(s.busyUntil, o.Now()) + cost
-	s.m.busyAcc += cost
+	s.mb.Spend(o.Now(), cost)
 }
 
 // resumeChannel asks channel ci's producer to send again after an aligned
@@ -251,11 +210,7 @@ func (s *Subtask) endOfPartitionArrives(o *kernel.Out, ci int) {
 		s.spend(o, s.onChannelBarrier(o, ci, b))
 		return
 	}
-	ch := s.channels[ci]
-	if len(ch.buffers) == 0 {
-		s.ready = append(s.ready, ci)
-	}
-	ch.buffers = append(ch.buffers, s.ck.beforeEnd[ci])
+	s.gate.Enqueue(ci, s.ck.beforeEnd[ci])
 	s.ck.beforeEnd[ci] = nil
 	s.ck.barrierQueued[ci]++
 }
@@ -291,23 +246,13 @@ func (s *Subtask) onChannelBarrier(o *kernel.Out, ci int, b *messages.Buffer) vt
 	if first && !act.Ignored {
 		// channels whose producer finished send no barrier: the barrier
 		// goes before their queued EndOfPartition (FLIP-147)
-		for k := range s.channels {
-			if k != ci && !s.channels[k].ended && s.hasEndQueued(k) && !s.barrierIn(k, b.CheckpointId) {
+		for k := 0; k < s.gate.NumChannels(); k++ {
+			if k != ci && !s.gate.Channel(k).Ended && s.gate.HasEndQueued(k) && !s.gate.BarrierQueued(k, b.CheckpointId) {
 				cost += s.barrierBeforeEnd(o, k, b)
 			}
 		}
 	}
 	return cost
-}
-
-// barrierIn reports whether a barrier of checkpoint id is queued in channel ci.
-func (s *Subtask) barrierIn(ci int, id int64) bool {
-	for _, q := range s.channels[ci].buffers {
-		if q.IsEvent && q.Kinds[0] == exchange.KindBarrier && q.CheckpointId == id {
-			return true
-		}
-	}
-	return false
 }
 
 // barrierBeforeEnd gives channel ci, whose EndOfPartition is queued, the
@@ -319,13 +264,8 @@ func (s *Subtask) barrierBeforeEnd(o *kernel.Out, ci int, b *messages.Buffer) vt
 		act := s.ck.handler.OnBarrier(ci, barrierOf(bb), vt.Millis(o.Now()))
 		return s.applyBarrierAction(o, act, ci, false)
 	}
-	ch := s.channels[ci]
-	for k, q := range ch.buffers {
-		if q.IsEvent && q.Kinds[0] == exchange.KindEndOfPartition {
-			ch.buffers = append(ch.buffers[:k], append([]*messages.Buffer{bb}, ch.buffers[k:]...)...)
-			s.ck.barrierQueued[ci]++
-			break
-		}
+	if s.gate.InsertBeforeEnd(ci, bb) {
+		s.ck.barrierQueued[ci]++
 	}
 	return 0
 }
@@ -414,9 +354,9 @@ func (s *Subtask) resumeConsumption(o *kernel.Out) {
 // exactly-once writer aborts the transaction it has open
 // (KafkaWriter.close), then the task is CANCELED and its TaskManager stops it.
 func (s *Subtask) cancel(o *kernel.Out) {
-	if s.exactlyOnce() && s.ck.txn != "" && !s.finishedAll {
+	if s.exactlyOnce() && !s.finishedAll {
 		s.sinkOut = nil
-		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
+		s.sendTxn(o, s.w.Abort())
 	}
 	s.setState(o, "CANCELED", "")
 }
@@ -425,7 +365,7 @@ func (s *Subtask) cancel(o *kernel.Out) {
 // barrier of checkpoint id (all of them when the barrier is not queued,
 // i.e. it overtook them).
 func (s *Subtask) queuedRecords(ch int, id int64, dst []*messages.InFlightRecord, all bool) []*messages.InFlightRecord {
-	for _, b := range s.channels[ch].buffers {
+	for _, b := range s.gate.Channel(ch).Buffers {
 		if !all && b.IsEvent && b.Kinds[0] == exchange.KindBarrier && b.CheckpointId >= id {
 			break
 		}
@@ -473,8 +413,8 @@ func (s *Subtask) onDataArrived(ci int, b *messages.Buffer) {
 
 // touch records that key's state changed (for incremental snapshots).
 func (s *Subtask) touch(key string) {
-	if s.ck.keyMod != nil {
-		s.ck.keyMod[key] = s.ck.epoch
+	if s.ck.changes != nil {
+		s.ck.changes.Touch(key)
 	}
 }
 
@@ -505,7 +445,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 		for k, sz := range sizes {
 			full += sz
 			entries++
-			if mod, ok := c.keyMod[k]; ok && mod >= c.completedEpoch {
+			if c.changes != nil && c.changes.Changed(k) {
 				changed += sz
 			}
 		}
@@ -529,8 +469,9 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	if !incremental {
 		changed = full
 	}
-	c.epoch++
-	c.epochOf[id] = c.epoch
+	if c.changes != nil {
+		c.changes.Snapshot(id)
+	}
 	if s.rp != nil {
 		for _, r := range s.rp.Barrier(b) {
 			st.OutputChannelState = append(st.OutputChannelState, &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value})
@@ -540,12 +481,9 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	if s.hasSink && !s.finishedAll {
 		s.flushSink(o, sync)
 		if s.exactlyOnce() {
-			s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, c.txn)
-			c.precommitted = append(c.precommitted, committable{id: c.txn, checkpoint: id})
-			for _, p := range c.precommitted {
-				st.Committables = append(st.Committables, p.id)
-			}
-			s.beginTxn(o, id+1)
+			reqs, committables := s.w.PrepareCommit(id)
+			st.Committables = committables
+			s.sendTxn(o, reqs)
 		}
 	}
 	persistedRecords := int64(len(st.InputChannelState) + len(st.OutputChannelState))
@@ -642,24 +580,11 @@ func kindName(k messages.CheckpointKind) string {
 // task waiting for its final checkpoint or stopping finishes.
 func (s *Subtask) checkpointComplete(o *kernel.Out, id int64) {
 	c := &s.ck
-	if e, ok := c.epochOf[id]; ok && e > c.completedEpoch {
-		c.completedEpoch = e
-	}
-	for k := range c.epochOf {
-		if k <= id {
-			delete(c.epochOf, k)
-		}
+	if c.changes != nil {
+		c.changes.Complete(id)
 	}
 	if s.exactlyOnce() {
-		kept := c.precommitted[:0]
-		for _, p := range c.precommitted {
-			if p.checkpoint <= id {
-				s.txnRequest(o, messages.TxnRequest_COMMIT, p.id)
-				continue
-			}
-			kept = append(kept, p)
-		}
-		c.precommitted = kept
+		s.sendTxn(o, s.w.Commit(id))
 	}
 	if s.isSource && len(s.src.Splits()) > 0 {
 		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id, Offsets: s.src.Positions()}
@@ -695,7 +620,7 @@ func (s *Subtask) finishTask(o *kernel.Out) {
 		// KafkaWriter.close aborts the transaction still open (the one
 		// begun after the last snapshot)
 		s.flushSink(o, 0)
-		s.txnRequest(o, messages.TxnRequest_ABORT, s.ck.txn)
+		s.sendTxn(o, s.w.Abort())
 	}
 	if s.rp != nil {
 		s.rp.EndOfPartition()

@@ -58,46 +58,28 @@ type Subtask struct {
 	sentIdle  bool  // last watermark status broadcast downstream
 
 	// gate head
-	floatingFree int            // free floating buffers of the InputGate's pool
-	floatingWait []floatingWant // channels waiting for floating buffers, FIFO
-	buffersIn    int64          // numBuffersIn
-	bytesIn      int64          // numBytesIn
-	channels     []*gateChannel
-	ready        []int // channel indexes with buffers, in arrival order
-	valve        *watermark.StatusWatermarkValve
-	op           *window.Operator
-	proc         *process.Function // job.operator=process
-	lastInputWm  int64             // the operator's last input watermark (ms)
-	sinkOut      []*messages.KafkaRecord
-	hasSink      bool
-	procTimer    int64 // processing-time timer scheduled (ms), or math.MinInt64
+	gate        *exchange.InputGate
+	valve       *watermark.StatusWatermarkValve
+	op          *window.Operator
+	proc        *process.Function // job.operator=process
+	lastInputWm int64             // the operator's last input watermark (ms)
+	sinkOut     []*messages.KafkaRecord
+	hasSink     bool
+	procTimer   int64 // processing-time timer scheduled (ms), or math.MinInt64
 
 	// scheduling and metrics
-	busyUntil     vt.Time // end of the current slice of work
-	wakePending   bool    // a continue timer is scheduled for busyUntil
-	blocked       bool
-	blockedSince  vt.Time
+	mb            Mailbox
 	finishedAll   bool
 	reported      bool
 	reportPending bool // report waits for the end of a slice or of the broker requests
 	finalLogged   bool
 	m             taskMetrics
-	ck            subtaskCheckpoint // subtask_checkpoint.go
-}
-
-type floatingWant struct{ channel, count int }
-
-type gateChannel struct {
-	buffers   []*messages.Buffer
-	ended     bool // EndOfPartition
-	dataEnded bool // EndOfData (FLIP-147) or EndOfPartition
+	ck            subtaskCheckpoint // checkpoint.go
+	w             *kafka.Writer     // the KafkaSink's writer, when the chain ends in the sink
 }
 
 type taskMetrics struct {
 	recordsIn, recordsOut, lateDropped, windowsFired, resultsWritten int64
-	busyAcc, bpAcc, busyCarry                                        vt.Time
-	lastTick                                                         vt.Time
-	lastBusy, lastBP, lastIdle                                       int64 // the last tick's ms per second, for the view
 }
 
 // NewSubtask returns the subtask deployed by d on task manager tm.
@@ -107,6 +89,7 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 	for _, op := range d.Chain {
 		if len(op) > 5 && op[:5] == "Sink:" {
 			s.hasSink = true
+			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == "exactly-once")
 		}
 	}
 	return s
@@ -120,7 +103,7 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerContinue:
-			s.wakePending = false
+			s.mb.Woken()
 		case timerWatermark:
 			s.periodicWatermark(o)
 			if !s.finishedAll {
@@ -192,18 +175,12 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_RequestFloatingBuffers:
 		m := b.RequestFloatingBuffers
-		s.floatingWait = append(s.floatingWait, floatingWant{int(m.ChannelIndex), int(m.Count)})
-		s.grantFloating(o)
+		s.grantFloating(o, s.gate.RequestFloating(int(m.ChannelIndex), int(m.Count)))
 	case *messages.Envelope_ReturnFloatingBuffers:
-		s.floatingFree += int(b.ReturnFloatingBuffers.Count)
-		s.grantFloating(o)
+		s.grantFloating(o, s.gate.ReturnFloating(int(b.ReturnFloatingBuffers.Count)))
 	case *messages.Envelope_ChannelBuffer:
 		m := b.ChannelBuffer
-		if !m.Buffer.IsEvent {
-			s.buffersIn++
-			s.bytesIn += int64(m.Buffer.SizeBytes)
-		}
-		ch := s.channels[m.ChannelIndex]
+		s.gate.Count(m.Buffer)
 		if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindBarrier {
 			if m.Buffer.Unaligned {
 				// a priority event: processed at once, overtaking the
@@ -217,10 +194,7 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		} else if !m.Buffer.IsEvent {
 			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
 		}
-		if len(ch.buffers) == 0 {
-			s.ready = append(s.ready, int(m.ChannelIndex))
-		}
-		ch.buffers = append(ch.buffers, m.Buffer)
+		s.gate.Enqueue(int(m.ChannelIndex), m.Buffer)
 	case *messages.Envelope_EndOfRun:
 		if !s.finalLogged {
 			s.metrics(o)
@@ -267,12 +241,8 @@ func (s *Subtask) start(o *kernel.Out) {
 			o.Timer(s.alignmentInterval(), timerAlignment, 0)
 		}
 	} else {
-		s.channels = make([]*gateChannel, len(d.InputGate.Producers))
-		for i := range s.channels {
-			s.channels[i] = &gateChannel{}
-		}
-		s.valve, _ = watermark.NewStatusWatermarkValve(len(s.channels))
-		s.floatingFree = s.cfg.FloatingBuffersPerGate
+		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate)
+		s.valve, _ = watermark.NewStatusWatermarkValve(s.gate.NumChannels())
 		s.lastInputWm = math.MinInt64
 		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
 			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
@@ -290,7 +260,7 @@ func (s *Subtask) start(o *kernel.Out) {
 			s.op = op
 		}
 	}
-	s.m.lastTick = o.Now()
+	s.mb = NewMailbox(o.Now())
 	o.Timer(1_000_000, timerMetrics, 0)
 	s.setState(o, "INITIALIZING", "")
 	s.initCheckpointing(o)
@@ -361,58 +331,33 @@ func (s *Subtask) target(key string) int {
 }
 
 func (s *Subtask) block(o *kernel.Out) {
-	if !s.blocked {
-		s.blocked = true
-		s.blockedSince = o.Now()
-	}
+	s.mb.Block(o.Now())
 }
 
 func (s *Subtask) unblock(o *kernel.Out) {
-	if s.blocked {
-		s.blocked = false
-		s.m.bpAcc += o.Now() - s.blockedSince
-	}
+	s.mb.Unblock(o.Now())
 }
 
 // ---- gate head -----------------------------------------------------------
 
-// grantFloating hands free floating buffers of the gate's pool to waiting
-// channels in the order they asked (LocalBufferPool with BufferListeners).
-func (s *Subtask) grantFloating(o *kernel.Out) {
-	for len(s.floatingWait) > 0 && s.floatingFree > 0 {
-		w := &s.floatingWait[0]
-		n := min(w.count, s.floatingFree)
-		s.floatingFree -= n
-		w.count -= n
-		o.Send(jobgraph.ChannelName(o.Name(), w.channel), 0, &messages.Envelope_FloatingBuffers{FloatingBuffers: &messages.FloatingBuffers{Count: int32(n)}})
-		if w.count == 0 {
-			s.floatingWait = s.floatingWait[1:]
-		}
+// grantFloating tells channels of the floating buffers the gate's pool
+// granted them (LocalBufferPool with BufferListeners).
+func (s *Subtask) grantFloating(o *kernel.Out, grants []exchange.Grant) {
+	for _, g := range grants {
+		o.Send(jobgraph.ChannelName(o.Name(), g.Channel), 0, &messages.Envelope_FloatingBuffers{FloatingBuffers: &messages.FloatingBuffers{Count: int32(g.Count)}})
 	}
 }
 
-// inPoolUsage is the share of the gate's buffers (exclusive and floating)
-// holding data not yet processed (Flink's inPoolUsage).
-func (s *Subtask) inPoolUsage() (usage float64, queued int64, lengths []int64) {
-	lengths = make([]int64, len(s.channels))
-	for i, ch := range s.channels {
-		for _, b := range ch.buffers {
-			if !b.IsEvent {
-				lengths[i]++
-			}
-		}
-		queued += lengths[i]
-	}
-	total := len(s.channels)*s.cfg.BuffersPerChannel + s.cfg.FloatingBuffersPerGate
-	if total > 0 {
-		usage = float64(queued) / float64(total)
-	}
-	return usage, queued, lengths
-}
+// gateReady reports whether a channel not blocked by an aligned barrier has
+// a buffer queued.
+func (s *Subtask) gateReady() bool { return s.gate.Ready(s.alignmentBlocked) }
+
+// alignmentBlocked reports whether checkpoint alignment blocks channel ci.
+func (s *Subtask) alignmentBlocked(ci int) bool { return s.ck.blocked[ci] }
 
 // gateSlice processes the next buffer of the InputGate.
 func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
-	if len(s.ready) == 0 {
+	if !s.gate.HasData() {
 		return 0
 	}
 	if s.rp != nil && s.rp.BuffersInUse() >= s.rp.PoolCapacity() {
@@ -420,25 +365,11 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 		return 0
 	}
 	// the first channel with data that no aligned barrier blocks
-	pick := -1
-	for k, c := range s.ready {
-		if !s.ck.blocked[c] {
-			pick = k
-			break
-		}
-	}
-	if pick < 0 {
+	ci, buf, ok := s.gate.Next(s.alignmentBlocked)
+	if !ok {
 		return 0
 	}
-	ci := s.ready[pick]
-	ch := s.channels[ci]
-	buf := ch.buffers[0]
-	ch.buffers[0] = nil
-	ch.buffers = ch.buffers[1:]
-	s.ready = append(s.ready[:pick], s.ready[pick+1:]...)
-	if len(ch.buffers) > 0 {
-		s.ready = append(s.ready, ci)
-	}
+	ch := s.gate.Channel(ci)
 	perRecord := vt.FromDuration(s.cfg.CostWindow)
 	if s.cfg.StateBackend == "rocksdb" {
 		perRecord += vt.FromDuration(s.cfg.CostRocksDB) // one keyed-state access per record
@@ -474,7 +405,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 				cost += s.advanceWatermark(o, wm)
 			}
 		case exchange.KindEndOfData:
-			ch.dataEnded = true
+			ch.DataEnded = true
 		case exchange.KindBarrier:
 			s.ck.barrierQueued[ci]--
 			if !buf.Unaligned && !buf.Inserted {
@@ -482,7 +413,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 			}
 			cost += s.onChannelBarrier(o, ci, buf)
 		case exchange.KindEndOfPartition:
-			ch.ended, ch.dataEnded = true, true
+			ch.Ended, ch.DataEnded = true, true
 			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", s.d.InputGate.Producers[ci]))
 			cost += s.applyBarrierAction(o, s.ck.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
 		}
@@ -642,11 +573,10 @@ func (s *Subtask) work(o *kernel.Out) {
 	if s.status != "RUNNING" {
 		return
 	}
-	if o.Now() < s.busyUntil {
+	if s.mb.Busy(o.Now()) {
 		// still busy with the last slice: come back when it ends
-		if !s.wakePending {
-			s.wakePending = true
-			o.Timer(s.busyUntil-o.Now(), timerContinue, 0)
+		if delay, ok := s.mb.WakeAt(o.Now()); ok {
+			o.Timer(delay, timerContinue, 0)
 		}
 		return
 	}
@@ -664,10 +594,10 @@ func (s *Subtask) work(o *kernel.Out) {
 		}
 		// a buffer of only watermarks that change nothing costs no time:
 		// take the next one at once
-		if len(s.ck.replayIn) > 0 && !s.blocked {
+		if len(s.ck.replayIn) > 0 && !s.mb.Blocked() {
 			cost = s.replaySlice(o)
 		}
-		for cost == 0 && s.gateReady() && !s.blocked {
+		for cost == 0 && s.gateReady() && !s.mb.Blocked() {
 			cost = s.gateSlice(o)
 		}
 		s.maybeFinishGate(o)
@@ -679,12 +609,11 @@ func (s *Subtask) work(o *kernel.Out) {
 	}
 	s.flushSink(o, cost)
 	if cost > 0 {
-		s.m.busyAcc += cost
-		s.busyUntil = o.Now() + cost
+		s.mb.Slice(o.Now(), cost)
 		if s.hasInput() {
 			// more input waits: take it when this slice ends (otherwise
 			// the next arrival schedules the wake-up)
-			s.wakePending = true
+			s.mb.WakeAfter()
 			o.Timer(cost, timerContinue, 0)
 		}
 		s.flushSends(o, cost)
@@ -697,17 +626,6 @@ func (s *Subtask) hasInput() bool {
 		return s.src.Queued() > 0 || (s.src.HasNoMoreSplits() && !s.finishedAll)
 	}
 	return s.gateReady() || len(s.ck.replayIn) > 0
-}
-
-// gateReady reports whether a channel not blocked by an aligned barrier has
-// a buffer queued.
-func (s *Subtask) gateReady() bool {
-	for _, c := range s.ready {
-		if !s.ck.blocked[c] {
-			return true
-		}
-	}
-	return false
 }
 
 // flushSends sends every buffer the partition can send now, delay µs from
@@ -760,13 +678,8 @@ func (s *Subtask) channelLatency(i int) vt.Time {
 }
 
 func (s *Subtask) maybeFinishGate(o *kernel.Out) {
-	if s.finishedAll || s.ck.awaitFinal || len(s.ready) > 0 || len(s.ck.replayIn) > 0 {
+	if s.finishedAll || s.ck.awaitFinal || s.gate.HasData() || len(s.ck.replayIn) > 0 || !s.gate.AllDataEnded() {
 		return
-	}
-	for _, ch := range s.channels {
-		if !ch.dataEnded {
-			return
-		}
 	}
 	if s.ck.enabled {
 		s.ck.awaitFinal = true
@@ -776,17 +689,14 @@ func (s *Subtask) maybeFinishGate(o *kernel.Out) {
 		}
 		return
 	}
-	for _, ch := range s.channels {
-		if !ch.ended {
-			return
-		}
+	if !s.gate.AllEnded() {
+		return
 	}
 	if s.exactlyOnce() {
 		// without checkpoints the sink commits at the end of its input
 		// (CommitterOperator.endInput)
 		s.flushSink(o, 0)
-		s.txnRequest(o, messages.TxnRequest_PRE_COMMIT, s.ck.txn)
-		s.txnRequest(o, messages.TxnRequest_COMMIT, s.ck.txn)
+		s.sendTxn(o, s.w.EndInput())
 	}
 	s.finishTask(o)
 }
@@ -801,7 +711,7 @@ func (s *Subtask) report(o *kernel.Out) {
 	if s.reported {
 		return
 	}
-	if at := max(s.busyUntil, s.ck.lastKafka); o.Now() < at {
+	if at := max(s.mb.BusyUntil(), s.ck.lastKafka); o.Now() < at {
 		if !s.reportPending {
 			s.reportPending = true
 			o.Timer(at-o.Now(), timerReport, 0)
@@ -856,31 +766,14 @@ func (s *Subtask) logFinal(o *kernel.Out) {
 // metric names (busyTimeMsPerSecond, backPressuredTimeMsPerSecond,
 // idleTimeMsPerSecond add up to ~1000).
 func (s *Subtask) metrics(o *kernel.Out) {
-	now := o.Now()
-	span := now - s.m.lastTick
-	if span <= 0 {
+	r, ok := s.mb.Tick(o.Now())
+	if !ok {
 		return
 	}
-	busy := s.m.busyAcc + s.m.busyCarry
-	s.m.busyCarry = 0
-	if s.busyUntil > now {
-		over := s.busyUntil - now
-		busy -= over
-		s.m.busyCarry = over
-	}
-	bp := s.m.bpAcc
-	if s.blocked {
-		bp += now - s.blockedSince
-		s.blockedSince = now
-	}
-	busy = min(max(busy, 0), span)
-	bp = min(bp, span-busy)
-	perSec := func(v vt.Time) int64 { return v * 1000 / span }
-	s.m.lastBusy, s.m.lastBP, s.m.lastIdle = perSec(busy), perSec(bp), perSec(span-busy-bp)
 	fields := []*messages.Field{
-		messages.Int("busyTimeMsPerSecond", perSec(busy)),
-		messages.Int("backPressuredTimeMsPerSecond", perSec(bp)),
-		messages.Int("idleTimeMsPerSecond", perSec(span-busy-bp)),
+		messages.Int("busyTimeMsPerSecond", r.Busy),
+		messages.Int("backPressuredTimeMsPerSecond", r.BackPressured),
+		messages.Int("idleTimeMsPerSecond", r.Idle),
 		messages.Int("numRecordsIn", s.m.recordsIn), messages.Int("numRecordsOut", s.m.recordsOut),
 	}
 	if s.rp != nil {
@@ -899,9 +792,9 @@ func (s *Subtask) metrics(o *kernel.Out) {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
 			messages.Int("assignedSplits", int64(len(s.src.Splits()))))
 	} else {
-		usage, queued, lengths := s.inPoolUsage()
+		usage, queued, lengths := s.gate.InPoolUsage(s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate)
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),
-			messages.Int("numBuffersIn", s.buffersIn), messages.Int("numBytesIn", s.bytesIn),
+			messages.Int("numBuffersIn", s.gate.BuffersIn), messages.Int("numBytesIn", s.gate.BytesIn),
 			messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),
 			messages.Raw("inputQueueLengths", eventlog.JSONInts(lengths)))
 		if s.proc != nil {
@@ -914,6 +807,4 @@ func (s *Subtask) metrics(o *kernel.Out) {
 		}
 	}
 	o.Log(eventlog.KindTaskMetrics, fields...)
-	s.m.busyAcc, s.m.bpAcc = 0, 0
-	s.m.lastTick = now
 }

@@ -117,9 +117,9 @@ type WindowView struct {
 func (s *Subtask) Inspect(now vt.Time) any {
 	v := &SubtaskView{Name: s.name, Task: jobgraph.BaseSubtaskName(s.name), Vertex: s.d.JobVertex, TaskName: s.d.TaskName,
 		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status,
-		Chain: s.d.Chain, BusyTimeMsPerSecond: s.m.lastBusy, BackPressuredTimeMsPerSecond: s.m.lastBP,
-		IdleTimeMsPerSecond: s.m.lastIdle, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
-		Backpressured: s.blocked, KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
+		Chain: s.d.Chain, BusyTimeMsPerSecond: s.mb.Last().Busy, BackPressuredTimeMsPerSecond: s.mb.Last().BackPressured,
+		IdleTimeMsPerSecond: s.mb.Last().Idle, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
+		Backpressured: s.mb.Blocked(), KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
 		Watermark: math.MinInt64, Consumers: s.consumers}
 	if s.rp != nil {
 		v.OutputQueueLengths = s.rp.Backlogs()
@@ -141,9 +141,10 @@ func (s *Subtask) Inspect(now vt.Time) any {
 	if s.valve != nil {
 		v.Watermark, v.Idle = s.valve.LastOutputWatermark(), s.valve.IsIdle()
 	}
-	for i, ch := range s.channels {
-		g := GateChannel{Index: i, Producer: s.d.InputGate.Producers[i], Ended: ch.ended, Watermark: math.MinInt64}
-		for _, b := range ch.buffers {
+	for i := 0; s.gate != nil && i < s.gate.NumChannels(); i++ {
+		ch := s.gate.Channel(i)
+		g := GateChannel{Index: i, Producer: s.d.InputGate.Producers[i], Ended: ch.Ended, Watermark: math.MinInt64}
+		for _, b := range ch.Buffers {
 			if !b.IsEvent {
 				g.Queued++
 			}
