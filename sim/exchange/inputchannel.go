@@ -34,8 +34,8 @@ type InputChannel struct {
 	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
 	latency      vt.Time
 
-	bm BufferManager // exclusive and floating buffers, credit
-	nextSeq   int32 // expected sequence number
+	bm      BufferManager // exclusive and floating buffers, credit
+	nextSeq int32         // expected sequence number
 
 	buffersIn, recordsIn, bytesIn, nettyBytes int64
 }
