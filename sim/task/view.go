@@ -58,6 +58,8 @@ type SubtaskView struct {
 	// the output pool's use
 	OutputQueueLengths []int    `json:"outputQueueLengths,omitempty"`
 	OutPoolUsage       float64  `json:"outPoolUsage"`
+	OutPoolInUse       int      `json:"out_pool_buffers_in_use"` // buffers of the output pool holding data
+	OutPoolSize        int      `json:"out_pool_size"`           // the pool: subpartitions × buffers-per-channel + floating-buffers-per-gate
 	Consumers          []string `json:"consumers,omitempty"`
 
 	Checkpoint int64 `json:"checkpoint"` // the barrier handler's current checkpoint (0: none)
@@ -122,6 +124,7 @@ func (s *Subtask) Inspect(now vt.Time) any {
 	if s.rp != nil {
 		v.OutputQueueLengths = s.rp.Backlogs()
 		v.OutPoolUsage = float64(s.rp.BuffersInUse()) / float64(max(1, s.rp.PoolCapacity()))
+		v.OutPoolInUse, v.OutPoolSize = s.rp.BuffersInUse(), s.rp.PoolCapacity()
 	}
 	if s.isSource {
 		v.Watermark, v.Idle = s.sentWm, s.sentIdle
