@@ -11,7 +11,7 @@ import (
 // at startup (TaskExecutorProcessSpec), in bytes.
 type TaskExecutorMemory struct {
 	FrameworkHeap, TaskHeap, FrameworkOffHeap, TaskOffHeap, Network, Managed int64
-	Metaspace, Overhead                                                     int64
+	Metaspace, Overhead                                                      int64
 }
 
 // TotalFlink is the total Flink memory: the six Flink components.
