@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"errors"
 	"math"
 	"strconv"
 
@@ -791,6 +792,16 @@ func (s *Subtask) advanceWatermark(o *Out, wm int64) vt.Time {
 // them, counts late records, and returns the sink's cost.
 func (s *Subtask) emitResults(o *Out, out window.Output) vt.Time {
 	var cost vt.Time
+	if out.Err != nil && s.status == "RUNNING" {
+		// the exception escapes processElement and fails the task (StreamTask),
+		// e.g. a Long.MIN_VALUE timestamp in TumblingEventTimeWindows.assignWindows
+		cause := out.Err.Error()
+		var fe *window.FlinkError
+		if errors.As(out.Err, &fe) && fe.Exception != "" {
+			cause = fe.Exception + ": " + fe.Message
+		}
+		s.setState(o, "FAILED", cause)
+	}
 	for _, r := range out.Results {
 		s.m.windowsFired++
 		o.Log(eventlog.KindWindowFired, messages.Str("key", r.Key), messages.Int("window_start", r.Window.Start),
