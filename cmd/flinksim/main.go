@@ -51,9 +51,12 @@ const exitCodesHelp = `Exit codes:
   4    the simulated job ended FAILED (its log is still written in full)
   130  interrupted (SIGINT); 143 terminated (SIGTERM)`
 
+// goVersion is the Go release the binary was built with.
+var goVersion = runtime.Version()
+
 // version is what --version and "flinksim version" print.
 func version() string {
-	return fmt.Sprintf("%s (simulates Apache Flink 1.20; log format %s; %s)", eventlog.ProgramVersion, eventlog.FormatVersion, runtime.Version())
+	return fmt.Sprintf("%s (simulates Apache Flink 1.20; log format %s; %s)", eventlog.ProgramVersion, eventlog.FormatVersion, goVersion)
 }
 
 var rootCmd = &cobra.Command{
@@ -81,7 +84,9 @@ key=value, --duration and --seed; 'flinksim settings' lists them.`,
 func init() {
 	rootCmd.SetVersionTemplate("{{.Version}}\n")
 	rootCmd.SetUsageTemplate(rootCmd.UsageTemplate() + "\n" + exitCodesHelp + "\n")
-	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return badInput("%w (see %s --help)", err, cmd.CommandPath()) })
+	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return badInput("%w (see %s --help)", err, cmd.CommandPath())
+	})
 	rootCmd.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print the version of flinksim, the Flink version it simulates and the log format",
