@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
@@ -23,6 +22,11 @@ import (
 // (org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotRequestBulkCheckerImpl).
 const NoResourceAvailableMessage = "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException: " +
 	"Slot request bulk is not fulfillable! Could not allocate the required slot within slot request timeout"
+
+type vertexIndex struct {
+	vertex string
+	index  int
+}
 
 type offeredSlot struct {
 	tm    string
@@ -62,17 +66,18 @@ type JobManager struct {
 	lost     map[string]bool               // task managers whose heartbeat timed out
 
 	// checkpoints (see jobmanager_checkpoint.go)
-	coord         *checkpoint.Coordinator
-	pendingStates map[int64]map[string]*messages.TaskStateSnapshot // pending checkpoint -> task -> state
-	taskStates    map[string]*messages.TaskStateSnapshot           // task -> state of its last acknowledged snapshot
-	latest        *savedState                                      // latest completed checkpoint
-	savepoint     *savedState                                      // latest completed savepoint
-	restoreFrom   *savedState                                      // what the next deployment restores
-	ckTimerSet    bool
-	ckTimerAt     int64 // ms
-	rescaleTo     int   // parallelism of the job to start after the stop-with-savepoint (0: none)
-	rescaleMaxP   int   // its configured max parallelism (0: not configured)
-	jobs          int   // jobs submitted from a savepoint so far (each gets a new JobID)
+	base           *config.Config         // the cluster's configuration (cfg becomes the job's after a set action)
+	cc             bool                   // the CheckpointCoordinator actor is there
+	restoreFrom    *messages.RestoreState // what the next deployment restores (nil: nothing)
+	restoreReq     int64                  // the last RestoreRequest's id
+	pendingRescale bool                   // waiting for the savepoint a new job starts from
+	vertexOf       map[string]vertexIndex // execution id -> its vertex and subtask index
+	rescaleTo      int                    // parallelism of the job to start after the stop-with-savepoint (0: none)
+	reconfig       *messages.Setting      // the setting of the job to start after the stop-with-savepoint (nil: none)
+	overrides      []*messages.Setting    // the job's configuration changed by set actions, shipped with every deployment
+	rescaleMaxP    int                    // its configured max parallelism (0: not configured)
+	jobs           int                    // jobs submitted from a savepoint so far (each gets a new JobID)
+	ended          bool                   // the run was told to end
 }
 
 // jobID is the current job's JobID: job-1, then job-2 ... for each job
@@ -87,7 +92,7 @@ func (j *JobManager) jobID() string {
 // NewJobManager returns the JobManager for graph. bounded makes the source
 // stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
 func NewJobManager(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobManager {
-	return &JobManager{cfg: cfg, graph: graph, bounded: bounded, tasks: map[string]string{},
+	return &JobManager{cfg: cfg, base: cfg, graph: graph, bounded: bounded, tasks: map[string]string{}, vertexOf: map[string]vertexIndex{},
 		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
 }
 
@@ -97,8 +102,18 @@ const (
 	reqOutputView   = 3 // the sink topic's end offset where a rescaled job's output view starts
 )
 
-// Receive implements Component.
+// Receive implements Component. When the job is in a terminal status at
+// the end of a delivery (a rescale's FINISHED is followed by the new job's
+// RUNNING in the same delivery), the run ends.
 func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
+	j.receive(o, env)
+	if j.terminal() && !j.ended && !j.pendingRescale {
+		j.ended = true
+		o.EndRun()
+	}
+}
+
+func (j *JobManager) receive(o *Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		j.start(o)
@@ -117,11 +132,6 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 			return
 		case timerRestart:
 			j.restart(o)
-			return
-		case timerCheckpoint:
-			if j.coord != nil {
-				j.checkpointDuty(o, b.Timer.Arg)
-			}
 			return
 		}
 		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == "RUNNING" {
@@ -152,10 +162,12 @@ func (j *JobManager) Receive(o *Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_Action:
 		j.action(o, b.Action.Text)
-	case *messages.Envelope_AcknowledgeCheckpoint:
-		j.acknowledge(o, b.AcknowledgeCheckpoint)
-	case *messages.Envelope_DeclineCheckpoint:
-		j.decline(o, b.DeclineCheckpoint)
+	case *messages.Envelope_RestoreState:
+		j.restored(o, b.RestoreState)
+	case *messages.Envelope_CheckpointRequestFailed:
+		j.checkpointRequestFailed(o, b.CheckpointRequestFailed)
+	case *messages.Envelope_FailJob:
+		j.failover(o, b.FailJob.Cause)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status), messages.Int("restarts", int64(j.restarts)))
 	}
@@ -195,15 +207,9 @@ func (j *JobManager) setStatus(o *Out, status, cause string) {
 	if cause != "" {
 		fields = append(fields, messages.Str("cause", cause))
 	}
-	was := j.status
 	j.status = status
 	o.Log(eventlog.KindJobStatus, fields...)
-	if was == "RUNNING" {
-		j.jobLeftRunning(o)
-	}
-	if status == "RUNNING" {
-		j.jobRunning(o)
-	}
+	j.sendStatus(o)
 }
 
 func (j *JobManager) start(o *Out) {
@@ -217,7 +223,9 @@ func (j *JobManager) start(o *Out) {
 	for _, e := range g.Edges {
 		es = append(es, `{"from":`+jsonString(e.From)+`,"to":`+jsonString(e.To)+`,"partitioner":`+jsonString(e.Partitioner)+`}`)
 	}
-	j.startCoordinator(o)
+	if j.cfg.CheckpointInterval > 0 {
+		j.ensureCoordinator(o) // periodic checkpointing is configured
+	}
 	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+joinRaw(vs)+"]"),
 		messages.Raw("edges", "["+joinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
 		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
@@ -335,11 +343,15 @@ func (j *JobManager) deployAll(o *Out) {
 			name := j.name(v.ID, i)
 			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
 				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
-				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0}
+				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0,
+				JobConfiguration: j.overrides}
 			if r := j.restoreFrom; r != nil {
-				st.Restore = restoreFor(r, v.ID, i, v.Parallelism)
-				st.RestoreCheckpointId = r.id
-				st.RestoreParallelism = int32(r.parallelism[v.ID])
+				st.Restore = j.restoreOf(v.ID, i)
+				if st.Restore == nil {
+					st.Restore = &messages.TaskStateSnapshot{}
+				}
+				st.RestoreCheckpointId = r.CheckpointId
+				st.RestoreParallelism = r.RestoredParallelism[v.ID]
 			}
 			if in != nil {
 				pv, _ := g.Vertex(in.From)
@@ -379,12 +391,14 @@ func (j *JobManager) deployAll(o *Out) {
 			}
 			j.tasks[name] = "SCHEDULED"
 			j.order = append(j.order, name)
+			j.vertexOf[name] = vertexIndex{v.ID, i}
 			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
 				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
 				messages.Str("allocation_id", j.slots[i].alloc))
 			o.Send(j.slots[i].tm, rpcLatency(j.cfg), &messages.Envelope_SubmitTask{SubmitTask: st})
 		}
 	}
+	j.sendExecutions(o)
 }
 
 func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
@@ -392,18 +406,7 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 		return // a report of an earlier attempt
 	}
 	j.tasks[m.ExecutionId] = m.State
-	if j.coord != nil {
-		// every task runs, or finished after its final checkpoint
-		running, finished := len(j.order) == j.numTasks(), 0
-		for _, name := range j.order {
-			running = running && (j.tasks[name] == "RUNNING" || j.tasks[name] == "FINISHED")
-			if j.tasks[name] == "FINISHED" {
-				finished++
-			}
-		}
-		running = running && finished < len(j.order)
-		j.coord.SetTasksRunning(running)
-	}
+	j.sendExecutions(o)
 	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
 	if m.Reason != "" {
 		fields = append(fields, messages.Str("reason", m.Reason))
@@ -419,7 +422,7 @@ func (j *JobManager) taskState(o *Out, m *messages.TaskExecutionState) {
 			}
 		}
 		j.setStatus(o, "FINISHED", "")
-		if j.rescaleTo > 0 {
+		if j.rescaleTo > 0 || j.reconfig != nil {
 			j.startRescaled(o)
 		}
 	}

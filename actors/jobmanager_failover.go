@@ -7,7 +7,6 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
-	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -124,6 +123,7 @@ func (j *JobManager) cancelTasks(o *Out) {
 	clear(j.location)
 	j.order = j.order[:0]
 	j.deploy = false
+	j.sendExecutions(o)
 }
 
 // restart deploys a new attempt of every task once enough slots are there,
@@ -136,30 +136,16 @@ func (j *JobManager) restart(o *Out) {
 	j.attempt++
 	j.setStatus(o, "RUNNING", "")
 	j.readers = nil
-	if j.latest != nil {
-		// restore from the latest completed checkpoint: keyed state,
-		// channel state, and the source offsets through the enumerator
-		j.restoreFrom = j.latest
-		if j.startOffsets == nil {
-			j.startOffsets = map[int32]int64{}
-		}
-		for p, off := range restoredOffsets(j.latest) {
-			j.startOffsets[p] = off
-		}
-		o.Log(eventlog.KindRestore, messages.Str("from", "checkpoint"), messages.Int("checkpoint_id", j.latest.id))
-	} else {
-		// like Flink without a completed checkpoint: the new attempt starts
-		// from the starting offsets with empty state
-		o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
-	}
-	if len(j.slots) >= j.graph.SlotsNeeded {
-		j.deployAll(o)
+	if j.cc {
+		// restore from the latest completed checkpoint, if there is one:
+		// keyed state, channel state, and the source offsets through the
+		// enumerator (restored, when the coordinator answers)
+		j.requestRestore(o, &messages.RestoreRequest{})
 		return
 	}
-	need := j.graph.SlotsNeeded - len(j.slots)
-	o.Send(ResourceManagerName, rpcLatency(j.cfg), &messages.Envelope_DeclareResourceRequirements{
-		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(need)}})
-	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
+	j.restoreFrom = nil
+	j.logFreshStart(o)
+	j.deployOrWait(o)
 }
 
 // action carries out a user action addressed to the JobManager.
@@ -169,7 +155,7 @@ func (j *JobManager) action(o *Out, text string) {
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
 		return
 	}
-	if j.status != "RUNNING" || j.coord == nil {
+	if j.status != "RUNNING" {
 		reason := "the job is " + j.status
 		if j.status == "" {
 			reason = "the job is not submitted yet"
@@ -179,13 +165,24 @@ func (j *JobManager) action(o *Out, text string) {
 	}
 	switch a.Verb {
 	case action.TriggerCheckpoint:
-		j.triggerCheckpoint(o, checkpoint.KindManual)
+		j.requestCheckpoint(o, messages.CheckpointKind_CHECKPOINT)
 	case action.TriggerSavepoint:
-		j.triggerCheckpoint(o, checkpoint.KindSavepoint)
+		j.requestCheckpoint(o, messages.CheckpointKind_SAVEPOINT)
 	case action.StopWithSavepoint:
-		j.triggerCheckpoint(o, checkpoint.KindStopWithSavepoint)
+		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
+	case action.Set:
+		if j.rescaleTo > 0 || j.reconfig != nil {
+			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale or reconfiguration is in progress"))
+			return
+		}
+		k, v, _ := strings.Cut(a.Arg, "=")
+		// a running job takes new configuration only through a restart:
+		// stop with a savepoint, then a new job from it with the new value
+		j.reconfig = &messages.Setting{Key: k, Value: v}
+		o.Log(eventlog.KindReconfigure, messages.Str("step", "stop-with-savepoint"), messages.Str("setting", k), messages.Str("value", v))
+		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
 	case action.Rescale:
-		if j.rescaleTo > 0 {
+		if j.rescaleTo > 0 || j.reconfig != nil {
 			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale is in progress"))
 			return
 		}
@@ -196,7 +193,7 @@ func (j *JobManager) action(o *Out, text string) {
 			j.rescaleMaxP, _ = strconv.Atoi(strings.TrimPrefix(f[1], "max-parallelism="))
 		}
 		o.Log(eventlog.KindRescale, messages.Str("step", "stop-with-savepoint"), messages.Int("to_parallelism", int64(j.rescaleTo)))
-		j.triggerCheckpoint(o, checkpoint.KindStopWithSavepoint)
+		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
 	default:
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the JobManager"))
 	}

@@ -53,9 +53,13 @@ type Kafka struct {
 	parkSeq    int64
 	genAcc     float64
 	genSeq     int64
-	produced   int64 // sink records accepted (plain or transactional)
-	rejected   int64 // sink records refused (produce_rejected)
-	txnErrs    int64 // transaction requests refused (txn_errors)
+	produced   int64   // sink records accepted (plain or transactional)
+	rejected   int64   // sink records refused (produce_rejected)
+	txnErrs    int64   // transaction requests refused (txn_errors)
+	paused     []bool  // per source partition: its producer is stalled (pause-partition)
+	held       [][]int // per source partition: paced events due while it was paused
+	maxTs      int64   // the newest event time in the source topic (ms)
+	haveTs     bool
 }
 
 // NewKafka returns the broker. With evs non-nil the source topic holds those
@@ -64,7 +68,8 @@ type Kafka struct {
 func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
 	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
 		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
-		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{}}
+		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{},
+		paused: make([]bool, cfg.SourcePartitions), held: make([][]int, cfg.SourcePartitions)}
 }
 
 // SinkTopic is the sink topic with every record appended, whatever its
@@ -119,6 +124,8 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 			res.Offsets = append(res.Offsets, &messages.PartitionOffset{Partition: int32(p), Offset: off})
 		}
 		o.Send(env.From, rpcLatency(k.cfg), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
+	case *messages.Envelope_Action:
+		k.action(o, b.Action.Text)
 	case *messages.Envelope_Fetch:
 		k.fetch(o, env.From, b.Fetch, false)
 	case *messages.Envelope_Produce:
@@ -214,12 +221,17 @@ func (k *Kafka) partitionOf(e events.Record) int32 {
 func (k *Kafka) appendEvent(i int) {
 	e := k.events[i]
 	p := k.partitionOf(e)
-	k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
+	k.appendSource(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
 }
 
 func (k *Kafka) appendDue(o *Out) {
 	for k.next < len(k.pending) && k.appendAt[k.next] <= o.Now() {
-		k.appendEvent(k.pending[k.next])
+		i := k.pending[k.next]
+		if p := k.partitionOf(k.events[i]); k.paused[p] {
+			k.held[p] = append(k.held[p], i) // its producer is stalled: it waits
+		} else {
+			k.appendEvent(i)
+		}
 		k.next++
 	}
 	if k.next < len(k.pending) {
@@ -258,7 +270,10 @@ func (k *Kafka) generate(o *Out) {
 		val = append(val, '}')
 		k.genSeq++
 		p := int32(kafka.DefaultPartition([]byte(key), len(k.source.Partitions)))
-		k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: ts, Key: key, Value: val})
+		if k.paused[p] {
+			continue // a stalled producer: the record is never produced
+		}
+		k.appendSource(&messages.KafkaRecord{Partition: p, Timestamp: ts, Key: key, Value: val})
 	}
 	if n > 0 {
 		k.serveParked(o)

@@ -31,9 +31,7 @@ func newBrokerHarness(t *testing.T) *brokerHarness {
 func (h *brokerHarness) deliver(from string, body messages.Body) []string {
 	h.t.Helper()
 	h.now += 1000
-	h.o.begin(h.now)
-	h.k.Receive(h.o, &messages.Envelope{DeliverAt: h.now, To: KafkaName, From: from, Body: body})
-	d := h.o.done(uint64(h.now))
+	d := Deliver(h.k, h.o, uint64(h.now), h.now, []*messages.Envelope{{DeliverAt: h.now, To: KafkaName, From: from, Body: body}})
 	if d.Failure != "" {
 		h.t.Fatalf("delivery failed: %s", d.Failure)
 	}

@@ -1,14 +1,18 @@
 package actors
 
 import (
+	"encoding/json"
+
 	"github.com/anthdm/hollywood/actor"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
-// node hosts a Component as a Hollywood actor. Its only message is Deliver
-// from the scheduler; it answers with exactly one Done, sent with an explicit
-// sender (a nil sender breaks on Hollywood's remote transport).
+// node hosts a Component as a Hollywood actor. Its messages are Deliver
+// from the scheduler, answered with exactly one Done, and InspectRequest,
+// answered with one InspectReply between two steps; both are sent with an
+// explicit sender (a nil sender breaks on Hollywood's remote transport).
 type node struct {
 	c         Component
 	out       *Out
@@ -18,12 +22,20 @@ type node struct {
 var _ actor.Receiver = (*node)(nil)
 
 func (n *node) Receive(ctx *actor.Context) {
-	d, ok := ctx.Message().(*messages.Deliver)
-	if !ok {
-		return // Hollywood lifecycle messages (Initialized, Started, Stopped)
+	switch m := ctx.Message().(type) {
+	case *messages.Deliver:
+		done := Deliver(n.c, n.out, m.Step, m.Now, m.Envelopes)
+		ctx.Engine().SendWithSender(n.scheduler, done, ctx.PID())
+	case *messages.InspectRequest:
+		reply := &messages.InspectReply{Id: m.Id, Actor: n.out.Name()}
+		if in, ok := n.c.(kernel.Inspector); ok {
+			if v := in.Inspect(m.Now); v != nil {
+				reply.Json, _ = json.Marshal(v) // views are plain data
+			}
+		}
+		ctx.Engine().SendWithSender(n.scheduler, reply, ctx.PID())
 	}
-	done := Deliver(n.c, n.out, d.Step, d.Now, d.Envelopes)
-	ctx.Engine().SendWithSender(n.scheduler, done, ctx.PID())
+	// other messages are Hollywood's lifecycle (Initialized, Started, Stopped)
 }
 
 // Host spawns actors on one Hollywood engine with fixed IDs (the actor's

@@ -1,139 +1,69 @@
 // Package actors holds one Hollywood actor per Flink component: the
 // scheduler, the JobManager (with its source coordinator), the
-// ResourceManager, each TaskManager, each subtask, each input channel and the
-// Kafka broker. Each component is a plain struct with a Receive(*Out,
-// *Envelope) method; node.go wraps it in a Hollywood actor that takes its
-// deliveries from the scheduler and answers with one Done. Flink's rules live
-// in sim/; an actor decodes a message, calls sim/, and hands what it sends and
-// logs to Out.
+// CheckpointCoordinator, the ResourceManager, each TaskManager, each
+// subtask, each input channel and the Kafka broker. Each component is a
+// plain struct with a Receive(*Out, *Envelope) method; node.go wraps it in a
+// Hollywood actor that takes its deliveries from the scheduler and answers
+// with one Done. Flink's rules live in sim/; an actor decodes a message,
+// calls sim/, and hands what it sends and logs to Out.
 package actors
 
 import (
-	"fmt"
-	"math/rand/v2"
+	"strings"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/vt"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
-// Component is the behaviour of one actor. Receive handles one envelope at
-// the virtual time o.Now(); it must not block, read the wall clock or use
-// global randomness; everything observable leaves through o.
-type Component interface {
-	Receive(o *Out, env *messages.Envelope)
-}
+// Component is the behaviour of one actor (kernel.Component).
+type Component = kernel.Component
 
-// Spawner starts a new actor for a component on the local engine and
-// returns where its PID lives. Set by the hosting node.
-type Spawner func(name string, c Component) *messages.Spawned
+// Out collects what an actor does during one delivery (kernel.Out).
+type Out = kernel.Out
 
-// Out collects what an actor does during one delivery: envelopes to send,
-// log events, spawned and stopped actors. It also carries the actor's
-// identity, its virtual clock and its seeded random generator.
-type Out struct {
-	name     string
-	now      vt.Time
-	sendSeq  uint64 // sender_seq of the last envelope sent; never reset
-	logSeq   uint64 // per-delivery counter of log events
-	rng      *rand.Rand
-	spawner  Spawner
-	envs     []*messages.Envelope
-	events   []*messages.LogEvent
-	spawned  []*messages.Spawned
-	stopped  []string
-	failure  string
-	invarant string
-}
+// Spawner starts a new actor for a component (kernel.Spawner).
+type Spawner = kernel.Spawner
 
-// NewOut returns the Out of actor name with its random generator seeded
-// from (seed, name).
-func NewOut(name string, seed uint64, spawner Spawner) *Out {
-	return &Out{name: name, rng: vt.NewRand(seed, name), spawner: spawner}
-}
+// Deliver runs one delivery of envelopes through c (kernel.Deliver).
+var Deliver = kernel.Deliver
 
-// Name is the actor's name.
-func (o *Out) Name() string { return o.name }
+// NewOut returns the Out of actor name (kernel.NewOut).
+var NewOut = kernel.NewOut
 
-// Now is the virtual time of the delivery being handled (µs).
-func (o *Out) Now() vt.Time { return o.now }
-
-// Rand is the actor's own seeded generator.
-func (o *Out) Rand() *rand.Rand { return o.rng }
-
-// Send hands the scheduler body for actor to, delivered delay virtual µs
-// from now (delay >= 0).
-func (o *Out) Send(to string, delay vt.Time, body messages.Body) {
-	if delay < 0 {
-		delay = 0
+// DeadLetter is the scheduler's rule for an envelope to an actor that is
+// gone: a task submitted to a dead TaskManager never starts, nor do its
+// input channels, so what is later sent to them is lost too rather than
+// sent to an unknown actor.
+func DeadLetter(e *messages.Envelope) []string {
+	st, ok := e.Body.(*messages.Envelope_SubmitTask)
+	if !ok {
+		return nil
 	}
-	o.SendAt(to, o.now+delay, body)
-}
-
-// SendAt hands the scheduler body for actor to, delivered at virtual time
-// at (never earlier than now).
-func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
-	if at < o.now {
-		at = o.now
-	}
-	o.sendSeq++
-	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at, To: to, From: o.name, SenderSeq: o.sendSeq, Body: body})
-}
-
-// Timer sends body to this actor itself after delay µs.
-func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
-	o.Send(o.name, delay, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: kind, Arg: arg}})
-}
-
-// Log records an event of this actor at the current virtual time.
-func (o *Out) Log(kind string, fields ...*messages.Field) {
-	o.logSeq++
-	o.events = append(o.events, &messages.LogEvent{Vt: o.now, Actor: o.name, Seq: o.logSeq, Kind: kind, Fields: fields})
-}
-
-// Spawn starts a new actor named name running c. The scheduler learns of it
-// before it delivers any envelope of this step's output.
-func (o *Out) Spawn(name string, c Component) {
-	o.spawned = append(o.spawned, o.spawner(name, c))
-}
-
-// Stop tells the scheduler that actor name is gone: envelopes to it are
-// dropped from now on.
-func (o *Out) Stop(name string) { o.stopped = append(o.stopped, name) }
-
-// Invariant ends the run: a Flink invariant broke (a watermark went back, a
-// credit went negative, a record was lost).
-func (o *Out) Invariant(name, format string, args ...any) {
-	if o.invarant == "" {
-		o.invarant = name
-		o.failure = fmt.Sprintf(format, args...)
-	}
-}
-
-func (o *Out) begin(now vt.Time) {
-	o.now = now
-	o.logSeq = 0
-	o.envs, o.events, o.spawned, o.stopped = nil, nil, nil, nil
-	o.failure, o.invarant = "", ""
-}
-
-func (o *Out) done(step uint64) *messages.Done {
-	return &messages.Done{Step: step, Actor: o.name, Out: o.envs, Events: o.events,
-		Spawned: o.spawned, Stopped: o.stopped, Failure: o.failure, Invariant: o.invarant}
-}
-
-// Deliver runs one delivery of envelopes through c without any actor
-// machinery: the node uses it, and so can tests of a single component.
-func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Envelope) (d *messages.Done) {
-	o.begin(now)
-	defer func() {
-		if r := recover(); r != nil {
-			o.failure = fmt.Sprintf("panic in %s: %v", o.name, r)
-			o.invarant = "no_panic"
-			d = o.done(step)
+	gone := []string{st.SubmitTask.ExecutionId}
+	if g := st.SubmitTask.InputGate; g != nil {
+		for i := range g.Producers {
+			gone = append(gone, jobgraph.ChannelName(st.SubmitTask.ExecutionId, i))
 		}
-	}()
-	for _, e := range envs {
-		c.Receive(o, e)
 	}
-	return o.done(step)
+	return gone
+}
+
+// ActionTarget is the actor a user action is delivered to: the TaskManager
+// a kill names, the broker for what happens to the source topic, the
+// JobManager for the rest (what Flink's REST API or CLI asks of the
+// JobMaster).
+func ActionTarget(a action.Action) string {
+	switch a.Verb {
+	case action.KillTaskManager:
+		return a.Arg
+	case action.SendEvent, action.PausePartition, action.ResumePartition:
+		return KafkaName
+	case action.Set:
+		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
+			return KafkaName
+		}
+	}
+	return JobManagerName
 }

@@ -32,6 +32,7 @@ import (
 // A source that finds no free output buffer stops (backpressure) until a
 // credit lets a buffer go.
 type Subtask struct {
+	name   string // the execution's actor name
 	cfg    *config.Config
 	d      *messages.SubmitTask
 	tm     string
@@ -116,11 +117,12 @@ type taskMetrics struct {
 	recordsIn, recordsOut, lateDropped, windowsFired, resultsWritten int64
 	busyAcc, bpAcc, busyCarry                                        vt.Time
 	lastTick                                                         vt.Time
+	lastBusy, lastBP, lastIdle                                       int64 // the last tick's ms per second, for the view
 }
 
 // NewSubtask returns the subtask deployed by d on task manager tm.
 func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask {
-	s := &Subtask{cfg: cfg, d: d, tm: tm, index: int(d.SubtaskIndex), maxP: int(d.MaxParallelism),
+	s := &Subtask{name: d.ExecutionId, cfg: cfg, d: d, tm: tm, index: int(d.SubtaskIndex), maxP: int(d.MaxParallelism),
 		isSource: d.JobVertex == jobgraph.VertexSource, procTimer: math.MinInt64}
 	for _, op := range d.Chain {
 		if len(op) > 5 && op[:5] == "Sink:" {
@@ -1135,6 +1137,7 @@ func (s *Subtask) metrics(o *Out) {
 	busy = min(max(busy, 0), span)
 	bp = min(bp, span-busy)
 	perSec := func(v vt.Time) int64 { return v * 1000 / span }
+	s.m.lastBusy, s.m.lastBP, s.m.lastIdle = perSec(busy), perSec(bp), perSec(span-busy-bp)
 	fields := []*messages.Field{
 		messages.Int("busyTimeMsPerSecond", perSec(busy)),
 		messages.Int("backPressuredTimeMsPerSecond", perSec(bp)),

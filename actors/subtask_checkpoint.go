@@ -261,7 +261,7 @@ func (s *Subtask) endOfPartitionArrives(o *Out, ci int) {
 
 func (s *Subtask) decline(o *Out, id int64, r checkpoint.FailureReason) {
 	o.Log(eventlog.KindCheckpointDeclinedByTask, messages.Int("checkpoint_id", id), messages.Str("reason", r.String()))
-	o.Send(JobManagerName, rpcLatency(s.cfg), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
+	o.Send(CheckpointCoordinatorName, rpcLatency(s.cfg), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
 		CheckpointId: id, Task: jobgraph.BaseSubtaskName(o.Name()), Reason: r.String()}})
 }
 
@@ -624,7 +624,7 @@ func (s *Subtask) outputBarrierTimeout(o *Out, id int64) {
 }
 
 func (s *Subtask) sendAck(o *Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {
-	o.Send(JobManagerName, delay+rpcLatency(s.cfg), &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: ack})
+	o.Send(CheckpointCoordinatorName, delay+rpcLatency(s.cfg), &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: ack})
 }
 
 func kindName(k messages.CheckpointKind) string {

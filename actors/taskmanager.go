@@ -13,6 +13,7 @@ import (
 // (org.apache.flink.runtime.taskexecutor.TaskExecutor,
 // TaskManagerConfiguration.fromConfiguration, TaskExecutorResourceUtils).
 type TaskManager struct {
+	name     string // set at Start
 	cfg      *config.Config
 	numSlots int
 	total    *messages.ResourceProfile
@@ -61,6 +62,7 @@ func ProfileJSON(p *messages.ResourceProfile) string {
 func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
+		t.name = o.Name()
 		o.Log(eventlog.KindTaskManagerStarted, messages.Int("num_slots", int64(t.numSlots)),
 			messages.Raw("total_resource_profile", ProfileJSON(t.total)),
 			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)))
@@ -120,7 +122,19 @@ func (t *TaskManager) Receive(o *Out, env *messages.Envelope) {
 func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 	t.tasks = append(t.tasks, m.ExecutionId)
 	t.children[m.ExecutionId] = nil
-	o.Spawn(m.ExecutionId, NewSubtask(t.cfg, m, o.Name()))
+	cfg := t.cfg
+	if len(m.JobConfiguration) > 0 {
+		// the job's own configuration over the cluster's
+		c := *t.cfg
+		for _, kv := range m.JobConfiguration {
+			if err := c.Set(kv.Key, kv.Value); err != nil {
+				o.Invariant("job_configuration", "%s: %s=%s: %v", m.ExecutionId, kv.Key, kv.Value, err)
+				return
+			}
+		}
+		cfg = &c
+	}
+	o.Spawn(m.ExecutionId, NewSubtask(cfg, m, o.Name()))
 	o.Send(m.ExecutionId, 0, start())
 	if g := m.InputGate; g != nil {
 		// the subpartition this subtask reads of each producer: its own
@@ -134,7 +148,7 @@ func (t *TaskManager) deploy(o *Out, m *messages.SubmitTask) {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
 			t.children[m.ExecutionId] = append(t.children[m.ExecutionId], name)
-			o.Spawn(name, NewInputChannel(t.cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
+			o.Spawn(name, NewInputChannel(cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
 			o.Send(name, 0, start())
 		}
 	}

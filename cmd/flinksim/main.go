@@ -22,6 +22,10 @@ const (
 	exitBadInput  = 2 // bad flags, settings or input files
 	exitInvariant = 3 // a simulation invariant broke (FAIL seed=...)
 	exitJobFailed = 4 // the simulated job ended FAILED, as Flink's CLI fails
+	// exitInterrupted and exitTerminated end a run cut short by SIGINT or
+	// SIGTERM (128 + the signal number, as a shell reports them).
+	exitInterrupted = 130
+	exitTerminated  = 143
 )
 
 // usageError marks an error caused by the user's input: exit code 2.

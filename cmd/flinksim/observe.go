@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -12,98 +11,12 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
-// observer receives every event of a run, in log order, after it was
-// written. The person's view and the warnings are observers; none of them
-// may change what is logged. This is the seam that cluster.Options.Observe
-// will fill: until then jsonObserver feeds observers from the JSON lines
-// of the log (the only place that reads them).
+// observer receives every event of a run, in log order, as it is logged
+// (cluster.Options.Observe). The person's view and the warnings are
+// observers; none of them may change what is logged, and none reads the
+// JSON text. The header and the summary are not observed events: the view
+// takes them from the run's settings and its cluster.Result.
 type observer func(ev *messages.LogEvent)
-
-// jsonObserver is an io.Writer that splits the JSON log it is given into
-// lines, decodes each into a *messages.LogEvent (decodeLogLine) and hands
-// it to every observer. It writes nothing anywhere. Cost: one decode per
-// line; a partial line waits for its end.
-type jsonObserver struct {
-	observers []observer
-	pending   []byte
-}
-
-func (j *jsonObserver) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			j.pending = append(j.pending, p...)
-			break
-		}
-		line := p[:i]
-		if len(j.pending) > 0 {
-			line = append(j.pending, line...)
-			j.pending = j.pending[:0]
-		}
-		if ev, ok := decodeLogLine(line); ok {
-			for _, o := range j.observers {
-				o(ev)
-			}
-		}
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-// decodeLogLine reads one JSON line of the event log back into the event
-// the scheduler logged: vt, actor and event become Vt, Actor and Kind, every
-// other member a Field in line order: a string as Str, true/false as Bool,
-// an integer as Int, another number as Float, an object or array as RawJson
-// (null is left out). ok is false for a line that is not a JSON object.
-func decodeLogLine(line []byte) (*messages.LogEvent, bool) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	ev := &messages.LogEvent{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil || len(raw) == 0 {
-			return nil, false
-		}
-		switch key {
-		case "vt":
-			ev.Vt, _ = strconv.ParseInt(string(raw), 10, 64)
-			continue
-		case "actor":
-			_ = json.Unmarshal(raw, &ev.Actor)
-			continue
-		case "event":
-			_ = json.Unmarshal(raw, &ev.Kind)
-			continue
-		}
-		switch c := raw[0]; {
-		case c == '"':
-			var s string
-			_ = json.Unmarshal(raw, &s)
-			ev.Fields = append(ev.Fields, messages.Str(key, s))
-		case c == 't' || c == 'f':
-			ev.Fields = append(ev.Fields, messages.Bool(key, c == 't'))
-		case c == '{' || c == '[':
-			ev.Fields = append(ev.Fields, messages.Raw(key, string(raw)))
-		case c == 'n':
-		default:
-			if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-				ev.Fields = append(ev.Fields, messages.Int(key, v))
-			} else if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-				ev.Fields = append(ev.Fields, messages.Float(key, f))
-			}
-		}
-	}
-	return ev, true
-}
 
 // field returns the field named key, or nil.
 func field(ev *messages.LogEvent, key string) *messages.Field {
@@ -182,7 +95,9 @@ var allKinds = []string{
 	eventlog.KindAlignment, eventlog.KindWatermarkStatus, eventlog.KindPartitionRequest, eventlog.KindNettyFrame,
 	eventlog.KindBacklogAnnouncement, eventlog.KindChannelFinished, eventlog.KindWatermark, eventlog.KindWindowFired,
 	eventlog.KindTaskMetrics, eventlog.KindKafkaMetrics, eventlog.KindFinal, eventlog.KindTransaction,
-	eventlog.KindAbortLingering, eventlog.KindKafkaError,
+	eventlog.KindAbortLingering, eventlog.KindKafkaError, eventlog.KindAction, eventlog.KindCheckpointAckIgnored,
+	eventlog.KindEventSent, eventlog.KindOutputIsolation, eventlog.KindPartitionPaused, eventlog.KindPartitionResumed,
+	eventlog.KindReconfigure,
 }
 
 // kindGroups name sets of kinds for --only and --exclude, as an operator
@@ -201,6 +116,8 @@ var kindGroups = map[string][]string{
 	"windows": {eventlog.KindWindowFired, eventlog.KindLateSideOutput},
 	"source": {eventlog.KindSplitsAssigned, eventlog.KindReaderNoSplits, eventlog.KindSplitFinished, eventlog.KindSplitPaused,
 		eventlog.KindSplitResumed, eventlog.KindAlignment, eventlog.KindWatermarkStatus},
+	"actions": {eventlog.KindAction, eventlog.KindActionIgnored, eventlog.KindEventSent, eventlog.KindPartitionPaused,
+		eventlog.KindPartitionResumed, eventlog.KindReconfigure, eventlog.KindOutputIsolation},
 	"sink":    {eventlog.KindTransaction, eventlog.KindAbortLingering, eventlog.KindKafkaError, eventlog.KindOutputView},
 	"network": {eventlog.KindNettyFrame, eventlog.KindBacklogAnnouncement, eventlog.KindChannelFinished, eventlog.KindPartitionRequest},
 }

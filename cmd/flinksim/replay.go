@@ -81,10 +81,16 @@ func replay(path string) (bool, string, error) {
 	trimmed := bytes.TrimRight(data, "\n")
 	lastNL := bytes.LastIndexByte(trimmed, '\n')
 	var last struct {
-		Event string `json:"event"`
+		Event     string `json:"event"`
+		VT        int64  `json:"vt"`
+		JobStatus string `json:"job_status"`
 	}
 	if err := json.Unmarshal(trimmed[lastNL+1:], &last); err != nil || last.Event != eventlog.KindSummary {
 		return false, "", badInput("%s:%d: truncated: the last line is not the summary event", path, bytes.Count(trimmed, []byte("\n"))+1)
+	}
+	live, err := liveActions(path, data)
+	if err != nil {
+		return false, "", err
 	}
 	cfg := config.Default()
 	keys := make([]string, 0, len(h.Settings))
@@ -121,12 +127,43 @@ func replay(path string) (bool, string, error) {
 		spec.opt = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
 	}
 	spec.opt.Actions = acts
+	spec.opt.LiveActions = live
+	if last.JobStatus == "INTERRUPTED" {
+		// the run was cut short at the summary's virtual time
+		spec.opt.StopAt = last.VT
+	}
 	var out bytes.Buffer
-	if _, err := execute(spec, &out, nil); err != nil {
+	if _, err := execute(spec, &out, nil, nil); err != nil {
 		return false, "", err
 	}
 	if line, want, got, differ := firstDifference(data, out.Bytes()); differ {
 		return false, fmt.Sprintf("differs at line %d\n  expected: %s\n  got:      %s", line, input.Cut(want), input.Cut(got)), nil
 	}
 	return true, "identical", nil
+}
+
+// liveActions are the actions a log's action events record: given while
+// the run was under way (a UI session), not in the header. Replay injects
+// them again at their times.
+func liveActions(path string, data []byte) ([]action.Action, error) {
+	var out []action.Action
+	needle := []byte(`"event":"` + eventlog.KindAction + `"`)
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if !bytes.Contains(line, needle) {
+			continue
+		}
+		var ev struct {
+			Event  string `json:"event"`
+			Action string `json:"action"`
+		}
+		if err := json.Unmarshal(line, &ev); err != nil || ev.Event != eventlog.KindAction {
+			continue
+		}
+		a, err := action.Parse(ev.Action)
+		if err != nil {
+			return nil, badInput("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -262,26 +263,26 @@ func consoleWriter(w io.Writer) io.Writer {
 }
 
 // execute runs spec, writing its JSON log to w (which may be io.Discard)
-// and handing every event to the observers; progress, when not nil, is
-// told the virtual time now and then.
-func execute(spec runSpec, w io.Writer, progress func(int64), observers ...observer) (*cluster.Result, error) {
+// and handing every event to the observers (cluster.Options.Observe);
+// progress, when not nil, is told the virtual time now and then; closing
+// interrupt cuts the run short (its summary then says INTERRUPTED).
+func execute(spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
 	if len(observers) > 0 {
-		opt.Log = io.MultiWriter(w, observeAdapter(observers))
+		opt.Observe = func(ev *messages.LogEvent) {
+			for _, o := range observers {
+				o(ev)
+			}
+		}
 	}
 	opt.Progress = progress
+	opt.Interrupt = interrupt
 	res, err := cluster.Run(spec.cfg, opt)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
 	return res, nil
-}
-
-// observeAdapter is the one place that turns the JSON log back into events
-// for the observers (see observer); with cluster.Options.Observe it goes.
-func observeAdapter(observers []observer) io.Writer {
-	return &jsonObserver{observers: observers}
 }
 
 // ioFile is one file flag of run, for the identity checks.
@@ -440,15 +441,23 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
 
+	if v != nil {
+		v.start(spec.opt)
+	}
 	logOut := io.MultiWriter(logSinks...)
+	stop := catchSignals()
+	defer stop.release()
 	start := time.Now()
 	var res *cluster.Result
 	if f.determinism {
 		var a, b bytes.Buffer
-		if res, err = execute(spec, io.MultiWriter(logOut, &a), progress, observers...); err != nil {
+		if res, err = execute(spec, io.MultiWriter(logOut, &a), progress, stop.c, observers...); err != nil {
 			return err
 		}
-		if _, err = execute(spec, &b, nil); err != nil {
+		if res.Interrupted {
+			return interrupted(stderr, stop, res, f, spec)
+		}
+		if _, err = execute(spec, &b, nil, nil); err != nil {
 			return err
 		}
 		if line, x, y, differ := firstDifference(a.Bytes(), b.Bytes()); differ {
@@ -456,9 +465,10 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 				spec.cfg.Seed, line, input.Cut(x), input.Cut(y))}
 		}
 		fmt.Fprintf(stderr, "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
-	} else if res, err = execute(spec, logOut, progress, observers...); err != nil {
+	} else if res, err = execute(spec, logOut, progress, stop.c, observers...); err != nil {
 		return err
 	}
+	stop.release()
 	for _, s := range logSinks {
 		if fl, ok := s.(interface{ Flush() error }); ok {
 			if err := fl.Flush(); err != nil && !isBrokenPipe(err) {
@@ -467,8 +477,9 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		}
 	}
 	wall := time.Since(start)
+	w.finish()
 	if v != nil {
-		v.finish(resultSummary{wall: fmt.Sprintf("%.2f s", wall.Seconds())})
+		v.finish(res, fmt.Sprintf("%.2f s", wall.Seconds()))
 	}
 	if err := bw.Flush(); err != nil && !isBrokenPipe(err) {
 		return err
@@ -482,11 +493,14 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 	}
 	fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %d records read, %d results written, %d visible to a %s consumer (%d duplicates, %d uncommitted)\n",
 		res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
-		len(res.Sink), spec.cfg.OutputIsolation, res.Duplicates, res.Uncommitted)
+		len(res.Sink), res.OutputIsolation, res.Duplicates, res.Uncommitted)
 	if f.output != "" {
 		if err := writeOutput(f.output, res, stdout); err != nil {
 			return err
 		}
+	}
+	if res.Interrupted {
+		return interrupted(stderr, stop, res, f, spec)
 	}
 	if res.Invariant != "" {
 		replay := "flinksim run " + strings.Join(os.Args[2:], " ")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -113,7 +114,7 @@ type view struct {
 	group          *firingGroup
 	results        int64
 	jobStatus      string
-	summary        *messages.LogEvent
+	ended          bool
 	now            int64 // virtual µs of the last event
 	readTotal      int64 // records read by the source (sum of read offsets)
 	readPrev       int64
@@ -153,12 +154,6 @@ func (v *view) observe(ev *messages.LogEvent) {
 		v.flushFirings()
 	}
 	switch ev.Kind {
-	case eventlog.KindHeader:
-		text := fmt.Sprintf("seed %d, %s", integer(ev, "seed"), describeJob(v.cfg))
-		if f := str(ev, "events_file"); f != "" {
-			text += fmt.Sprintf(", %d records from %s", integer(ev, "events"), f)
-		}
-		v.show(ev, "flinksim", color.FgCyan, text)
 	case eventlog.KindTaskExecutorRegistered:
 		v.registered = append(v.registered, str(ev, "task_manager"))
 		v.slotsPerTM = integer(ev, "num_slots")
@@ -244,10 +239,21 @@ func (v *view) observe(ev *messages.LogEvent) {
 				st.late = d
 			}
 		}
-	case eventlog.KindSummary:
-		v.summary = ev
 	}
 	v.s.draw(false)
+}
+
+// start prints the run's first line: the seed and the job (the log's
+// header, which is not an observed event).
+func (v *view) start(opt cluster.Options) {
+	text := fmt.Sprintf("seed %d, %s", v.cfg.Seed, describeJob(v.cfg))
+	if opt.Events != nil {
+		text += fmt.Sprintf(", %d records from %s", len(opt.Events), opt.EventsFile)
+	}
+	if len(opt.Actions) > 0 {
+		text += fmt.Sprintf(", %s", plural(int64(len(opt.Actions)), "action"))
+	}
+	v.show(&messages.LogEvent{Kind: eventlog.KindHeader}, "flinksim", color.FgCyan, text)
 }
 
 // firing shows the first three firings and then one line per window bound.
@@ -362,7 +368,7 @@ func (v *view) windowWatermark() (int64, bool) {
 }
 
 func (v *view) statusLine() string {
-	if v.summary != nil {
+	if v.ended {
 		return ""
 	}
 	text := fmt.Sprintf("%s  %s  %s rec/s  lag %d", v.s.paint(color.Bold, "▶ "+fmtVT(v.now)), v.jobStatus, fmtNumber(math.Round(v.rate)), v.lag)
@@ -372,9 +378,10 @@ func (v *view) statusLine() string {
 	return text + fmt.Sprintf("  results %d", v.results)
 }
 
-// finish prints the summary table (after the summary event).
-func (v *view) finish(res resultSummary) {
+// finish prints the summary table once the run is over.
+func (v *view) finish(res *cluster.Result, wall string) {
 	v.flushFirings()
+	v.ended = true
 	v.s.clearStatus()
 	w := v.s.out
 	fmt.Fprintln(w)
@@ -424,47 +431,19 @@ func (v *view) finish(res resultSummary) {
 		fmt.Fprintf(w, "; %d failed", v.ckptFailed)
 	}
 	fmt.Fprintln(w)
-	if s := v.summary; s != nil {
-		fmt.Fprintf(w, "results      %d visible to a %s consumer, %d uncommitted, %d duplicates, %d late records dropped\n",
-			integer(s, "results_visible"), v.cfg.OutputIsolation, integer(s, "results_uncommitted"), integer(s, "duplicates"),
-			integer(s, "numLateRecordsDropped"))
-		status := str(s, "job_status")
-		attr := color.FgGreen
-		if status != "FINISHED" && status != "RUNNING" {
-			attr = color.FgRed
-		}
-		fmt.Fprintf(w, "job          %s after %s of virtual time (%s wall), %d records read, %d windows fired\n",
-			v.s.paint(attr, status), config.FormatDuration(time.Duration(s.Vt/1000)*time.Millisecond), res.wall, integer(s, "records_read"),
-			integer(s, "windows_fired"))
+	fmt.Fprintf(w, "results      %d visible to a %s consumer, %d uncommitted, %d duplicates, %d late records dropped\n",
+		len(res.Sink), res.OutputIsolation, res.Uncommitted, res.Duplicates, res.Counters["numLateRecordsDropped"])
+	status := res.JobStatus
+	if res.Invariant != "" {
+		status = "FAIL (" + res.Invariant + ")"
 	}
-}
-
-// writeTable prints rows as columns two spaces apart: the first column
-// left-aligned, the others right-aligned, the first row as the heading.
-func writeTable(w io.Writer, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
+	attr := color.FgGreen
+	if status != "FINISHED" && status != "RUNNING" {
+		attr = color.FgRed
 	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if i == 0 {
-				b.WriteString("  " + c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
-}
-
-// resultSummary is what finish needs beyond the events.
-type resultSummary struct {
-	wall string
+	fmt.Fprintf(w, "job          %s after %s of virtual time (%s wall), %d records read, %d windows fired\n",
+		v.s.paint(attr, status), config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall, res.Counters["records_read"],
+		res.Counters["windows_fired"])
 }
 
 // fmtVT prints virtual time as M:SS.mmm (H:MM:SS.mmm past an hour).
@@ -540,3 +519,26 @@ func describeGraph(ev *messages.LogEvent) string {
 }
 
 var _ = slices.Contains[[]string]
+
+// writeTable prints rows as columns two spaces apart: the first column
+// left-aligned, the others right-aligned, the first row as the heading.
+func writeTable(w io.Writer, rows [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i == 0 {
+				b.WriteString("  " + c + pad)
+			} else {
+				b.WriteString("  " + pad + c)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}

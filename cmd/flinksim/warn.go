@@ -96,10 +96,11 @@ func (w *warner) observe(ev *messages.LogEvent) {
 		case "FAILED":
 			w.failed(str(ev, "cause"))
 		}
-	case eventlog.KindSummary:
-		w.flushNoSplit()
 	}
 }
+
+// finish gives what is still gathered once the run is over.
+func (w *warner) finish() { w.flushNoSplit() }
 
 func (w *warner) flushNoSplit() {
 	if len(w.noSplit) == 0 {

@@ -49,6 +49,7 @@ const (
 	KindCheckpointFailed         Kind = "checkpoint_failed"
 	KindCheckpointSnapshot       Kind = "checkpoint_snapshot"         // a task took its snapshot
 	KindCheckpointDeclinedByTask Kind = "checkpoint_declined_by_task" // a task declined
+	KindCheckpointAckIgnored     Kind = "checkpoint_ack_ignored"      // an acknowledgement that did not count, with Flink's sentence
 	KindStateRestored            Kind = "state_restored"
 	KindOffsetsCommitted         Kind = "offsets_committed"
 	KindRescale                  Kind = "rescale"
@@ -78,6 +79,13 @@ const (
 	KindSplitResumed    Kind = "split_resumed"
 	KindAlignment       Kind = "watermark_alignment"
 	KindWatermarkStatus Kind = "watermark_status"
+
+	// the broker's user actions
+	KindEventSent        Kind = "event_sent"        // send-event appended a record to the source topic
+	KindPartitionPaused  Kind = "partition_paused"  // the producer of a source partition stalled
+	KindPartitionResumed Kind = "partition_resumed" // and went on
+	KindOutputIsolation  Kind = "output_isolation"  // the output consumer's isolation.level changed
+	KindReconfigure      Kind = "reconfigure"       // set: the job restarts from a savepoint with a new setting
 
 	// exchange
 	KindPartitionRequest    Kind = "partition_request"

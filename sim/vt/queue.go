@@ -77,6 +77,13 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 	return dst
 }
 
+// AppendAll appends every queued envelope to dst, in no particular order,
+// and returns it. The envelopes are shared with the queue: read them, never
+// change them. It costs O(n).
+func (q *Queue) AppendAll(dst []*messages.Envelope) []*messages.Envelope {
+	return append(dst, q.h...)
+}
+
 type envHeap []*messages.Envelope
 
 func (h envHeap) Len() int           { return len(h) }

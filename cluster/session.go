@@ -1,0 +1,472 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/flinksim/flinksim/actors"
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// Session is one run of the simulated cluster, steerable between scheduler
+// steps (ARCHITECTURE.md, "session"): run until a virtual time, take one
+// step, act now (the action is logged and replays), inspect the actors'
+// state and what is in flight without changing anything, and finish. A new
+// session is paused at virtual time 0 with its header written.
+//
+// A Session is not safe for concurrent use: one goroutine steers it (the
+// CLI's, or the UI server's session loop). The log, and what observers see,
+// depend only on the settings, the seed and the actions with their virtual
+// times: never on how fast, in what chunks or whether anyone watches the
+// run.
+type Session struct {
+	cfg       config.Config
+	opt       Options
+	w         *eventlog.Writer
+	tally     *eventlog.Tally
+	broker    *actors.Kafka
+	drv       driver
+	userSeq   uint64
+	observers []func(*messages.LogEvent)
+	status    Status
+	result    *sessionResult
+}
+
+// Status is where a session stands.
+type Status struct {
+	Now   vt.Time // the clock: every envelope due before it is delivered
+	Steps uint64  // scheduler steps taken
+	Ended bool    // the run is over (Finish gives the result)
+	// InjectAt is when an action given now happens (kernel.InjectTime).
+	InjectAt vt.Time
+}
+
+// driver hosts the components and moves the kernel on.
+type driver interface {
+	run(until vt.Time, maxSteps int) actors.Report
+	inject(e *messages.Envelope) (vt.Time, error)
+	interrupt()
+	inspect(names []string) map[string]json.RawMessage
+	inFlight() []*messages.Envelope
+}
+
+// NewSession builds the cluster with every component a Hollywood actor and
+// returns it paused at virtual time 0.
+func NewSession(cfg config.Config, opt Options) (*Session, error) { return newSession(cfg, opt, false) }
+
+// NewPlainSession is NewSession with the plain driver (kernel.Loop): the
+// oracle for the actor path in tests.
+func NewPlainSession(cfg config.Config, opt Options) (*Session, error) {
+	return newSession(cfg, opt, true)
+}
+
+func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
+	graph, err := jobgraph.Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, opt: opt, tally: eventlog.NewTally()}
+	s.w = eventlog.NewWriter(opt.Log, opt.Console)
+	writeHeader(s.w, cfg, opt)
+
+	limit := vt.FromDuration(cfg.Duration)
+	if opt.Bounded() {
+		limit = 24 * 3600 * 1_000_000 // a bounded job ends by itself; this only guards against a hang
+	}
+	k := kernel.New(kernel.Config{Limit: limit, Log: s.log, DeadLetter: actors.DeadLetter, Progress: opt.Progress})
+	var spawn kernel.Spawner
+	var kick func(sp []*messages.Spawned, initial []*messages.Envelope)
+	if plain {
+		l := kernel.NewLoop(k, cfg.Seed)
+		spawn = l.Spawn
+		kick = func(sp []*messages.Spawned, initial []*messages.Envelope) {
+			k.Register(sp)
+			for _, e := range initial {
+				k.Push(e)
+			}
+		}
+		s.drv = &loopDriver{l: l}
+	} else {
+		engine, err := actor.NewEngine(actor.NewEngineConfig())
+		if err != nil {
+			return nil, fmt.Errorf("starting the actor engine: %w", err)
+		}
+		spid := engine.Spawn(func() actor.Receiver { return actors.NewScheduler(k) }, "scheduler",
+			actor.WithID(actors.SchedulerName), actor.WithMaxRestarts(0))
+		host := &actors.Host{Engine: engine, Scheduler: spid, Seed: cfg.Seed}
+		spawn = host.Spawn
+		kick = func(sp []*messages.Spawned, initial []*messages.Envelope) {
+			engine.Send(spid, &actors.Kickoff{Spawned: sp, Initial: initial})
+		}
+		s.drv = &actorDriver{engine: engine, scheduler: spid}
+	}
+
+	c := cfg // the actors share one read-only copy
+	s.broker = actors.NewKafka(&c, opt.Events)
+	var spawned []*messages.Spawned
+	var initial []*messages.Envelope
+	add := func(name string, comp actors.Component, at vt.Time) {
+		spawned = append(spawned, spawn(name, comp))
+		initial = append(initial, &messages.Envelope{DeliverAt: at, To: name, From: actors.SchedulerName,
+			SenderSeq: uint64(len(initial) + 1), Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+	}
+	add(actors.KafkaName, s.broker, 0)
+	add(actors.ResourceManagerName, actors.NewResourceManager(&c), 0)
+	for i := 0; i < cfg.TaskManagers; i++ {
+		add(jobgraph.TaskManagerName(i), actors.NewTaskManager(&c), 0)
+	}
+	// the job is submitted once the cluster is up: after the task managers
+	// had time to register
+	add(actors.JobManagerName, actors.NewJobManager(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.NetworkLatency)+1000)
+
+	for _, a := range opt.Actions {
+		initial = append(initial, s.actionEnvelope(a, false))
+	}
+	for _, a := range opt.LiveActions {
+		initial = append(initial, s.actionEnvelope(a, true))
+	}
+	kick(spawned, initial)
+	return s, nil
+}
+
+// actionEnvelope is the envelope that carries user action a to its actor.
+func (s *Session) actionEnvelope(a action.Action, live bool) *messages.Envelope {
+	s.userSeq++
+	return &messages.Envelope{DeliverAt: vt.FromDuration(a.At), To: actors.ActionTarget(a), From: kernel.UserName,
+		SenderSeq: s.userSeq, SentAt: vt.FromDuration(a.At), Body: &messages.Envelope_Action{Action: &messages.Action{Text: a.String(), Live: live}}}
+}
+
+// log writes one event and hands it to the observers (in the driver's
+// goroutine, between or during steps, always in log order).
+func (s *Session) log(ev *messages.LogEvent) {
+	s.w.Write(ev)
+	s.tally.Observe(ev)
+	if s.opt.Observe != nil {
+		s.opt.Observe(ev)
+	}
+	for _, o := range s.observers {
+		o(ev)
+	}
+}
+
+// AddObserver has f called with every log event from now on, in log order
+// (on the driver's goroutine: f must not block for long, nor call the
+// session).
+func (s *Session) AddObserver(f func(*messages.LogEvent)) {
+	s.observers = append(s.observers, f)
+}
+
+// Status is where the session stands.
+func (s *Session) Status() Status {
+	return s.status
+}
+
+// Settings are the run's settings.
+func (s *Session) Settings() config.Config { return s.cfg }
+
+// chunk is how many steps a driver takes before the session looks at its
+// interrupt channel again.
+const chunk = 1 << 14
+
+// RunUntil delivers every step due before t (t is clamped to the run's
+// end) and returns where the session stopped: paused with the clock at t,
+// or ended.
+func (s *Session) RunUntil(t vt.Time) Status {
+	s.advance(t)
+	return s.status
+}
+
+// Step takes one scheduler step (or, when the run was cut short, the
+// closing one).
+func (s *Session) Step() Status {
+	if !s.status.Ended {
+		s.apply(s.drv.run(kernel.Forever, 1))
+	}
+	return s.status
+}
+
+// advance runs until t in chunks, cutting the run short when the interrupt
+// channel closes.
+func (s *Session) advance(t vt.Time) {
+	for !s.status.Ended {
+		if s.interrupted() {
+			s.cut()
+			return
+		}
+		r := s.drv.run(t, chunk)
+		s.apply(r)
+		if r.State == kernel.StateEnded || (r.State == kernel.StatePaused && r.Now >= t) {
+			return
+		}
+	}
+}
+
+func (s *Session) interrupted() bool {
+	if s.opt.Interrupt == nil {
+		return false
+	}
+	select {
+	case <-s.opt.Interrupt:
+		return true
+	default:
+		return false
+	}
+}
+
+// cut ends the run at the next whole millisecond of virtual time after the
+// clock: every envelope due before it is delivered, then the run closes.
+func (s *Session) cut() {
+	t := (s.status.Now/1000 + 1) * 1000
+	s.apply(s.drv.run(t, 0))
+	if !s.status.Ended {
+		s.closeNow()
+	}
+}
+
+// closeNow closes the run at the clock: every actor logs its final
+// counters and the summary will say INTERRUPTED.
+func (s *Session) closeNow() {
+	s.drv.interrupt()
+	s.apply(s.drv.run(kernel.Forever, 0))
+}
+
+func (s *Session) apply(r actors.Report) {
+	s.status = Status{Now: r.Now, Steps: r.Steps, Ended: r.State == kernel.StateEnded, InjectAt: r.InjectAt}
+	if s.status.Ended && s.result == nil {
+		s.result = s.finishResult(r.Result)
+	}
+}
+
+// Interrupt cuts the run short now, at the clock (between two steps): the
+// actors log their final counters and the summary says INTERRUPTED.
+func (s *Session) Interrupt() Status {
+	if !s.status.Ended {
+		s.closeNow()
+	}
+	return s.status
+}
+
+// Act parses one action in the --action syntax and has it happen: at its
+// at= time when it gives one (not before the clock), otherwise now (the
+// earliest time an envelope injected now is delivered). The action is
+// logged as an action event when it is delivered, so a replay re-injects it
+// at the same time. It returns the action as scheduled.
+func (s *Session) Act(text string) (action.Action, error) {
+	if s.status.Ended {
+		return action.Action{}, fmt.Errorf("the run has ended")
+	}
+	now := s.injectTime()
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "at=") {
+		text = "at=" + strings.ReplaceAll(config.FormatDuration(time.Duration(now)*time.Microsecond), " ", "") + " " + text
+	}
+	a, err := action.Parse(text)
+	if err != nil {
+		return action.Action{}, err
+	}
+	if at := vt.FromDuration(a.At); at < now {
+		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", text,
+			eventlog.FormatVT(at), eventlog.FormatVT(now))
+	}
+	if _, err := s.drv.inject(s.actionEnvelope(a, true)); err != nil {
+		return action.Action{}, err
+	}
+	return a, nil
+}
+
+// injectTime is when an envelope injected now is due (kernel.InjectTime:
+// the clock, or 1 µs after a step just taken at the clock's time).
+func (s *Session) injectTime() vt.Time { return s.status.InjectAt }
+
+// Inspect asks actors (nil: every live one) for their views between two
+// steps; views are JSON. It changes nothing.
+func (s *Session) Inspect(names ...string) map[string]json.RawMessage {
+	if s.status.Ended {
+		return nil
+	}
+	return s.drv.inspect(names)
+}
+
+// InFlight is every envelope in the queue: what travels between the actors
+// now (sent_at, deliver_at, from, to, body). Read them, never change them.
+func (s *Session) InFlight() []*messages.Envelope {
+	if s.status.Ended {
+		return nil
+	}
+	return s.drv.inFlight()
+}
+
+// Finish runs the session to its end (or to Options.StopAt, as an
+// interrupt), writes the summary line, and returns the result. Calling it
+// again returns the same result.
+func (s *Session) Finish() *Result {
+	if s.result != nil && s.result.summaryWritten {
+		return &s.result.Result
+	}
+	if s.opt.StopAt > 0 {
+		s.advance(s.opt.StopAt)
+		if !s.status.Ended {
+			s.closeNow()
+		}
+	}
+	s.advance(kernel.Forever)
+	r := s.result
+	status := r.JobStatus
+	if r.Interrupted && r.Invariant == "" {
+		status = "INTERRUPTED"
+		r.JobStatus = status
+	}
+	if r.Invariant != "" {
+		status = "FAIL"
+	}
+	s.w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: r.EndVT, Steps: r.Steps, Deliveries: r.Deliveries,
+		Counters: r.Counters, Invariant: r.Invariant, MaxBackPressure: r.MaxBackPressure, MaxBackPressureTask: r.MaxBackPressureTask,
+		ResultsVisible: int64(len(r.Sink)), ResultsUncommitted: r.Uncommitted, Duplicates: r.Duplicates})
+	r.summaryWritten = true
+	return &r.Result
+}
+
+type sessionResult struct {
+	Result
+	summaryWritten bool
+}
+
+// finishResult collects the result once the kernel ended: the kernel's
+// figures, the tally of the log, and the sink as the output consumer sees
+// it.
+func (s *Session) finishResult(kr kernel.Result) *sessionResult {
+	t := s.tally
+	out := &sessionResult{Result: Result{JobStatus: t.JobStatus, EndVT: kr.EndVT, Steps: kr.Steps, Deliveries: kr.Deliveries,
+		Invariant: kr.Invariant, Failure: kr.Failure, FailureVT: kr.FailureVT, FailedActor: kr.FailedActor,
+		Interrupted: kr.Interrupted, Counters: t.Counters, MaxBackPressure: t.MaxBackPressure,
+		MaxBackPressureTask: t.MaxBackPressureTask, FailureCause: t.FailureCause, OutputViewFrom: t.OutputViewFrom,
+		IgnoredActions: t.IgnoredActions, Source: s.broker.SourceTopic().Total()}}
+	sink := s.broker.SinkLog()
+	var recs []*messages.KafkaRecord
+	isolation := s.cfg.OutputIsolation
+	if t.OutputIsolation != "" {
+		isolation = t.OutputIsolation // changed during the run by a set action
+	}
+	out.OutputIsolation = isolation
+	if isolation == "read_committed" {
+		recs = sink.ReadCommitted(0)
+	} else {
+		recs = sink.ReadUncommitted(0)
+	}
+	open, preCommitted, _, _, _ := sink.Counts()
+	// a job started from a savepoint (rescale) writes to a fresh view:
+	// records from where it started
+	view := recs[:0]
+	for _, r := range recs {
+		if r.Offset >= t.OutputViewFrom {
+			view = append(view, r)
+		}
+	}
+	out.Sink = view
+	out.Uncommitted = int64(open + preCommitted)
+	out.Duplicates = kafka.CountDuplicates(out.Sink)
+	return out
+}
+
+func writeHeader(w *eventlog.Writer, cfg config.Config, opt Options) {
+	var settings, defaults [][2]string
+	for _, kv := range cfg.Values() {
+		settings = append(settings, [2]string{kv.Key, kv.Value})
+		if kv.FlinkDefault != "" && kv.FlinkDefault != kv.Value {
+			defaults = append(defaults, [2]string{kv.Key, kv.FlinkDefault})
+		}
+	}
+	var extra []*messages.Field
+	if opt.Events != nil {
+		extra = append(extra, messages.Str("events_file", opt.EventsFile), messages.Str("events_sha256", opt.EventsSHA256),
+			messages.Int("events", int64(len(opt.Events))))
+	}
+	extra = append(extra, messages.Bool("bounded", opt.Bounded()))
+	as := []string{}
+	for _, a := range opt.Actions {
+		as = append(as, a.String())
+	}
+	b, _ := json.Marshal(as)
+	extra = append(extra, messages.Raw("actions", string(b)))
+	w.Header(cfg.Seed, settings, defaults, extra...)
+}
+
+// actorDriver is the product's driver: the scheduler actor on a Hollywood
+// engine, steered with its control messages.
+type actorDriver struct {
+	engine    *actor.Engine
+	scheduler *actor.PID
+}
+
+func (d *actorDriver) run(until vt.Time, maxSteps int) actors.Report {
+	ch := make(chan actors.Report, 1)
+	d.engine.Send(d.scheduler, &actors.Run{Until: until, MaxSteps: maxSteps, Reply: ch})
+	return <-ch
+}
+
+func (d *actorDriver) inject(e *messages.Envelope) (vt.Time, error) {
+	ch := make(chan actors.InjectResult, 1)
+	d.engine.Send(d.scheduler, &actors.Inject{Env: e, Reply: ch})
+	r := <-ch
+	return r.At, r.Err
+}
+
+func (d *actorDriver) interrupt() {
+	ch := make(chan struct{})
+	d.engine.Send(d.scheduler, &actors.Interrupt{Done: ch})
+	<-ch
+}
+
+func (d *actorDriver) inspect(names []string) map[string]json.RawMessage {
+	ch := make(chan map[string]json.RawMessage, 1)
+	d.engine.Send(d.scheduler, &actors.Query{Actors: names, Reply: ch})
+	return <-ch
+}
+
+func (d *actorDriver) inFlight() []*messages.Envelope {
+	ch := make(chan []*messages.Envelope, 1)
+	d.engine.Send(d.scheduler, &actors.InFlight{Reply: ch})
+	return <-ch
+}
+
+// loopDriver is the plain driver (kernel.Loop).
+type loopDriver struct{ l *kernel.Loop }
+
+func (d *loopDriver) run(until vt.Time, maxSteps int) actors.Report {
+	st := d.l.Run(until, maxSteps)
+	return actors.Report{State: st, Now: d.l.K.Now(), Steps: d.l.K.Steps(), InjectAt: d.l.K.InjectTime(), Result: d.l.K.Result()}
+}
+
+func (d *loopDriver) inject(e *messages.Envelope) (vt.Time, error) { return d.l.K.Inject(e) }
+
+func (d *loopDriver) interrupt() { d.l.K.Interrupt() }
+
+func (d *loopDriver) inspect(names []string) map[string]json.RawMessage {
+	if names == nil {
+		names = d.l.Names()
+	}
+	out := map[string]json.RawMessage{}
+	for _, n := range names {
+		if !d.l.K.Live(n) {
+			continue
+		}
+		if v := d.l.Inspect(n); v != nil {
+			b, _ := json.Marshal(v)
+			out[n] = b
+		}
+	}
+	return out
+}
+
+func (d *loopDriver) inFlight() []*messages.Envelope { return d.l.K.Queued(nil) }

@@ -1,0 +1,147 @@
+package kernel
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// Component is the behaviour of one actor. Receive handles one envelope at
+// the virtual time o.Now(); it must not block, read the wall clock or use
+// global randomness; everything observable leaves through o.
+type Component interface {
+	Receive(o *Out, env *messages.Envelope)
+}
+
+// Inspector is a Component that can show a read-only view of its state
+// between two steps (InspectRequest). Inspect must not change the state:
+// the same run with and without someone watching writes the same log.
+type Inspector interface {
+	Inspect(now vt.Time) any
+}
+
+// Spawner starts a new actor for a component and returns where it lives.
+// Set by the driver hosting the actor.
+type Spawner func(name string, c Component) *messages.Spawned
+
+// Out collects what an actor does during one delivery (the Ready of one
+// Step, in raft's terms): envelopes to send, log events, spawned and
+// stopped actors, a broken invariant, the end of the run. It also carries
+// the actor's identity, its virtual clock and its seeded random generator.
+// The driver hands what it collected to the kernel in one Done.
+type Out struct {
+	name      string
+	now       vt.Time
+	sendSeq   uint64 // sender_seq of the last envelope sent; never reset
+	logSeq    uint64 // per-delivery counter of log events
+	rng       *rand.Rand
+	spawner   Spawner
+	envs      []*messages.Envelope
+	events    []*messages.LogEvent
+	spawned   []*messages.Spawned
+	stopped   []string
+	failure   string
+	invariant string
+	endRun    bool
+}
+
+// NewOut returns the Out of actor name with its random generator seeded
+// from (seed, name).
+func NewOut(name string, seed uint64, spawner Spawner) *Out {
+	return &Out{name: name, rng: vt.NewRand(seed, name), spawner: spawner}
+}
+
+// Name is the actor's name.
+func (o *Out) Name() string { return o.name }
+
+// Now is the virtual time of the delivery being handled (µs).
+func (o *Out) Now() vt.Time { return o.now }
+
+// Rand is the actor's own seeded generator.
+func (o *Out) Rand() *rand.Rand { return o.rng }
+
+// Send hands the scheduler body for actor to, delivered delay virtual µs
+// from now (a negative delay counts as 0).
+func (o *Out) Send(to string, delay vt.Time, body messages.Body) {
+	if delay < 0 {
+		delay = 0
+	}
+	o.SendAt(to, o.now+delay, body)
+}
+
+// SendAt hands the scheduler body for actor to, delivered at virtual time
+// at (never earlier than now).
+func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
+	if at < o.now {
+		at = o.now
+	}
+	o.sendSeq++
+	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at, To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now, Body: body})
+}
+
+// Timer sends body to this actor itself after delay µs.
+func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
+	o.Send(o.name, delay, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: kind, Arg: arg}})
+}
+
+// Log records an event of this actor at the current virtual time.
+func (o *Out) Log(kind string, fields ...*messages.Field) {
+	o.logSeq++
+	o.events = append(o.events, &messages.LogEvent{Vt: o.now, Actor: o.name, Seq: o.logSeq, Kind: kind, Fields: fields})
+}
+
+// Spawn starts a new actor named name running c. The scheduler learns of it
+// before it delivers any envelope of this step's output.
+func (o *Out) Spawn(name string, c Component) {
+	o.spawned = append(o.spawned, o.spawner(name, c))
+}
+
+// Stop tells the scheduler that actor name is gone: envelopes to it are
+// dropped from now on.
+func (o *Out) Stop(name string) { o.stopped = append(o.stopped, name) }
+
+// EndRun tells the scheduler that the run has ended (the job reached a
+// terminal status): after this step every actor logs its final counters.
+func (o *Out) EndRun() { o.endRun = true }
+
+// Invariant ends the run: a Flink invariant broke (a watermark went back, a
+// credit went negative, a record was lost).
+func (o *Out) Invariant(name, format string, args ...any) {
+	if o.invariant == "" {
+		o.invariant = name
+		o.failure = fmt.Sprintf(format, args...)
+	}
+}
+
+func (o *Out) begin(now vt.Time) {
+	o.now = now
+	o.logSeq = 0
+	o.envs, o.events, o.spawned, o.stopped = nil, nil, nil, nil
+	o.failure, o.invariant, o.endRun = "", "", false
+}
+
+func (o *Out) done(step uint64) *messages.Done {
+	return &messages.Done{Step: step, Actor: o.name, Out: o.envs, Events: o.events,
+		Spawned: o.spawned, Stopped: o.stopped, Failure: o.failure, Invariant: o.invariant, EndRun: o.endRun}
+}
+
+// Deliver runs one delivery of envelopes through c and returns its Done. A
+// panic in c is recovered and becomes a broken invariant (no_panic) that
+// ends the run, naming the actor. Every driver uses it, and so can a test of
+// a single component.
+func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Envelope) (d *messages.Done) {
+	o.begin(now)
+	defer func() {
+		if r := recover(); r != nil {
+			o.failure = fmt.Sprintf("panic in %s: %v", o.name, r)
+			o.invariant = "no_panic"
+			d = o.done(step)
+		}
+	}()
+	for _, e := range envs {
+		c.Receive(o, e)
+	}
+	return o.done(step)
+}
