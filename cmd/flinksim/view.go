@@ -507,15 +507,23 @@ func describeJob(c config.Config) string {
 
 func describeGraph(ev *messages.LogEvent) string {
 	var vs []struct {
-		Name        string `json:"name"`
-		Parallelism int    `json:"parallelism"`
+		Operators   []string `json:"operators"`
+		Parallelism int      `json:"parallelism"`
 	}
 	_ = json.Unmarshal([]byte(rawField(ev, "vertices")), &vs)
 	parts := make([]string, len(vs))
 	for i, x := range vs {
-		parts[i] = fmt.Sprintf("%s (%d)", x.Name, x.Parallelism)
+		ops := make([]string, len(x.Operators))
+		for j, op := range x.Operators {
+			// Window(TumblingEventTimeWindows(60000), EventTimeTrigger, ...): the assigner is enough
+			if a, _, cut := strings.Cut(op, ", "); cut && strings.Contains(a, "(") {
+				op = a + ", ...)"
+			}
+			ops[j] = op
+		}
+		parts[i] = fmt.Sprintf("%s (%d)", strings.Join(ops, " -> "), x.Parallelism)
 	}
-	return fmt.Sprintf("%s: %s; %d slots", str(ev, "job_name"), strings.Join(parts, " => "), integer(ev, "slots_needed"))
+	return fmt.Sprintf("%s; %d slots", strings.Join(parts, " => "), integer(ev, "slots_needed"))
 }
 
 var _ = slices.Contains[[]string]
