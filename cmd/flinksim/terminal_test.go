@@ -153,7 +153,6 @@ func TestTerminalView(t *testing.T) {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-
 // The three traps of issue 12 on a terminal: each warns once, naming the
 // setting that fixes it.
 func TestTerminalWarnings(t *testing.T) {
@@ -264,7 +263,6 @@ func TestInterrupt(t *testing.T) {
 		})
 	}
 }
-
 
 // fmtMs is a virtual time in µs as Flink prints a duration of whole ms.
 func fmtMs(us int64) string { return config.FormatDuration(time.Duration(us/1000) * time.Millisecond) }
