@@ -94,6 +94,9 @@ func TestExplainWindowRFC3339(t *testing.T) {
 // log; a piped run prints the JSON log, and --log FILE gets the same bytes
 // whatever stdout shows.
 func TestStdoutDashAndLogIdentity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several runs of seconds each: not in the -short edit loop")
+	}
 	dir := t.TempDir()
 	ev := abs(t, "../../examples/data/playground-clicks.jsonl")
 	r := cliIn(t, dir, time.Minute, "run", "--events", ev, "--set", "job.window.size=15s", "--output", "-")

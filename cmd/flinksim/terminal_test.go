@@ -78,6 +78,9 @@ func plain(s string) string {
 // and no JSON; the warnings for the three traps of issue 12 appear on the
 // same terminal.
 func TestTerminalView(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several runs of seconds each: not in the -short edit loop")
+	}
 	raw, code := onTerminal(t, nil, "run", "--duration", "3min", "--set", "execution.checkpointing.interval=30s",
 		"--action", "at=70s kill-taskmanager tm-1")
 	if code != 0 {
@@ -181,6 +184,9 @@ func TestTerminalWarnings(t *testing.T) {
 // and how to replay, the exit code is 130 (143), and replay reports
 // identical.
 func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several runs of seconds each: not in the -short edit loop")
+	}
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int

@@ -105,23 +105,22 @@ type view struct {
 	partitions []partitionStats
 	topic      string
 
-	registered     []string
-	slotsPerTM     int64
-	checkpoints    int
-	lastCkpt       *messages.LogEvent
-	ckptFailed     int
-	firingsShown   int
-	group          *firingGroup
-	results        int64
-	jobStatus      string
-	ended          bool
-	now            int64 // virtual µs of the last event
-	readTotal      int64 // records read by the source (sum of read offsets)
-	readPrev       int64
-	readPrevVT     int64
-	rate           float64
-	lag            int64
-	readersNoSplit []string
+	registered   []string
+	slotsPerTM   int64
+	checkpoints  int
+	lastCkpt     *messages.LogEvent
+	ckptFailed   int
+	firingsShown int
+	group        *firingGroup
+	results      int64
+	jobStatus    string
+	ended        bool
+	now          int64 // virtual µs of the last event
+	readTotal    int64 // records read by the source (sum of read offsets)
+	readPrev     int64
+	readPrevVT   int64
+	rate         float64
+	lag          int64
 }
 
 // firingGroup gathers the firings of one window bound, printed as one line
