@@ -291,6 +291,11 @@ func TestWarningsNameTheTrap(t *testing.T) {
 		!strings.Contains(r.stderr, "--set job.window.side-output-late-data=true to keep them") {
 		t.Errorf("late:\n%s", r.stderr)
 	}
+	// a restarted job's old subtasks stop reporting: their watermark is not "stuck"
+	r = cliIn(t, dir, time.Minute, "run", "--duration", "4min", "--set", "execution.checkpointing.interval=30s", "--action", "at=70s kill-taskmanager tm-1", "--log", lp)
+	if r.code != 0 || strings.Contains(r.stderr, "watermark has stayed") {
+		t.Errorf("a failover run warns of a stuck watermark: exit %d\n%s", r.code, r.stderr)
+	}
 	r = cliIn(t, dir, time.Minute, "run", "--duration", "10s", "--action", "at=5s kill-taskmanager tm-9", "--log", lp)
 	if !strings.Contains(r.stderr, "warning: action not carried out: at=5s kill-taskmanager tm-9: no such actor: tm-9 (the TaskManagers are tm-1..tm-2 (sim.taskmanagers))") {
 		t.Errorf("action:\n%s", r.stderr)

@@ -115,8 +115,9 @@ type view struct {
 	results      int64
 	jobStatus    string
 	ended        bool
-	now          int64 // virtual µs of the last event
-	readTotal    int64 // records read by the source (sum of read offsets)
+	current      map[string]bool // the subtasks of the running attempt
+	now          int64           // virtual µs of the last event
+	readTotal    int64           // records read by the source (sum of read offsets)
 	readPrev     int64
 	readPrevVT   int64
 	rate         float64
@@ -134,7 +135,7 @@ type firingGroup struct {
 }
 
 func newView(s *screen, cfg config.Config, filter kindFilter, quiet bool) *view {
-	v := &view{s: s, cfg: cfg, filter: filter, quiet: quiet, subtasks: map[string]*subtaskStats{}}
+	v := &view{s: s, cfg: cfg, filter: filter, quiet: quiet, subtasks: map[string]*subtaskStats{}, current: map[string]bool{}}
 	s.statusText = v.statusLine
 	return v
 }
@@ -165,6 +166,9 @@ func (v *view) observe(ev *messages.LogEvent) {
 		v.show(ev, "job", color.FgCyan, describeGraph(ev))
 	case eventlog.KindJobStatus:
 		v.jobStatus = str(ev, "status")
+		if v.jobStatus == "RUNNING" {
+			v.current = map[string]bool{} // a new attempt: its subtasks report from now on
+		}
 		text := str(ev, "job_id") + " " + v.jobStatus
 		if c := str(ev, "cause"); c != "" {
 			text += ": " + shortCause(c)
@@ -306,6 +310,7 @@ func (v *view) metrics(ev *messages.LogEvent) {
 		v.subtasks[ev.Actor] = st
 		v.order = append(v.order, ev.Actor)
 	}
+	v.current[ev.Actor] = true
 	st.recordsIn, st.recordsOut = integer(ev, "numRecordsIn"), integer(ev, "numRecordsOut")
 	if has(ev, "currentOutputWatermark") {
 		st.watermark, st.hasWatermark, st.isSource = integer(ev, "currentOutputWatermark"), true, true
@@ -359,7 +364,7 @@ func (v *view) kafkaMetrics(ev *messages.LogEvent) {
 func (v *view) windowWatermark() (int64, bool) {
 	wm, ok := int64(math.MaxInt64), false
 	for _, name := range v.order {
-		if st := v.subtasks[name]; !st.isSource && st.hasWatermark {
+		if st := v.subtasks[name]; v.current[name] && !st.isSource && st.hasWatermark {
 			wm, ok = min(wm, st.watermark), true
 		}
 	}

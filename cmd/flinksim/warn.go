@@ -88,6 +88,10 @@ func (w *warner) observe(ev *messages.LogEvent) {
 			w.lastCause, w.lastCauseFrom = str(ev, "reason"), fmt.Sprintf("task %s at %s", str(ev, "task"), strings.TrimSpace(fmtVT(ev.Vt)))
 		}
 	case eventlog.KindJobStatus:
+		if str(ev, "status") == "RUNNING" {
+			// a new attempt or job: the old subtasks' watermarks no longer count
+			w.windowMetrics, w.recordsIn, w.wmSeen = map[string]int64{}, map[string]int64{}, false
+		}
 		switch str(ev, "status") {
 		case "FAILING", "RESTARTING":
 			if c := str(ev, "cause"); c != "" && w.lastCause == "" {
