@@ -387,7 +387,9 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		defer logFile.Close()
 		logSinks = append(logSinks, bufio.NewWriterSize(logFile, 1<<16))
 	}
-	scr := &screen{out: bw, errOut: stderr, colour: stdoutTerm && os.Getenv("NO_COLOR") == ""}
+	// the person's view writes to stdout unbuffered, so that each line shows
+	// when it happens; nothing else writes to stdout then
+	scr := &screen{out: stdout, errOut: stderr, colour: stdoutTerm && os.Getenv("NO_COLOR") == ""}
 	var v *view
 	var observers []observer
 	stdoutFree := f.output != "-" && f.logFile != "-"

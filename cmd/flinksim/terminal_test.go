@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -272,3 +273,55 @@ func TestInterrupt(t *testing.T) {
 
 // fmtMs is a virtual time in µs as Flink prints a duration of whole ms.
 func fmtMs(us int64) string { return config.FormatDuration(time.Duration(us/1000) * time.Millisecond) }
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The view is live: while a long run is under way the terminal already
+// shows event lines and the status line (virtual time, records/s, lag,
+// watermark, results); Ctrl-C then ends it with the summary table, exit 130.
+func TestTerminalLive(t *testing.T) {
+	cmd := exec.Command(flinksimBin, "run", "--duration", "3h", "--set", "job.window.size=10s")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var out syncBuffer
+	go io.Copy(&out, ptmx)
+	status := regexp.MustCompile(`▶ +\d+:\d\d\.\d{3}  RUNNING  \d+ rec/s  lag \d+  watermark \d\d:\d\d:\d\d\.\d{3}  results \d+`)
+	deadline := time.Now().Add(40 * time.Second)
+	for !(strings.Contains(out.String(), "fired for 100 keys") && status.MatchString(ansi.ReplaceAllString(out.String(), ""))) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no live view within 40 s:\n%s", plain(out.String()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	text := plain(out.String())
+	if !strings.Contains(text, "job          INTERRUPTED after") || !strings.Contains(text, "interrupted (SIGINT) at") {
+		t.Errorf("the end of an interrupted run:\n%s", text)
+	}
+}
