@@ -556,7 +556,7 @@ func TestExplainWindowCLI(t *testing.T) {
 		{[]string{"--ts=1"}, "give --size (tumbling or sliding windows) or --gap (session windows)"},
 		{[]string{"--ts=1", "--gap=5", "--size=5"}, "--gap (session windows) cannot be combined"},
 		{[]string{"--ts=1", "--size=5", "extra"}, "explain window takes no arguments"},
-		{[]string{"--ts=x", "--size=5"}, "invalid argument"},
+		{[]string{"--ts=x", "--size=5"}, "expected epoch milliseconds (e.g. 1700000000123) or an RFC 3339 time"},
 	}
 	for _, tt := range refusals {
 		out, code := run(tt.args...)
