@@ -54,12 +54,17 @@ const (
 	formatHuman   = "human"   // the person's view: notable events, status line, summary table
 )
 
-const actionVerbsHelp = `Actions (--action or one per line of an --actions file; # starts a comment):
-  at=DURATION kill-taskmanager tm-N    the TaskManager dies; its heartbeat times out
-  at=DURATION trigger-checkpoint        a checkpoint now (CheckpointCoordinator)
-  at=DURATION trigger-savepoint         a savepoint now
-  at=DURATION stop-with-savepoint       stop the job with a savepoint (no drain)
+var actionVerbsHelp = `Actions (--action or one per line of an --actions file; # starts a comment):
+  at=DURATION kill-taskmanager tm-N      the TaskManager dies; its heartbeat times out
+  at=DURATION trigger-checkpoint          a checkpoint now (CheckpointCoordinator)
+  at=DURATION trigger-savepoint           a savepoint now
+  at=DURATION stop-with-savepoint         stop the job with a savepoint (no drain)
   at=DURATION rescale N [max-parallelism=M]   stop with a savepoint, start again at parallelism N
+  at=DURATION send-event key=K ts=now|now-D|MS [partition=P] [FIELD=VALUE ...]   a record by hand
+  at=DURATION pause-partition P           the producer of partition P stalls
+  at=DURATION resume-partition P          ... and goes on
+  at=DURATION set KEY=VALUE               change ` + strings.Join(action.SetKeys, ", ") + `
+                                          (the job restarts from a savepoint with it; the isolation level only changes the view)
 DURATION is virtual time from the start, with a unit: 90s, 2 min, 500ms.`
 
 func init() {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+
 	"encoding/json"
+	"github.com/flinksim/flinksim/sim/action"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,8 +42,8 @@ func TestEveryHelp(t *testing.T) {
 			t.Errorf("%s --help has %d examples", name, n)
 		}
 		if len(c) == 0 || c[0] == "run" {
-			for _, verb := range []string{"kill-taskmanager tm-N", "trigger-checkpoint", "trigger-savepoint", "stop-with-savepoint", "rescale N"} {
-				if !strings.Contains(out, verb) {
+			for _, v := range action.Verbs() {
+				if verb := "at=DURATION " + string(v) + " "; !strings.Contains(out, verb) {
 					t.Errorf("%s --help lacks the action %q", name, verb)
 				}
 			}

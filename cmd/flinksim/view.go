@@ -228,6 +228,20 @@ func (v *view) observe(ev *messages.LogEvent) {
 		v.show(ev, "rescale", color.FgMagenta, fmt.Sprintf("%s to parallelism %d", str(ev, "step"), integer(ev, "to_parallelism")))
 	case eventlog.KindFailure:
 		v.show(ev, "FAIL", color.FgRed, str(ev, "invariant")+": "+str(ev, "what"))
+	case eventlog.KindEventSent:
+		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("record %s appended to partition %d at offset %d", str(ev, "key"), integer(ev, "partition"), integer(ev, "offset")))
+	case eventlog.KindPartitionPaused:
+		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("partition %d paused", integer(ev, "partition")))
+	case eventlog.KindPartitionResumed:
+		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("partition %d resumed (%d records held)", integer(ev, "partition"), integer(ev, "held_records")))
+	case eventlog.KindOutputIsolation:
+		v.show(ev, "action", color.FgMagenta, "the output consumer now reads "+str(ev, "isolation_level"))
+	case eventlog.KindReconfigure:
+		text := str(ev, "setting") + " = " + str(ev, "value") + ": " + str(ev, "step")
+		if r := str(ev, "result"); r != "" {
+			text = str(ev, "setting") + ": " + r + ": " + str(ev, "cause")
+		}
+		v.show(ev, "reconfig", color.FgMagenta, text)
 	case eventlog.KindActionIgnored:
 		v.show(ev, "action", color.FgYellow, "not carried out: "+str(ev, "action")+": "+str(ev, "reason"))
 	case eventlog.KindWindowFired:
