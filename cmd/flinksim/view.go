@@ -300,7 +300,7 @@ func (v *view) flushFirings() {
 	}
 	v.group = nil
 	v.show(&messages.LogEvent{Vt: g.vt, Kind: eventlog.KindWindowFired}, "window", color.FgGreen,
-		fmt.Sprintf("%s fired for %d keys (total %s)%s", windowText(g.start, g.end), g.keys, fmtNumber(g.sum), lateText(g.firing)))
+		fmt.Sprintf("%s fired for %s (total %s)%s", windowText(g.start, g.end), plural(g.keys, "key"), fmtNumber(g.sum), lateText(g.firing)))
 }
 
 func plural(n int64, noun string) string {
