@@ -229,6 +229,10 @@ var flinkKeyPrefixes = []string{
 	"containerized.master.env.", "containerized.taskmanager.env.", "events.reporter.", "external-resource.",
 	"kubernetes.", "metrics.reporter.", "traces.reporter.", "pipeline.global-job-parameters.", "yarn.",
 	"security.kerberos.", "high-availability.", "historyserver.", "state.backend.rocksdb.",
+	// the Table API's and SQL Gateway's options (TableConfigOptions,
+	// ExecutionConfigOptions, OptimizerConfigOptions, SqlGatewayServiceConfigOptions)
+	// and PyFlink's (PythonOptions), which a config.yaml may carry
+	"table.", "sql-gateway.", "python.",
 }
 
 var flinkKeySet = func() map[string]bool {
