@@ -46,23 +46,23 @@ var flinkKeys = []string{
 	"execution.checkpointing.file-merging.enabled", "execution.checkpointing.file-merging.max-file-size",
 	"execution.checkpointing.file-merging.max-space-amplification", "execution.checkpointing.file-merging.pool-blocking",
 	"execution.checkpointing.incremental", "execution.checkpointing.local-backup.dirs", "execution.checkpointing.local-backup.enabled",
-	"execution.checkpointing.max-retained-checkpoints", "execution.checkpointing.mode", "execution.checkpointing.num-retained",
+	"execution.checkpointing.mode", "execution.checkpointing.num-retained",
 	"execution.checkpointing.recover-without-channel-state.checkpoint-id", "execution.checkpointing.savepoint-dir",
 	"execution.checkpointing.snapshot-compression", "execution.checkpointing.storage", "execution.checkpointing.unaligned",
 	"execution.checkpointing.unaligned.forced", "execution.checkpointing.unaligned.interruptible-timers.enabled",
 	"execution.checkpointing.unaligned.max-subtasks-per-channel-state-file", "execution.checkpointing.write-buffer-size",
 	"execution.checkpointing.interval-during-backlog", "execution.checkpointing.alignment-timeout",
-	"execution.checkpointing.force", "execution.checkpointing.prefer-checkpoint-for-recovery",
+
 	// DeploymentOptions, ExecutionOptions
 	"execution.allow-client-job-configurations", "execution.attached", "execution.batch-shuffle-mode",
 	"execution.batch.adaptive.auto-parallelism.enabled", "execution.batch.job-recovery.enabled", "execution.batch.speculative.enabled",
-	"execution.buffer-timeout.enabled", "execution.interval-during-backlog", "execution.job-listeners", "execution.runtime-mode",
+	"execution.buffer-timeout.enabled", "execution.job-listeners", "execution.runtime-mode",
 	"execution.savepoint-restore-mode", "execution.savepoint.ignore-unclaimed-state", "execution.savepoint.path",
 	"execution.shutdown-on-application-finish", "execution.shutdown-on-attached-exit", "execution.sort-keyed-partition.memory",
 	"execution.sort-partition.memory", "execution.sorted-inputs.enabled", "execution.sorted-inputs.memory",
 	"execution.state-recovery.claim-mode", "execution.state-recovery.from-local", "execution.state-recovery.ignore-unclaimed-state",
 	"execution.state-recovery.path", "execution.submit-failed-job-on-application-error", "execution.target",
-	"execution.batch-state-backend.enabled", "execution.batch-state-backend.sort.enabled",
+	"execution.batch-state-backend.enabled",
 	// ExternalResourceOptions, FailureEnricherOptions, FileSystem (CoreOptions)
 	"external-resources", "jobmanager.failure-enrichers",
 	"fs.allowed-fallback-filesystems", "fs.default-scheme", "fs.output.always-create-directory", "fs.overwrite-files",
@@ -98,7 +98,7 @@ var flinkKeys = []string{
 	"jobmanager.memory.jvm-overhead.min", "jobmanager.memory.off-heap.size", "jobmanager.memory.process.size",
 	"jobmanager.partition.hybrid.partition-data-consume-constraint", "jobmanager.partition.release-during-job-execution",
 	"jobmanager.resource-id", "jobmanager.retrieve-taskmanager-hostname", "jobmanager.rpc.address", "jobmanager.rpc.bind-port",
-	"jobmanager.rpc.port", "jobmanager.scheduler", "jobmanager.scheduler.mode", "jobmanager.web.address",
+	"jobmanager.rpc.port", "jobmanager.scheduler", "jobmanager.scheduler.mode",
 	"jobmanager.heap.size", "jobmanager.archive.fs.dir",
 	"job-event.store.write-buffer.flush-interval", "job-event.store.write-buffer.size",
 	"job-result-store.delete-on-commit", "job-result-store.storage-path",
@@ -180,7 +180,7 @@ var flinkKeys = []string{
 	"state.backend.rocksdb.use-bloom-filter", "state.backend.rocksdb.writebuffer.count", "state.backend.rocksdb.writebuffer.size",
 	"state.checkpoint-storage", "state.checkpoints.create-subdir", "state.checkpoints.dir", "state.checkpoints.num-retained",
 	"state.savepoints.dir", "state.storage.fs.memory-threshold", "state.storage.fs.write-buffer-size",
-	"state.task-local.dirs", "state.change-log.storage", "state.backend.fs.memory-threshold",
+	"state.task-local.dirs", "state.backend.fs.memory-threshold",
 	// SecurityOptions
 	"security.context.factory.classes", "security.delegation.tokens.enabled", "security.kerberos.access.hadoopFileSystems",
 	"security.kerberos.login.contexts", "security.kerberos.login.keytab", "security.kerberos.login.principal",
@@ -202,9 +202,9 @@ var flinkKeys = []string{
 	"taskmanager.memory.managed.consumer-weights", "taskmanager.memory.min-segment-size",
 	"taskmanager.memory.segment-size", "taskmanager.memory.framework.off-heap.batch-shuffle.size",
 	"taskmanager.registration.timeout", "taskmanager.resource-id", "taskmanager.rpc.bind-port", "taskmanager.rpc.port",
-	"taskmanager.runtime.fs-timeout", "taskmanager.runtime.large-record-handler", "taskmanager.runtime.max-fan",
+	"taskmanager.runtime.large-record-handler", "taskmanager.runtime.max-fan",
 	"taskmanager.runtime.sort-spilling-threshold", "taskmanager.slot.timeout", "taskmanager.heap.size",
-	"taskmanager.memory.size", "taskmanager.memory.fraction", "taskmanager.network.sort-shuffle.min-buffers",
+	"taskmanager.network.sort-shuffle.min-buffers",
 	"task.cancellation.interval", "task.cancellation.timeout", "task.cancellation.timers.timeout",
 	// pekko.* (RpcOptions in 1.20)
 	"pekko.ask.callstack", "pekko.ask.timeout", "pekko.client-socket-worker-pool.pool-size-factor",
@@ -218,8 +218,7 @@ var flinkKeys = []string{
 	"yarn.application.name", "yarn.application.queue", "yarn.application-attempts", "yarn.appmaster.vcores",
 	"yarn.containers.vcores", "yarn.file-replication", "yarn.provided.lib.dirs", "yarn.ship-files", "yarn.tags",
 	// ExecutionConfig options the job's code usually sets (PipelineOptions, ExecutionOptions, StreamExecutionEnvironment)
-	"execution.checkpointing.tolerable-failed-checkpoints.enabled",
-	"table.exec.source.idle-timeout",
+
 }
 
 // flinkKeyPrefixes are Flink 1.20 options whose key is a prefix followed
