@@ -217,8 +217,6 @@ var flinkKeys = []string{
 	// YarnConfigOptions
 	"yarn.application.name", "yarn.application.queue", "yarn.application-attempts", "yarn.appmaster.vcores",
 	"yarn.containers.vcores", "yarn.file-replication", "yarn.provided.lib.dirs", "yarn.ship-files", "yarn.tags",
-	// ExecutionConfig options the job's code usually sets (PipelineOptions, ExecutionOptions, StreamExecutionEnvironment)
-
 }
 
 // flinkKeyPrefixes are Flink 1.20 options whose key is a prefix followed
