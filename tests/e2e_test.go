@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/jobmaster"
 )
 
 func eventsFmt(us int64) string { return fmt.Sprintf("%.6fs", float64(us)/1e6) }
@@ -245,7 +245,7 @@ func TestNotEnoughSlots(t *testing.T) {
 	}
 	evs := parseLog(t, log)
 	nr := eventsOf(evs, "no_resource_available")
-	if len(nr) != 1 || nr[0].str("exception") != actors.NoResourceAvailableMessage {
+	if len(nr) != 1 || nr[0].str("exception") != jobmaster.NoResourceAvailableMessage {
 		t.Fatalf("no_resource_available events: %v", nr)
 	}
 	if vt := nr[0].num("vt"); vt < 10_000_000 || vt > 10_100_000 {

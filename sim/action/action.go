@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 )
 
 // Verb names what an action does.
@@ -288,4 +289,22 @@ func verbList() string {
 		s = append(s, string(v))
 	}
 	return strings.Join(s, ", ")
+}
+
+// Target is the actor an action is delivered to: the TaskManager a kill
+// names, the broker for what happens to the source topic and the output
+// consumer, the JobManager for the rest (what Flink's REST API or CLI asks
+// of the JobMaster).
+func (a Action) Target() string {
+	switch a.Verb {
+	case KillTaskManager:
+		return a.Arg
+	case SendEvent, PausePartition, ResumePartition:
+		return jobgraph.KafkaName
+	case Set:
+		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
+			return jobgraph.KafkaName
+		}
+	}
+	return jobgraph.JobManagerName
 }

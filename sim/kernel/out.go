@@ -8,11 +8,12 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// Component is the behaviour of one actor. Receive handles one envelope at
-// the virtual time o.Now(); it must not block, read the wall clock or use
-// global randomness; everything observable leaves through o.
+// Component is the behaviour of one actor: a state machine of Flink's
+// rules. Step handles one envelope at the virtual time o.Now(); it must not
+// block, read the wall clock or use global randomness; everything it sends
+// and logs leaves through o (the Ready of the step).
 type Component interface {
-	Receive(o *Out, env *messages.Envelope)
+	Step(o *Out, env *messages.Envelope)
 }
 
 // Inspector is a Component that can show a read-only view of its state
@@ -141,7 +142,7 @@ func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Env
 		}
 	}()
 	for _, e := range envs {
-		c.Receive(o, e)
+		c.Step(o, e)
 	}
 	return o.done(step)
 }
