@@ -7,6 +7,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // node hosts a Component as a Hollywood actor. Its messages are Deliver
@@ -24,12 +25,12 @@ var _ actor.Receiver = (*node)(nil)
 func (n *node) Receive(ctx *actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.Deliver:
-		done := kernel.Deliver(n.c, n.out, m.Step, m.Now, m.Envelopes)
+		done := kernel.Deliver(n.c, n.out, m.Step, vt.Of(m.Now), m.Envelopes)
 		ctx.Engine().SendWithSender(n.scheduler, done, ctx.PID())
 	case *messages.InspectRequest:
 		reply := &messages.InspectReply{Id: m.Id, Actor: n.out.Name()}
 		if in, ok := n.c.(kernel.Inspector); ok {
-			if v := in.Inspect(m.Now); v != nil {
+			if v := in.Inspect(vt.Of(m.Now)); v != nil {
 				reply.Json, _ = json.Marshal(v) // views are plain data
 			}
 		}

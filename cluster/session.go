@@ -85,9 +85,13 @@ func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
 
 	limit := vt.FromDuration(cfg.Duration)
 	if opt.Bounded() {
-		limit = 24 * 3600 * 1_000_000 // a bounded job ends by itself; this only guards against a hang
+		limit = 24 * 3600 * vt.Second // a bounded job ends by itself; this only guards against a hang
 	}
-	k := kernel.New(kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter, Progress: opt.Progress})
+	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter}
+	if opt.Progress != nil {
+		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
+	}
+	k := kernel.New(kc)
 	var spawn kernel.Spawner
 	var kick func(sp []*messages.Spawned, initial []*messages.Envelope)
 	if plain {
@@ -121,7 +125,7 @@ func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
 	var initial []*messages.Envelope
 	add := func(name string, comp kernel.Component, at vt.Time) {
 		spawned = append(spawned, spawn(name, comp))
-		initial = append(initial, &messages.Envelope{DeliverAt: at, To: name, From: actors.SchedulerName,
+		initial = append(initial, &messages.Envelope{DeliverAt: at.Micros(), To: name, From: actors.SchedulerName,
 			SenderSeq: uint64(len(initial) + 1), Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	}
 	add(jobgraph.KafkaName, s.broker, 0)
@@ -146,8 +150,9 @@ func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
 // actionEnvelope is the envelope that carries user action a to its actor.
 func (s *Session) actionEnvelope(a action.Action, live bool) *messages.Envelope {
 	s.userSeq++
-	return &messages.Envelope{DeliverAt: vt.FromDuration(a.At), To: a.Target(), From: kernel.UserName,
-		SenderSeq: s.userSeq, SentAt: vt.FromDuration(a.At), Body: &messages.Envelope_Action{Action: &messages.Action{Text: a.String(), Live: live}}}
+	at := vt.FromDuration(a.At).Micros()
+	return &messages.Envelope{DeliverAt: at, To: a.Target(), From: kernel.UserName,
+		SenderSeq: s.userSeq, SentAt: at, Body: &messages.Envelope_Action{Action: &messages.Action{Text: a.String(), Live: live}}}
 }
 
 // log writes one event and hands it to the observers (in the driver's
@@ -279,8 +284,7 @@ func (s *Session) Act(text string) (action.Action, error) {
 		return action.Action{}, err
 	}
 	if at := vt.FromDuration(a.At); at < now {
-		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", text,
-			eventlog.FormatVT(at), eventlog.FormatVT(now))
+		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", text, at, now)
 	}
 	if _, err := s.drv.inject(s.actionEnvelope(a, true)); err != nil {
 		return action.Action{}, err
@@ -333,7 +337,7 @@ func (s *Session) Finish() *Result {
 	if r.Invariant != "" {
 		status = "FAIL"
 	}
-	s.w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: r.EndVT, Steps: r.Steps, Deliveries: r.Deliveries,
+	s.w.Summary(eventlog.SummaryData{JobStatus: status, EndVT: r.EndVT.Micros(), Steps: r.Steps, Deliveries: r.Deliveries,
 		Counters: r.Counters, Invariant: r.Invariant, MaxBackPressure: r.MaxBackPressure, MaxBackPressureTask: r.MaxBackPressureTask,
 		ResultsVisible: int64(len(r.Sink)), ResultsUncommitted: r.Uncommitted, Duplicates: r.Duplicates})
 	r.summaryWritten = true

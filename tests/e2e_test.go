@@ -92,7 +92,7 @@ func TestPlaygroundClicksCounts(t *testing.T) {
 	// of virtual time, in parallel); everything after that is a few buffer
 	// hand-overs, far below one buffer timeout per buffer.
 	if res.EndVT < 480_000 || res.EndVT > 600_000 {
-		t.Errorf("the bounded job ended at %s of virtual time, want between 0.48 s and 0.6 s", eventsFmt(res.EndVT))
+		t.Errorf("the bounded job ended at %s of virtual time, want between 0.48 s and 0.6 s", res.EndVT)
 	}
 	sum := eventsOf(parseLog(t, log), "summary")
 	if len(sum) != 1 || sum[0].str("job_status") != "FINISHED" || sum[0].num("results_written") != int64(len(rs)) {

@@ -80,7 +80,7 @@ func rawField(ev *messages.LogEvent, key string) string {
 
 // allKinds is every event kind the log has (sim/eventlog), for --only and
 // --exclude.
-var allKinds = []string{
+var allKinds = []eventlog.Kind{
 	eventlog.KindHeader, eventlog.KindSummary, eventlog.KindRegistrationResponse, eventlog.KindGeneratorStarted,
 	eventlog.KindBackfill, eventlog.KindLateSideOutput, eventlog.KindActionIgnored, eventlog.KindRestartStrategy,
 	eventlog.KindHeartbeatTimeout, eventlog.KindFailover, eventlog.KindTaskManagerKilled, eventlog.KindTaskManagerLost,
@@ -102,7 +102,7 @@ var allKinds = []string{
 
 // kindGroups name sets of kinds for --only and --exclude, as an operator
 // thinks of them.
-var kindGroups = map[string][]string{
+var kindGroups = map[string][]eventlog.Kind{
 	"bring-up": {eventlog.KindTopicCreated, eventlog.KindActorStarted, eventlog.KindTaskManagerStarted, eventlog.KindRegisterTaskExecutor,
 		eventlog.KindTaskExecutorRegistered, eventlog.KindRegistrationResponse, eventlog.KindJobGraph, eventlog.KindResourceRequirements,
 		eventlog.KindRequestSlot, eventlog.KindOfferSlots, eventlog.KindSubmitTask, eventlog.KindTaskState, eventlog.KindGeneratorStarted,
@@ -143,11 +143,11 @@ func parseKinds(flag string, lists []string) (map[string]bool, error) {
 			}
 			if g, ok := kindGroups[name]; ok {
 				for _, k := range g {
-					out[k] = true
+					out[string(k)] = true
 				}
 				continue
 			}
-			if !slices.Contains(allKinds, name) {
+			if !slices.Contains(allKinds, eventlog.Kind(name)) {
 				return nil, badInput("%s %s: no such event kind or group%s; groups: %s", flag, strconvQuote(name), nearestKind(name), groupNames())
 			}
 			out[name] = true
@@ -176,7 +176,10 @@ func groupNames() string {
 // name by edit distance, or "" when none is near.
 func nearestKind(name string) string {
 	best, bestD := "", math.MaxInt
-	cands := slices.Clone(allKinds)
+	var cands []string
+	for _, k := range allKinds {
+		cands = append(cands, string(k))
+	}
 	for g := range kindGroups {
 		cands = append(cands, g)
 	}

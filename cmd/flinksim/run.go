@@ -412,7 +412,7 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 			if f.logFile == "" {
 				switch {
 				case f.quiet:
-					logSinks = append(logSinks, filtered(bw, kindFilter{only: map[string]bool{eventlog.KindSummary: true}}))
+					logSinks = append(logSinks, filtered(bw, kindFilter{only: map[string]bool{string(eventlog.KindSummary): true}}))
 				case filter.active():
 					logSinks = append(logSinks, filtered(bw, filter))
 				default:

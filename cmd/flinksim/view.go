@@ -150,10 +150,10 @@ func (v *view) show(ev *messages.LogEvent, tag string, attr color.Attribute, tex
 
 func (v *view) observe(ev *messages.LogEvent) {
 	v.now = ev.Vt
-	if ev.Kind != eventlog.KindWindowFired {
+	if eventlog.Kind(ev.Kind) != eventlog.KindWindowFired {
 		v.flushFirings()
 	}
-	switch ev.Kind {
+	switch eventlog.Kind(ev.Kind) {
 	case eventlog.KindTaskExecutorRegistered:
 		v.registered = append(v.registered, str(ev, "task_manager"))
 		v.slotsPerTM = integer(ev, "num_slots")
@@ -270,7 +270,7 @@ func (v *view) start(opt cluster.Options) {
 	if len(opt.Actions) > 0 {
 		text += fmt.Sprintf(", %s", plural(int64(len(opt.Actions)), "action"))
 	}
-	v.show(&messages.LogEvent{Kind: eventlog.KindHeader}, "flinksim", color.FgCyan, text)
+	v.show(&messages.LogEvent{Kind: string(eventlog.KindHeader)}, "flinksim", color.FgCyan, text)
 }
 
 // firing shows the first three firings and then one line per window bound.
@@ -299,7 +299,7 @@ func (v *view) flushFirings() {
 		return
 	}
 	v.group = nil
-	v.show(&messages.LogEvent{Vt: g.vt, Kind: eventlog.KindWindowFired}, "window", color.FgGreen,
+	v.show(&messages.LogEvent{Vt: g.vt, Kind: string(eventlog.KindWindowFired)}, "window", color.FgGreen,
 		fmt.Sprintf("%s fired for %s (total %s)%s", windowText(g.start, g.end), plural(g.keys, "key"), fmtNumber(g.sum), lateText(g.firing)))
 }
 

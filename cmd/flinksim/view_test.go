@@ -62,7 +62,7 @@ func TestKindFilters(t *testing.T) {
 	}
 	// every kind sim/eventlog declares is known to the filters
 	for _, k := range allKinds {
-		if _, err := parseKinds("--only", []string{k}); err != nil {
+		if _, err := parseKinds("--only", []string{string(k)}); err != nil {
 			t.Error(err)
 		}
 	}

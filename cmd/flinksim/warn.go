@@ -58,10 +58,10 @@ func (w *warner) eventTimeWindows() bool {
 }
 
 func (w *warner) observe(ev *messages.LogEvent) {
-	if ev.Kind != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
+	if eventlog.Kind(ev.Kind) != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
 		w.flushNoSplit()
 	}
-	switch ev.Kind {
+	switch eventlog.Kind(ev.Kind) {
 	case eventlog.KindReaderNoSplits:
 		if w.eventTimeWindows() && w.cfg.Idleness == 0 {
 			w.noSplit = append(w.noSplit, str(ev, "reader"))
@@ -75,7 +75,7 @@ func (w *warner) observe(ev *messages.LogEvent) {
 		}
 	case eventlog.KindFailover, eventlog.KindNoResourceAvailable:
 		cause := str(ev, "cause")
-		if ev.Kind == eventlog.KindNoResourceAvailable {
+		if eventlog.Kind(ev.Kind) == eventlog.KindNoResourceAvailable {
 			cause = str(ev, "exception")
 			w.lastCauseFrom = fmt.Sprintf("the JobManager at %s: %d slots needed, %d offered within slot.request.timeout %s",
 				strings.TrimSpace(fmtVT(ev.Vt)), integer(ev, "slots_needed"), integer(ev, "slots_offered"), str(ev, "slot_request_timeout"))

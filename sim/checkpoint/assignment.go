@@ -8,6 +8,7 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/status"
 )
 
 // Saved is a completed checkpoint or savepoint as the CheckpointCoordinator
@@ -154,7 +155,7 @@ func Plan(vertices []*messages.CheckpointVertex, execs []Execution) (trigger, fi
 		}
 		at[e.Vertex][e.Index] = e
 	}
-	done := func(v string, i int) bool { return at[v][i].State == "FINISHED" }
+	done := func(v string, i int) bool { return at[v][i].State == status.Finished.String() }
 	up := map[string]*messages.CheckpointVertex{}
 	for _, v := range vertices {
 		up[v.Id] = v

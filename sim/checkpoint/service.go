@@ -9,6 +9,7 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -35,7 +36,7 @@ type Service struct {
 	vertices []*messages.CheckpointVertex
 	maxP     int
 	execs    []Execution // the current attempt, in deployment order
-	status   string      // the job's status
+	status   status.Job  // the job's status
 
 	coord         *Coordinator
 	pendingStates map[int64]map[string]*messages.TaskStateSnapshot // pending checkpoint -> task -> state
@@ -63,11 +64,16 @@ func (c *Service) Step(o *kernel.Out, env *messages.Envelope) {
 		c.executions(b.ExecutionStates)
 	case *messages.Envelope_JobStatusChanged:
 		was := c.status
-		c.status = b.JobStatusChanged.Status
-		if was == "RUNNING" && c.status != "RUNNING" {
+		st, ok := status.ParseJob(b.JobStatusChanged.Status)
+		if !ok {
+			o.Invariant("job_status", "the JobMaster reported job status %q", b.JobStatusChanged.Status)
+			return
+		}
+		c.status = st
+		if was == status.JobRunning && c.status != status.JobRunning {
 			c.jobLeftRunning(o)
 		}
-		if c.status == "RUNNING" && was != "RUNNING" {
+		if c.status == status.JobRunning && was != status.JobRunning {
 			c.jobRunning(o)
 		}
 	case *messages.Envelope_TriggerCheckpointRequest:
@@ -125,7 +131,7 @@ func (c *Service) startJob(o *kernel.Out, m *messages.CheckpointCoordinatorStart
 		}
 	}
 	c.coord = co
-	c.execs, c.status = nil, ""
+	c.execs, c.status = nil, 0
 	c.pendingStates = map[int64]map[string]*messages.TaskStateSnapshot{}
 	c.taskStates = map[string]*messages.TaskStateSnapshot{}
 	c.timerSet = false
@@ -139,8 +145,8 @@ func (c *Service) executions(m *messages.ExecutionStates) {
 	running, finished := true, 0
 	for _, e := range m.Executions {
 		c.execs = append(c.execs, Execution{Name: e.Name, Vertex: e.Vertex, Index: int(e.Index), State: e.State})
-		running = running && (e.State == "RUNNING" || e.State == "FINISHED")
-		if e.State == "FINISHED" {
+		running = running && (e.State == status.Running.String() || e.State == status.Finished.String())
+		if e.State == status.Finished.String() {
 			finished++
 		}
 	}
@@ -412,7 +418,7 @@ func (c *Service) checkpointFailed(o *kernel.Out, f FailedCheckpoint) {
 	o.Log(eventlog.KindCheckpointFailed, fields...)
 	if f.Kind == KindStopWithSavepoint {
 		c.requestFailed(o, f.Kind, f.Message)
-		if c.status == "RUNNING" && f.Reason != ReasonCheckpointCoordinatorSuspend {
+		if c.status == status.JobRunning && f.Reason != ReasonCheckpointCoordinatorSuspend {
 			// the job goes on: periodic checkpoints resume
 			// (SchedulerBase.stopWithSavepoint's failure handling)
 			c.jobRunning(o)

@@ -6,6 +6,7 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -26,7 +27,7 @@ func (j *JobMaster) ensureCoordinator(o *kernel.Out) {
 	j.cc = true
 	o.Spawn(jobgraph.CheckpointCoordinatorName, checkpoint.NewService(j.base))
 	j.startCoordinatorJob(o, 0)
-	if j.status != "" {
+	if j.status != 0 {
 		j.sendStatus(o)
 	}
 	j.sendExecutions(o)
@@ -62,7 +63,7 @@ func (j *JobMaster) checkpointVertices() []*messages.CheckpointVertex {
 // (CheckpointCoordinatorDeActivator).
 func (j *JobMaster) sendStatus(o *kernel.Out) {
 	if j.cc {
-		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status}})
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.String()}})
 	}
 }
 
@@ -75,7 +76,7 @@ func (j *JobMaster) sendExecutions(o *kernel.Out) {
 	m := &messages.ExecutionStates{}
 	for _, name := range j.order {
 		v, i := j.vertexOf[name].vertex, j.vertexOf[name].index
-		m.Executions = append(m.Executions, &messages.ExecutionState{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name]})
+		m.Executions = append(m.Executions, &messages.ExecutionState{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].String()})
 	}
 	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
 }
@@ -104,7 +105,7 @@ func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
 		j.submitFromSavepoint(o, m)
 		return
 	}
-	if j.status != "RUNNING" {
+	if j.status != status.JobRunning {
 		return
 	}
 	j.restoreFrom = nil
@@ -200,17 +201,17 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 			messages.Int("max_parallelism", int64(maxP)))
 	}
 	j.jobs++
-	j.status = "" // a new job: no previous status
-	j.setStatus(o, "CREATED", "")
+	j.status = 0 // a new job: no previous status
+	j.setStatus(o, status.JobCreated, "")
 	if sp.Error != "" {
-		j.setStatus(o, "FAILED", sp.Error)
+		j.setStatus(o, status.JobFailed, sp.Error)
 		return
 	}
 	cfg := *j.cfg
 	cfg.Parallelism, cfg.MaxParallelism = n, maxP
 	g, err := jobgraph.Build(cfg)
 	if err != nil {
-		j.setStatus(o, "FAILED", err.Error())
+		j.setStatus(o, status.JobFailed, err.Error())
 		return
 	}
 	j.graph = g
@@ -225,7 +226,7 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 	// the new job's output: a consumer reading from the sink topic's end now
 	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 		Topic: j.cfg.SinkTopic, Spec: "latest", RequestId: reqOutputView}})
-	j.setStatus(o, "RUNNING", "")
+	j.setStatus(o, status.JobRunning, "")
 	j.deployOrWait(o)
 }
 

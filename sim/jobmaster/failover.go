@@ -12,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/restart"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -77,11 +78,7 @@ func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 }
 
 func (j *JobMaster) terminal() bool {
-	switch j.status {
-	case "FINISHED", "FAILED", "CANCELED":
-		return true
-	}
-	return false
+	return j.status.Terminal()
 }
 
 // failover restarts the whole pipelined region (here the whole job, whose
@@ -89,7 +86,7 @@ func (j *JobMaster) terminal() bool {
 // backoff, or fails the job when the strategy allows no more restarts
 // (DefaultScheduler.handleTaskFailure with RestartPipelinedRegionFailoverStrategy).
 func (j *JobMaster) failover(o *kernel.Out, cause string) {
-	if j.status != "RUNNING" {
+	if j.status != status.JobRunning {
 		return
 	}
 	now := vt.Millis(o.Now())
@@ -98,13 +95,13 @@ func (j *JobMaster) failover(o *kernel.Out, cause string) {
 	if !j.strategy.CanRestart() {
 		o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", false),
 			messages.Str("strategy", j.strategy.Name()), messages.Int("restarts", int64(j.restarts)))
-		j.setStatus(o, "FAILING", cause)
-		j.setStatus(o, "FAILED", "org.apache.flink.runtime.JobException: Recovery is suppressed by "+describe(j.strategy))
+		j.setStatus(o, status.JobFailing, cause)
+		j.setStatus(o, status.JobFailed, "org.apache.flink.runtime.JobException: Recovery is suppressed by "+describe(j.strategy))
 		return
 	}
 	backoff := j.strategy.BackoffMs()
 	j.restarts++
-	j.setStatus(o, "RESTARTING", cause)
+	j.setStatus(o, status.JobRestarting, cause)
 	o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", true),
 		messages.Str("strategy", j.strategy.Name()), messages.Int("backoff_ms", backoff),
 		messages.Int("restarts", int64(j.restarts)), messages.Int("next_attempt", int64(j.attempt+1)))
@@ -116,7 +113,7 @@ func (j *JobMaster) failover(o *kernel.Out, cause string) {
 func (j *JobMaster) cancelTasks(o *kernel.Out) {
 	for _, name := range j.order {
 		tm := j.location[name]
-		if j.tasks[name] != "FINISHED" && !j.lost[tm] {
+		if j.tasks[name] != status.Finished && !j.lost[tm] {
 			o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
 		}
 		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
@@ -131,11 +128,11 @@ func (j *JobMaster) cancelTasks(o *kernel.Out) {
 // restored from the latest completed checkpoint (or from the starting
 // offsets when there is none).
 func (j *JobMaster) restart(o *kernel.Out) {
-	if j.status != "RESTARTING" {
+	if j.status != status.JobRestarting {
 		return
 	}
 	j.attempt++
-	j.setStatus(o, "RUNNING", "")
+	j.setStatus(o, status.JobRunning, "")
 	j.enum.Reset()
 	if j.cc {
 		// restore from the latest completed checkpoint, if there is one:
@@ -156,9 +153,9 @@ func (j *JobMaster) action(o *kernel.Out, text string) {
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
 		return
 	}
-	if j.status != "RUNNING" {
-		reason := "the job is " + j.status
-		if j.status == "" {
+	if j.status != status.JobRunning {
+		reason := "the job is " + j.status.String()
+		if j.status == 0 {
 			reason = "the job is not submitted yet"
 		}
 		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", reason))

@@ -14,6 +14,7 @@ import (
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/source"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 )
@@ -43,10 +44,10 @@ type JobMaster struct {
 	cfg     *config.Config
 	graph   jobgraph.JobGraph
 	bounded bool
-	status  string
+	status  status.Job
 	slots   []offeredSlot
-	tasks   map[string]string // execution id -> last state
-	order   []string          // execution ids in deployment order
+	tasks   map[string]status.Execution // execution id -> last state
+	order   []string                    // execution ids in deployment order
 	deploy  bool
 
 	// the split enumerator (the SourceCoordinator's KafkaSourceEnumerator)
@@ -89,7 +90,7 @@ func (j *JobMaster) jobID() string {
 // New returns the JobManager for graph. bounded makes the source
 // stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
 func New(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobMaster {
-	return &JobMaster{cfg: cfg, base: cfg, enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), graph: graph, bounded: bounded, tasks: map[string]string{}, vertexOf: map[string]vertexIndex{},
+	return &JobMaster{cfg: cfg, base: cfg, enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), graph: graph, bounded: bounded, tasks: map[string]status.Execution{}, vertexOf: map[string]vertexIndex{},
 		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
 }
 
@@ -131,7 +132,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 			j.restart(o)
 			return
 		}
-		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == "RUNNING" {
+		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == status.JobRunning {
 			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
 				messages.Int("slots_offered", int64(len(j.slots))),
 				messages.Str("slot_request_timeout", config.FormatDuration(j.cfg.SlotRequestTimeout)),
@@ -166,7 +167,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_FailJob:
 		j.failover(o, b.FailJob.Cause)
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status), messages.Int("restarts", int64(j.restarts)))
+		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status.String()), messages.Int("restarts", int64(j.restarts)))
 	}
 }
 
@@ -174,7 +175,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 // the alignment group's max allowed watermark (group minimum + max drift)
 // to every reader (WatermarkAlignmentEvent).
 func (j *JobMaster) announceAlignment(o *kernel.Out) {
-	if j.status != "RUNNING" {
+	if j.status != status.JobRunning {
 		return
 	}
 	o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
@@ -193,18 +194,18 @@ func (j *JobMaster) announceAlignment(o *kernel.Out) {
 	}
 }
 
-func (j *JobMaster) setStatus(o *kernel.Out, status, cause string) {
-	if j.status == status {
+func (j *JobMaster) setStatus(o *kernel.Out, to status.Job, cause string) {
+	if j.status == to {
 		return
 	}
-	fields := []*messages.Field{messages.Str("job_id", j.jobID()), messages.Str("status", status)}
-	if j.status != "" {
-		fields = append(fields, messages.Str("previous", j.status))
+	fields := []*messages.Field{messages.Str("job_id", j.jobID()), messages.Str("status", to.String())}
+	if j.status != 0 {
+		fields = append(fields, messages.Str("previous", j.status.String()))
 	}
 	if cause != "" {
 		fields = append(fields, messages.Str("cause", cause))
 	}
-	j.status = status
+	j.status = to
 	o.Log(eventlog.KindJobStatus, fields...)
 	j.sendStatus(o)
 }
@@ -226,10 +227,10 @@ func (j *JobMaster) start(o *kernel.Out) {
 	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+eventlog.JoinRaw(vs)+"]"),
 		messages.Raw("edges", "["+eventlog.JoinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
 		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
-	j.setStatus(o, "CREATED", "")
+	j.setStatus(o, status.JobCreated, "")
 	// DefaultScheduler.startScheduling: the job is RUNNING while its
 	// executions wait in SCHEDULED for slots.
-	j.setStatus(o, "RUNNING", "")
+	j.setStatus(o, status.JobRunning, "")
 	for _, v := range g.Vertices {
 		for i := 0; i < v.Parallelism; i++ {
 			o.Log(eventlog.KindTaskState, messages.Str("task", jobgraph.SubtaskName(v.ID, i, 0)),
@@ -285,7 +286,7 @@ func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlot
 		}
 	}
 	o.Send(from, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})
-	if !j.deploy && len(j.slots) >= j.graph.SlotsNeeded && j.status == "RUNNING" {
+	if !j.deploy && len(j.slots) >= j.graph.SlotsNeeded && j.status == status.JobRunning {
 		j.deployAll(o)
 	}
 }
@@ -375,7 +376,7 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 					st.KeyGroupStart, st.KeyGroupEnd = int32(r.Start), int32(r.End)
 				}
 			}
-			j.tasks[name] = "SCHEDULED"
+			j.tasks[name] = status.Scheduled
 			j.order = append(j.order, name)
 			j.vertexOf[name] = vertexIndex{v.ID, i}
 			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
@@ -391,23 +392,28 @@ func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
 	if _, current := j.location[m.ExecutionId]; !current {
 		return // a report of an earlier attempt
 	}
-	j.tasks[m.ExecutionId] = m.State
+	st, ok := status.ParseExecution(m.State)
+	if !ok {
+		o.Invariant("execution_state", "%s reported state %q", m.ExecutionId, m.State)
+		return
+	}
+	j.tasks[m.ExecutionId] = st
 	j.sendExecutions(o)
 	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
 	if m.Reason != "" {
 		fields = append(fields, messages.Str("reason", m.Reason))
 	}
 	o.Log(eventlog.KindTaskState, fields...)
-	switch m.State {
-	case "FAILED":
+	switch st {
+	case status.Failed:
 		j.failover(o, m.Reason)
-	case "FINISHED":
+	case status.Finished:
 		for _, name := range j.order {
-			if j.tasks[name] != "FINISHED" {
+			if j.tasks[name] != status.Finished {
 				return
 			}
 		}
-		j.setStatus(o, "FINISHED", "")
+		j.setStatus(o, status.JobFinished, "")
 		if j.rescaleTo > 0 || j.reconfig != nil {
 			j.startRescaled(o)
 		}

@@ -53,10 +53,10 @@ type EdgeView struct {
 
 // Inspect implements kernel.Inspector.
 func (j *JobMaster) Inspect(now vt.Time) any {
-	v := &JobMasterView{JobID: j.jobID(), JobName: j.graph.JobName, Status: j.status, Attempt: j.attempt, Restarts: j.restarts,
+	v := &JobMasterView{JobID: j.jobID(), JobName: j.graph.JobName, Status: j.status.String(), Attempt: j.attempt, Restarts: j.restarts,
 		Graph: GraphView{MaxParallelism: j.graph.MaxParallelism, SlotsNeeded: j.graph.SlotsNeeded}}
 	for _, name := range j.order {
-		v.Tasks = append(v.Tasks, TaskLocation{Name: name, State: j.tasks[name], TaskManager: j.location[name]})
+		v.Tasks = append(v.Tasks, TaskLocation{Name: name, State: j.tasks[name].String(), TaskManager: j.location[name]})
 	}
 	for _, s := range j.slots {
 		v.Slots = append(v.Slots, SlotView{TaskManager: s.tm, Slot: int(s.index), AllocationID: s.alloc})

@@ -9,6 +9,7 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // brokerHarness delivers envelopes to a Kafka component one at a time, as
@@ -32,7 +33,7 @@ func newBrokerHarness(t *testing.T) *brokerHarness {
 func (h *brokerHarness) deliver(from string, body messages.Body) []string {
 	h.t.Helper()
 	h.now += 1000
-	d := kernel.Deliver(h.k, h.o, uint64(h.now), h.now, []*messages.Envelope{{DeliverAt: h.now, To: jobgraph.KafkaName, From: from, Body: body}})
+	d := kernel.Deliver(h.k, h.o, uint64(h.now), vt.Of(h.now), []*messages.Envelope{{DeliverAt: h.now, To: jobgraph.KafkaName, From: from, Body: body}})
 	if d.Failure != "" {
 		h.t.Fatalf("delivery failed: %s", d.Failure)
 	}

@@ -79,7 +79,7 @@ func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
 		at = o.now
 	}
 	o.sendSeq++
-	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at, To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now, Body: body})
+	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at.Micros(), To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now.Micros(), Body: body})
 }
 
 // Timer sends body to this actor itself after delay µs.
@@ -88,9 +88,9 @@ func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
 }
 
 // Log records an event of this actor at the current virtual time.
-func (o *Out) Log(kind string, fields ...*messages.Field) {
+func (o *Out) Log(kind Kind, fields ...*messages.Field) {
 	o.logSeq++
-	o.events = append(o.events, &messages.LogEvent{Vt: o.now, Actor: o.name, Seq: o.logSeq, Kind: kind, Fields: fields})
+	o.events = append(o.events, &messages.LogEvent{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Kind: string(kind), Fields: fields})
 }
 
 // Spawn starts a new actor named name running c. The scheduler learns of it

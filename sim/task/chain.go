@@ -12,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/window"
 )
@@ -116,7 +117,7 @@ func (s *Subtask) processElement(o *kernel.Out, key string, ts int64) vt.Time {
 // them, counts late records, and returns the sink's cost.
 func (s *Subtask) emitResults(o *kernel.Out, out window.Output) vt.Time {
 	var cost vt.Time
-	if out.Err != nil && s.status == "RUNNING" {
+	if out.Err != nil && s.status == status.Running {
 		// the exception escapes processElement and fails the task (StreamTask),
 		// e.g. a Long.MIN_VALUE timestamp in TumblingEventTimeWindows.assignWindows
 		cause := out.Err.Error()
@@ -124,7 +125,7 @@ func (s *Subtask) emitResults(o *kernel.Out, out window.Output) vt.Time {
 		if errors.As(out.Err, &fe) && fe.Exception != "" {
 			cause = fe.Exception + ": " + fe.Message
 		}
-		s.setState(o, "FAILED", cause)
+		s.setState(o, status.Failed, cause)
 	}
 	for _, r := range out.Results {
 		s.m.windowsFired++

@@ -6,6 +6,7 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -100,7 +101,7 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 // offsets, then emit the barrier into every output subpartition behind the
 // records emitted so far.
 func (s *Subtask) triggerCheckpoint(o *kernel.Out, m *messages.TriggerCheckpoint) {
-	if (s.status != "RUNNING" && s.status != "FINISHED") || s.ck.stopping {
+	if (s.status != status.Running && s.status != status.Finished) || s.ck.stopping {
 		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskNotReady)
 		return
 	}
@@ -135,7 +136,7 @@ func (s *Subtask) cancel(o *kernel.Out) {
 		s.sinkOut = nil
 		s.sendTxn(o, s.w.Abort())
 	}
-	s.setState(o, "CANCELED", "")
+	s.setState(o, status.Canceled, "")
 }
 
 // touch records that key's state changed (for incremental snapshots).

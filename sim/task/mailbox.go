@@ -108,7 +108,7 @@ func (m *Mailbox) Tick(now vt.Time) (r Rates, ok bool) {
 	}
 	busy = min(max(busy, 0), span)
 	bp = min(bp, span-busy)
-	perSec := func(v vt.Time) int64 { return v * 1000 / span }
+	perSec := func(v vt.Time) int64 { return int64(v * 1000 / span) }
 	r = Rates{Busy: perSec(busy), BackPressured: perSec(bp), Idle: perSec(span - busy - bp)}
 	m.busyAcc, m.bpAcc = 0, 0
 	m.lastTick = now

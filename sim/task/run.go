@@ -9,6 +9,7 @@ import (
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/netty"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -36,7 +37,7 @@ func (s *Subtask) unblock(o *kernel.Out) {
 // work runs the next slice when the task is not busy, then sends what the
 // slice produced once it is done.
 func (s *Subtask) work(o *kernel.Out) {
-	if s.status != "RUNNING" {
+	if s.status != status.Running {
 		return
 	}
 	if s.mb.Busy(o.Now()) {
@@ -163,5 +164,5 @@ func (s *Subtask) report(o *kernel.Out) {
 	s.reported = true
 	s.metrics(o)
 	s.logFinal(o)
-	s.setState(o, "FINISHED", "")
+	s.setState(o, status.Finished, "")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/process"
 	"github.com/flinksim/flinksim/sim/source"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
 	"github.com/flinksim/flinksim/sim/window"
@@ -35,7 +36,7 @@ type Subtask struct {
 	tm     string
 	index  int
 	maxP   int
-	status string
+	status status.Execution
 
 	// output
 	rp        *exchange.ResultPartition
@@ -258,16 +259,16 @@ func (s *Subtask) start(o *kernel.Out) {
 	}
 	s.mb = NewMailbox(o.Now())
 	o.Timer(1_000_000, timerMetrics, 0)
-	s.setState(o, "INITIALIZING", "")
+	s.setState(o, status.Initializing, "")
 	s.initCheckpointing(o)
-	s.setState(o, "RUNNING", "")
+	s.setState(o, status.Running, "")
 }
 
-func (s *Subtask) setState(o *kernel.Out, state, reason string) {
+func (s *Subtask) setState(o *kernel.Out, state status.Execution, reason string) {
 	if s.status == state {
 		return
 	}
 	s.status = state
 	o.Send(s.tm, 0, &messages.Envelope_TaskExecutionState{TaskExecutionState: &messages.TaskExecutionState{
-		ExecutionId: o.Name(), State: state, Reason: reason}})
+		ExecutionId: o.Name(), State: state.String(), Reason: reason}})
 }

@@ -58,6 +58,8 @@ type SubtaskView struct {
 	// the output pool's use
 	OutputQueueLengths []int    `json:"outputQueueLengths,omitempty"`
 	OutPoolUsage       float64  `json:"outPoolUsage"`
+	OutPoolInUse       int      `json:"out_pool_buffers_in_use"` // buffers of the output pool holding data
+	OutPoolSize        int      `json:"out_pool_size"`           // the pool: subpartitions × buffers-per-channel + floating-buffers-per-gate
 	Consumers          []string `json:"consumers,omitempty"`
 
 	Checkpoint int64 `json:"checkpoint"` // the barrier handler's current checkpoint (0: none)
@@ -114,7 +116,7 @@ type WindowView struct {
 // Inspect implements kernel.Inspector.
 func (s *Subtask) Inspect(now vt.Time) any {
 	v := &SubtaskView{Name: s.name, Task: jobgraph.BaseSubtaskName(s.name), Vertex: s.d.JobVertex, TaskName: s.d.TaskName,
-		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status,
+		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status.String(),
 		Chain: s.d.Chain, BusyTimeMsPerSecond: s.mb.Last().Busy, BackPressuredTimeMsPerSecond: s.mb.Last().BackPressured,
 		IdleTimeMsPerSecond: s.mb.Last().Idle, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
 		Backpressured: s.mb.Blocked(), KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
@@ -122,6 +124,7 @@ func (s *Subtask) Inspect(now vt.Time) any {
 	if s.rp != nil {
 		v.OutputQueueLengths = s.rp.Backlogs()
 		v.OutPoolUsage = float64(s.rp.BuffersInUse()) / float64(max(1, s.rp.PoolCapacity()))
+		v.OutPoolInUse, v.OutPoolSize = s.rp.BuffersInUse(), s.rp.PoolCapacity()
 	}
 	if s.isSource {
 		v.Watermark, v.Idle = s.sentWm, s.sentIdle

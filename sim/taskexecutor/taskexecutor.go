@@ -7,6 +7,7 @@ import (
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -111,8 +112,8 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
-		if m := b.TaskExecutionState; m.State == "CANCELED" {
-			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "CANCELED"))
+		if m := b.TaskExecutionState; m.State == status.Canceled.String() {
+			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", status.Canceled.String()))
 			t.stopTask(o, m.ExecutionId)
 		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)
