@@ -77,8 +77,8 @@ func TestKindFilters(t *testing.T) {
 	}
 }
 
-func ev(vt int64, actor, kind string, fields ...*messages.Field) *messages.LogEvent {
-	return &messages.LogEvent{Vt: vt, Actor: actor, Kind: kind, Fields: fields}
+func ev(vt int64, actor string, kind eventlog.Kind, fields ...*messages.Field) *messages.LogEvent {
+	return &messages.LogEvent{Vt: vt, Actor: actor, Kind: string(kind), Fields: fields}
 }
 
 // The warner on a hand-made event stream: readers without a split become
