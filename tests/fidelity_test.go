@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -57,5 +58,49 @@ func TestAlignedCheckpointTimeoutInTheInput(t *testing.T) {
 		if c.num("persisted_records") == 0 {
 			t.Errorf("checkpoint %d persisted no in-flight data: it did not switch to unaligned", c.num("checkpoint_id"))
 		}
+	}
+}
+
+// TestCommittedOffsetsAreTheCheckpoints: KafkaSourceReader commits, on
+// notifyCheckpointComplete(id), the offsets it snapshotted for checkpoint
+// id (offsetsToCommit), for periodic and manual checkpoints alike: every
+// offsets_committed of a checkpoint equals, partition by partition, the
+// source_offsets that checkpoint stored.
+func TestCommittedOffsetsAreTheCheckpoints(t *testing.T) {
+	cfg := settings(t, "sim.duration=40 s", "execution.checkpointing.interval=10 s")
+	_, log := run(t, cfg, cluster.Options{Actions: actions(t, "at=15s trigger-checkpoint", "at=27s trigger-checkpoint")})
+	evs := parseLog(t, log)
+	stored := map[int64]map[string]int64{}
+	kinds := map[string]int{}
+	for _, c := range eventsOf(evs, "checkpoint_completed") {
+		m := map[string]int64{}
+		for _, so := range c["source_offsets"].([]any) {
+			x := logEvent(so.(map[string]any))
+			m[x.str("split")] = x.num("offset")
+		}
+		stored[c.num("checkpoint_id")] = m
+		kinds[c.str("kind")]++
+	}
+	if kinds["manual"] != 2 || kinds["periodic"] < 2 {
+		t.Fatalf("completed checkpoints by kind %v, want 2 manual and periodic ones", kinds)
+	}
+	commits := 0
+	for _, oc := range eventsOf(evs, "offsets_committed") {
+		id := oc.num("checkpoint_id")
+		for _, po := range oc["offsets"].([]any) {
+			x := logEvent(po.(map[string]any))
+			split := "orders-" + x.str("partition")
+			if p, ok := x["partition"].(json.Number); ok {
+				split = "orders-" + p.String()
+			}
+			want, ok := stored[id][split]
+			if !ok || x.num("offset") != want {
+				t.Errorf("checkpoint %d: %s committed at %d, the checkpoint stored %d", id, split, x.num("offset"), want)
+			}
+			commits++
+		}
+	}
+	if commits < 8 {
+		t.Fatalf("only %d committed offsets", commits)
 	}
 }
