@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"hash/fnv"
 	"slices"
 	"strconv"
 
@@ -37,12 +38,14 @@ type parkedFetch struct {
 // never answers them.
 type Kafka struct {
 	cfg        *config.Config
-	committed  map[int32]int64   // the consumer group's committed offset per source partition
-	owner      map[string]string // transactional id -> the producer (subtask) that began its latest transaction
-	txnTimers  int64             // transaction timeout timers set so far
-	txnBegun   map[string]int64  // transactional id -> timer of its latest transaction
-	txnTimerID map[int64]string  // timer -> transactional id
-	source     *kafka.Topic
+	committed  map[int32]int64       // the consumer group's committed offset per source partition
+	owner      map[string]string     // transactional id -> the producer (subtask) that began its latest transaction
+	txnTimers  int64                 // transaction timeout timers set so far
+	txnBegun   map[string]int64      // transactional id -> timer of its latest transaction
+	txnTimerID map[int64]string      // timer -> transactional id
+	source     kafka.Log             // the source topic: gen or topic
+	gen        *kafka.GeneratedTopic // the generator's topic; nil with an events file
+	topic      *kafka.Topic          // the events file's topic; nil with the generator
 	sink       *kafka.TxnLog
 	events     []events.Record // nil: use the generator
 	pending    []int           // event-time pace: indexes into events, in append order
@@ -51,20 +54,43 @@ type Kafka struct {
 	parked     []parkedFetch
 	position   map[int32]int64 // last fetch offset per source partition (consumer position)
 	parkSeq    int64
-	genAcc     float64
-	genSeq     int64
-	produced   int64 // sink records accepted (plain or transactional)
-	rejected   int64 // sink records refused (produce_rejected)
-	txnErrs    int64 // transaction requests refused (txn_errors)
+	ranges     []fetchRange // scratch of fetch
+	produced   int64        // sink records accepted (plain or transactional)
+	rejected   int64        // sink records refused (produce_rejected)
+	txnErrs    int64        // transaction requests refused (txn_errors)
 }
 
 // NewKafka returns the broker. With evs non-nil the source topic holds those
 // records (all at start, or paced by event time); otherwise the generator
 // appends sim.source.rate records per virtual second.
 func NewKafka(cfg *config.Config, evs []events.Record) *Kafka {
-	return &Kafka{cfg: cfg, events: evs, source: kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
+	k := &Kafka{cfg: cfg, events: evs,
 		sink: kafka.NewTxnLog(kafka.NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
 		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{}}
+	if evs == nil {
+		k.gen = newGenerator(cfg, 0)
+		k.source = k.gen
+	} else {
+		k.topic = kafka.NewTopic(cfg.SourceTopic, cfg.SourcePartitions)
+		k.source = k.topic
+	}
+	return k
+}
+
+// newGenerator is the source topic of the built-in generator ticking every
+// generatorTick from virtual time first on. Its draws are those of the
+// broker's own random generator (vt.NewRand(seed, KafkaName)), the
+// generator being the only user of it.
+func newGenerator(cfg *config.Config, first vt.Time) *kafka.GeneratedTopic {
+	h := fnv.New64a()
+	h.Write([]byte(KafkaName))
+	return kafka.NewGeneratedTopic(cfg.SourceTopic, kafka.GeneratorConfig{
+		Partitions: cfg.SourcePartitions, Rate: cfg.SourceRate, Keys: cfg.SourceKeys,
+		DisorderMs:   cfg.SourceDisorder.Milliseconds(),
+		LateMs:       cfg.OutOfOrderness.Milliseconds() + cfg.WindowSize.Milliseconds() + cfg.AllowedLateness.Milliseconds(),
+		LateFraction: cfg.SourceLateFraction, EpochMs: GeneratorEpochMillis,
+		FirstTickUs: first, TickUs: generatorTick, Seed: cfg.Seed, Stream: h.Sum64(),
+	})
 }
 
 // SinkTopic is the sink topic with every record appended, whatever its
@@ -76,7 +102,7 @@ func (k *Kafka) SinkTopic() *kafka.Topic { return k.sink.Topic() }
 func (k *Kafka) SinkLog() *kafka.TxnLog { return k.sink }
 
 // SourceTopic is the source topic.
-func (k *Kafka) SourceTopic() *kafka.Topic { return k.source }
+func (k *Kafka) SourceTopic() kafka.Log { return k.source }
 
 // Receive implements Component.
 func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
@@ -108,8 +134,8 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 			return
 		}
 		final := k.finalEndOffsets()
-		for p := range k.source.Partitions {
-			off := k.source.Partitions[p].LogStartOffset
+		for p := range k.source.NumPartitions() {
+			off := k.source.LogStartOffset(p)
 			switch m.Spec {
 			case "latest":
 				off = k.source.EndOffset(p)
@@ -149,10 +175,14 @@ func (k *Kafka) Receive(o *Out, env *messages.Envelope) {
 }
 
 func (k *Kafka) start(o *Out) {
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.source.Name), messages.Int("partitions", int64(len(k.source.Partitions))))
+	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.cfg.SourceTopic), messages.Int("partitions", int64(k.source.NumPartitions())))
 	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1))
 	o.Timer(1_000_000, timerMetrics, 0)
 	if k.events == nil {
+		if o.Now() != 0 {
+			k.gen = newGenerator(k.cfg, o.Now())
+			k.source = k.gen
+		}
 		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
 			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
 		o.Timer(0, timerGenerate, 0)
@@ -162,7 +192,7 @@ func (k *Kafka) start(o *Out) {
 		for i := range k.events {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.KindBackfill, messages.Str("topic", k.source.Name), messages.Int("records", int64(len(k.events))),
+		o.Log(eventlog.KindBackfill, messages.Str("topic", k.cfg.SourceTopic), messages.Int("records", int64(len(k.events))),
 			messages.Raw("end_offsets", k.endOffsetsJSON()))
 		return
 	}
@@ -194,7 +224,7 @@ func (k *Kafka) start(o *Out) {
 // record of the events file is appended (the same as the current ones when
 // nothing is paced).
 func (k *Kafka) finalEndOffsets() []int64 {
-	out := make([]int64, len(k.source.Partitions))
+	out := make([]int64, k.source.NumPartitions())
 	for p := range out {
 		out[p] = k.source.EndOffset(p)
 	}
@@ -208,13 +238,13 @@ func (k *Kafka) partitionOf(e events.Record) int32 {
 	if e.Partition >= 0 {
 		return e.Partition
 	}
-	return int32(kafka.DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
+	return int32(kafka.DefaultPartition([]byte(e.Key), k.source.NumPartitions()))
 }
 
 func (k *Kafka) appendEvent(i int) {
 	e := k.events[i]
 	p := k.partitionOf(e)
-	k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
+	k.topic.AppendRecord(int(p), e.Timestamp, e.Key, e.Value)
 }
 
 func (k *Kafka) appendDue(o *Out) {
@@ -228,39 +258,13 @@ func (k *Kafka) appendDue(o *Out) {
 	k.serveParked(o)
 }
 
-// generate appends the records the generator owes for one tick: keys
-// uniform over sim.source.keys, event time up to sim.source.disorder behind
-// the virtual clock, a sim.source.late-fraction of records far enough behind
-// to be late.
+// generate makes the records of the generator's tick at the current
+// virtual time visible (kafka.GeneratedTopic: keys uniform over
+// sim.source.keys, event time up to sim.source.disorder behind the virtual
+// clock, a sim.source.late-fraction of records far enough behind to be late)
+// and serves the parked fetches.
 func (k *Kafka) generate(o *Out) {
-	k.genAcc += k.cfg.SourceRate * generatorTick / 1e6
-	n := int(k.genAcc)
-	k.genAcc -= float64(n)
-	rng := o.Rand()
-	nowMs := GeneratorEpochMillis + vt.Millis(o.Now())
-	disorder := k.cfg.SourceDisorder.Milliseconds()
-	late := k.cfg.OutOfOrderness.Milliseconds() + k.cfg.WindowSize.Milliseconds() + k.cfg.AllowedLateness.Milliseconds()
-	for i := 0; i < n; i++ {
-		key := "user-" + strconv.Itoa(rng.IntN(max(1, k.cfg.SourceKeys)))
-		ts := nowMs
-		if disorder > 0 {
-			ts -= rng.Int64N(disorder + 1)
-		}
-		if k.cfg.SourceLateFraction > 0 && rng.Float64() < k.cfg.SourceLateFraction {
-			ts = nowMs - disorder - late
-		}
-		amount := float64(rng.IntN(50000)+100) / 100
-		val := make([]byte, 0, 64)
-		val = append(val, `{"order_id":"o-`...)
-		val = strconv.AppendInt(val, k.genSeq, 10)
-		val = append(val, `","amount":`...)
-		val = strconv.AppendFloat(val, amount, 'f', -1, 64)
-		val = append(val, '}')
-		k.genSeq++
-		p := int32(kafka.DefaultPartition([]byte(key), len(k.source.Partitions)))
-		k.source.Append(&messages.KafkaRecord{Partition: p, Timestamp: ts, Key: key, Value: val})
-	}
-	if n > 0 {
+	if k.gen.AdvanceTo(o.Now()) > 0 {
 		k.serveParked(o)
 	}
 }
@@ -269,46 +273,78 @@ func (k *Kafka) generate(o *Out) {
 // partitions, in request order; with nothing to return it parks the fetch
 // until data arrives or fetch.max.wait.ms passes.
 func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bool) bool {
-	res := &messages.FetchResponse{RequestId: req.RequestId}
 	// every partition gets a fair share of max_records first (as
 	// max.partition.fetch.bytes bounds each partition of a fetch), then
-	// what is left goes to partitions in request order
+	// what is left goes to partitions in request order; each pass reads a
+	// range of offsets, counted here and materialised below
 	left := int(req.MaxRecords)
 	share := (left + len(req.Partitions) - 1) / max(1, len(req.Partitions))
 	total := 0
-	got := make([][]*messages.KafkaRecord, len(req.Partitions))
+	k.ranges = slices.Grow(k.ranges[:0], len(req.Partitions))[:len(req.Partitions)]
+	clear(k.ranges)
 	for pass := 0; pass < 2 && left > 0; pass++ {
 		for i, fp := range req.Partitions {
 			want := min(share, left)
 			if pass == 1 {
 				want = left
 			}
-			recs := k.source.Read(int(fp.Partition), fp.Offset+int64(len(got[i])), want)
-			got[i] = append(got[i], recs...)
-			left -= len(recs)
-			total += len(recs)
+			r := &k.ranges[i]
+			p := int(fp.Partition)
+			off := kafka.Clamp(k.source, p, fp.Offset+int64(r.n[0]+r.n[1]))
+			n := 0
+			if want > 0 {
+				n = int(max(0, min(int64(want), k.source.EndOffset(p)-off)))
+			}
+			r.off[pass], r.n[pass] = off, n
+			left -= n
+			total += n
 		}
 	}
 	for i, fp := range req.Partitions {
 		pos := fp.Offset
-		if n := len(got[i]); n > 0 {
-			pos = got[i][n-1].Offset + 1
+		if r := &k.ranges[i]; r.n[1] > 0 {
+			pos = r.off[1] + int64(r.n[1])
+		} else if r.n[0] > 0 {
+			pos = r.off[0] + int64(r.n[0])
 		}
 		k.position[fp.Partition] = pos
-		res.Partitions = append(res.Partitions, &messages.PartitionRecords{Partition: fp.Partition, Records: got[i],
-			HighWatermark: k.source.EndOffset(int(fp.Partition))})
-	}
-	if total == 0 && !parkedAlready {
-		k.parkSeq++
-		k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
-		o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
-		return false
 	}
 	if total == 0 {
+		if !parkedAlready {
+			k.parkSeq++
+			k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
+			o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
+		}
 		return false
+	}
+	res := &messages.FetchResponse{RequestId: req.RequestId}
+	recs := kafka.NewRecords(total)
+	parts := make([]messages.PartitionRecords, len(req.Partitions))
+	res.Partitions = make([]*messages.PartitionRecords, len(req.Partitions))
+	vals := make([]byte, 0, total*48)
+	at := 0
+	for i, fp := range req.Partitions {
+		r := &k.ranges[i]
+		pr := &parts[i]
+		pr.Partition, pr.HighWatermark = fp.Partition, k.source.EndOffset(int(fp.Partition))
+		if n := r.n[0] + r.n[1]; n > 0 {
+			pr.Records = recs[at : at+n : at+n]
+			for pass := range 2 {
+				k.source.ReadInto(recs[at:at+r.n[pass]], int(fp.Partition), r.off[pass], &vals)
+				at += r.n[pass]
+			}
+		}
+		res.Partitions[i] = pr
 	}
 	o.Send(from, rpcLatency(k.cfg), &messages.Envelope_FetchResponse{FetchResponse: res})
 	return true
+}
+
+// fetchRange is what one fetch reads of one partition: in each of the two
+// passes, n records from offset off.
+type fetchRange struct {
+	off [2]int64
+	n   [2]int
 }
 
 func (k *Kafka) serveParked(o *Out) {
@@ -335,7 +371,7 @@ func (k *Kafka) expireParked(o *Out, id int64) {
 }
 
 func (k *Kafka) endOffsetsJSON() string {
-	offs := make([]int64, len(k.source.Partitions))
+	offs := make([]int64, k.source.NumPartitions())
 	for p := range offs {
 		offs[p] = k.source.EndOffset(p)
 	}
@@ -346,7 +382,7 @@ func (k *Kafka) endOffsetsJSON() string {
 // position and the lag (end offset - read offset).
 func (k *Kafka) metrics(o *Out) {
 	s := "["
-	for p := range k.source.Partitions {
+	for p := range k.source.NumPartitions() {
 		end := k.source.EndOffset(p)
 		pos := k.position[int32(p)]
 		if p > 0 {
@@ -358,7 +394,7 @@ func (k *Kafka) metrics(o *Out) {
 		}
 		s += `}`
 	}
-	fields := []*messages.Field{messages.Str("topic", k.source.Name), messages.Raw("partitions", s+"]"),
+	fields := []*messages.Field{messages.Str("topic", k.cfg.SourceTopic), messages.Raw("partitions", s+"]"),
 		messages.Int("sink_records", k.sink.Topic().Total())}
 	o.Log(eventlog.KindKafkaMetrics, append(fields, k.sinkFields()...)...)
 }
