@@ -271,7 +271,9 @@ func (k *Kafka) generate(o *Out) {
 
 // fetch answers a Fetch with up to max_records records over the requested
 // partitions, in request order; with nothing to return it parks the fetch
-// until data arrives or fetch.max.wait.ms passes.
+// until data arrives or fetch.max.wait.ms passes. The fetch.max.wait.ms
+// timer is set only if no data is due before it (dataBefore): a timer that
+// would find the fetch answered already is never set.
 func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bool) bool {
 	// every partition gets a fair share of max_records first (as
 	// max.partition.fetch.bytes bounds each partition of a fetch), then
@@ -313,7 +315,9 @@ func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bo
 		if !parkedAlready {
 			k.parkSeq++
 			k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
-			o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
+			if !k.dataBefore(req, o.Now()+fetchMaxWait) {
+				o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
+			}
 		}
 		return false
 	}
@@ -345,6 +349,44 @@ func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bo
 type fetchRange struct {
 	off [2]int64
 	n   [2]int
+}
+
+// dataBefore reports whether a parked fetch would get records before
+// virtual time deadline: whether the generator's ticks, or the events still
+// to be appended at their event-time pace, bring a record beyond the
+// fetch's offset to one of its partitions before then. Nothing else appends
+// to the source topic. Cost: the ticks up to the first such record (generated
+// ahead, so at no extra cost), or a scan of the events due before deadline.
+func (k *Kafka) dataBefore(req *messages.Fetch, deadline vt.Time) bool {
+	if req.MaxRecords <= 0 {
+		return false
+	}
+	if k.gen != nil {
+		for _, fp := range req.Partitions {
+			p := int(fp.Partition)
+			if k.gen.NextData(p, kafka.Clamp(k.source, p, fp.Offset), deadline) {
+				return true
+			}
+		}
+		return false
+	}
+	// need[i]: records partition i must still get to pass the fetch offset
+	need := make([]int64, len(req.Partitions))
+	for i, fp := range req.Partitions {
+		p := int(fp.Partition)
+		need[i] = kafka.Clamp(k.source, p, fp.Offset) - k.source.EndOffset(p) + 1
+	}
+	for j := k.next; j < len(k.pending) && k.appendAt[j] < deadline; j++ {
+		p := k.partitionOf(k.events[k.pending[j]])
+		for i, fp := range req.Partitions {
+			if fp.Partition == p {
+				if need[i]--; need[i] <= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (k *Kafka) serveParked(o *Out) {

@@ -94,3 +94,39 @@ func TestBrokerGeneratorKeepsTheDraws(t *testing.T) {
 		}
 	}
 }
+
+// A fetch that parks sets its fetch.max.wait.ms timer only when no data is
+// due before the timer would fire.
+func TestParkedFetchTimerOnlyWithoutDataDue(t *testing.T) {
+	for _, tt := range []struct {
+		rate      float64
+		wantTimer bool
+	}{
+		{1000, false}, // the next tick brings records
+		{4, false},    // the first record after about 25 ticks: within 500 ms
+		{1, true},     // the first record after about 100 ticks: not within 500 ms
+		{0, true},     // never
+	} {
+		cfg := config.Default()
+		cfg.SourcePartitions, cfg.SourceRate = 1, tt.rate
+		k := NewKafka(&cfg, nil)
+		o := NewOut(KafkaName, 1, nil)
+		Deliver(k, o, 1, 0, []*messages.Envelope{{To: KafkaName, From: SchedulerName, Body: &messages.Envelope_Start{Start: &messages.Start{}}}})
+		Deliver(k, o, 2, 0, []*messages.Envelope{{To: KafkaName, From: KafkaName, Body: &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerGenerate}}}})
+		req := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1,
+			Partitions: []*messages.FetchPartition{{Partition: 0, Offset: k.SourceTopic().EndOffset(0)}}}
+		d := Deliver(k, o, 3, 1500, []*messages.Envelope{{DeliverAt: 1500, To: KafkaName, From: "reader", Body: &messages.Envelope_Fetch{Fetch: req}}})
+		timer := false
+		for _, e := range d.Out {
+			if tm, ok := e.Body.(*messages.Envelope_Timer); ok && tm.Timer.Kind == timerFetchWait {
+				timer = true
+			}
+			if _, ok := e.Body.(*messages.Envelope_FetchResponse); ok {
+				t.Fatalf("rate %v: the fetch was answered at once", tt.rate)
+			}
+		}
+		if timer != tt.wantTimer {
+			t.Errorf("rate %v: fetch.max.wait timer set = %v, want %v", tt.rate, timer, tt.wantTimer)
+		}
+	}
+}
