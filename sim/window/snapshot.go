@@ -46,15 +46,18 @@ func (o *Operator) Snapshot() []KeyState {
 		s := get(key)
 		if ks.set != nil {
 			for _, m := range ks.set.Mapping() {
+				e, _ := ks.accs.get(m.StateWindow)
+				fired, _ := ks.fired.get(m.Window)
 				s.Windows = append(s.Windows, WindowState{
-					Window: m.Window, StateWindow: m.StateWindow, Acc: ks.accs[m.StateWindow], Fired: ks.fired[m.Window],
+					Window: m.Window, StateWindow: m.StateWindow, Acc: e.acc, Fired: fired,
 				})
 			}
 			continue
 		}
-		for w, acc := range ks.accs {
-			s.Windows = append(s.Windows, WindowState{Window: w, StateWindow: w, Acc: acc, Fired: ks.fired[w]})
-		}
+		ks.accs.each(func(w TimeWindow, e accEntry) {
+			fired, _ := ks.fired.get(w)
+			s.Windows = append(s.Windows, WindowState{Window: w, StateWindow: w, Acc: e.acc, Fired: fired})
+		})
 		sort.Slice(s.Windows, func(i, j int) bool { return s.Windows[i].Window.less(s.Windows[j].Window) })
 	}
 	for _, t := range o.eventTimers.all() {
@@ -96,7 +99,7 @@ func (o *Operator) Restore(states []KeyState) error {
 			return fmt.Errorf("restore: duplicate key %q", s.Key)
 		}
 		seen[s.Key] = true
-		ks := &keyState{accs: make(map[TimeWindow]Accumulator), fired: make(map[TimeWindow]int)}
+		ks := &keyState{}
 		if o.merging {
 			ks.set = NewMergingWindowSet()
 		}
@@ -110,7 +113,7 @@ func (o *Operator) Restore(states []KeyState) error {
 			if !o.merging && ws.StateWindow != ws.Window {
 				return fmt.Errorf("restore: key %q window %v: state window %v differs, but the assigner does not merge", s.Key, ws.Window, ws.StateWindow)
 			}
-			if _, dup := ks.accs[ws.StateWindow]; dup {
+			if _, dup := ks.accs.get(ws.StateWindow); dup {
 				return fmt.Errorf("restore: key %q: duplicate state window %v", s.Key, ws.StateWindow)
 			}
 			if ks.set != nil {
@@ -119,9 +122,9 @@ func (o *Operator) Restore(states []KeyState) error {
 				}
 				ks.set.put(ws.Window, ws.StateWindow)
 			}
-			ks.accs[ws.StateWindow] = ws.Acc
+			ks.accs.set(ws.StateWindow, accEntry{acc: ws.Acc}) // not armed: the timers are as restored
 			if ws.Fired > 0 {
-				ks.fired[ws.Window] = ws.Fired
+				ks.fired.set(ws.Window, ws.Fired)
 			}
 		}
 		for _, t := range s.EventTimeTimers {
@@ -136,7 +139,7 @@ func (o *Operator) Restore(states []KeyState) error {
 			}
 			procTimers.register(t)
 		}
-		if len(ks.accs) > 0 {
+		if ks.accs.len() > 0 {
 			keys[s.Key] = ks
 		}
 	}
@@ -146,6 +149,7 @@ func (o *Operator) Restore(states []KeyState) error {
 	}
 	o.assigner = a
 	o.keys = keys
+	o.windows = o.countWindows()
 	o.eventTimers, o.procTimers = eventTimers, procTimers
 	o.watermark = math.MinInt64
 	return nil
