@@ -354,7 +354,7 @@ func (g *GeneratedTopic) fill(dst *messages.KafkaRecord, p int, offset int64, r 
 	v = append(v, `{"order_id":"o-`...)
 	v = strconv.AppendInt(v, r.seq, 10)
 	v = append(v, `","amount":`...)
-	v = strconv.AppendFloat(v, float64(r.cents)/100, 'f', -1, 64)
+	v = appendCents(v, r.cents)
 	v = append(v, '}')
 	*vals = v
 	dst.Partition = int32(p)
@@ -367,6 +367,24 @@ func (g *GeneratedTopic) fill(dst *messages.KafkaRecord, p int, offset int64, r 
 // Regenerated is the number of times a block of records was recomputed from
 // its seed state because it was read after leaving the cache.
 func (g *GeneratedTopic) Regenerated() int { return g.regenerated }
+
+// appendCents appends the amount of c cents (c >= 0) as
+// strconv.AppendFloat(dst, float64(c)/100, 'f', -1, 64) does: the shortest
+// decimal that reads back as that float64 is c/100 itself, with trailing
+// zeros of the fraction dropped, since a float64 near any c below 2^53/100
+// has room for far more digits (TestAppendCentsIsAppendFloat checks every
+// amount the generator draws).
+func appendCents(dst []byte, c int32) []byte {
+	dst = strconv.AppendInt(dst, int64(c/100), 10)
+	switch f := c % 100; {
+	case f == 0:
+	case f%10 == 0:
+		dst = append(dst, '.', byte('0'+f/10))
+	default:
+		dst = append(dst, '.', byte('0'+f/10), byte('0'+f%10))
+	}
+	return dst
+}
 
 // key is the string of key number n.
 func (g *GeneratedTopic) key(n int) string {

@@ -205,3 +205,14 @@ func ExampleGeneratedTopic() {
 	// 2 10 user-0 {"order_id":"o-2","amount":468.02}
 	// 3 10 user-2 {"order_id":"o-3","amount":53.92}
 }
+
+// appendCents formats every amount the generator can draw (100 to 50099
+// cents) exactly as the float formatting it replaces, and a few beyond.
+func TestAppendCentsIsAppendFloat(t *testing.T) {
+	for c := int32(0); c < 200_000; c++ {
+		want := strconv.AppendFloat(nil, float64(c)/100, 'f', -1, 64)
+		if got := appendCents(nil, c); !bytes.Equal(got, want) {
+			t.Fatalf("appendCents(%d) = %s, want %s", c, got, want)
+		}
+	}
+}
