@@ -2,6 +2,7 @@ package tests
 
 import (
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -38,4 +39,49 @@ func BenchmarkHighRate(b *testing.B) { benchJob(b, 20, "sim.duration=20 s", "sim
 // snapshots, acknowledgements and Kafka transactions on top of the data path.
 func BenchmarkExactlyOnceCheckpoints(b *testing.B) {
 	benchJob(b, 60, "sim.duration=60 s", "execution.checkpointing.interval=5 s", "sink.delivery-guarantee=exactly-once")
+}
+
+// BenchmarkManyKeys is the built-in job at 20,000 records per virtual
+// second over 1,000,000 keys for 20 s of virtual time: almost every record
+// opens a new (key, window) state, and the per-second windows gauge must
+// not scan them.
+func BenchmarkManyKeys(b *testing.B) {
+	benchJob(b, 20, "sim.duration=20 s", "sim.source.rate=20000", "sim.source.keys=1000000")
+}
+
+// BenchmarkHeapPerVirtualMinute runs the built-in job for 16 minutes of
+// virtual time and reports the live heap (after a forced collection) at the
+// last progress report (every 65,536 scheduler steps, about every 2.3
+// virtual minutes), and how much it grew per virtual minute since the first
+// report after 6 virtual minutes (when the generator's cache of recent
+// records is full): memory over virtual time, not speed.
+func BenchmarkHeapPerVirtualMinute(b *testing.B) {
+	cfg := settings(b, "sim.duration=16 min")
+	var growth, live float64
+	for i := 0; i < b.N; i++ {
+		var firstVT, lastVT int64
+		var firstHeap, lastHeap uint64
+		progress := func(vtUs int64) {
+			if vtUs < 6*60_000_000 {
+				return
+			}
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if firstVT == 0 {
+				firstVT, firstHeap = vtUs, ms.HeapAlloc
+			}
+			lastVT, lastHeap = vtUs, ms.HeapAlloc
+		}
+		if _, err := cluster.Run(cfg, cluster.Options{Log: io.Discard, Progress: progress}); err != nil {
+			b.Fatal(err)
+		}
+		if lastVT <= firstVT {
+			b.Fatalf("progress reported at %d and %d µs only", firstVT, lastVT)
+		}
+		growth += (float64(lastHeap) - float64(firstHeap)) / (float64(lastVT-firstVT) / 60e6)
+		live += float64(lastHeap)
+	}
+	b.ReportMetric(growth/float64(b.N), "heap-B/virtual-min")
+	b.ReportMetric(live/float64(b.N)/(1<<20), "live-heap-MB")
 }
