@@ -122,13 +122,6 @@ func (t *Topic) fill(r *messages.KafkaRecord, p, i int) {
 	}
 }
 
-// record materialises record i (offset start+i) of partition p.
-func (t *Topic) record(p, i int) *messages.KafkaRecord {
-	r := &messages.KafkaRecord{}
-	t.fill(r, p, i)
-	return r
-}
-
 // ReadInto implements Log.
 func (t *Topic) ReadInto(dst []*messages.KafkaRecord, p int, offset int64, _ *[]byte) {
 	i := int(offset - t.parts[p].start)

@@ -487,17 +487,29 @@ func (l *TxnLog) FetchCommitted(partition int, offset int64, maxRecords int) ([]
 	if offset >= lso || maxRecords <= 0 {
 		return nil, offset
 	}
-	var out []*messages.KafkaRecord
+	// count first, then materialise the records in one slab
+	n, next := 0, lso
 	for i := int(offset - start); i < int(lso-start); i++ {
 		if !l.visibleCommitted(partition, i) {
 			continue
 		}
-		out = append(out, l.topic.record(partition, i))
-		if len(out) == maxRecords {
-			return out, start + int64(i) + 1
+		if n++; n == maxRecords {
+			next = start + int64(i) + 1
+			break
 		}
 	}
-	return out, lso
+	if n == 0 {
+		return nil, next
+	}
+	out := NewRecords(n)
+	k := 0
+	for i := int(offset - start); k < n; i++ {
+		if l.visibleCommitted(partition, i) {
+			l.topic.fill(out[k], partition, i)
+			k++
+		}
+	}
+	return out, next
 }
 
 // ReadUncommitted is what a read_uncommitted consumer (Kafka's default
