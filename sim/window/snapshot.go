@@ -3,7 +3,8 @@ package window
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // WindowState is the checkpointed state of one live window of a key: the
@@ -31,53 +32,73 @@ type KeyState struct {
 
 // Snapshot returns a deep copy of all keyed state and timers, sorted by key.
 // The watermark is not part of it: Flink does not checkpoint an operator's
-// watermark. Cost: O(n log n) in windows and timers.
+// watermark. Cost: O(n log n) in keys, windows and timers, with a handful of
+// allocations (the states, windows and timers each share one array).
 func (o *Operator) Snapshot() []KeyState {
-	byKey := make(map[string]*KeyState)
-	get := func(key string) *KeyState {
-		s := byKey[key]
-		if s == nil {
-			s = &KeyState{Key: key}
-			byKey[key] = s
-		}
-		return s
-	}
-	for key, ks := range o.keys {
-		s := get(key)
-		if ks.set != nil {
-			for _, m := range ks.set.Mapping() {
-				e, _ := ks.accs.get(m.StateWindow)
-				fired, _ := ks.fired.get(m.Window)
-				s.Windows = append(s.Windows, WindowState{
-					Window: m.Window, StateWindow: m.StateWindow, Acc: e.acc, Fired: fired,
-				})
-			}
-			continue
-		}
-		ks.accs.each(func(w TimeWindow, e accEntry) {
-			fired, _ := ks.fired.get(w)
-			s.Windows = append(s.Windows, WindowState{Window: w, StateWindow: w, Acc: e.acc, Fired: fired})
-		})
-		sort.Slice(s.Windows, func(i, j int) bool { return s.Windows[i].Window.less(s.Windows[j].Window) })
-	}
-	for _, t := range o.eventTimers.all() {
-		s := get(t.Key)
-		s.EventTimeTimers = append(s.EventTimeTimers, t)
-	}
-	for _, t := range o.procTimers.all() {
-		s := get(t.Key)
-		s.ProcessingTimeTimers = append(s.ProcessingTimeTimers, t)
-	}
-	keys := make([]string, 0, len(byKey))
-	for k := range byKey {
+	// timers in firing order, then grouped by key keeping that order
+	et, pt := o.eventTimers.all(), o.procTimers.all()
+	byKey := func(a, b Timer) int { return strings.Compare(a.Key, b.Key) }
+	slices.SortStableFunc(et, byKey)
+	slices.SortStableFunc(pt, byKey)
+	// the keys holding state or timers
+	keys := make([]string, 0, len(o.keys))
+	for k := range o.keys {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	for _, ts := range [][]Timer{et, pt} {
+		for i, t := range ts {
+			if (i == 0 || ts[i-1].Key != t.Key) && o.keys[t.Key] == nil {
+				keys = append(keys, t.Key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys) // a stateless key may have timers of both clocks
+	n := 0
+	for _, ks := range o.keys {
+		n += max(ks.numWindows(), ks.accs.len())
+	}
+	windows := make([]WindowState, 0, n)
 	out := make([]KeyState, len(keys))
-	for i, k := range keys {
-		out[i] = *byKey[k]
+	for i, key := range keys {
+		s := &out[i]
+		s.Key = key
+		if ks := o.keys[key]; ks != nil {
+			a := len(windows)
+			if ks.set != nil {
+				for _, m := range ks.set.Mapping() {
+					e, _ := ks.accs.get(m.StateWindow)
+					fired, _ := ks.fired.get(m.Window)
+					windows = append(windows, WindowState{Window: m.Window, StateWindow: m.StateWindow, Acc: e.acc, Fired: fired})
+				}
+			} else {
+				ks.accs.each(func(w TimeWindow, e accEntry) {
+					fired, _ := ks.fired.get(w)
+					windows = append(windows, WindowState{Window: w, StateWindow: w, Acc: e.acc, Fired: fired})
+				})
+				slices.SortFunc(windows[a:], func(x, y WindowState) int { return x.Window.compare(y.Window) })
+			}
+			if len(windows) > a {
+				s.Windows = windows[a:len(windows):len(windows)]
+			}
+		}
+		s.EventTimeTimers, et = takeKey(et, key)
+		s.ProcessingTimeTimers, pt = takeKey(pt, key)
 	}
 	return out
+}
+
+// takeKey splits the timers of key off the front of ts (grouped by key in
+// key order): nil if it has none.
+func takeKey(ts []Timer, key string) (mine, rest []Timer) {
+	n := 0
+	for n < len(ts) && ts[n].Key == key {
+		n++
+	}
+	if n == 0 {
+		return nil, ts
+	}
+	return ts[:n:n], ts[n:]
 }
 
 // Restore replaces all keyed state and timers with states (as Snapshot

@@ -1,6 +1,6 @@
 package window
 
-import "sort"
+import "slices"
 
 // Timer is a registered timer of the window operator: it fires for Key's
 // Window when its clock (event time for watermarks, processing time
@@ -24,6 +24,17 @@ func timerLess(a, b Timer) bool {
 		return a.Key < b.Key
 	}
 	return a.Window.less(b.Window)
+}
+
+// timerCompare is timerLess as a three-way comparison (for slices.SortFunc).
+func timerCompare(a, b Timer) int {
+	switch {
+	case timerLess(a, b):
+		return -1
+	case timerLess(b, a):
+		return 1
+	}
+	return 0
 }
 
 // timerQueue is a set of timers with ordered extraction: a binary heap in
@@ -85,7 +96,7 @@ func (q *timerQueue) all() []Timer {
 	for t := range q.live {
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return timerLess(out[i], out[j]) })
+	slices.SortFunc(out, timerCompare)
 	return out
 }
 
