@@ -3,16 +3,20 @@ package tests
 import (
 	"io"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
 )
 
 // benchJob runs the job of the settings kv b.N times and reports simulated
-// records per wall second and virtual seconds per wall second.
+// records per wall second, virtual seconds per wall second, and records per
+// second of CPU time of the whole process (user + system, all threads: on a
+// shared machine it moves less with the load than wall time does).
 func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 	cfg := settings(b, kv...)
 	var records int64
+	cpu0 := cpuSeconds(b)
 	for i := 0; i < b.N; i++ {
 		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard})
 		if err != nil {
@@ -20,9 +24,20 @@ func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 		}
 		records += res.Counters["records_read"]
 	}
+	cpu := cpuSeconds(b) - cpu0
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(records)/sec, "records/s")
 	b.ReportMetric(virtualSeconds*float64(b.N)/sec, "virtual-s/s")
+	b.ReportMetric(float64(records)/cpu, "records/cpu-s")
+}
+
+// cpuSeconds is the CPU time the process has used so far (getrusage).
+func cpuSeconds(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // BenchmarkBuiltinJob runs the built-in orders-per-minute job for 60 s of
