@@ -325,7 +325,10 @@ func (k *Kafka) fetch(o *Out, from string, req *messages.Fetch, parkedAlready bo
 	recs := kafka.NewRecords(total)
 	parts := make([]messages.PartitionRecords, len(req.Partitions))
 	res.Partitions = make([]*messages.PartitionRecords, len(req.Partitions))
-	vals := make([]byte, 0, total*48)
+	var vals []byte // the generator's values, formatted as they are read
+	if k.gen != nil {
+		vals = make([]byte, 0, total*48)
+	}
 	at := 0
 	for i, fp := range req.Partitions {
 		r := &k.ranges[i]
