@@ -324,4 +324,3 @@ func (r *Reader) OffsetsToCommit(id int64) []*messages.PartitionOffset {
 	}
 	return offs
 }
-
