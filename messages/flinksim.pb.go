@@ -130,7 +130,7 @@ func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TxnRequest_Op.Descriptor instead.
 func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65, 0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{66, 0}
 }
 
 // Envelope is one message on its way from one actor to another. The scheduler
@@ -188,6 +188,7 @@ type Envelope struct {
 	//	*Envelope_TxnRequest
 	//	*Envelope_CommitOffsets
 	//	*Envelope_ResumeConsumption
+	//	*Envelope_LocalBufferRecycled
 	//	*Envelope_CheckpointCoordinatorStart
 	//	*Envelope_ExecutionStates
 	//	*Envelope_JobStatusChanged
@@ -651,6 +652,15 @@ func (x *Envelope) GetResumeConsumption() *ResumeConsumption {
 	return nil
 }
 
+func (x *Envelope) GetLocalBufferRecycled() *LocalBufferRecycled {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_LocalBufferRecycled); ok {
+			return x.LocalBufferRecycled
+		}
+	}
+	return nil
+}
+
 func (x *Envelope) GetCheckpointCoordinatorStart() *CheckpointCoordinatorStart {
 	if x != nil {
 		if x, ok := x.Body.(*Envelope_CheckpointCoordinatorStart); ok {
@@ -895,6 +905,10 @@ type Envelope_ResumeConsumption struct {
 	ResumeConsumption *ResumeConsumption `protobuf:"bytes,61,opt,name=resume_consumption,json=resumeConsumption,proto3,oneof"`
 }
 
+type Envelope_LocalBufferRecycled struct {
+	LocalBufferRecycled *LocalBufferRecycled `protobuf:"bytes,62,opt,name=local_buffer_recycled,json=localBufferRecycled,proto3,oneof"`
+}
+
 type Envelope_CheckpointCoordinatorStart struct {
 	CheckpointCoordinatorStart *CheckpointCoordinatorStart `protobuf:"bytes,70,opt,name=checkpoint_coordinator_start,json=checkpointCoordinatorStart,proto3,oneof"`
 }
@@ -1010,6 +1024,8 @@ func (*Envelope_TxnRequest) isEnvelope_Body() {}
 func (*Envelope_CommitOffsets) isEnvelope_Body() {}
 
 func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
+
+func (*Envelope_LocalBufferRecycled) isEnvelope_Body() {}
 
 func (*Envelope_CheckpointCoordinatorStart) isEnvelope_Body() {}
 
@@ -3667,8 +3683,11 @@ type PartitionRequest struct {
 	SubpartitionIndex int32                  `protobuf:"varint,2,opt,name=subpartition_index,json=subpartitionIndex,proto3" json:"subpartition_index,omitempty"`
 	ReceiverId        string                 `protobuf:"bytes,3,opt,name=receiver_id,json=receiverId,proto3" json:"receiver_id,omitempty"` // the InputChannel actor
 	Credit            int32                  `protobuf:"varint,4,opt,name=credit,proto3" json:"credit,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// a LocalInputChannel: it takes a view of the subpartition in its own
+	// TaskManager and reads the producer's buffers, without credit
+	Local         bool `protobuf:"varint,5,opt,name=local,proto3" json:"local,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PartitionRequest) Reset() {
@@ -3729,14 +3748,25 @@ func (x *PartitionRequest) GetCredit() int32 {
 	return 0
 }
 
+func (x *PartitionRequest) GetLocal() bool {
+	if x != nil {
+		return x.Local
+	}
+	return false
+}
+
 type BufferResponse struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	ReceiverId     string                 `protobuf:"bytes,1,opt,name=receiver_id,json=receiverId,proto3" json:"receiver_id,omitempty"`
 	SequenceNumber int32                  `protobuf:"varint,2,opt,name=sequence_number,json=sequenceNumber,proto3" json:"sequence_number,omitempty"`
 	Backlog        int32                  `protobuf:"varint,3,opt,name=backlog,proto3" json:"backlog,omitempty"`
 	Buffer         *Buffer                `protobuf:"bytes,4,opt,name=buffer,proto3" json:"buffer,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// to a local channel: this buffer is the last part of a pool buffer of
+	// the producer, which goes back to the producer's pool when it is
+	// recycled (LocalBufferRecycled)
+	SegmentEnd    bool `protobuf:"varint,5,opt,name=segment_end,json=segmentEnd,proto3" json:"segment_end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BufferResponse) Reset() {
@@ -3797,6 +3827,68 @@ func (x *BufferResponse) GetBuffer() *Buffer {
 	return nil
 }
 
+func (x *BufferResponse) GetSegmentEnd() bool {
+	if x != nil {
+		return x.SegmentEnd
+	}
+	return false
+}
+
+// LocalBufferRecycled: a LocalInputChannel -> its producer: the consumer
+// recycled count of the producer's pool buffers it read (a local buffer's
+// recycler returns its memory segment to the producer's LocalBufferPool).
+type LocalBufferRecycled struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	SubpartitionIndex int32                  `protobuf:"varint,1,opt,name=subpartition_index,json=subpartitionIndex,proto3" json:"subpartition_index,omitempty"`
+	Count             int32                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *LocalBufferRecycled) Reset() {
+	*x = LocalBufferRecycled{}
+	mi := &file_messages_flinksim_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocalBufferRecycled) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocalBufferRecycled) ProtoMessage() {}
+
+func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocalBufferRecycled.ProtoReflect.Descriptor instead.
+func (*LocalBufferRecycled) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *LocalBufferRecycled) GetSubpartitionIndex() int32 {
+	if x != nil {
+		return x.SubpartitionIndex
+	}
+	return 0
+}
+
+func (x *LocalBufferRecycled) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 type AddCredit struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	ReceiverId        string                 `protobuf:"bytes,1,opt,name=receiver_id,json=receiverId,proto3" json:"receiver_id,omitempty"`
@@ -3808,7 +3900,7 @@ type AddCredit struct {
 
 func (x *AddCredit) Reset() {
 	*x = AddCredit{}
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3820,7 +3912,7 @@ func (x *AddCredit) String() string {
 func (*AddCredit) ProtoMessage() {}
 
 func (x *AddCredit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3833,7 +3925,7 @@ func (x *AddCredit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCredit.ProtoReflect.Descriptor instead.
 func (*AddCredit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *AddCredit) GetReceiverId() string {
@@ -3868,7 +3960,7 @@ type BacklogAnnouncement struct {
 
 func (x *BacklogAnnouncement) Reset() {
 	*x = BacklogAnnouncement{}
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3880,7 +3972,7 @@ func (x *BacklogAnnouncement) String() string {
 func (*BacklogAnnouncement) ProtoMessage() {}
 
 func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3893,7 +3985,7 @@ func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BacklogAnnouncement.ProtoReflect.Descriptor instead.
 func (*BacklogAnnouncement) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BacklogAnnouncement) GetReceiverId() string {
@@ -3929,7 +4021,7 @@ type ChannelBuffer struct {
 
 func (x *ChannelBuffer) Reset() {
 	*x = ChannelBuffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3941,7 +4033,7 @@ func (x *ChannelBuffer) String() string {
 func (*ChannelBuffer) ProtoMessage() {}
 
 func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3954,7 +4046,7 @@ func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelBuffer.ProtoReflect.Descriptor instead.
 func (*ChannelBuffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ChannelBuffer) GetChannelIndex() int32 {
@@ -3988,7 +4080,7 @@ type RecycleBuffers struct {
 
 func (x *RecycleBuffers) Reset() {
 	*x = RecycleBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4000,7 +4092,7 @@ func (x *RecycleBuffers) String() string {
 func (*RecycleBuffers) ProtoMessage() {}
 
 func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4013,7 +4105,7 @@ func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecycleBuffers.ProtoReflect.Descriptor instead.
 func (*RecycleBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RecycleBuffers) GetCount() int32 {
@@ -4036,7 +4128,7 @@ type RequestFloatingBuffers struct {
 
 func (x *RequestFloatingBuffers) Reset() {
 	*x = RequestFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4048,7 +4140,7 @@ func (x *RequestFloatingBuffers) String() string {
 func (*RequestFloatingBuffers) ProtoMessage() {}
 
 func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4061,7 +4153,7 @@ func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*RequestFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RequestFloatingBuffers) GetChannelIndex() int32 {
@@ -4089,7 +4181,7 @@ type FloatingBuffers struct {
 
 func (x *FloatingBuffers) Reset() {
 	*x = FloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4101,7 +4193,7 @@ func (x *FloatingBuffers) String() string {
 func (*FloatingBuffers) ProtoMessage() {}
 
 func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4114,7 +4206,7 @@ func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FloatingBuffers.ProtoReflect.Descriptor instead.
 func (*FloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FloatingBuffers) GetCount() int32 {
@@ -4136,7 +4228,7 @@ type ReturnFloatingBuffers struct {
 
 func (x *ReturnFloatingBuffers) Reset() {
 	*x = ReturnFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4148,7 +4240,7 @@ func (x *ReturnFloatingBuffers) String() string {
 func (*ReturnFloatingBuffers) ProtoMessage() {}
 
 func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4161,7 +4253,7 @@ func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*ReturnFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ReturnFloatingBuffers) GetChannelIndex() int32 {
@@ -4188,7 +4280,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4200,7 +4292,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4213,7 +4305,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
 }
 
 // HeartbeatResponse: TaskManager -> the requester.
@@ -4226,7 +4318,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4238,7 +4330,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4251,7 +4343,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *HeartbeatResponse) GetTaskManagerId() string {
@@ -4275,7 +4367,7 @@ type TriggerCheckpoint struct {
 
 func (x *TriggerCheckpoint) Reset() {
 	*x = TriggerCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4287,7 +4379,7 @@ func (x *TriggerCheckpoint) String() string {
 func (*TriggerCheckpoint) ProtoMessage() {}
 
 func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4300,7 +4392,7 @@ func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *TriggerCheckpoint) GetCheckpointId() int64 {
@@ -4344,7 +4436,7 @@ type SplitState struct {
 
 func (x *SplitState) Reset() {
 	*x = SplitState{}
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4356,7 +4448,7 @@ func (x *SplitState) String() string {
 func (*SplitState) ProtoMessage() {}
 
 func (x *SplitState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4369,7 +4461,7 @@ func (x *SplitState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
 func (*SplitState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SplitState) GetPartition() int32 {
@@ -4405,7 +4497,7 @@ type WindowTimer struct {
 
 func (x *WindowTimer) Reset() {
 	*x = WindowTimer{}
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4417,7 +4509,7 @@ func (x *WindowTimer) String() string {
 func (*WindowTimer) ProtoMessage() {}
 
 func (x *WindowTimer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4430,7 +4522,7 @@ func (x *WindowTimer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
 func (*WindowTimer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *WindowTimer) GetTimestamp() int64 {
@@ -4472,7 +4564,7 @@ type WindowEntry struct {
 
 func (x *WindowEntry) Reset() {
 	*x = WindowEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4484,7 +4576,7 @@ func (x *WindowEntry) String() string {
 func (*WindowEntry) ProtoMessage() {}
 
 func (x *WindowEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4497,7 +4589,7 @@ func (x *WindowEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
 func (*WindowEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *WindowEntry) GetWindowStart() int64 {
@@ -4577,7 +4669,7 @@ type KeyedWindowState struct {
 
 func (x *KeyedWindowState) Reset() {
 	*x = KeyedWindowState{}
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4589,7 +4681,7 @@ func (x *KeyedWindowState) String() string {
 func (*KeyedWindowState) ProtoMessage() {}
 
 func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4602,7 +4694,7 @@ func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
 func (*KeyedWindowState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *KeyedWindowState) GetKey() string {
@@ -4653,7 +4745,7 @@ type ValueStateEntry struct {
 
 func (x *ValueStateEntry) Reset() {
 	*x = ValueStateEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4665,7 +4757,7 @@ func (x *ValueStateEntry) String() string {
 func (*ValueStateEntry) ProtoMessage() {}
 
 func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4678,7 +4770,7 @@ func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
 func (*ValueStateEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ValueStateEntry) GetKey() string {
@@ -4722,7 +4814,7 @@ type InFlightRecord struct {
 
 func (x *InFlightRecord) Reset() {
 	*x = InFlightRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4734,7 +4826,7 @@ func (x *InFlightRecord) String() string {
 func (*InFlightRecord) ProtoMessage() {}
 
 func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4747,7 +4839,7 @@ func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
 func (*InFlightRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *InFlightRecord) GetKey() string {
@@ -4786,7 +4878,7 @@ type TaskStateSnapshot struct {
 
 func (x *TaskStateSnapshot) Reset() {
 	*x = TaskStateSnapshot{}
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4798,7 +4890,7 @@ func (x *TaskStateSnapshot) String() string {
 func (*TaskStateSnapshot) ProtoMessage() {}
 
 func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4811,7 +4903,7 @@ func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
 func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *TaskStateSnapshot) GetSplits() []*SplitState {
@@ -4876,7 +4968,7 @@ type AcknowledgeCheckpoint struct {
 
 func (x *AcknowledgeCheckpoint) Reset() {
 	*x = AcknowledgeCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4888,7 +4980,7 @@ func (x *AcknowledgeCheckpoint) String() string {
 func (*AcknowledgeCheckpoint) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4901,7 +4993,7 @@ func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
@@ -4985,7 +5077,7 @@ type DeclineCheckpoint struct {
 
 func (x *DeclineCheckpoint) Reset() {
 	*x = DeclineCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4997,7 +5089,7 @@ func (x *DeclineCheckpoint) String() string {
 func (*DeclineCheckpoint) ProtoMessage() {}
 
 func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5010,7 +5102,7 @@ func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *DeclineCheckpoint) GetCheckpointId() int64 {
@@ -5044,7 +5136,7 @@ type NotifyCheckpointComplete struct {
 
 func (x *NotifyCheckpointComplete) Reset() {
 	*x = NotifyCheckpointComplete{}
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5056,7 +5148,7 @@ func (x *NotifyCheckpointComplete) String() string {
 func (*NotifyCheckpointComplete) ProtoMessage() {}
 
 func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5069,7 +5161,7 @@ func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
@@ -5095,7 +5187,7 @@ type NotifyCheckpointAborted struct {
 
 func (x *NotifyCheckpointAborted) Reset() {
 	*x = NotifyCheckpointAborted{}
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5107,7 +5199,7 @@ func (x *NotifyCheckpointAborted) String() string {
 func (*NotifyCheckpointAborted) ProtoMessage() {}
 
 func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5120,7 +5212,7 @@ func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
@@ -5140,7 +5232,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5152,7 +5244,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5165,7 +5257,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *CancelTask) GetExecutionId() string {
@@ -5189,7 +5281,7 @@ type TxnRequest struct {
 
 func (x *TxnRequest) Reset() {
 	*x = TxnRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5201,7 +5293,7 @@ func (x *TxnRequest) String() string {
 func (*TxnRequest) ProtoMessage() {}
 
 func (x *TxnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5214,7 +5306,7 @@ func (x *TxnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
 func (*TxnRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *TxnRequest) GetOp() TxnRequest_Op {
@@ -5265,7 +5357,7 @@ type CommitOffsets struct {
 
 func (x *CommitOffsets) Reset() {
 	*x = CommitOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5277,7 +5369,7 @@ func (x *CommitOffsets) String() string {
 func (*CommitOffsets) ProtoMessage() {}
 
 func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5290,7 +5382,7 @@ func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
 func (*CommitOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *CommitOffsets) GetGroup() string {
@@ -5328,7 +5420,7 @@ type ResumeConsumption struct {
 
 func (x *ResumeConsumption) Reset() {
 	*x = ResumeConsumption{}
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5340,7 +5432,7 @@ func (x *ResumeConsumption) String() string {
 func (*ResumeConsumption) ProtoMessage() {}
 
 func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5353,7 +5445,7 @@ func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
 func (*ResumeConsumption) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ResumeConsumption) GetReceiverId() string {
@@ -5384,7 +5476,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5396,7 +5488,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5409,7 +5501,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -5457,7 +5549,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5469,7 +5561,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5482,7 +5574,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -5533,7 +5625,7 @@ type ExecutionState struct {
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5545,7 +5637,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5558,7 +5650,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ExecutionState) GetName() string {
@@ -5601,7 +5693,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5613,7 +5705,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5626,7 +5718,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ExecutionStates) GetExecutions() []*ExecutionState {
@@ -5648,7 +5740,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5660,7 +5752,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5673,7 +5765,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *JobStatusChanged) GetStatus() string {
@@ -5694,7 +5786,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5706,7 +5798,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5719,7 +5811,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -5741,7 +5833,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5753,7 +5845,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5766,7 +5858,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -5795,7 +5887,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5807,7 +5899,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5820,7 +5912,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *FailJob) GetCause() string {
@@ -5845,7 +5937,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5857,7 +5949,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5870,7 +5962,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -5913,7 +6005,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5925,7 +6017,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5938,7 +6030,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -5981,7 +6073,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5993,7 +6085,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6006,7 +6098,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -6083,7 +6175,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\x86!\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xe4!\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -6141,7 +6233,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vtxn_request\x18: \x01(\v2\x1d.flinksim.messages.TxnRequestH\x00R\n" +
 	"txnRequest\x12I\n" +
 	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12U\n" +
-	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12q\n" +
+	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12\\\n" +
+	"\x15local_buffer_recycled\x18> \x01(\v2&.flinksim.messages.LocalBufferRecycledH\x00R\x13localBufferRecycled\x12q\n" +
 	"\x1ccheckpoint_coordinator_start\x18F \x01(\v2-.flinksim.messages.CheckpointCoordinatorStartH\x00R\x1acheckpointCoordinatorStart\x12O\n" +
 	"\x10execution_states\x18G \x01(\v2\".flinksim.messages.ExecutionStatesH\x00R\x0fexecutionStates\x12S\n" +
 	"\x12job_status_changed\x18H \x01(\v2#.flinksim.messages.JobStatusChangedH\x00R\x10jobStatusChanged\x12k\n" +
@@ -6350,19 +6443,25 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0fcheckpoint_kind\x18\t \x01(\x0e2!.flinksim.messages.CheckpointKindR\x0echeckpointKind\x12\x1c\n" +
 	"\tunaligned\x18\n" +
 	" \x01(\bR\tunaligned\x12\x1a\n" +
-	"\binserted\x18\v \x01(\bR\binserted\"\x9d\x01\n" +
+	"\binserted\x18\v \x01(\bR\binserted\"\xb3\x01\n" +
 	"\x10PartitionRequest\x12!\n" +
 	"\fpartition_id\x18\x01 \x01(\tR\vpartitionId\x12-\n" +
 	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\x12\x1f\n" +
 	"\vreceiver_id\x18\x03 \x01(\tR\n" +
 	"receiverId\x12\x16\n" +
-	"\x06credit\x18\x04 \x01(\x05R\x06credit\"\xa7\x01\n" +
+	"\x06credit\x18\x04 \x01(\x05R\x06credit\x12\x14\n" +
+	"\x05local\x18\x05 \x01(\bR\x05local\"\xc8\x01\n" +
 	"\x0eBufferResponse\x12\x1f\n" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12'\n" +
 	"\x0fsequence_number\x18\x02 \x01(\x05R\x0esequenceNumber\x12\x18\n" +
 	"\abacklog\x18\x03 \x01(\x05R\abacklog\x121\n" +
-	"\x06buffer\x18\x04 \x01(\v2\x19.flinksim.messages.BufferR\x06buffer\"s\n" +
+	"\x06buffer\x18\x04 \x01(\v2\x19.flinksim.messages.BufferR\x06buffer\x12\x1f\n" +
+	"\vsegment_end\x18\x05 \x01(\bR\n" +
+	"segmentEnd\"Z\n" +
+	"\x13LocalBufferRecycled\x12-\n" +
+	"\x12subpartition_index\x18\x01 \x01(\x05R\x11subpartitionIndex\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"s\n" +
 	"\tAddCredit\x12\x1f\n" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12\x16\n" +
@@ -6559,7 +6658,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 81)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -6606,43 +6705,44 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*Buffer)(nil),                      // 42: flinksim.messages.Buffer
 	(*PartitionRequest)(nil),            // 43: flinksim.messages.PartitionRequest
 	(*BufferResponse)(nil),              // 44: flinksim.messages.BufferResponse
-	(*AddCredit)(nil),                   // 45: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 46: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 47: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 48: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 49: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 50: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 51: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 52: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 53: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 54: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 55: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 56: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 57: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 58: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 59: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 60: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 61: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 62: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 63: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 64: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 65: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 66: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 67: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 68: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 69: flinksim.messages.ResumeConsumption
-	(*CheckpointVertex)(nil),            // 70: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 71: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 72: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 73: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 74: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 75: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 76: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 77: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 78: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 79: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 80: flinksim.messages.RestoreState
-	nil,                                 // 81: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(*LocalBufferRecycled)(nil),         // 45: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 46: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 47: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 48: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 49: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 50: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 51: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 52: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 53: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 54: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 55: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 56: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 57: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 58: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 59: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 60: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 61: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 62: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 63: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 64: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 65: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 66: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 67: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 68: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 69: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 70: flinksim.messages.ResumeConsumption
+	(*CheckpointVertex)(nil),            // 71: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 72: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 73: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 74: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 75: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 76: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 77: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 78: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 79: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 80: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 81: flinksim.messages.RestoreState
+	nil,                                 // 82: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -6669,81 +6769,82 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	40, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
 	43, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
 	44, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	45, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	46, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	47, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	48, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	49, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	50, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	51, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	52, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	53, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	54, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	62, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	63, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	64, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	65, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	66, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	67, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	68, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	69, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	71, // 42: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	73, // 43: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	74, // 44: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	75, // 45: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	76, // 46: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	77, // 47: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	78, // 48: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	80, // 49: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	2,  // 50: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 51: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 52: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 53: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 54: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 55: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 56: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 57: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 58: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 59: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	61, // 60: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 61: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	28, // 62: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	32, // 63: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	34, // 64: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	36, // 65: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 66: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	36, // 67: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 68: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	42, // 69: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	42, // 70: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 71: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	57, // 72: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	56, // 73: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	56, // 74: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	55, // 75: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	58, // 76: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	59, // 77: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	60, // 78: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	60, // 79: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	61, // 80: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 81: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 82: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	32, // 83: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	70, // 84: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	25, // 85: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	72, // 86: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	0,  // 87: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	0,  // 88: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	61, // 89: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 90: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	79, // 91: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	32, // 92: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	81, // 93: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	94, // [94:94] is the sub-list for method output_type
-	94, // [94:94] is the sub-list for method input_type
-	94, // [94:94] is the sub-list for extension type_name
-	94, // [94:94] is the sub-list for extension extendee
-	0,  // [0:94] is the sub-list for field type_name
+	46, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	47, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	48, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	49, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	50, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	51, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	52, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	53, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	54, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	55, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	63, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	64, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	65, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	66, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	67, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	68, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	69, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	70, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	45, // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	72, // 43: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	74, // 44: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	75, // 45: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	76, // 46: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	77, // 47: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	78, // 48: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	79, // 49: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	81, // 50: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	2,  // 51: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 52: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 53: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 54: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 55: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	14, // 56: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	14, // 57: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	19, // 58: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	22, // 59: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	23, // 60: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	62, // 61: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 62: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	28, // 63: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	32, // 64: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	34, // 65: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	36, // 66: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 67: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	36, // 68: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 69: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	42, // 70: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	42, // 71: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 72: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	58, // 73: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	57, // 74: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	57, // 75: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	56, // 76: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	59, // 77: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	60, // 78: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	61, // 79: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	61, // 80: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	62, // 81: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 82: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 83: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	32, // 84: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	71, // 85: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	25, // 86: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	73, // 87: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	0,  // 88: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	0,  // 89: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	62, // 90: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 91: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	80, // 92: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	32, // 93: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	82, // 94: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	95, // [95:95] is the sub-list for method output_type
+	95, // [95:95] is the sub-list for method input_type
+	95, // [95:95] is the sub-list for extension type_name
+	95, // [95:95] is the sub-list for extension extendee
+	0,  // [0:95] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -6794,6 +6895,7 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_TxnRequest)(nil),
 		(*Envelope_CommitOffsets)(nil),
 		(*Envelope_ResumeConsumption)(nil),
+		(*Envelope_LocalBufferRecycled)(nil),
 		(*Envelope_CheckpointCoordinatorStart)(nil),
 		(*Envelope_ExecutionStates)(nil),
 		(*Envelope_JobStatusChanged)(nil),
@@ -6816,7 +6918,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   80,
+			NumMessages:   81,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -45,20 +45,21 @@ func metricsFrom(evs []logEvent, task string, from int64) []logEvent {
 
 // The backpressure scenario: 1000 orders/s into 2 window subtasks that each
 // need 3 ms per record (capacity 333 records/s each, 667/s together). The
-// window subtasks are ~1000 ms/s busy, the sources are backpressured, and
-// the Kafka lag grows at about input rate - drain rate = 333 records/s.
-// With the async variant (0.2 ms per record) the backpressure is gone and
-// the lag stays near zero.
+// window subtasks are ~1000 ms/s busy from the start; the network buffers
+// take the excess first, and once the sources' output pools are full the
+// sources are backpressured and the Kafka lag grows at about input rate -
+// drain rate = 333 records/s. With the async variant (0.2 ms per record)
+// the backpressure is gone and the lag stays near zero.
 func TestBackpressureScenario(t *testing.T) {
-	cfg := settings(t, "sim.duration=40 s", "sim.cost.window=3 ms")
+	cfg := settings(t, "sim.duration=60 s", "sim.cost.window=3 ms")
 	res, log := run(t, cfg, cluster.Options{})
 	evs := parseLog(t, log)
 	// The keys do not split evenly: the subtask with the larger share of
 	// records is the bottleneck and is busy all the time; the other works
 	// in proportion to its share, and the sources drain the topic at the
 	// bottleneck's pace: 333 records/s divided by its share.
-	in0 := metricsFrom(evs, "window-0", 40)[0].num("numRecordsIn")
-	in1 := metricsFrom(evs, "window-1", 40)[0].num("numRecordsIn")
+	in0 := metricsFrom(evs, "window-0", 60)[0].num("numRecordsIn")
+	in1 := metricsFrom(evs, "window-1", 60)[0].num("numRecordsIn")
 	hot, cold, share := "window-0", "window-1", float64(in0)/float64(in0+in1)
 	if in1 > in0 {
 		hot, cold, share = "window-1", "window-0", float64(in1)/float64(in0+in1)
@@ -78,13 +79,30 @@ func TestBackpressureScenario(t *testing.T) {
 			}
 		}
 	}
+	// Backpressure starts when the output pools are full. Each source
+	// writes to 2 subpartitions with a pool of 2*2 + 8 = 12 buffers of
+	// 32 KiB / 100 B = 327 records: 2 sources hold 7848 records, which the
+	// excess of input over drain fills in about 7848 / 333 = 24 s (the
+	// consumers' buffers hold only flushed slices, a few hundred more).
+	drain := 1000 / 3.0 / share
+	capacity := 2 * 12 * 327.0
+	onset := capacity / (1000 - drain)
 	for _, s := range []string{"source-0", "source-1"} {
-		if bp := mean(metricsFrom(evs, s, 10), "backPressuredTimeMsPerSecond"); bp < 800 {
-			t.Fatalf("%s backpressured %.0f ms/s on average, want most of the time", s, bp)
+		var first int64 = -1
+		for _, m := range metricsFrom(evs, s, 1) {
+			if m.num("backPressuredTimeMsPerSecond") > 500 {
+				first = m.num("vt") / 1_000_000
+				break
+			}
+		}
+		if first < 0 || float64(first) < onset*0.7 || float64(first) > onset*1.3 {
+			t.Fatalf("%s first backpressured at %d s, want about %.0f s (output pools of %.0f records filling at %.0f/s)", s, first, onset, capacity, 1000-drain)
+		}
+		if bp := mean(metricsFrom(evs, s, 30), "backPressuredTimeMsPerSecond"); bp < 800 {
+			t.Fatalf("%s backpressured %.0f ms/s on average from 30 s, want most of the time", s, bp)
 		}
 	}
-	growth := float64(lagAt(t, evs, 40)-lagAt(t, evs, 10)) / 30
-	drain := 1000 / 3.0 / share
+	growth := float64(lagAt(t, evs, 60)-lagAt(t, evs, 30)) / 30
 	want := 1000 - drain
 	if growth < want*0.8 || growth > want*1.2 {
 		t.Fatalf("lag grows %.0f records/s, want about %.0f (input 1000/s - drain %.0f/s)", growth, want, drain)
@@ -118,9 +136,11 @@ func TestBackpressureScenario(t *testing.T) {
 // stays empty. The sources are backpressured, and window-1 is idle. With
 // the default 2 exclusive buffers per channel no BacklogAnnouncement goes
 // out (Flink's needAnnounceBacklog: only for an initial credit of 0).
+// The reading source's output pool (12 buffers of 327 records) takes the
+// excess of 1000 - 667 records/s for about 12 s before it is full.
 func TestOneSlowConsumer(t *testing.T) {
 	// key "user-0" is in key group 8 of 128: subtask 0 of 2
-	cfg := settings(t, "sim.duration=20 s", "sim.source.keys=1", "sim.cost.window=1500 µs")
+	cfg := settings(t, "sim.duration=30 s", "sim.source.keys=1", "sim.cost.window=1500 µs")
 	_, log := run(t, cfg, cluster.Options{})
 	evs := parseLog(t, log)
 	if n := len(eventsOf(evs, "backlog_announcement")); n != 0 {
@@ -145,7 +165,7 @@ func TestOneSlowConsumer(t *testing.T) {
 			continue
 		}
 		busySources++
-		if bp := mean(ms, "backPressuredTimeMsPerSecond"); bp < 800 {
+		if bp := mean(metricsFrom(evs, s, 15), "backPressuredTimeMsPerSecond"); bp < 800 {
 			t.Fatalf("%s backpressured %.0f ms/s on average", s, bp)
 		}
 		// only the output queue toward the slow consumer fills up

@@ -69,7 +69,7 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 			if !sameSink(ra, rb) {
 				t.Fatalf("outputs differ: %d and %d records", len(ra.Sink), len(rb.Sink))
 			}
-			if ra.Steps < 1000 {
+			if ra.Steps < 300 {
 				t.Fatalf("only %d steps: the scenario did not run", ra.Steps)
 			}
 		})

@@ -213,8 +213,17 @@ type Config struct {
 	NetworkLatency time.Duration
 	// LocalLatency is sim.network.local-latency (local channels).
 	LocalLatency time.Duration
-	// BufferRecords is sim.buffer.records: records per network buffer (1..100000).
+	// BufferRecords is sim.buffer.records: records per network buffer
+	// (1..100000), or 0 to derive it from SegmentSize and RecordBytes
+	// (RecordsPerBuffer).
 	BufferRecords int
+	// MaxBuffersPerChannel is
+	// taskmanager.network.memory.max-buffers-per-channel: the most pool
+	// buffers one subpartition holds (0: no bound).
+	MaxBuffersPerChannel int
+	// SegmentSize is taskmanager.memory.segment-size: the size of one
+	// network buffer (a memory segment) in bytes.
+	SegmentSize int64
 	// RecordBytes is sim.record.bytes: serialized size of one record.
 	RecordBytes int
 }
@@ -306,7 +315,9 @@ func Default() Config {
 		FixedDelayAttempts:       1,
 		FixedDelay:               time.Second,
 		LocalLatency:             5 * time.Microsecond,
-		BufferRecords:            64,
+		BufferRecords:            0,
+		SegmentSize:              32 << 10,
+		MaxBuffersPerChannel:     10,
 		RecordBytes:              100,
 	}
 }
@@ -315,3 +326,16 @@ func Default() Config {
 // (JobManager, ResourceManager, TaskManagers, broker): the remote network
 // latency setting.
 func (c *Config) RPCLatency() time.Duration { return c.NetworkLatency }
+
+// RecordsPerBuffer is how many records one network buffer holds:
+// sim.buffer.records when set, otherwise as many serialized records of
+// sim.record.bytes as fit in a memory segment of
+// taskmanager.memory.segment-size (Flink's buffers are segments filled with
+// serialized records; 32 kb / 100 bytes = 327), at least one (a record
+// larger than a segment spans buffers in Flink; here it takes one).
+func (c *Config) RecordsPerBuffer() int {
+	if c.BufferRecords > 0 {
+		return c.BufferRecords
+	}
+	return int(max(1, c.SegmentSize/int64(max(1, c.RecordBytes))))
+}

@@ -163,8 +163,12 @@ var setCases = map[string]setCase{
 	"sim.network.latency":                                  {"1 ms", "1 ms", map[string]string{"-1": "text does not start with a number"}},
 	"sim.network.local-latency":                            {"0", "0 ms", map[string]string{"local": "text does not start with a number"}},
 	"sim.buffer.records": {"1", "1", map[string]string{
-		"0":      "sim.buffer.records: 0 is out of range (allowed: 1..100000)",
+		"-1":     "sim.buffer.records: -1 is out of range (allowed: 0..100000)",
 		"100001": "100001 is out of range",
+	}},
+	"taskmanager.network.memory.max-buffers-per-channel": {"3", "3", map[string]string{"-1": "-1 is out of range (allowed: 0..100000)"}},
+	"taskmanager.memory.segment-size": {"64 kb", "64 kb", map[string]string{
+		"2 kb": "taskmanager.memory.segment-size: 2 kb is out of range (allowed: 4 kb..)",
 	}},
 	"sim.record.bytes": {"512", "512", map[string]string{"0": "sim.record.bytes: 0 is out of range (allowed: 1..1048576)"}},
 }
@@ -590,5 +594,39 @@ func TestValidateFieldRanges(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// A network buffer is a memory segment of taskmanager.memory.segment-size
+// (Flink's 32 kb) filled with serialized records: 32768 / 100 = 327 records
+// of the default 100 bytes; one record of 50 kb still takes a buffer (it
+// spans segments in Flink); sim.buffer.records overrides the derivation.
+func TestRecordsPerBuffer(t *testing.T) {
+	tests := []struct {
+		kv   [][2]string
+		want int
+	}{
+		{nil, 327},
+		{[][2]string{{"sim.record.bytes", "51200"}}, 1},
+		{[][2]string{{"sim.record.bytes", "1000"}, {"taskmanager.memory.segment-size", "64 kb"}}, 65},
+		{[][2]string{{"sim.buffer.records", "64"}}, 64},
+	}
+	for _, tt := range tests {
+		c := Default()
+		for _, kv := range tt.kv {
+			if err := c.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := c.RecordsPerBuffer(); got != tt.want {
+			t.Errorf("%v: %d records per buffer, want %d", tt.kv, got, tt.want)
+		}
+	}
+	c := Default()
+	if err := c.Set("taskmanager.memory.segment-size", "48 kb"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "Memory segment size must be a power of 2.") {
+		t.Errorf("48 kb segments: %v", err)
 	}
 }

@@ -56,6 +56,10 @@ func (c Config) Validate() error {
 		return errors.Join(errs...) // cross-field rules assume valid fields
 	}
 
+	if c.SegmentSize&(c.SegmentSize-1) != 0 {
+		// ConfigurationParserUtils.checkConfigParameter on the page size
+		add("taskmanager.memory.segment-size %s: Memory segment size must be a power of 2.", FormatMemorySize(c.SegmentSize))
+	}
 	if c.MaxParallelism != -1 && c.Parallelism > c.MaxParallelism {
 		add("parallelism.default %d > pipeline.max-parallelism %d: Maximum parallelism must not be smaller than parallelism.",
 			c.Parallelism, c.MaxParallelism)

@@ -34,7 +34,8 @@ type InputChannel struct {
 	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
 	latency      vt.Time
 
-	bm      BufferManager // exclusive and floating buffers, credit
+	bm      BufferManager // exclusive and floating buffers, credit (remote channels)
+	lent    []bool        // local channels: the producer's buffers handed to the task, in order; true for a segment's last part
 	nextSeq int32         // expected sequence number
 
 	buffersIn, recordsIn, bytesIn, nettyBytes int64
@@ -57,12 +58,18 @@ func NewInputChannel(cfg *config.Config, consumer string, index int, producer, p
 func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
-		c.bm = NewBufferManager(c.cfg.BuffersPerChannel)
 		req := &messages.PartitionRequest{PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition),
-			ReceiverId: o.Name(), Credit: int32(c.bm.Available)}
+			ReceiverId: o.Name(), Local: c.local}
 		fields := []*messages.Field{messages.Str("channel", "LocalInputChannel"), messages.Str("producer", c.producer),
-			messages.Int("subpartition", int64(c.subpartition)), messages.Int("initial_credit", int64(c.bm.Available))}
+			messages.Int("subpartition", int64(c.subpartition))}
 		if !c.local {
+			// only a RemoteInputChannel has buffers of its own: exclusive
+			// ones (its initial credit) and floating ones from the gate
+			// (RemoteInputChannel.setup); a LocalInputChannel reads the
+			// producer's buffers
+			c.bm = NewBufferManager(c.cfg.BuffersPerChannel)
+			req.Credit = int32(c.bm.Available)
+			fields = append(fields, messages.Int("initial_credit", int64(c.bm.Available)))
 			fields[0] = messages.Str("channel", "RemoteInputChannel")
 			fields = append(fields, messages.Str("connection_id", c.connection))
 			c.nettyBytes += int64(partitionRequestFrameLength)
@@ -88,6 +95,10 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 		o.Send(c.producer, c.latency, &messages.Envelope_ResumeConsumption{ResumeConsumption: &messages.ResumeConsumption{
 			ReceiverId: o.Name(), SubpartitionIndex: int32(c.subpartition)}})
 	case *messages.Envelope_RecycleBuffers:
+		if c.local {
+			c.recycleLocal(o, int(b.RecycleBuffers.Count))
+			break
+		}
 		c.recycle(o, int(b.RecycleBuffers.Count))
 	case *messages.Envelope_FloatingBuffers:
 		// a grant the channel no longer needs goes straight back
@@ -120,6 +131,17 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 	c.nextSeq++
 	if !c.local {
 		c.nettyBytes += int64(netty.BufferResponseFrameLength(int(m.Buffer.SizeBytes)))
+	}
+	if c.local {
+		if !m.Buffer.IsEvent {
+			c.lent = append(c.lent, m.SegmentEnd)
+			c.buffersIn++
+			c.recordsIn += int64(countRecords(m.Buffer))
+			c.bytesIn += int64(m.Buffer.SizeBytes)
+		}
+		o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
+			ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
+		return
 	}
 	if !m.Buffer.IsEvent {
 		if !c.bm.Take() {
@@ -164,6 +186,22 @@ func (c *InputChannel) recycle(o *kernel.Out, n int) {
 		c.returnFloating(o, 1) // one message per recycled buffer, as each buffer's recycler calls the pool
 	}
 	c.announce(o, credit)
+}
+
+// recycleLocal is the task recycling n buffers a local channel read: the
+// producer's pool buffers among them go back to its pool.
+func (c *InputChannel) recycleLocal(o *kernel.Out, n int) {
+	segs := 0
+	for _, end := range c.lent[:n] {
+		if end {
+			segs++
+		}
+	}
+	c.lent = c.lent[n:]
+	if segs > 0 {
+		o.Send(c.producer, c.latency, &messages.Envelope_LocalBufferRecycled{LocalBufferRecycled: &messages.LocalBufferRecycled{
+			SubpartitionIndex: int32(c.subpartition), Count: int32(segs)}})
+	}
 }
 
 func (c *InputChannel) returnFloating(o *kernel.Out, n int) {

@@ -13,8 +13,9 @@ import "github.com/flinksim/flinksim/messages"
 // not empty.
 type InputGate struct {
 	channels     []*GateChannel
-	ready        []int // channel indexes with buffers, in arrival order
-	floatingFree int   // free floating buffers of the pool
+	local        []bool // per channel: a LocalInputChannel (it reads the producer's buffers, none of the gate's)
+	ready        []int  // channel indexes with buffers, in arrival order
+	floatingFree int    // free floating buffers of the pool
 	floatingWait []floatingWant
 	BuffersIn    int64 // numBuffersIn
 	BytesIn      int64 // numBytesIn
@@ -33,9 +34,13 @@ type floatingWant struct{ channel, count int }
 type Grant struct{ Channel, Count int }
 
 // NewInputGate returns a gate of numChannels channels whose pool holds
-// floating buffers.
-func NewInputGate(numChannels, floating int) *InputGate {
-	g := &InputGate{channels: make([]*GateChannel, numChannels), floatingFree: floating}
+// floating buffers; local[i] says channel i is a LocalInputChannel (nil:
+// every channel is remote).
+func NewInputGate(numChannels, floating int, local []bool) *InputGate {
+	if local == nil {
+		local = make([]bool, numChannels)
+	}
+	g := &InputGate{channels: make([]*GateChannel, numChannels), floatingFree: floating, local: local}
 	for i := range g.channels {
 		g.channels[i] = &GateChannel{}
 	}
@@ -224,12 +229,15 @@ func (g *InputGate) grant() []Grant {
 	return out
 }
 
-// InPoolUsage is the share of the gate's buffers (buffersPerChannel
-// exclusive per channel and floating) holding data not yet processed
-// (Flink's inPoolUsage), the number of such buffers, and the count per
-// channel (inputQueueLengths).
+// InPoolUsage is the share of the gate's own buffers (buffersPerChannel
+// exclusive per remote channel and floating) holding data not yet
+// processed (Flink's inPoolUsage: local channels hold the producer's
+// buffers, not the gate's), the number of data buffers queued in all
+// channels, and the count per channel (inputQueueLengths).
 func (g *InputGate) InPoolUsage(buffersPerChannel, floating int) (usage float64, queued int64, lengths []int64) {
 	lengths = make([]int64, len(g.channels))
+	var own int64
+	remote := 0
 	for i, ch := range g.channels {
 		for _, b := range ch.Buffers {
 			if !b.IsEvent {
@@ -237,9 +245,13 @@ func (g *InputGate) InPoolUsage(buffersPerChannel, floating int) (usage float64,
 			}
 		}
 		queued += lengths[i]
+		if !g.local[i] {
+			own += lengths[i]
+			remote++
+		}
 	}
-	if total := len(g.channels)*buffersPerChannel + floating; total > 0 {
-		usage = float64(queued) / float64(total)
+	if total := remote*buffersPerChannel + floating; total > 0 {
+		usage = float64(own) / float64(total)
 	}
 	return usage, queued, lengths
 }

@@ -19,7 +19,7 @@ func endOfPartition() *messages.Buffer {
 // held back by checkpoint alignment, and moves a channel with more buffers
 // to the back (SingleInputGate's inputChannelsWithData).
 func TestInputGateServesInArrivalOrder(t *testing.T) {
-	g := NewInputGate(3, 0)
+	g := NewInputGate(3, 0, nil)
 	g.Enqueue(2, data("a"))
 	g.Enqueue(0, data("b"))
 	g.Enqueue(2, data("c"))
@@ -47,7 +47,7 @@ func TestInputGateServesInArrivalOrder(t *testing.T) {
 // A barrier for a channel whose producer finished goes right before its
 // queued EndOfPartition, behind the data (insertBarrierBeforeEndOfPartition).
 func TestInputGateInsertBeforeEnd(t *testing.T) {
-	g := NewInputGate(1, 0)
+	g := NewInputGate(1, 0, nil)
 	g.Enqueue(0, data("x"))
 	if g.InsertBeforeEnd(0, &messages.Buffer{IsEvent: true, Kinds: []byte{byte(KindBarrier)}, CheckpointId: 3}) {
 		t.Fatal("inserted without an EndOfPartition queued")
@@ -66,7 +66,7 @@ func TestInputGateInsertBeforeEnd(t *testing.T) {
 // when the pool runs short; returned ones go to whoever still waits. The
 // pool's use counts queued data buffers only.
 func TestInputGateFloatingBuffers(t *testing.T) {
-	g := NewInputGate(2, 3)
+	g := NewInputGate(2, 3, nil)
 	if got := g.RequestFloating(1, 2); !reflect.DeepEqual(got, []Grant{{1, 2}}) {
 		t.Fatalf("first grant %v", got)
 	}

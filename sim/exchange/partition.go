@@ -41,21 +41,41 @@ type InFlight struct {
 	Value        float64
 }
 
+// queued is one buffer waiting in a subpartition's queue.
+type queued struct {
+	b *messages.Buffer
+	// segment: it is the last part of its pool buffer (memory segment):
+	// once sent to a remote consumer, or recycled by a local one, the
+	// buffer goes back to the pool. A flush hands out the part of the
+	// segment written so far as a buffer of its own that ends nothing.
+	segment bool
+}
+
 // Subpartition is one ResultSubpartition and the view its consumer's
 // InputChannel reads through.
 type Subpartition struct {
-	current   *messages.Buffer   // the buffer being filled, nil when none
-	records   int                // records in current
-	queue     []*messages.Buffer // finished buffers not yet sent (data and events)
-	credit    int                // buffers the consumer can still accept
-	initial   int                // initial credit of the PartitionRequest (exclusive buffers)
-	receiver  string             // the consumer's InputChannel; "" before PartitionRequest
-	nextSeq   int32              // sequence number of the next BufferResponse
-	announced bool               // a BacklogAnnouncement went out since credit ran out
-	ended     bool               // EndOfPartitionEvent queued
-	sentEnd   bool               // EndOfPartitionEvent sent
-	blocked   bool               // an aligned barrier went out: nothing more until ResumeConsumption
-	last      int                // elements of the last buffer finished (the size hint of the next)
+	current   *messages.Buffer // the segment being filled (BufferBuilder), nil when none
+	records   int              // records in current
+	sliced    int              // elements of current handed out already by flushes
+	queue     []queued         // buffers not yet sent (data and events)
+	credit    int              // buffers the consumer can still accept (remote)
+	initial   int              // initial credit of the PartitionRequest (exclusive buffers)
+	receiver  string           // the consumer's InputChannel; "" before PartitionRequest
+	local     bool             // the consumer is a LocalInputChannel: no credit, it recycles the segments it read
+	nextSeq   int32            // sequence number of the next BufferResponse
+	announced bool             // a BacklogAnnouncement went out since credit ran out
+	ended     bool             // EndOfPartitionEvent queued
+	sentEnd   bool             // EndOfPartitionEvent sent
+	blocked   bool             // an aligned barrier went out: nothing more until ResumeConsumption
+	last      int              // elements of the last buffer finished (the size hint of the next)
+	held      int              // pool buffers this subpartition holds: current, queued, lent to a local consumer
+	pending   []pendingElement // broadcast elements waiting for a pool buffer (the task is blocked meanwhile)
+}
+
+// pendingElement is a stream element waiting to be written.
+type pendingElement struct {
+	kind ElementKind
+	ts   int64
 }
 
 // Send is one message the producer must send to a consumer channel.
@@ -70,7 +90,8 @@ type Send struct {
 type ResultPartition struct {
 	subs             []Subpartition
 	poolSize         int
-	inUse            int // data buffers allocated: non-nil current + queued data buffers
+	maxPerChannel    int // taskmanager.network.memory.max-buffers-per-channel (0: no limit)
+	inUse            int // pool buffers taken: held by some subpartition
 	recordsPerBuffer int
 	recordBytes      int
 	slab             elementSlab
@@ -80,15 +101,19 @@ type ResultPartition struct {
 }
 
 // PoolSize is the size of a result partition's LocalBufferPool as
-// NettyShuffleUtils sizes its maximum: numSubpartitions * buffersPerChannel +
-// floatingBuffersPerGate.
+// NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition sizes its
+// maximum for a pipelined bounded partition: numSubpartitions *
+// buffersPerChannel + floatingBuffersPerGate, but never below the minimum
+// numSubpartitions + 1 (so that every subpartition can hold a partly filled
+// buffer and one is left to write into, also with no exclusive buffers).
 func PoolSize(numSubpartitions, buffersPerChannel, floatingPerGate int) int {
-	return numSubpartitions*buffersPerChannel + floatingPerGate
+	return max(numSubpartitions+1, numSubpartitions*buffersPerChannel+floatingPerGate)
 }
 
 // NewResultPartition makes a partition of n subpartitions with a pool of
 // poolSize buffers of recordsPerBuffer records each (recordBytes bytes per
-// record, for byte counts).
+// record, for byte counts). No subpartition may hold more than
+// maxPerChannel of them at once (0: no limit).
 func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultPartition {
 	if recordsPerBuffer < 1 {
 		recordsPerBuffer = 1
@@ -96,6 +121,12 @@ func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultP
 	return &ResultPartition{subs: make([]Subpartition, n), poolSize: poolSize,
 		recordsPerBuffer: recordsPerBuffer, recordBytes: recordBytes}
 }
+
+// SetMaxBuffersPerChannel bounds the pool buffers one subpartition may hold
+// (taskmanager.network.memory.max-buffers-per-channel, LocalBufferPool's
+// maxBuffersPerChannel): a subpartition at the bound makes the producer
+// unavailable, backpressure, though the pool has buffers left. 0: no bound.
+func (p *ResultPartition) SetMaxBuffersPerChannel(n int) { p.maxPerChannel = n }
 
 // NumSubpartitions is the number of subpartitions.
 func (p *ResultPartition) NumSubpartitions() int { return len(p.subs) }
@@ -110,8 +141,8 @@ func (p *ResultPartition) PoolCapacity() int { return p.poolSize }
 // to be sent.
 func (p *ResultPartition) Backlog(i int) int {
 	n := 0
-	for _, b := range p.subs[i].queue {
-		if !b.IsEvent {
+	for _, q := range p.subs[i].queue {
+		if !q.b.IsEvent {
 			n++
 		}
 	}
@@ -121,10 +152,22 @@ func (p *ResultPartition) Backlog(i int) int {
 // Backlogs is Backlog(i) for every subpartition i, in subpartition order:
 // the finished data buffers (not events, not the buffer being filled) each
 // subpartition holds, waiting for credit or for the next Poll. This is the
-// per-channel output queue length the task_metrics report.
+// per-channel output queue length the task_metrics report. A local
+// consumer reads the subpartition's buffers in place (LocalInputChannel
+// polls the subpartition view), so for it the finished segments it has not
+// recycled yet count as queued too.
 func (p *ResultPartition) Backlogs() []int {
 	out := make([]int, len(p.subs))
 	for i := range p.subs {
+		s := &p.subs[i]
+		if s.local {
+			n := s.held
+			if s.current != nil {
+				n--
+			}
+			out[i] = n
+			continue
+		}
 		out[i] = p.Backlog(i)
 	}
 	return out
@@ -138,11 +181,17 @@ func (p *ResultPartition) Credit(i int) int { return p.subs[i].credit }
 // its current buffer has room or the pool has a free buffer. A producer that
 // cannot write is backpressured (it blocks in LocalBufferPool.requestBuffer).
 func (p *ResultPartition) CanWrite(i int) bool {
+	if p.pendingAny() {
+		return false // blocked in a broadcast until a buffer is free
+	}
 	s := &p.subs[i]
 	if s.current != nil && s.records < p.recordsPerBuffer {
 		// a buffer Broadcast took beyond the pool does not let more
 		// records through than the pool holds
 		return p.inUse <= p.poolSize
+	}
+	if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
+		return false
 	}
 	return p.inUse < p.poolSize
 }
@@ -155,8 +204,35 @@ func (p *ResultPartition) buffer(i int) *messages.Buffer {
 		// held, and a few watermarks, up to a full buffer
 		p.slab.carve(s.current, min(p.recordsPerBuffer, max(1, s.last))+4)
 		p.inUse++
+		s.held++
 	}
 	return s.current
+}
+
+// release returns one of subpartition i's pool buffers to the pool.
+func (p *ResultPartition) release(i int) {
+	p.inUse--
+	p.subs[i].held--
+}
+
+// cut copies elements [from:] of b into a buffer of their own (what a
+// flush hands out of a segment still being written).
+func (p *ResultPartition) cut(b *messages.Buffer, from int) *messages.Buffer {
+	n := len(b.Kinds) - from
+	out := &messages.Buffer{}
+	p.slab.carve(out, n)
+	out.Kinds = append(out.Kinds, b.Kinds[from:]...)
+	out.Keys = append(out.Keys, b.Keys[from:]...)
+	out.Timestamps = append(out.Timestamps, b.Timestamps[from:]...)
+	out.Values = append(out.Values, b.Values[from:]...)
+	for _, k := range out.Kinds {
+		if k == KindRecord {
+			out.SizeBytes += int32(p.recordBytes)
+		} else {
+			out.SizeBytes += 16
+		}
+	}
+	return out
 }
 
 // slabElements is the size of one chunk of an elementSlab (elements).
@@ -205,54 +281,134 @@ func (p *ResultPartition) AddRecord(i int, key string, ts int64, value float64) 
 	return false
 }
 
-// Broadcast writes a watermark or watermark status element into every
-// subpartition (RecordWriter.broadcastEmit). It may take a buffer beyond the
-// pool when a subpartition has none open: a simplification, since Flink would
-// block for it.
+// Broadcast writes a watermark, watermark status or EndOfData element into
+// every subpartition (RecordWriter.broadcastEmit). A subpartition with no
+// open buffer needs one from the pool; when the pool (or the subpartition's
+// max-buffers-per-channel) has none, the element waits and the producer is
+// blocked, as Flink's task blocks in requestBufferBuilderBlocking: nothing
+// more is written until a buffer comes back (Available, and Poll and
+// OnLocalRecycle write what waits).
 func (p *ResultPartition) Broadcast(kind ElementKind, ts int64) {
 	for i := range p.subs {
-		if p.subs[i].ended {
+		s := &p.subs[i]
+		if s.ended {
 			continue
 		}
-		b := p.buffer(i)
-		b.Kinds = append(b.Kinds, kind)
-		b.Keys = append(b.Keys, "")
-		b.Timestamps = append(b.Timestamps, ts)
-		b.Values = append(b.Values, 0)
-		b.SizeBytes += 16
+		if len(s.pending) > 0 || !p.hasRoom(i) {
+			s.pending = append(s.pending, pendingElement{kind, ts})
+			continue
+		}
+		p.writeElement(i, kind, ts)
 	}
 }
 
+// hasRoom reports whether subpartition i can take a non-record element
+// now: it has an open buffer, or the pool gives it one.
+func (p *ResultPartition) hasRoom(i int) bool {
+	s := &p.subs[i]
+	if s.current != nil {
+		return true
+	}
+	if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
+		return false
+	}
+	return p.inUse < p.poolSize
+}
+
+func (p *ResultPartition) writeElement(i int, kind ElementKind, ts int64) {
+	b := p.buffer(i)
+	b.Kinds = append(b.Kinds, kind)
+	b.Keys = append(b.Keys, "")
+	b.Timestamps = append(b.Timestamps, ts)
+	b.Values = append(b.Values, 0)
+	b.SizeBytes += 16
+}
+
+// pendingAny reports whether a broadcast waits for a buffer.
+func (p *ResultPartition) pendingAny() bool {
+	for i := range p.subs {
+		if len(p.subs[i].pending) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Available reports whether the producer can write: no broadcast waits for
+// a buffer and the pool has one free (the output is available, as
+// RecordWriter.isAvailable).
+func (p *ResultPartition) Available() bool { return !p.pendingAny() && p.inUse < p.poolSize }
+
+// writePending writes the broadcast elements that waited, where a buffer
+// is there now; force writes them even beyond the pool (an event that must
+// follow them, a barrier or the end of the partition, is queued next).
+func (p *ResultPartition) writePending(force bool) {
+	for i := range p.subs {
+		s := &p.subs[i]
+		for len(s.pending) > 0 && (force || p.hasRoom(i)) {
+			e := s.pending[0]
+			s.pending = s.pending[1:]
+			p.writeElement(i, e.kind, e.ts)
+		}
+		if len(s.pending) == 0 {
+			s.pending = nil
+		}
+	}
+}
+
+// finish closes subpartition i's segment (it is full, or an event must
+// follow what was written): what a flush has not handed out yet is queued
+// as its last part; when everything was handed out already, the segment
+// goes back to the pool at once.
 func (p *ResultPartition) finish(i int) {
 	s := &p.subs[i]
 	if s.current == nil {
 		return
 	}
-	s.queue = append(s.queue, s.current)
-	s.last = len(s.current.Kinds)
+	b := s.current
+	switch {
+	case s.sliced == 0:
+		s.queue = append(s.queue, queued{b: b, segment: true})
+	case s.sliced < len(b.Kinds):
+		s.queue = append(s.queue, queued{b: p.cut(b, s.sliced), segment: true})
+	default:
+		p.release(i)
+	}
+	s.last = len(b.Kinds)
 	s.current = nil
 	s.records = 0
+	s.sliced = 0
 }
 
-// FlushAll finishes every partly filled buffer so it can be sent (the
-// OutputFlusher of execution.buffer-timeout, or an explicit flush).
+// FlushAll hands out what every subpartition wrote since its last flush
+// (the OutputFlusher of execution.buffer-timeout, or an explicit flush), as
+// Flink's PipelinedSubpartition.flush does: the consumer gets the data
+// written so far as a buffer, while the producer goes on filling the same
+// segment; the segment returns to the pool only when it is full and its
+// last part is sent.
 func (p *ResultPartition) FlushAll() {
 	for i := range p.subs {
-		p.finish(i)
+		s := &p.subs[i]
+		if s.current == nil || s.sliced == len(s.current.Kinds) {
+			continue
+		}
+		s.queue = append(s.queue, queued{b: p.cut(s.current, s.sliced)})
+		s.sliced = len(s.current.Kinds)
 	}
 }
 
 // EndOfPartition flushes and queues an EndOfPartitionEvent in every
 // subpartition: the producer has finished.
 func (p *ResultPartition) EndOfPartition() {
+	p.writePending(true)
 	for i := range p.subs {
 		s := &p.subs[i]
 		if s.ended {
 			continue
 		}
 		p.finish(i)
-		s.queue = append(s.queue, &messages.Buffer{Kinds: []byte{KindEndOfPartition}, Keys: []string{""},
-			Timestamps: []int64{0}, Values: []float64{0}, IsEvent: true, SizeBytes: 4})
+		s.queue = append(s.queue, queued{b: &messages.Buffer{Kinds: []byte{KindEndOfPartition}, Keys: []string{""},
+			Timestamps: []int64{0}, Values: []float64{0}, IsEvent: true, SizeBytes: 4}})
 		s.ended = true
 	}
 }
@@ -275,6 +431,7 @@ func BarrierBuffer(b *messages.Buffer) *messages.Buffer {
 // records are returned as output channel state, in subpartition and queue
 // order. The overtaken buffers are still sent after the barrier.
 func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
+	p.writePending(true) // the barrier follows what the task emitted before it
 	var persisted []InFlight
 	for i := range p.subs {
 		s := &p.subs[i]
@@ -284,20 +441,13 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 		p.finish(i)
 		b := BarrierBuffer(barrier)
 		if !barrier.Unaligned {
-			s.queue = append(s.queue, b)
+			s.queue = append(s.queue, queued{b: b})
 			continue
 		}
 		for _, q := range s.queue {
-			if q.IsEvent {
-				continue
-			}
-			for k, kind := range q.Kinds {
-				if kind == KindRecord {
-					persisted = append(persisted, InFlight{Subpartition: i, Key: q.Keys[k], Timestamp: q.Timestamps[k], Value: q.Values[k]})
-				}
-			}
+			persisted = appendInFlight(persisted, i, q.b)
 		}
-		s.queue = append([]*messages.Buffer{b}, s.queue...)
+		s.queue = append([]queued{{b: b}}, s.queue...)
 	}
 	return persisted
 }
@@ -305,19 +455,34 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 // barrierAt is the queue position of the aligned barrier of checkpoint id in
 // subpartition i, or -1.
 func (p *ResultPartition) barrierAt(i int, id int64) int {
-	for k, b := range p.subs[i].queue {
-		if b.IsEvent && b.Kinds[0] == KindBarrier && b.CheckpointId == id && !b.Unaligned {
+	for k, q := range p.subs[i].queue {
+		if b := q.b; b.IsEvent && b.Kinds[0] == KindBarrier && b.CheckpointId == id && !b.Unaligned {
 			return k
 		}
 	}
 	return -1
 }
 
+// appendInFlight appends the records of data buffer b of subpartition i as
+// channel state.
+func appendInFlight(dst []InFlight, i int, b *messages.Buffer) []InFlight {
+	if b.IsEvent {
+		return dst
+	}
+	for k, kind := range b.Kinds {
+		if kind == KindRecord {
+			dst = append(dst, InFlight{Subpartition: i, Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k]})
+		}
+	}
+	return dst
+}
+
 // Drained reports whether every record written has been sent: no partly
 // filled buffer and no data buffer waiting in any subpartition.
 func (p *ResultPartition) Drained() bool {
 	for i := range p.subs {
-		if p.subs[i].current != nil || p.Backlog(i) > 0 {
+		s := &p.subs[i]
+		if (s.current != nil && s.sliced < len(s.current.Kinds)) || p.Backlog(i) > 0 || len(s.pending) > 0 {
 			return false
 		}
 	}
@@ -350,16 +515,9 @@ func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
 		}
 		b := s.queue[at]
 		for _, q := range s.queue[:at] {
-			if q.IsEvent {
-				continue
-			}
-			for k, kind := range q.Kinds {
-				if kind == KindRecord {
-					persisted = append(persisted, InFlight{Subpartition: i, Key: q.Keys[k], Timestamp: q.Timestamps[k], Value: q.Values[k]})
-				}
-			}
+			persisted = appendInFlight(persisted, i, q.b)
 		}
-		b.Unaligned = true
+		b.b.Unaligned = true
 		copy(s.queue[1:at+1], s.queue[:at])
 		s.queue[0] = b
 	}
@@ -388,6 +546,28 @@ func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int)
 	s.credit = credit
 	s.initial = credit
 	s.announced = false
+	s.local = false
+}
+
+// OnLocalRequest registers a LocalInputChannel as subpartition i's
+// consumer (LocalInputChannel.requestSubpartitions creates a subpartition
+// view in the producer's TaskManager): it reads the producer's buffers
+// themselves, without credit; a segment it read goes back to the producer's
+// pool when it recycles it (OnLocalRecycle).
+func (p *ResultPartition) OnLocalRequest(i int, receiver string) {
+	s := &p.subs[i]
+	s.receiver = receiver
+	s.credit, s.initial, s.announced = 0, 0, false
+	s.local = true
+}
+
+// OnLocalRecycle returns n segments a local consumer of subpartition i has
+// recycled to the pool.
+func (p *ResultPartition) OnLocalRecycle(i, n int) {
+	for k := 0; k < n; k++ {
+		p.release(i)
+	}
+	p.writePending(false)
 }
 
 // OnResumeConsumption unblocks subpartition i after an aligned barrier
@@ -437,11 +617,12 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 			continue
 		}
 		for len(s.queue) > 0 && !s.blocked {
-			b := s.queue[0]
-			if !b.IsEvent && s.credit == 0 {
+			q := s.queue[0]
+			b := q.b
+			if !b.IsEvent && !s.local && s.credit == 0 {
 				break
 			}
-			s.queue[0] = nil
+			s.queue[0] = queued{}
 			s.queue = s.queue[1:]
 			if b.IsEvent {
 				switch {
@@ -454,20 +635,26 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 					s.blocked = true
 				}
 			} else {
-				s.credit--
-				p.inUse--
+				if !s.local {
+					s.credit--
+					if q.segment {
+						p.release(i) // netty wrote it: the segment is free
+					}
+				}
 				p.BuffersOut++
 				p.BytesOut += int64(b.SizeBytes)
 			}
 			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Response: &messages.BufferResponse{
-				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
+				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b,
+				SegmentEnd: s.local && q.segment}})
 			s.nextSeq++
 		}
-		if s.initial == 0 && s.credit == 0 && len(s.queue) > 0 && !s.announced && !s.blocked {
+		if !s.local && s.initial == 0 && s.credit == 0 && len(s.queue) > 0 && !s.announced && !s.blocked {
 			s.announced = true
 			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
 				ReceiverId: s.receiver, Backlog: int32(p.Backlog(i)), SubpartitionIndex: int32(i)}})
 		}
 	}
+	p.writePending(false) // buffers sent may let a waiting broadcast go on
 	return dst
 }

@@ -446,48 +446,58 @@ func TestSequenceNumbersPerSubpartition(t *testing.T) {
 }
 
 func TestBroadcast(t *testing.T) {
-	p := NewResultPartition(2, 1, 2, 10)
-	fill(p, 0, 0, 1) // takes the pool's only buffer
+	p := NewResultPartition(2, 2, 1, 10)
+	fill(p, 0, 0, 2) // two full buffers wait for credit: the pool is used up
 	if p.CanWrite(1) {
 		t.Fatalf("CanWrite(1) with the pool exhausted")
 	}
 	p.Broadcast(KindWatermark, 500)
-	// Subpartition 1 had no open buffer: the watermark takes one beyond the
-	// pool (the documented simplification).
-	if p.BuffersInUse() != 2 || p.PoolCapacity() != 1 {
-		t.Fatalf("BuffersInUse %d PoolCapacity %d after Broadcast, want 2 1", p.BuffersInUse(), p.PoolCapacity())
+	// No subpartition has an open buffer and the pool has none: the
+	// watermark waits and the producer is blocked (RecordWriter blocks in
+	// requestBufferBuilderBlocking).
+	if p.BuffersInUse() != 2 || p.Available() || p.CanWrite(0) || p.Drained() {
+		t.Fatalf("BuffersInUse %d, available %v, CanWrite(0) %v after a broadcast that waits", p.BuffersInUse(), p.Available(), p.CanWrite(0))
+	}
+	p.OnPartitionRequest(0, recv(0), 1)
+	p.OnPartitionRequest(1, recv(1), 5)
+	// one buffer goes out: subpartition 0's watermark takes it, 1's waits
+	wantSends(t, "one credit", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]")
+	if p.BuffersInUse() != 2 || p.Available() {
+		t.Fatalf("in use %d, available %v: subpartition 1's watermark still waits", p.BuffersInUse(), p.Available())
+	}
+	p.OnAddCredit(0, 1)
+	wantSends(t, "second credit", p.Poll(nil), "R0 seq=1 backlog=0 [k1@1]")
+	if !p.CanWrite(0) || p.BuffersInUse() != 2 {
+		t.Fatalf("in use %d, CanWrite(0) %v after both watermarks got a buffer", p.BuffersInUse(), p.CanWrite(0))
 	}
 	// Watermarks do not count towards the records of a buffer.
-	if p.AddRecord(1, "k10", 10, 10) {
-		t.Errorf("a buffer holding a watermark and one record reported full with 2 records per buffer")
-	}
-	if !p.AddRecord(0, "k1", 1, 1) {
-		t.Errorf("the second record did not fill buffer 0")
+	if !p.CanWrite(1) || !p.AddRecord(1, "k10", 10, 10) {
+		t.Errorf("a buffer holding a watermark took no record or did not fill with one")
 	}
 	p.Broadcast(KindStatusIdle, 0)
-	p.Broadcast(KindStatusActive, 0)
 	p.FlushAll()
-	p.OnPartitionRequest(0, recv(0), 5)
-	p.OnPartitionRequest(1, recv(1), 5)
+	p.OnAddCredit(0, 1) // subpartition 0 used both its credits
 	got := p.Poll(nil)
-	wantSends(t, "flush", got,
-		"R0 seq=0 backlog=1 [k0@0 W500 k1@1]", "R0 seq=1 backlog=0 [IDLE ACTIVE]",
-		"R1 seq=0 backlog=0 [W500 k10@10 IDLE ACTIVE]")
-	if s := got[0].Response.Buffer.SizeBytes; s != 2*10+16 {
-		t.Errorf("SizeBytes of two records and a watermark = %d, want 36", s)
+	// subpartition 1's IDLE waits for a buffer: the two in the pool are
+	// full; sending sub 0's frees one and the producer writes IDLE into it,
+	// which the next flush hands out
+	wantSends(t, "flush", got, "R0 seq=2 backlog=0 [W500 IDLE]", "R1 seq=0 backlog=0 [W500 k10@10]")
+	if s := got[1].Response.Buffer.SizeBytes; s != 10+16 {
+		t.Errorf("SizeBytes of one record and a watermark = %d, want 26", s)
 	}
-	if s := got[2].Response.Buffer.SizeBytes; s != 10+3*16 {
-		t.Errorf("SizeBytes of one record and three stream elements = %d, want 58", s)
+	// sub 0's segment stays open after the flush (not full), sub 1's full
+	// one was freed when sent and IDLE took it: the pool is used up again
+	if p.BuffersInUse() != 2 || p.Available() {
+		t.Fatalf("in use %d, available %v: IDLE should sit in a buffer of its own", p.BuffersInUse(), p.Available())
 	}
-	if p.BytesOut != 36+32+58 || p.BuffersOut != 3 || p.RecordsOut != 3 {
-		t.Errorf("BytesOut %d BuffersOut %d RecordsOut %d, want 126 3 3", p.BytesOut, p.BuffersOut, p.RecordsOut)
-	}
+	p.FlushAll()
+	wantSends(t, "second flush", p.Poll(nil), "R1 seq=1 backlog=0 [IDLE]")
 	p.EndOfPartition()
 	p.Broadcast(KindWatermark, 900) // ended subpartitions take nothing
+	wantSends(t, "end", p.Poll(nil), "R0 seq=3 backlog=0 [EOP]", "R1 seq=2 backlog=0 [EOP]")
 	if p.BuffersInUse() != 0 {
-		t.Errorf("Broadcast after EndOfPartition took %d buffers", p.BuffersInUse())
+		t.Errorf("%d buffers in use at the end", p.BuffersInUse())
 	}
-	wantSends(t, "end", p.Poll(nil), "R0 seq=2 backlog=0 [EOP]", "R1 seq=1 backlog=0 [EOP]")
 }
 
 func TestEndOfPartitionOnce(t *testing.T) {
@@ -623,4 +633,73 @@ func TestAlignedBarrierBlocksUntilResume(t *testing.T) {
 	wantSends(t, "resumed", p.Poll(nil), "A0 backlog=1")
 	p.OnAddCredit(0, 1)
 	wantSends(t, "credit", p.Poll(nil), "R0 seq=2 backlog=0 [k1@1]")
+}
+
+// A flush hands out what was written so far while the producer goes on
+// filling the same segment (PipelinedSubpartition.flush): with 4 records a
+// buffer, 2 records then a flush send one buffer of 2 and keep the segment;
+// 2 more fill it, and its last part (those 2) frees it when sent.
+func TestFlushKeepsTheSegment(t *testing.T) {
+	p := NewResultPartition(1, 4, 4, 10)
+	p.OnPartitionRequest(0, recv(0), 5)
+	fill(p, 0, 0, 2)
+	p.FlushAll()
+	wantSends(t, "flush", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0 k1@1]")
+	if p.BuffersInUse() != 1 {
+		t.Fatalf("after a flush %d buffers in use, want the segment still held", p.BuffersInUse())
+	}
+	p.FlushAll() // nothing new: nothing to send
+	if got := p.Poll(nil); len(got) != 0 {
+		t.Fatalf("an empty flush sent %q", describe(got))
+	}
+	fill(p, 0, 2, 2)
+	wantSends(t, "full", p.Poll(nil), "R0 seq=1 backlog=0 [k2@2 k3@3]")
+	if p.BuffersInUse() != 0 {
+		t.Fatalf("%d buffers in use after the segment's last part was sent", p.BuffersInUse())
+	}
+	// a segment handed out whole by flushes is freed when it fills
+	fill(p, 0, 4, 3)
+	p.FlushAll()
+	fill(p, 0, 7, 1)
+	wantSends(t, "flushed then full", p.Poll(nil), "R0 seq=2 backlog=1 [k4@4 k5@5 k6@6]", "R0 seq=3 backlog=0 [k7@7]")
+	if p.BuffersInUse() != 0 || p.BytesOut != 80 {
+		t.Fatalf("in use %d, bytes out %d", p.BuffersInUse(), p.BytesOut)
+	}
+}
+
+// taskmanager.network.memory.max-buffers-per-channel: a subpartition with
+// that many pool buffers makes the producer unavailable for it, though the
+// pool has more; the other subpartitions can still write.
+func TestMaxBuffersPerChannel(t *testing.T) {
+	p := NewResultPartition(2, 12, 1, 10)
+	p.SetMaxBuffersPerChannel(2)
+	fill(p, 0, 0, 2) // two full segments waiting for credit
+	if p.CanWrite(0) {
+		t.Fatal("subpartition 0 holds 2 buffers, the bound, yet can write")
+	}
+	if !p.CanWrite(1) || p.BuffersInUse() != 2 {
+		t.Fatalf("subpartition 1 cannot write with %d of 12 buffers in use", p.BuffersInUse())
+	}
+	p.OnPartitionRequest(0, recv(0), 1)
+	p.Poll(nil)
+	if !p.CanWrite(0) {
+		t.Fatal("a sent buffer did not make room")
+	}
+}
+
+// A LocalInputChannel reads the producer's buffers without credit; the
+// segments go back to the pool only when it recycles them.
+func TestLocalChannelRecycles(t *testing.T) {
+	p := NewResultPartition(1, 2, 2, 10)
+	p.OnLocalRequest(0, recv(0))
+	fill(p, 0, 0, 4)
+	sends := p.Poll(nil)
+	wantSends(t, "local", sends, "R0 seq=0 backlog=1 [k0@0 k1@1]", "R0 seq=1 backlog=0 [k2@2 k3@3]")
+	if !sends[0].Response.SegmentEnd || p.BuffersInUse() != 2 || p.CanWrite(0) {
+		t.Fatalf("segment end %v, in use %d: the local consumer still holds both", sends[0].Response.SegmentEnd, p.BuffersInUse())
+	}
+	p.OnLocalRecycle(0, 1)
+	if p.BuffersInUse() != 1 || !p.CanWrite(0) {
+		t.Fatalf("after one recycle %d in use", p.BuffersInUse())
+	}
 }

@@ -24,14 +24,18 @@ type modelBuffer struct {
 	elems       []element
 	event       bool
 	byBroadcast bool // opened by Broadcast, which may exceed the pool
+	// segment: the last part of a pool buffer (sending it frees the
+	// buffer); a flush's part of a segment still being written is not
+	segment bool
 }
 
 // modelSub is the reference model of one subpartition, written from the
 // contract (the package doc and Flink's PipelinedSubpartition), not from the
 // implementation.
 type modelSub struct {
-	open      *modelBuffer // buffer being filled
+	open      *modelBuffer // segment being filled
 	openRecs  int          // records in open
+	sliced    int          // elements of open handed out by flushes
 	queue     []modelBuffer
 	requested bool
 	credit    int  // credit granted and not used
@@ -42,6 +46,7 @@ type modelSub struct {
 	ended     bool
 	nextSeq   int32
 	endsSent  int
+	pending   []element // broadcast elements waiting for a buffer
 	written   []element // every element written, in order
 	received  []element // every element sent, in order
 }
@@ -72,22 +77,8 @@ func (m *model) inUse() int {
 		if m.subs[i].open != nil {
 			n++
 		}
-		n += m.subs[i].queuedData()
-	}
-	return n
-}
-
-// inUseFromPool counts the data buffers in use that AddRecord took; only
-// these are bounded by the pool.
-func (m *model) inUseFromPool() int {
-	n := 0
-	for i := range m.subs {
-		s := &m.subs[i]
-		if s.open != nil && !s.open.byBroadcast {
-			n++
-		}
-		for _, b := range s.queue {
-			if !b.event && !b.byBroadcast {
+		for _, b := range m.subs[i].queue {
+			if !b.event && b.segment {
 				n++
 			}
 		}
@@ -96,6 +87,11 @@ func (m *model) inUseFromPool() int {
 }
 
 func (m *model) canWrite(i int) bool {
+	for k := range m.subs {
+		if len(m.subs[k].pending) > 0 {
+			return false // blocked in a broadcast
+		}
+	}
 	s := &m.subs[i]
 	// an open buffer with room takes a record unless buffers taken beyond
 	// the pool (by broadcasts) already exceed it; a new buffer needs a free one
@@ -117,11 +113,61 @@ func (m *model) write(i int, e element) {
 	}
 }
 
+// finish closes the open segment (full, or an event follows): its part
+// not handed out yet is queued as the segment's last part; a segment handed
+// out whole by flushes is freed at once.
 func (m *model) finish(i int) {
 	s := &m.subs[i]
 	if s.open != nil {
-		s.queue = append(s.queue, *s.open)
-		s.open, s.openRecs = nil, 0
+		if s.sliced < len(s.open.elems) {
+			b := *s.open
+			b.elems = b.elems[s.sliced:]
+			b.segment = true
+			s.queue = append(s.queue, b)
+		}
+		s.open, s.openRecs, s.sliced = nil, 0, 0
+	}
+}
+
+// broadcast writes e into every open subpartition, or lets it wait where
+// no buffer is open and the pool has none (the task blocks).
+func (m *model) broadcast(e element) {
+	for i := range m.subs {
+		s := &m.subs[i]
+		if s.ended {
+			continue
+		}
+		if len(s.pending) > 0 || (s.open == nil && m.inUse() >= m.pool) {
+			s.pending = append(s.pending, e)
+			continue
+		}
+		m.write(i, e)
+	}
+}
+
+// writePending writes waiting elements where a buffer is there (all of
+// them when forced).
+func (m *model) writePending(force bool) {
+	for i := range m.subs {
+		s := &m.subs[i]
+		for len(s.pending) > 0 && (force || s.open != nil || m.inUse() < m.pool) {
+			e := s.pending[0]
+			s.pending = s.pending[1:]
+			m.write(i, e)
+		}
+	}
+}
+
+// flush hands out what the open segment got since the last flush, keeping
+// the segment open (PipelinedSubpartition.flush).
+func (m *model) flush(i int) {
+	s := &m.subs[i]
+	if s.open != nil && s.sliced < len(s.open.elems) {
+		b := *s.open
+		b.elems = slices.Clone(b.elems[s.sliced:])
+		b.segment = false
+		s.queue = append(s.queue, b)
+		s.sliced = len(s.open.elems)
 	}
 }
 
@@ -349,21 +395,16 @@ func TestPartitionProperty(t *testing.T) {
 				if kind == KindWatermark {
 					ts = rapid.Int64Range(-1, 1<<40).Draw(t, "ts")
 				}
-				before := p.BuffersInUse()
 				p.Broadcast(kind, ts)
-				for i := range m.subs {
-					if !m.subs[i].ended {
-						m.write(i, element{kind, "", ts, 0})
-					}
-				}
-				if after := p.BuffersInUse(); after > before+n {
-					t.Fatalf("Broadcast took %d buffers for %d subpartitions", after-before, n)
+				m.broadcast(element{kind, "", ts, 0})
+				if p.BuffersInUse() > m.pool {
+					t.Fatalf("Broadcast took buffers beyond the pool: %d of %d", p.BuffersInUse(), m.pool)
 				}
 			},
 			"FlushAll": func(t *rapid.T) {
 				p.FlushAll()
 				for i := range m.subs {
-					m.finish(i)
+					m.flush(i)
 				}
 			},
 			"OnPartitionRequest": func(t *rapid.T) {
@@ -387,15 +428,13 @@ func TestPartitionProperty(t *testing.T) {
 				s.granted += c
 				s.announced = false
 			},
-			"Poll": func(t *rapid.T) { m.poll(t, p) },
+			"Poll": func(t *rapid.T) { m.poll(t, p); m.writePending(false) },
 			"": func(t *rapid.T) {
 				m.check(t, p)
-				// BuffersInUse equals the model's count (checked above);
-				// beyond the pool there are only buffers Broadcast opened.
-				// Their number has no bound: with no credit, each round of
-				// Broadcast then FlushAll takes n more.
-				if m.inUseFromPool() > m.pool {
-					t.Fatalf("%d buffers taken by AddRecord, pool %d", m.inUseFromPool(), m.pool)
+				// BuffersInUse equals the model's count (checked above),
+				// never beyond the pool: a broadcast waits for a buffer
+				if p.BuffersInUse() > m.pool {
+					t.Fatalf("%d buffers in use, pool %d", p.BuffersInUse(), m.pool)
 				}
 			},
 		})
@@ -403,6 +442,7 @@ func TestPartitionProperty(t *testing.T) {
 		// The producer finishes: every subpartition ends, consumers that
 		// have not asked yet ask now, and everyone gets enough credit.
 		p.EndOfPartition()
+		m.writePending(true)
 		for i := range m.subs {
 			m.finish(i)
 			m.subs[i].queue = append(m.subs[i].queue, modelBuffer{elems: []element{{kind: KindEndOfPartition}}, event: true})

@@ -82,7 +82,7 @@ func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float
 // channel state, before any new input.
 func (s *Subtask) replaySlice(o *kernel.Out) (cost vt.Time) {
 	perRecord := s.recordCost()
-	n := min(len(s.ck.replayIn), s.cfg.BufferRecords)
+	n := min(len(s.ck.replayIn), s.cfg.RecordsPerBuffer())
 	for _, r := range s.ck.replayIn[:n] {
 		cost += perRecord + s.processRecord(o, r.Key, r.Timestamp, r.Value)
 	}

@@ -32,7 +32,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 	if !s.gate.HasData() {
 		return 0
 	}
-	if s.rp != nil && s.rp.BuffersInUse() >= s.rp.PoolCapacity() {
+	if s.rp != nil && !s.rp.Available() {
 		s.block(o)
 		return 0
 	}

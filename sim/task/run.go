@@ -49,14 +49,14 @@ func (s *Subtask) work(o *kernel.Out) {
 	}
 	var cost vt.Time
 	if s.isSource {
-		if s.rp.BuffersInUse() < s.rp.PoolCapacity() || s.src.Queued() == 0 {
+		if s.rp.Available() || s.src.Queued() == 0 {
 			s.unblock(o)
 		}
 		cost = s.sourceSlice(o)
 		s.fetch(o)
 		s.maybeFinishSource(o)
 	} else {
-		if s.rp == nil || s.rp.BuffersInUse() < s.rp.PoolCapacity() {
+		if s.rp == nil || s.rp.Available() {
 			s.unblock(o)
 		}
 		// a buffer of only watermarks that change nothing costs no time:

@@ -69,7 +69,7 @@ func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
 	if s.ck.stopping || s.ck.awaitFinal {
 		return 0 // stop-with-savepoint: the source reads no more
 	}
-	for n := 0; n < s.cfg.BufferRecords; n++ {
+	for n := 0; n < s.cfg.RecordsPerBuffer(); n++ {
 		r, ok := s.src.Peek()
 		if !ok {
 			break

@@ -158,7 +158,13 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		s.src.OnFetchResponse(b.FetchResponse)
 	case *messages.Envelope_PartitionRequest:
 		m := b.PartitionRequest
-		s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
+		if m.Local {
+			s.rp.OnLocalRequest(int(m.SubpartitionIndex), m.ReceiverId)
+		} else {
+			s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
+		}
+	case *messages.Envelope_LocalBufferRecycled:
+		s.rp.OnLocalRecycle(int(b.LocalBufferRecycled.SubpartitionIndex), int(b.LocalBufferRecycled.Count))
 	case *messages.Envelope_ResumeConsumption:
 		s.rp.OnResumeConsumption(int(b.ResumeConsumption.SubpartitionIndex))
 	case *messages.Envelope_CancelTask:
@@ -213,7 +219,8 @@ func (s *Subtask) start(o *kernel.Out) {
 		s.hashOut = rp.Partitioner == jobgraph.PartitionHash
 		s.rp = exchange.NewResultPartition(len(rp.Consumers),
 			exchange.PoolSize(len(rp.Consumers), s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate),
-			s.cfg.BufferRecords, s.cfg.RecordBytes)
+			s.cfg.RecordsPerBuffer(), s.cfg.RecordBytes)
+		s.rp.SetMaxBuffersPerChannel(s.cfg.MaxBuffersPerChannel)
 		if s.cfg.BufferTimeout > 0 {
 			o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
 		}
@@ -241,7 +248,11 @@ func (s *Subtask) start(o *kernel.Out) {
 			o.Timer(s.alignmentInterval(), timerAlignment, 0)
 		}
 	} else {
-		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate)
+		local := make([]bool, len(d.InputGate.Producers))
+		for i, at := range d.InputGate.ProducerLocations {
+			local[i] = at == s.tm
+		}
+		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate, local)
 		s.valve, _ = watermark.NewStatusWatermarkValve(s.gate.NumChannels())
 		s.lastInputWm = math.MinInt64
 		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
