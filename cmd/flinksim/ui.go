@@ -247,4 +247,3 @@ func serveUI(ctx context.Context, cmd *cobra.Command, f uiFlags, ready func(addr
 	_ = hs.Shutdown(sctx)
 	return nil
 }
-

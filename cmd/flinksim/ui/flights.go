@@ -35,7 +35,7 @@ type Flight struct {
 	End       bool     `json:"end_of_partition,omitempty"`
 	Credit    int32    `json:"credit,omitempty"`
 	Partition *int32   `json:"partition,omitempty"` // a fetch's or offset commit's first partition
-	Text      string   `json:"text,omitempty"` // an action's text
+	Text      string   `json:"text,omitempty"`      // an action's text
 }
 
 // flightKind is how the page draws a message: buffer (records, W,

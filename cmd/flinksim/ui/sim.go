@@ -136,6 +136,10 @@ func parseVT(text string) (vt.Time, error) {
 	if text == "" || strings.Trim(text, "0123456789") == "" && text != "0" {
 		return 0, fmt.Errorf("virtual time %q: give a duration with a unit, e.g. 90s, 2 min or 123456 µs", text)
 	}
+	unit := strings.TrimLeft(text, "0123456789 ")
+	if unit == "us" { // µs is hard to type
+		text = strings.TrimSuffix(text, "us") + "µs"
+	}
 	d, err := config.ParseDuration(text)
 	if err != nil {
 		return 0, fmt.Errorf("virtual time %q: %v", text, err)

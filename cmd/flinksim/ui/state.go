@@ -28,17 +28,17 @@ type State struct {
 	// Timeline is the slider: the furthest virtual time this timeline
 	// reached (or the replayed file's end) and the actions still to come on
 	// it after a jump back.
-	Timeline Timeline  `json:"timeline"`
-	Rerun    *Rerun    `json:"rerun,omitempty"`
-	Job      JobState  `json:"job"`
-	Vertices []Vertex  `json:"vertices"`
-	TMs      []TMState `json:"taskmanagers"`
-	Kafka    Kafka     `json:"kafka"`
-	Output   Output    `json:"output"`
+	Timeline Timeline      `json:"timeline"`
+	Rerun    *Rerun        `json:"rerun,omitempty"`
+	Job      JobState      `json:"job"`
+	Vertices []Vertex      `json:"vertices"`
+	TMs      []TMState     `json:"taskmanagers"`
+	Kafka    Kafka         `json:"kafka"`
+	Output   Output        `json:"output"`
 	Ckpts    []*Checkpoint `json:"checkpoints"`
-	Stats    Stats     `json:"stats"`
-	Notices  []Notice  `json:"notices"`
-	Flights  []Flight  `json:"inflight"`
+	Stats    Stats         `json:"stats"`
+	Notices  []Notice      `json:"notices"`
+	Flights  []Flight      `json:"inflight"`
 	// FlightsMore is the number of envelopes in flight not listed.
 	FlightsMore int `json:"inflight_more"`
 	// Settings are the run's settings that the diagram needs.
@@ -192,33 +192,33 @@ type Output struct {
 
 // Stats is the Stats panel.
 type Stats struct {
-	JobStatus         string `json:"job_status"`
-	RecordsRead       int64  `json:"records_read"`
-	WindowsFired      int64  `json:"windows_fired"`
-	ResultsVisible    int64  `json:"results_visible"`
-	ResultsUncommited int64  `json:"results_uncommitted"`
-	Duplicates        int64  `json:"duplicates"`
-	LateDropped       int64  `json:"late_dropped"`
-	LateSideOutput    int64  `json:"late_side_output"`
-	ExpiredState      int64  `json:"expired_state_reads"`
-	Checkpoints       int64  `json:"checkpoints_completed"`
-	CheckpointsFailed int64  `json:"checkpoints_failed"`
+	JobStatus         string      `json:"job_status"`
+	RecordsRead       int64       `json:"records_read"`
+	WindowsFired      int64       `json:"windows_fired"`
+	ResultsVisible    int64       `json:"results_visible"`
+	ResultsUncommited int64       `json:"results_uncommitted"`
+	Duplicates        int64       `json:"duplicates"`
+	LateDropped       int64       `json:"late_dropped"`
+	LateSideOutput    int64       `json:"late_side_output"`
+	ExpiredState      int64       `json:"expired_state_reads"`
+	Checkpoints       int64       `json:"checkpoints_completed"`
+	CheckpointsFailed int64       `json:"checkpoints_failed"`
 	LastCheckpoint    *Checkpoint `json:"last_checkpoint,omitempty"`
-	Restarts          int    `json:"restarts"`
-	MaxBackPressure   int64  `json:"max_backpressure"` // ms/s over the run
-	MaxBPTask         string `json:"max_backpressure_task,omitempty"`
-	BackPressureNow   int64  `json:"backpressure_now"` // highest of the last tick
-	BPNowTask         string `json:"backpressure_now_task,omitempty"`
+	Restarts          int         `json:"restarts"`
+	MaxBackPressure   int64       `json:"max_backpressure"` // ms/s over the run
+	MaxBPTask         string      `json:"max_backpressure_task,omitempty"`
+	BackPressureNow   int64       `json:"backpressure_now"` // highest of the last tick
+	BPNowTask         string      `json:"backpressure_now_task,omitempty"`
 }
 
 // views are one Inspect of every actor, decoded.
 type views struct {
-	jm       *actors.JobManagerView
-	kafka    *actors.KafkaView
-	rm       *actors.ResourceManagerView
-	tms      map[string]*actors.TaskManagerView
-	subtasks map[string]*actors.SubtaskView
-	channels map[string]*actors.InputChannelView
+	jm         *actors.JobManagerView
+	kafka      *actors.KafkaView
+	rm         *actors.ResourceManagerView
+	tms        map[string]*actors.TaskManagerView
+	subtasks   map[string]*actors.SubtaskView
+	channels   map[string]*actors.InputChannelView
 	partPaused map[int]bool // user-paused partitions (from the broker's view when it says so)
 }
 

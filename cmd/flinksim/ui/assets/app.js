@@ -12,6 +12,7 @@
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 const LONG_MIN = -9.2e18, LONG_MAX = 9.2e18;
+const PAUSED = '❚❚'; // the pause sign U+23F8 is missing from many fonts
 
 function esc(s) {
   return String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -192,13 +193,15 @@ function layout(st) {
   const parts = st.kafka.partitions || [];
   const shownParts = parts.slice(0, dens === 'normal' ? 12 : 32);
   L.shownParts = shownParts;
-  const KW = 190, SW = dens === 'mini' ? 250 : 250, OW = 220, GAP = dens === 'normal' ? 96 : 80;
+  const KW = 176, SW = 236, OW = 210;
+  const avail = Math.max(960, ($('#diagram-wrap') || {}).clientWidth || 1000);
+  const GAP = Math.max(56, Math.min(120, (avail - 32 - KW - OW - SW * verts.length) / (verts.length + 1)));
   let x = 16;
   L.kafkaX = x; x += KW + GAP;
   L.cols = [];
   for (const v of verts) { L.cols.push({ v, x }); x += SW + GAP; }
   L.outX = x; x += OW + 16;
-  L.w = Math.max(x, 980);
+  L.w = x;
   const top = 104;
   // subtask boxes
   let bottom = top;
@@ -381,14 +384,14 @@ function rmBox(st) {
   const total = alive.reduce((a, t) => a + (t.slots || []).length, 0);
   return `<g><rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
     <text class="title" x="${b.x + 8}" y="${b.y + 17}">ResourceManager</text>
-    <text x="${b.x + 8}" y="${b.y + 35}">${alive.length} TaskManagers · slots ${total - free}/${total} used</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 52}">${esc(st.settings.slots)} slot(s) per TaskManager · job needs ${esc(st.job.slots_needed || '—')}</text></g>`;
+    <text x="${b.x + 8}" y="${b.y + 35}">${alive.length} TaskManagers · ${total - free}/${total} slots used</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 52}">${esc(st.settings.slots)} per TaskManager · the job needs ${esc(st.job.slots_needed || '—')}</text></g>`;
 }
 
 function partitionBox(p) {
   const b = L.boxes['p:' + p.partition];
   const paused = p.paused || p.user_paused;
-  const mark = paused ? ' ⏸' : '';
+  const mark = paused ? ' ' + PAUSED : '';
   const why = p.user_paused ? ' producer paused' : p.paused ? ' alignment' : '';
   if (L.dens !== 'normal') {
     return `<g class="clickable${sel('part', String(p.partition))}" data-kind="part" data-id="${p.partition}" data-testid="partition">
@@ -424,7 +427,7 @@ function gauge(g, ch, dens) {
   const fy = horizontal ? g.y : g.y + g.h - fh;
   let marks = '';
   if (dens === 'normal') {
-    marks = `<text class="small" x="${g.x + g.w + 4}" y="${g.y + 8}">ch${ch.index}${ch.blocked ? ' ⏸' : ''}${ch.persisting ? ' ↯' : ''}${ch.ended ? ' end' : ''}</text>`;
+    marks = `<text class="small" x="${g.x + g.w + 4}" y="${g.y + 8}">ch${ch.index}${ch.blocked ? ' ' + PAUSED : ''}${ch.persisting ? ' ↯' : ''}${ch.ended ? ' end' : ''}</text>`;
   } else if (ch.blocked || ch.persisting) {
     marks = `<rect x="${g.x}" y="${g.y - 3}" width="${g.w}" height="2" fill="${ch.persisting ? '#722ed1' : '#000'}"/>`;
   }
@@ -463,7 +466,7 @@ function subtaskBox(v, s) {
   if (dens === 'compact') {
     o.push(`<text class="m" x="${b.x + 6}" y="${b.y + 29}">W ${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' idle' : ''}</text>`);
     o.push(busyBar(b.x + 6, b.y + b.h - 11, 78, 6, s));
-    const what = isSource ? `reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? '⏸' : '')).join(' ') || 'no split'}` : `KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys`;
+    const what = isSource ? `reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? PAUSED : '')).join(' ') || 'no split'}` : `KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys`;
     o.push(`<text class="small" x="${b.x + 130}" y="${b.y + 29}">${esc(what)}</text>`);
     inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
     o.push('</g>');
@@ -471,9 +474,9 @@ function subtaskBox(v, s) {
   }
   o.push(`<text x="${tx}" y="${b.y + 32}"><tspan class="small">watermark</tspan> <tspan class="m">${esc(fmtWM(s.watermark))}</tspan>${s.watermark_idle ? ' <tspan class="small">IDLE</tspan>' : ''}</text>`);
   o.push(busyBar(tx, b.y + 38, tw, 7, s));
-  o.push(`<text class="small" x="${tx}" y="${b.y + 56}">busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</text>`);
+  o.push(`<text class="small" x="${tx}" y="${b.y + 56}">busy ${s.busy} · bp ${s.backpressured} · idle ${s.idle} ms/s</text>`);
   if (isSource) {
-    const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' ⏸' : ''}${x.idle ? ' idle' : ''}`).join(', ');
+    const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' ' + PAUSED : ''}${x.idle ? ' idle' : ''}`).join(', ');
     o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">reads</tspan> ${esc(splits || 'no split')}</text>`);
     o.push(`<text class="small" x="${tx}" y="${b.y + 83}">${fmtN(s.records_out)} records out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked on output' : ''}</text>`);
   } else {
@@ -492,14 +495,15 @@ function outputBox(st) {
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
     <text class="title" x="${b.x + 8}" y="${b.y + 17}">${esc(st.kafka.sink_topic)}</text>
     <text class="small" x="${b.x + 8}" y="${b.y + 31}">${fmtN(st.kafka.sink_records)} records · LSO ${fmtN(out.last_stable_offset)}</text>
-    <text x="${b.x + 8}" y="${b.y + 47}"><tspan class="m">${fmtN(out.visible)}</tspan> visible to a ${esc(iso)} consumer</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 61}">open ${out.open} · pre-committed ${out.pre_committed} · committed ${out.committed} · aborted ${out.aborted}</text>`];
+    <text x="${b.x + 8}" y="${b.y + 47}"><tspan class="m">${fmtN(out.visible)}</tspan> results visible</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 59}">to a ${esc(iso)} consumer</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 71}">open ${out.open} · pre-commit ${out.pre_committed} · commit ${out.committed} · abort ${out.aborted}</text>`];
   const recent = (out.recent || []).slice(-6);
   recent.forEach((r, i) => {
     let v = {}; try { v = JSON.parse(r.value); } catch { }
     const label = v.window_start != null ? `${v.key} [${fmtTS(v.window_start).slice(0, 8)}) = ${v.value}` : `${r.key} ${r.value.slice(0, 26)}`;
     const col = r.state === 'Aborted' ? '#cf1322' : r.state === 'Open' ? '#d48806' : r.state === 'PreCommitted' ? '#096dd9' : '#262626';
-    o.push(`<text class="m" x="${b.x + 8}" y="${b.y + 80 + i * 14}" fill="${col}" style="fill:${col}">${esc(label)}${r.state && r.state !== 'Committed' ? ' · ' + esc(r.state) : ''}</text>`);
+    o.push(`<text class="m" x="${b.x + 8}" y="${b.y + 88 + i * 13}" fill="${col}" style="fill:${col}">${esc(label)}${r.state && r.state !== 'Committed' ? ' · ' + esc(r.state) : ''}</text>`);
   });
   if (out.late_count) o.push(`<text class="small" x="${b.x + 8}" y="${b.y + b.h - 6}">late side output: ${fmtN(out.late_count)}</text>`);
   o.push('</g>');
@@ -587,13 +591,22 @@ function renderFlights() {
     let t = span > 0 ? (now - f.sent) / span : 1;
     if (t > 1) continue;
     t = Math.max(0, t);
-    const x = a.x + (b.x - a.x) * t, y = a.y + (b.y - a.y) * t;
-    o.push(glyph(f, x, y, light));
+    let x, y;
+    if ((f.kind === 'buffer' || f.kind === 'credit') && L.dens === 'normal' && Math.abs(b.x - a.x) > 60) {
+      // along the channel's curve (the edge drawn between the boxes)
+      const dir = b.x > a.x ? 1 : -1, c1 = a.x + 45 * dir, c2 = b.x - 45 * dir, u = 1 - t;
+      x = u * u * u * a.x + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * b.x;
+      y = u * u * u * a.y + 3 * u * u * t * a.y + 3 * u * t * t * b.y + t * t * t * b.y;
+    } else {
+      x = a.x + (b.x - a.x) * t; y = a.y + (b.y - a.y) * t;
+    }
+    o.push(glyph(f, x, y, light, o.length));
   }
   g.innerHTML = o.join('');
 }
 
-function glyph(f, x, y, light) {
+function glyph(f, x, y, light, n) {
+  const ly = n % 2 ? y + 17 : y - 8; // labels above and below, alternating
   const title = `<title>${esc(f.msg)} ${esc(f.from)} → ${esc(f.to)} · sent ${fmtVTus(f.sent)} · due ${fmtVTus(f.deliver)}${f.records ? ' · ' + f.records + ' records' : ''}</title>`;
   switch (f.kind) {
     case 'buffer':
@@ -605,10 +618,10 @@ function glyph(f, x, y, light) {
       }
       if (f.records) {
         const keys = f.keys && f.keys.length ? f.keys : [f.key || ''];
-        const w = 12, h = 8, n = Math.min(3, keys.length);
-        for (let i = 0; i < n; i++) parts.push(`<rect x="${x - w / 2 + i * w / n}" y="${y - h / 2}" width="${w / n}" height="${h}" fill="${keyColor(keys[i])}"/>`);
-        parts.push(`<rect x="${x - w / 2}" y="${y - h / 2}" width="${w}" height="${h}" fill="none" stroke="#fff" stroke-width=".6" rx="1"/>`);
-        if (light) parts.push(`<text class="small" x="${x}" y="${y - 7}" text-anchor="middle">${esc(f.key)}@${esc(fmtTS(f.ts))}${f.records > 1 ? ' +' + (f.records - 1) : ''}</text>`);
+        const w = 16, h = 10, k = Math.min(4, keys.length);
+        for (let i = 0; i < k; i++) parts.push(`<rect x="${x - w / 2 + i * w / k}" y="${y - h / 2}" width="${w / k}" height="${h}" fill="${keyColor(keys[i])}"/>`);
+        parts.push(`<rect x="${x - w / 2}" y="${y - h / 2}" width="${w}" height="${h}" fill="none" stroke="#595959" stroke-width=".6" rx="1"/>`);
+        if (light) parts.push(`<text class="small" x="${x}" y="${ly}" text-anchor="middle" style="fill:#262626">${esc(f.key)}@${esc(fmtTS(f.ts))}${f.records > 1 ? ' +' + (f.records - 1) : ''}</text>`);
       }
       if (f.wm != null) parts.push(`<circle cx="${x + 10}" cy="${y}" r="6" fill="#fff" stroke="#d48806"/><text x="${x + 10}" y="${y + 3.5}" text-anchor="middle" style="fill:#d48806;font-weight:700;font-size:9px">W</text>`);
       if (f.end_of_partition) parts.push(`<text class="small" x="${x}" y="${y + 12}" text-anchor="middle">end</text>`);
@@ -699,7 +712,7 @@ function renderStats() {
     ['Last checkpoint', lcText],
     ['Restarts', fmtN(s.restarts)],
     ['Backpressure now', bpNow],
-    ['Highest backpressure', `${s.max_backpressure} ms/s · ${backpressureLevel(s.max_backpressure).toUpperCase()}`],
+    ['Highest backpressure', `${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}`],
   ];
   $('#stats-list').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
   const notices = st.notices || [];
@@ -742,7 +755,7 @@ function renderInspector() {
       html += row('end offset', fmtN(p.end_offset)) + row('read offset', fmtN(p.read_offset)) + row('lag', fmtN(p.lag));
       html += row('committed offset', p.committed_offset < 0 ? 'none' : fmtN(p.committed_offset));
       html += row('reader', esc(p.reader || 'none')) + row('split watermark', esc(fmtWM(p.watermark))) + row('idle', p.idle ? 'yes' : 'no');
-      html += row('paused', p.user_paused ? 'producer paused (pause-partition)' : p.paused ? '⏸ by watermark alignment' : 'no');
+      html += row('paused', p.user_paused ? 'producer paused (pause-partition)' : p.paused ? PAUSED + ' by watermark alignment' : 'no');
       html += `<div class="acts"><button data-do="pause-partition ${p.partition}">Pause</button><button data-do="resume-partition ${p.partition}">Resume</button>
         <button data-do="send-event key=user-7 ts=now partition=${p.partition}">Send user-7@now</button>
         <button data-do="send-event key=user-7 ts=now-30s partition=${p.partition}">Send user-7@now-30s</button></div>`;
@@ -772,13 +785,13 @@ function renderInspector() {
       html += row('out pool usage', `${(s.out_pool_usage * 100).toFixed(0)}%`) + row('output queues', esc((s.output_queues || []).join(' ')));
       if (s.splits && s.splits.length) {
         html += '<h3>Splits</h3><table><tr><th>partition</th><th>offset</th><th>watermark</th><th></th></tr>' +
-          s.splits.map(x => `<tr><td>p${x.partition}</td><td>${fmtN(x.offset)}</td><td>${esc(fmtWM(x.watermark))}</td><td>${x.paused ? '⏸' : ''}${x.idle ? 'idle' : ''}${x.finished ? 'done' : ''}</td></tr>`).join('') + '</table>';
+          s.splits.map(x => `<tr><td>p${x.partition}</td><td>${fmtN(x.offset)}</td><td>${esc(fmtWM(x.watermark))}</td><td>${x.paused ? PAUSED : ''}${x.idle ? 'idle' : ''}${x.finished ? 'done' : ''}</td></tr>`).join('') + '</table>';
       }
       if (f.v.id !== 'source') {
         html += row('key groups', `${s.key_groups[0]}–${s.key_groups[1]}`) + row('keys / windows', `${fmtN(s.keys)} / ${fmtN(s.windows)}`);
         html += row('late records dropped', fmtN(s.late_dropped)) + row('checkpoint (barrier handler)', s.checkpoint || '—');
         html += '<h3>Input channels</h3><table><tr><th>ch</th><th>from</th><th>in use</th><th>credit</th><th>backlog</th><th>watermark</th></tr>' +
-          (s.inputs || []).map(c => `<tr><td>${c.index}${c.blocked ? ' ⏸' : ''}${c.persisting ? ' ↯' : ''}</td><td>${esc(c.producer)} ${c.local ? '(local)' : ''}</td><td>${c.in_use}/${c.capacity}</td><td style="color:${c.credit === 0 ? '#cf1322' : ''}">${c.credit}</td><td>${c.backlog}</td><td>${esc(fmtWM(c.watermark))}</td></tr>`).join('') + '</table>';
+          (s.inputs || []).map(c => `<tr><td>${c.index}${c.blocked ? ' ' + PAUSED : ''}${c.persisting ? ' ↯' : ''}</td><td>${esc(c.producer)} ${c.local ? '(local)' : ''}</td><td>${c.in_use}/${c.capacity}</td><td style="color:${c.credit === 0 ? '#cf1322' : ''}">${c.credit}</td><td>${c.backlog}</td><td>${esc(fmtWM(c.watermark))}</td></tr>`).join('') + '</table>';
         html += `<div class="acts"><button data-tab-go="keyed">Keyed state</button><label>explain key <input id="insp-key" size="8" value="user-7"></label><button data-explain>Explain</button></div><div id="explain-out"></div>`;
       }
       break;
@@ -792,7 +805,7 @@ function renderInspector() {
       html += row('from', esc(c.producer)) + row('kind', c.local ? 'LocalInputChannel' : 'RemoteInputChannel');
       html += row('buffers in use', `${c.in_use} of ${c.capacity} (exclusive + floating)`) + row('credit', `${c.credit}${c.credit === 0 ? ' — out of credit: the producer must wait' : ''}`);
       html += row('backlog', c.backlog) + row('queued in the gate', c.queued) + row('records in', fmtN(c.records_in));
-      html += row('watermark', esc(fmtWM(c.watermark))) + row('blocked by alignment', c.blocked ? '⏸ yes' : 'no') + row('persisting (unaligned)', c.persisting ? '↯ yes' : 'no');
+      html += row('watermark', esc(fmtWM(c.watermark))) + row('blocked by alignment', c.blocked ? PAUSED + ' yes' : 'no') + row('persisting (unaligned)', c.persisting ? '↯ yes' : 'no');
       break;
     }
     case 'out': {
@@ -865,7 +878,7 @@ function renderWatermarks() {
   const o = ['<p class="hint">A source reader\'s watermark is the minimum over its active splits; an operator\'s is the minimum over its non-idle input channels (StatusWatermarkValve). The minimum is in bold.</p>',
     '<table class="grid"><tr><th>subtask</th><th>input (split or channel)</th><th class="num">last watermark</th><th></th></tr>'];
   for (const v of S.vertices || []) for (const s of v.subtasks) {
-    const ins = v.id === 'source' ? (s.splits || []).map(x => ({ name: `split ${S.kafka.source_topic}-${x.partition}`, wm: x.watermark, idle: x.idle, note: x.paused ? '⏸ paused by alignment' : '' }))
+    const ins = v.id === 'source' ? (s.splits || []).map(x => ({ name: `split ${S.kafka.source_topic}-${x.partition}`, wm: x.watermark, idle: x.idle, note: x.paused ? PAUSED + ' paused by alignment' : '' }))
       : (s.inputs || []).map(c => ({ name: `channel ${c.index} ← ${c.producer}`, wm: c.watermark, idle: c.watermark_idle, note: c.ended ? 'ended' : '' }));
     const active = ins.filter(i => !i.idle).map(i => i.wm);
     const min = active.length ? Math.min(...active) : null;
@@ -955,7 +968,7 @@ function renderKafka() {
   const o = [`<p class="hint">Topic ${esc(S.kafka.source_topic)}: splits are assigned to readers by KafkaSourceEnumerator.getSplitOwner. Committed offsets are the last completed checkpoint's (for monitoring only).</p>`,
     '<table class="grid"><tr><th class="num">partition</th><th class="num">end offset</th><th class="num">read offset</th><th class="num">lag</th><th class="num">committed</th><th>reader</th><th class="num">split watermark</th><th></th></tr>'];
   for (const p of parts) {
-    o.push(`<tr class="clickable" data-part="${p.partition}"><td class="num">${p.partition}</td><td class="num">${fmtN(p.end_offset)}</td><td class="num">${fmtN(p.read_offset)}</td><td class="num">${fmtN(p.lag)}</td><td class="num">${p.committed_offset < 0 ? '—' : fmtN(p.committed_offset)}</td><td>${esc(p.reader || '—')}</td><td class="num">${esc(fmtWM(p.watermark))}</td><td>${p.user_paused ? '⏸ producer paused' : p.paused ? '⏸ alignment' : ''}${p.idle ? ' idle' : ''}</td></tr>`);
+    o.push(`<tr class="clickable" data-part="${p.partition}"><td class="num">${p.partition}</td><td class="num">${fmtN(p.end_offset)}</td><td class="num">${fmtN(p.read_offset)}</td><td class="num">${fmtN(p.lag)}</td><td class="num">${p.committed_offset < 0 ? '—' : fmtN(p.committed_offset)}</td><td>${esc(p.reader || '—')}</td><td class="num">${esc(fmtWM(p.watermark))}</td><td>${p.user_paused ? PAUSED + ' producer paused' : p.paused ? PAUSED + ' alignment' : ''}${p.idle ? ' idle' : ''}</td></tr>`);
   }
   if (S.kafka.partitions.length > parts.length) o.push(`<tr><td colspan="8" class="sub">${S.kafka.partitions.length - parts.length} more</td></tr>`);
   o.push('</table>');
