@@ -46,14 +46,14 @@ var speedNames = []string{"pause", "0.001", "0.01", "0.1", "1", "10", "100", "ma
 // ParseSpeed reads a speed as POST /sim/speed takes it: pause, max, or a
 // factor of real time (0.001 .. 1000, "x" suffix allowed).
 func ParseSpeed(s string) (Speed, error) {
-	s = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "x")
+	s = strings.ToLower(strings.TrimSpace(s))
 	switch s {
 	case "pause", "paused", "0":
 		return Speed{Paused: true}, nil
 	case "max":
 		return Speed{Max: true}, nil
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "x"), 64)
 	if err != nil || f < 0.001 || f > 1000 || math.IsNaN(f) {
 		return Speed{}, fmt.Errorf("speed %q: want pause, step, max, or a factor of real time from 0.001 to 1000 (1, 10, 100)", s)
 	}
@@ -102,6 +102,7 @@ type loop struct {
 	recipe   Recipe
 	injected int // live actions of the recipe that are in the session (queued or delivered)
 	sess     *cluster.Session
+	finished bool // the summary is written
 	gen      int
 	obs      *observer
 	ring     *ring
@@ -175,7 +176,7 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 		return err
 	}
 	l.gen, l.ring, l.obs = gen, rg, obs
-	l.recipe, l.sess, l.injected = r, s, n
+	l.recipe, l.sess, l.injected, l.finished = r, s, n, false
 	l.tmsSeen = nil
 	l.output = cluster.OutputSummary{Isolation: r.Settings.OutputIsolation}
 	l.lastOutput = time.Time{}
@@ -185,6 +186,7 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 			start := time.Now()
 			step := max(vt.Time(1000), min(t-st.Now, vt.Time(l.rate*rerunProgress.Seconds())))
 			s.RunUntil(st.Now + step)
+			l.ended()
 			l.measure(s.Status().Now-st.Now, time.Since(start))
 			l.rerun.At = s.Status().Now
 			l.publish()
@@ -219,8 +221,8 @@ func (l *loop) run() {
 		running := !l.speed.Paused && !l.sess.Status().Ended
 		if running {
 			l.slice()
-			if time.Since(l.lastFrame) >= frameEvery {
-				l.publish()
+			if time.Since(l.lastFrame) >= frameEvery || l.sess.Status().Ended {
+				l.publish() // and once more when the run is over
 			}
 			if l.speed.Max {
 				select {
@@ -280,6 +282,16 @@ func (l *loop) advance(t vt.Time) {
 	l.injectFuture(t)
 	st := l.sess.RunUntil(t)
 	l.tlMax = max(l.tlMax, st.Now)
+	l.ended()
+}
+
+// ended writes the summary once the run is over, so that the page's log
+// and a session log end as `flinksim run`'s does.
+func (l *loop) ended() {
+	if l.sess.Status().Ended && !l.finished {
+		l.finished = true
+		l.sess.Finish()
+	}
 }
 
 // injectFuture injects the timeline's actions due before t (after a jump
@@ -307,6 +319,7 @@ func (l *loop) step() {
 	}
 	st := l.sess.Step()
 	l.tlMax = max(l.tlMax, st.Now)
+	l.ended()
 }
 
 // fork drops the actions ahead of the clock: a new action after a jump
@@ -338,12 +351,12 @@ func (l *loop) handle(c *command) {
 		l.step()
 		r.body = map[string]any{"speed": "pause", "vt": l.sess.Status().Now, "steps": l.sess.Status().Steps}
 	case "act":
-		if l.sess.Status().Ended {
-			r.err, r.status = errEnded, 409
+		if _, err := action.Parse(withAt(c.text)); err != nil { // the CLI's message
+			r.err = err
 			break
 		}
-		if _, err := action.Parse(withAt(c.text)); err != nil { // refuse before forking
-			r.err = err
+		if l.sess.Status().Ended {
+			r.err, r.status = errEnded, 409
 			break
 		}
 		a, err := l.sess.Act(c.text)
