@@ -25,7 +25,8 @@ import (
 const (
 	tick          = 16 * time.Millisecond  // how often a paced session moves on
 	maxSlice      = 30 * time.Millisecond  // a slice of work at max speed (commands wait at most this)
-	frameEvery    = 50 * time.Millisecond  // stream frames while running (at most 20 a second)
+	frameEvery    = 50 * time.Millisecond  // stream frames while running at a pace (at most 20 a second)
+	frameEveryMax = 100 * time.Millisecond // at max speed (10 a second: the machine's time goes to the run)
 	outputEvery   = 500 * time.Millisecond // how often the sink's consumer view is recounted while running
 	behindAtMost  = 250 * time.Millisecond // a paced session further behind than this is re-anchored (lagging)
 	rerunProgress = 100 * time.Millisecond // progress frames while re-running to a jump target
@@ -221,7 +222,11 @@ func (l *loop) run() {
 		running := !l.speed.Paused && !l.sess.Status().Ended
 		if running {
 			l.slice()
-			if time.Since(l.lastFrame) >= frameEvery || l.sess.Status().Ended {
+			every := frameEvery
+			if l.speed.Max {
+				every = frameEveryMax
+			}
+			if time.Since(l.lastFrame) >= every || l.sess.Status().Ended {
 				l.publish() // and once more when the run is over
 			}
 			if l.speed.Max {

@@ -10,6 +10,7 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/keygroup"
 )
 
 // State is the whole view of the session at one virtual time: what GET
@@ -130,6 +131,9 @@ type Subtask struct {
 	// KeyedState is only in GET /sim/state (not in stream frames).
 	KeyedState []actors.KeyStateView `json:"keyed_state,omitempty"`
 	MoreKeys   int                   `json:"more_keys,omitempty"`
+	// Planned: the JobGraph has this subtask but no execution runs it now
+	// (before deployment, or between attempts).
+	Planned bool `json:"planned,omitempty"`
 }
 
 // Channel is one input channel's gauge.
@@ -302,18 +306,59 @@ func buildVertices(v *views, keyed bool) []Vertex {
 			byVertex[sv.Vertex] = append(byVertex[sv.Vertex], t.Name)
 		}
 	}
+	from := map[string]string{}
+	par := map[string]int{}
+	for _, e := range v.jm.Graph.Edges {
+		from[e.To] = e.From
+	}
+	for _, gv := range v.jm.Graph.Vertices {
+		par[gv.ID] = gv.Parallelism
+	}
 	for _, gv := range v.jm.Graph.Vertices {
 		vx := Vertex{ID: gv.ID, Name: gv.Name, Parallelism: gv.Parallelism, Operators: gv.Operators, Partitioner: into[gv.ID]}
 		names := byVertex[gv.ID]
-		subs := make([]Subtask, 0, len(names))
+		subs := make([]Subtask, 0, gv.Parallelism)
+		have := map[int]bool{}
 		for _, n := range names {
-			subs = append(subs, buildSubtask(v, v.subtasks[n], keyed))
+			st := buildSubtask(v, v.subtasks[n], keyed)
+			have[st.Index] = true
+			subs = append(subs, st)
+		}
+		// the subtasks not deployed (yet, or again after a failover): the
+		// JobGraph's plan, so the diagram keeps its shape
+		for i := 0; i < gv.Parallelism; i++ {
+			if !have[i] {
+				subs = append(subs, plannedSubtask(gv.ID, i, from[gv.ID], par[from[gv.ID]], into[gv.ID], v.jm.Graph.MaxParallelism, gv.Parallelism))
+			}
 		}
 		slices.SortFunc(subs, func(a, b Subtask) int { return a.Index - b.Index })
 		vx.Subtasks = subs
 		out = append(out, vx)
 	}
 	return out
+}
+
+// plannedSubtask is a subtask of the JobGraph that has no execution now.
+func plannedSubtask(vertex string, i int, upstream string, upstreamP int, partitioner string, maxP, p int) Subtask {
+	st := Subtask{Name: jobgraph.SubtaskName(vertex, i, 0), Index: i, Status: "CREATED", Watermark: math.MinInt64,
+		BackPressureLevel: "ok", Planned: true}
+	if upstream == "" {
+		return st
+	}
+	if rng, err := keygroup.RangeForOperatorIndex(maxP, p, i); err == nil && vertex == jobgraph.VertexKeyed {
+		st.KeyGroups = [2]int{rng.Start, rng.End}
+	}
+	producers := []int{i}
+	if partitioner != jobgraph.PartitionForward {
+		producers = producers[:0]
+		for j := 0; j < upstreamP; j++ {
+			producers = append(producers, j)
+		}
+	}
+	for k, j := range producers {
+		st.Inputs = append(st.Inputs, Channel{Index: k, Producer: jobgraph.SubtaskName(upstream, j, 0), Watermark: math.MinInt64})
+	}
+	return st
 }
 
 func buildSubtask(v *views, s *actors.SubtaskView, keyed bool) Subtask {

@@ -439,11 +439,12 @@ function gauge(g, ch, dens) {
 
 function subtaskBox(v, s) {
   const b = L.boxes['st:' + s.name];
-  const { bg, border } = nodeColors(s.busy, s.backpressured);
+  let { bg, border } = nodeColors(s.busy, s.backpressured);
+  if (s.planned) { bg = '#bfbfbf'; border = '#bfbfbf'; }
   const dens = L.dens;
   const isSource = v.id === 'source';
   const inputs = (s.inputs || []).map(ch => ({ ...ch, owner: s.name }));
-  const dead = s.status === 'CANCELED' || s.status === 'FAILED' ? ' dead' : '';
+  const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
   const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
   o.push(`<title>${esc(s.name)} on ${esc(s.task_manager)} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
   o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"/>`);
@@ -460,7 +461,7 @@ function subtaskBox(v, s) {
     return o.join('');
   }
   o.push(`<text class="head" x="${b.x + 6}" y="${b.y + 12.5}">${esc(s.name)}</text>`);
-  o.push(`<text class="headr" x="${b.x + b.w - 6}" y="${b.y + 12.5}" text-anchor="end">${esc(s.task_manager)}${s.status !== 'RUNNING' ? ' · ' + esc(s.status) : ''}${bpTag}</text>`);
+  o.push(`<text class="headr" x="${b.x + b.w - 6}" y="${b.y + 12.5}" text-anchor="end">${s.planned ? 'not deployed' : esc(s.task_manager)}${s.status !== 'RUNNING' ? ' · ' + esc(s.status) : ''}${bpTag}</text>`);
   const tx = isSource || dens !== 'normal' ? b.x + 8 : b.x + 84;
   const tw = b.x + b.w - 8 - tx;
   if (dens === 'compact') {
