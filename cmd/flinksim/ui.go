@@ -120,7 +120,7 @@ func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
 	}
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var h header
-	if err := json.Unmarshal(first, &h); err != nil || h.Event != eventlog.KindHeader {
+	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
 		return ui.Recipe{}, 0, badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
 	}
 	if h.Format != eventlog.FormatVersion {
@@ -167,7 +167,7 @@ func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
 		VT int64 `json:"vt"`
 	}
 	if err := json.Unmarshal(trimmed[bytes.LastIndexByte(trimmed, '\n')+1:], &last); err == nil {
-		end = last.VT
+		end = vt.Of(last.VT)
 	}
 	return r, max(end, 1), nil
 }

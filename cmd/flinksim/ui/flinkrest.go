@@ -3,6 +3,8 @@ package ui
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"github.com/flinksim/flinksim/sim/jobmaster"
+	"github.com/flinksim/flinksim/sim/vt"
 	"math"
 	"net/http"
 	"slices"
@@ -10,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 )
 
@@ -34,7 +35,7 @@ func flinkID(name string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func ms(us int64) int64 { return us / 1000 }
+func ms(t vt.Time) int64 { return vt.Millis(t) }
 
 // executionStates are Flink's ExecutionState values in declaration order.
 var executionStates = []string{"CREATED", "SCHEDULED", "DEPLOYING", "RUNNING", "FINISHED", "CANCELING", "CANCELED",
@@ -97,9 +98,9 @@ func (s *Server) flinkConfig(w http.ResponseWriter, r *http.Request) {
 // jobInfo is one job the run had, from its job_status events.
 type jobInfo struct {
 	id, state    string
-	start, end   int64 // µs; end -1 while running
-	lastModified int64
-	times        map[string]int64
+	start, end   vt.Time // end -1 while running
+	lastModified vt.Time
+	times        map[string]vt.Time
 }
 
 // jobsOf lists the run's jobs in the order they started.
@@ -109,7 +110,7 @@ func jobsOf(snap *snapshot) []*jobInfo {
 	for _, st := range snap.obs.statuses {
 		j := by[st.Job]
 		if j == nil {
-			j = &jobInfo{id: st.Job, start: st.VT, end: -1, times: map[string]int64{}}
+			j = &jobInfo{id: st.Job, start: st.VT, end: -1, times: map[string]vt.Time{}}
 			by[st.Job] = j
 			out = append(out, j)
 		}
@@ -122,7 +123,7 @@ func jobsOf(snap *snapshot) []*jobInfo {
 		}
 	}
 	if jm := snap.views.jm; jm != nil && by[jm.JobID] == nil {
-		j := &jobInfo{id: jm.JobID, state: jm.Status, end: -1, times: map[string]int64{}}
+		j := &jobInfo{id: jm.JobID, state: jm.Status, end: -1, times: map[string]vt.Time{}}
 		out = append(out, j)
 	}
 	return out
@@ -138,7 +139,7 @@ func findJob(snap *snapshot, id string) *jobInfo {
 	return nil
 }
 
-func jobDuration(j *jobInfo, now int64) int64 {
+func jobDuration(j *jobInfo, now vt.Time) int64 {
 	if j.end >= 0 {
 		return ms(j.end - j.start)
 	}
@@ -248,7 +249,7 @@ func ioMetrics(subs []Subtask, recordBytes int) map[string]any {
 }
 
 // vertexStatus aggregates the subtasks' states as ExecutionJobVertex.getAggregateState.
-func vertexStatus(subs []Subtask, jm *actors.JobManagerView) string {
+func vertexStatus(subs []Subtask, jm *jobmaster.JobMasterView) string {
 	if len(subs) == 0 {
 		return "CREATED"
 	}
@@ -267,7 +268,7 @@ func vertexStatus(subs []Subtask, jm *actors.JobManagerView) string {
 	return "CREATED"
 }
 
-func taskState(jm *actors.JobManagerView, name string) string {
+func taskState(jm *jobmaster.JobMasterView, name string) string {
 	if jm != nil {
 		for _, t := range jm.Tasks {
 			if t.Name == name {

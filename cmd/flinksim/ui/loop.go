@@ -143,7 +143,7 @@ type obsCopy struct {
 	ckpts    []Checkpoint
 	counts   struct{ triggered, completed, failed, declined, restored int64 }
 	restored *Checkpoint
-	restVT   int64
+	restVT   vt.Time
 }
 
 func newLoop(cfg Config, r Recipe, h *hub) (*loop, error) {
@@ -318,7 +318,7 @@ func (l *loop) step() {
 	if l.injected < len(l.recipe.Live) {
 		next := vt.Time(math.MaxInt64)
 		for _, e := range l.sess.InFlight() {
-			next = min(next, e.DeliverAt)
+			next = min(next, vt.Of(e.DeliverAt))
 		}
 		l.injectFuture(next + 1)
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"github.com/flinksim/flinksim/sim/vt"
 	"strings"
 	"sync"
 
@@ -26,11 +27,11 @@ type Checkpoint struct {
 	ID               int64           `json:"id"`
 	Kind             string          `json:"kind"` // periodic, manual, savepoint, stop-with-savepoint
 	Status           string          `json:"status"`
-	TriggerVT        int64           `json:"trigger_vt"`
+	TriggerVT        vt.Time         `json:"trigger_vt"`
 	TimestampMs      int64           `json:"timestamp_ms"`
 	Unaligned        bool            `json:"unaligned"`
 	Acknowledged     int             `json:"acknowledged"` // tasks that took their snapshot
-	EndVT            int64           `json:"end_vt,omitempty"`
+	EndVT            vt.Time         `json:"end_vt,omitempty"`
 	DurationMs       int64           `json:"duration_ms"`
 	StateSize        int64           `json:"state_size"`
 	CheckpointedSize int64           `json:"checkpointed_size"`
@@ -50,25 +51,25 @@ func (c *Checkpoint) IsSavepoint() bool {
 
 // LateRecord is one record sent to the late side output.
 type LateRecord struct {
-	VT        int64  `json:"vt"`
-	Actor     string `json:"actor"`
-	Key       string `json:"key"`
-	Timestamp int64  `json:"timestamp"`
+	VT        vt.Time `json:"vt"`
+	Actor     string  `json:"actor"`
+	Key       string  `json:"key"`
+	Timestamp int64   `json:"timestamp"`
 }
 
 // Notice is something the page tells the user once: an action that was not
 // carried out, a failure, a job status with a cause.
 type Notice struct {
-	VT   int64  `json:"vt"`
-	Kind string `json:"kind"`
-	Text string `json:"text"`
+	VT   vt.Time `json:"vt"`
+	Kind string  `json:"kind"`
+	Text string  `json:"text"`
 }
 
 // JobStatusTime is when a job entered a status (virtual µs).
 type JobStatusTime struct {
-	Job    string `json:"job"`
-	Status string `json:"status"`
-	VT     int64  `json:"vt"`
+	Job    string  `json:"job"`
+	Status string  `json:"status"`
+	VT     vt.Time `json:"vt"`
 }
 
 // attemptCounters are the counters of one execution (one actor name) as
@@ -90,7 +91,7 @@ type observer struct {
 	checkpoints   []*Checkpoint // by id, the last maxCheckpoints
 	counts        struct{ triggered, completed, failed, declined, restored int64 }
 	restored      *Checkpoint // the checkpoint the last restore came from (nil: none or starting offsets)
-	restoredVT    int64
+	restoredVT    vt.Time
 	late          []LateRecord
 	lateCount     int64
 	attempts      map[string]*attemptCounters
@@ -114,22 +115,23 @@ func (o *observer) observe(ev *messages.LogEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	f := fields(ev.Fields)
-	switch ev.Kind {
+	t := vt.Of(ev.Vt)
+	switch eventlog.Kind(ev.Kind) {
 	case eventlog.KindJobStatus:
 		st := f.str("status")
 		o.jobStatus = st
 		if len(o.statuses) >= 4*maxCheckpoints {
 			o.statuses = o.statuses[1:]
 		}
-		o.statuses = append(o.statuses, JobStatusTime{Job: f.str("job_id"), Status: st, VT: ev.Vt})
+		o.statuses = append(o.statuses, JobStatusTime{Job: f.str("job_id"), Status: st, VT: t})
 		if c := f.str("cause"); c != "" {
-			o.notice(ev.Vt, "job_status", st+": "+c)
+			o.notice(t, "job_status", st+": "+c)
 		}
 	case eventlog.KindWindowFired:
 		o.windowsFired++
 	case eventlog.KindCheckpointTriggered:
 		o.counts.triggered++
-		c := &Checkpoint{ID: f.int("checkpoint_id"), Kind: f.str("kind"), Status: "IN_PROGRESS", TriggerVT: ev.Vt,
+		c := &Checkpoint{ID: f.int("checkpoint_id"), Kind: f.str("kind"), Status: "IN_PROGRESS", TriggerVT: t,
 			TimestampMs: f.int("timestamp_ms"), Unaligned: f.bool("unaligned")}
 		o.checkpoints = append(o.checkpoints, c)
 		if len(o.checkpoints) > maxCheckpoints {
@@ -144,7 +146,7 @@ func (o *observer) observe(ev *messages.LogEvent) {
 	case eventlog.KindCheckpointCompleted:
 		o.counts.completed++
 		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
-			c.Status, c.EndVT = "COMPLETED", ev.Vt
+			c.Status, c.EndVT = "COMPLETED", t
 			c.DurationMs, c.StateSize, c.CheckpointedSize = f.int("duration_ms"), f.int("state_size"), f.int("checkpointed_size")
 			c.PersistedRecords, c.PersistedBytes = f.int("persisted_records"), f.int("persisted_bytes")
 			c.MaxAlignmentMs, c.SavepointPath = f.int("max_alignment_ms"), f.str("savepoint_path")
@@ -155,19 +157,19 @@ func (o *observer) observe(ev *messages.LogEvent) {
 	case eventlog.KindCheckpointFailed:
 		o.counts.failed++
 		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
-			c.Status, c.EndVT, c.Reason, c.Message = "FAILED", ev.Vt, f.str("reason"), f.str("message")
+			c.Status, c.EndVT, c.Reason, c.Message = "FAILED", t, f.str("reason"), f.str("message")
 		}
 	case eventlog.KindCheckpointDeclined:
 		o.counts.declined++
-		o.notice(ev.Vt, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
+		o.notice(t, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
 	case eventlog.KindRestore:
 		if f.str("from") == "checkpoint" {
 			o.counts.restored++
-			o.restored, o.restoredVT = o.checkpoint(f.int("checkpoint_id")), ev.Vt
+			o.restored, o.restoredVT = o.checkpoint(f.int("checkpoint_id")), t
 		}
 	case eventlog.KindLateSideOutput:
 		o.lateCount++
-		o.late = append(o.late, LateRecord{VT: ev.Vt, Actor: ev.Actor, Key: f.str("key"), Timestamp: f.int("timestamp")})
+		o.late = append(o.late, LateRecord{VT: t, Actor: ev.Actor, Key: f.str("key"), Timestamp: f.int("timestamp")})
 		if len(o.late) > maxLateRecords {
 			o.late = o.late[1:]
 		}
@@ -197,16 +199,16 @@ func (o *observer) observe(ev *messages.LogEvent) {
 		}
 	case eventlog.KindActionIgnored:
 		o.ignoredAction++
-		o.notice(ev.Vt, "action_ignored", f.str("action")+": "+f.str("reason"))
+		o.notice(t, "action_ignored", f.str("action")+": "+f.str("reason"))
 	case eventlog.KindFailure:
-		o.notice(ev.Vt, "failure", f.str("invariant")+": "+f.str("what"))
+		o.notice(t, "failure", f.str("invariant")+": "+f.str("what"))
 	case eventlog.KindFailover:
 		o.restartsSeen++
-		o.notice(ev.Vt, "failover", "failover: "+f.str("cause"))
+		o.notice(t, "failover", "failover: "+f.str("cause"))
 	}
 }
 
-func (o *observer) notice(t int64, kind, text string) {
+func (o *observer) notice(t vt.Time, kind, text string) {
 	o.noticeSeq++
 	o.notices = append(o.notices, Notice{VT: t, Kind: kind, Text: text})
 	if len(o.notices) > maxNotices {

@@ -221,7 +221,7 @@ func (s *Server) serveLog(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	name := "flinksim-" + strings.ReplaceAll(strings.TrimSuffix(eventlog.FormatVT(rep.cut), "s"), ".", "_") + "s.jsonl"
+	name := "flinksim-" + strings.ReplaceAll(strings.TrimSuffix(eventlog.FormatVT(rep.cut.Micros()), "s"), ".", "_") + "s.jsonl"
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))

@@ -2,11 +2,17 @@ package ui
 
 import (
 	"encoding/json"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/jobmaster"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/resourcemanager"
+	"github.com/flinksim/flinksim/sim/task"
+	"github.com/flinksim/flinksim/sim/taskexecutor"
+	"github.com/flinksim/flinksim/sim/vt"
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -18,14 +24,14 @@ import (
 // carries. Times named vt are virtual µs since the run started; *_ms and
 // watermarks are event-time or virtual milliseconds as Flink has them.
 type State struct {
-	VT         int64  `json:"vt"`
-	Steps      uint64 `json:"steps"`
-	Speed      string `json:"speed"`   // pause, 0.001 .. 100, max
-	Ended      bool   `json:"ended"`   // the run is over (job finished, failed, or sim.duration reached)
-	Lagging    bool   `json:"lagging"` // the machine cannot keep the chosen pace
-	Mode       string `json:"mode"`    // live, or replay (--replay FILE)
-	Generation int    `json:"generation"`
-	Seed       uint64 `json:"seed"`
+	VT         vt.Time `json:"vt"`
+	Steps      uint64  `json:"steps"`
+	Speed      string  `json:"speed"`   // pause, 0.001 .. 100, max
+	Ended      bool    `json:"ended"`   // the run is over (job finished, failed, or sim.duration reached)
+	Lagging    bool    `json:"lagging"` // the machine cannot keep the chosen pace
+	Mode       string  `json:"mode"`    // live, or replay (--replay FILE)
+	Generation int     `json:"generation"`
+	Seed       uint64  `json:"seed"`
 	// Timeline is the slider: the furthest virtual time this timeline
 	// reached (or the replayed file's end) and the actions still to come on
 	// it after a jump back.
@@ -48,14 +54,14 @@ type State struct {
 
 // Timeline is what the slider spans.
 type Timeline struct {
-	Max    int64 `json:"max"`    // furthest virtual time reached (µs)
-	Future int   `json:"future"` // live actions ahead of the clock that a new action would drop
+	Max    vt.Time `json:"max"`    // furthest virtual time reached (µs)
+	Future int     `json:"future"` // live actions ahead of the clock that a new action would drop
 }
 
 // Rerun is a re-run under way (a jump back or new settings).
 type Rerun struct {
-	At     int64 `json:"at"`     // where the re-run is (µs)
-	Target int64 `json:"target"` // where it goes
+	At     vt.Time `json:"at"`     // where the re-run is (µs)
+	Target vt.Time `json:"target"` // where it goes
 }
 
 // ViewSettings are the settings the page draws with.
@@ -117,7 +123,7 @@ type Subtask struct {
 	Watermark         int64  `json:"watermark"` // ms; math.MinInt64 before any
 	WatermarkIdle     bool   `json:"watermark_idle"`
 	// a source reader's splits
-	Splits []actors.SplitView `json:"splits,omitempty"`
+	Splits []task.SplitView `json:"splits,omitempty"`
 	// a keyed subtask's key groups and state
 	KeyGroups   [2]int `json:"key_groups"`
 	Keys        int    `json:"keys"`
@@ -129,8 +135,8 @@ type Subtask struct {
 	OutputQueues []int     `json:"output_queues,omitempty"`
 	Checkpoint   int64     `json:"checkpoint"`
 	// KeyedState is only in GET /sim/state (not in stream frames).
-	KeyedState []actors.KeyStateView `json:"keyed_state,omitempty"`
-	MoreKeys   int                   `json:"more_keys,omitempty"`
+	KeyedState []task.KeyStateView `json:"keyed_state,omitempty"`
+	MoreKeys   int                 `json:"more_keys,omitempty"`
 	// Planned: the JobGraph has this subtask but no execution runs it now
 	// (before deployment, or between attempts).
 	Planned bool `json:"planned,omitempty"`
@@ -172,7 +178,7 @@ type Kafka struct {
 
 // Partition is one source partition.
 type Partition struct {
-	actors.PartitionView
+	kafka.PartitionView
 	Reader    string `json:"reader,omitempty"` // the source subtask that owns the split
 	Paused    bool   `json:"paused"`           // watermark alignment paused the split
 	UserPause bool   `json:"user_paused"`      // pause-partition: the producer stopped
@@ -183,15 +189,15 @@ type Partition struct {
 // Output is what the sink's consumers see.
 type Output struct {
 	cluster.OutputSummary
-	Open             int                     `json:"open"`
-	PreCommitted     int                     `json:"pre_committed"`
-	Committed        int                     `json:"committed"`
-	Aborted          int                     `json:"aborted"`
-	Plain            int                     `json:"plain"`
-	LastStableOffset int64                   `json:"last_stable_offset"`
-	Recent           []actors.SinkRecordView `json:"recent"`
-	Late             []LateRecord            `json:"late"`
-	LateCount        int64                   `json:"late_count"`
+	Open             int                    `json:"open"`
+	PreCommitted     int                    `json:"pre_committed"`
+	Committed        int                    `json:"committed"`
+	Aborted          int                    `json:"aborted"`
+	Plain            int                    `json:"plain"`
+	LastStableOffset int64                  `json:"last_stable_offset"`
+	Recent           []kafka.SinkRecordView `json:"recent"`
+	Late             []LateRecord           `json:"late"`
+	LateCount        int64                  `json:"late_count"`
 }
 
 // Stats is the Stats panel.
@@ -217,26 +223,26 @@ type Stats struct {
 
 // views are one Inspect of every actor, decoded.
 type views struct {
-	jm         *actors.JobManagerView
-	kafka      *actors.KafkaView
-	rm         *actors.ResourceManagerView
-	tms        map[string]*actors.TaskManagerView
-	subtasks   map[string]*actors.SubtaskView
-	channels   map[string]*actors.InputChannelView
+	jm         *jobmaster.JobMasterView
+	kafka      *kafka.KafkaView
+	rm         *resourcemanager.ResourceManagerView
+	tms        map[string]*taskexecutor.TaskExecutorView
+	subtasks   map[string]*task.SubtaskView
+	channels   map[string]*exchange.InputChannelView
 	partPaused map[int]bool // user-paused partitions (from the broker's view when it says so)
 }
 
 // decodeViews sorts Inspect's answer by actor kind.
 func decodeViews(raw map[string]json.RawMessage) *views {
-	v := &views{tms: map[string]*actors.TaskManagerView{}, subtasks: map[string]*actors.SubtaskView{},
-		channels: map[string]*actors.InputChannelView{}, partPaused: map[int]bool{}}
+	v := &views{tms: map[string]*taskexecutor.TaskExecutorView{}, subtasks: map[string]*task.SubtaskView{},
+		channels: map[string]*exchange.InputChannelView{}, partPaused: map[int]bool{}}
 	for name, b := range raw {
 		switch {
-		case name == actors.JobManagerName:
-			v.jm = &actors.JobManagerView{}
+		case name == jobgraph.JobManagerName:
+			v.jm = &jobmaster.JobMasterView{}
 			_ = json.Unmarshal(b, v.jm)
-		case name == actors.KafkaName:
-			v.kafka = &actors.KafkaView{}
+		case name == jobgraph.KafkaName:
+			v.kafka = &kafka.KafkaView{}
 			_ = json.Unmarshal(b, v.kafka)
 			var extra struct {
 				Partitions []struct {
@@ -251,15 +257,15 @@ func decodeViews(raw map[string]json.RawMessage) *views {
 					}
 				}
 			}
-		case name == actors.ResourceManagerName:
-			v.rm = &actors.ResourceManagerView{}
+		case name == jobgraph.ResourceManagerName:
+			v.rm = &resourcemanager.ResourceManagerView{}
 			_ = json.Unmarshal(b, v.rm)
 		case strings.HasPrefix(name, "tm-"):
-			t := &actors.TaskManagerView{}
+			t := &taskexecutor.TaskExecutorView{}
 			_ = json.Unmarshal(b, t)
 			v.tms[name] = t
 		case strings.Contains(name, "/ch-"):
-			c := &actors.InputChannelView{}
+			c := &exchange.InputChannelView{}
 			_ = json.Unmarshal(b, c)
 			v.channels[name] = c
 		default:
@@ -267,7 +273,7 @@ func decodeViews(raw map[string]json.RawMessage) *views {
 				Vertex string `json:"vertex"`
 			}
 			if json.Unmarshal(b, &probe) == nil && probe.Vertex != "" {
-				s := &actors.SubtaskView{}
+				s := &task.SubtaskView{}
 				_ = json.Unmarshal(b, s)
 				v.subtasks[name] = s
 			}
@@ -361,7 +367,7 @@ func plannedSubtask(vertex string, i int, upstream string, upstreamP int, partit
 	return st
 }
 
-func buildSubtask(v *views, s *actors.SubtaskView, keyed bool) Subtask {
+func buildSubtask(v *views, s *task.SubtaskView, keyed bool) Subtask {
 	st := Subtask{Name: s.Name, Index: s.Index, Attempt: s.Attempt, TaskManager: s.TaskManager, Status: s.Status,
 		Busy: s.BusyTimeMsPerSecond, BackPressured: s.BackPressuredTimeMsPerSecond, Idle: s.IdleTimeMsPerSecond,
 		BackPressureLevel: backPressureLevel(s.BackPressuredTimeMsPerSecond), BlockedNow: s.Backpressured,
@@ -408,7 +414,7 @@ func buildKafka(v *views, vertices []Vertex) Kafka {
 	k.SourceTopic, k.SinkTopic, k.SinkRecords = v.kafka.SourceTopic, v.kafka.SinkTopic, v.kafka.SinkRecords
 	type split struct {
 		reader string
-		sv     actors.SplitView
+		sv     task.SplitView
 	}
 	owner := map[int]split{}
 	for _, vx := range vertices {
