@@ -26,7 +26,8 @@ type OutputSummary struct {
 }
 
 // Output is what a consumer of the sink topic with the given isolation
-// level ("" for sim.output.isolation-level) sees now, from where the
+// level ("" for the output consumer's: sim.output.isolation-level, or what
+// a set action made it) sees now, from where the
 // current output view starts: what the summary would report if the run
 // ended here. Like Inspect it is answered between two steps and changes
 // nothing; the broker's topics are read from the session's goroutine,
@@ -35,6 +36,9 @@ type OutputSummary struct {
 func (s *Session) Output(isolation string) OutputSummary {
 	if isolation == "" {
 		isolation = s.cfg.OutputIsolation
+		if s.tally.OutputIsolation != "" {
+			isolation = s.tally.OutputIsolation
+		}
 	}
 	sink := s.broker.SinkLog()
 	out := OutputSummary{Isolation: isolation, FromOffset: s.tally.OutputViewFrom}

@@ -479,6 +479,14 @@ func (l *loop) publish() {
 		Idleness: config.FormatDuration(cfg.Idleness), Guarantee: cfg.DeliveryGuarantee, Backend: cfg.StateBackend,
 		Interval: config.FormatDuration(cfg.CheckpointInterval), SourceTopic: cfg.SourceTopic, SinkTopic: cfg.SinkTopic,
 		Operator: cfg.Operator, TimeChar: cfg.TimeCharacteristic, Slots: cfg.Slots(), BufferRecords: cfg.BufferRecords}
+	l.obs.mu.Lock()
+	if val, ok := l.obs.reconfigured["execution.checkpointing.unaligned.enabled"]; ok {
+		full.Settings.Unaligned = val == "true"
+	}
+	if val, ok := l.obs.reconfigured["job.watermark.idleness"]; ok {
+		full.Settings.Idleness = val
+	}
+	l.obs.mu.Unlock()
 	full.Vertices = buildVertices(v, true)
 	full.TMs = buildTMs(v, l.tmsSeen)
 	full.Kafka = buildKafka(v, full.Vertices)

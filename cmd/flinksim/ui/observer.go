@@ -3,11 +3,9 @@ package ui
 import (
 	"encoding/json"
 	"github.com/flinksim/flinksim/sim/vt"
-	"strings"
 	"sync"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
@@ -104,10 +102,11 @@ type observer struct {
 	noticeSeq     int64
 	restartsSeen  int64
 	ignoredAction int64
+	reconfigured  map[string]string // setting -> value, from set actions
 }
 
 func newObserver(isolation string) *observer {
-	return &observer{attempts: map[string]*attemptCounters{}, isolation: isolation}
+	return &observer{attempts: map[string]*attemptCounters{}, isolation: isolation, reconfigured: map[string]string{}}
 }
 
 // observe takes the next event of the log (cluster.Options.Observe).
@@ -190,13 +189,12 @@ func (o *observer) observe(ev *messages.LogEvent) {
 		a.expired = max(a.expired, f.int("expired_state_reads"))
 	case eventlog.KindOutputView:
 		o.outputFrom = f.int("from_offset")
-	case eventlog.KindAction:
-		// set sim.output.isolation-level=X changes what the consumer sees
-		if a, err := action.Parse(f.str("action")); err == nil {
-			if k, v, ok := strings.Cut(a.Arg, "="); ok && string(a.Verb) == "set" && strings.TrimSpace(k) == "sim.output.isolation-level" {
-				o.isolation = strings.TrimSpace(v)
-			}
+	case "reconfigure": // set KEY=VALUE of the job's configuration: a new job takes it
+		if k := f.str("setting"); k != "" {
+			o.reconfigured[k] = f.str("value")
 		}
+	case eventlog.KindOutputIsolation: // set sim.output.isolation-level=...
+		o.isolation = f.str("isolation_level")
 	case eventlog.KindActionIgnored:
 		o.ignoredAction++
 		o.notice(t, "action_ignored", f.str("action")+": "+f.str("reason"))

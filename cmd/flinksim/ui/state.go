@@ -244,17 +244,9 @@ func decodeViews(raw map[string]json.RawMessage) *views {
 		case name == jobgraph.KafkaName:
 			v.kafka = &kafka.KafkaView{}
 			_ = json.Unmarshal(b, v.kafka)
-			var extra struct {
-				Partitions []struct {
-					Partition int  `json:"partition"`
-					Paused    bool `json:"paused"`
-				} `json:"partitions"`
-			}
-			if json.Unmarshal(b, &extra) == nil {
-				for _, p := range extra.Partitions {
-					if p.Paused {
-						v.partPaused[p.Partition] = true
-					}
+			for _, p := range v.kafka.Partitions {
+				if p.Paused {
+					v.partPaused[p.Partition] = true
 				}
 			}
 		case name == jobgraph.ResourceManagerName:
