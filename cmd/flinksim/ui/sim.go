@@ -239,7 +239,8 @@ type SettingInfo struct {
 	FlinkDefault string `json:"flink_default"` // "" when Flink has no such key or default
 	Range        string `json:"range"`
 	Doc          string `json:"doc"`
-	Seed         bool   `json:"seed"` // one of the seed's settings (shown first)
+	Seed         bool   `json:"seed"`  // one of the seed's settings (shown first)
+	Order        int    `json:"order"` // the seed's order
 }
 
 // serveSettings is GET /sim/settings: every setting with its value now,
@@ -253,7 +254,7 @@ func (s *Server) serveSettings(w http.ResponseWriter, r *http.Request) {
 		v, _ := cfg.Get(reg.Key)
 		g := groupOf(reg.Key)
 		out = append(out, SettingInfo{Key: reg.Key, Group: g.group, Label: g.label, Type: reg.Type, Value: v,
-			SimDefault: reg.SimDefault, FlinkDefault: reg.FlinkDefault, Range: reg.Range, Doc: reg.Doc, Seed: g.seed})
+			SimDefault: reg.SimDefault, FlinkDefault: reg.FlinkDefault, Range: reg.Range, Doc: reg.Doc, Seed: g.seed, Order: g.order})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"groups": settingGroups, "settings": out})
 }

@@ -254,9 +254,13 @@ function layout(st) {
 
 function gaugeRect(b, j, n, dens) {
   if (dens === 'normal') return { x: b.x + 6, y: b.y + 30 + j * 14, w: 46, h: 9 };
-  const w = Math.max(2, Math.min(10, Math.floor((b.w - 96) / Math.max(1, n)) - 1));
-  if (dens === 'compact') return { x: b.x + 90 + j * (w + 1), y: b.y + b.h - 12, w, h: 8 };
-  return { x: b.x + b.w - 4 - (n - j) * (w + 1), y: b.y + 14, w, h: 7 };
+  if (dens === 'compact') {
+    const w = Math.max(2, Math.min(10, Math.floor((b.w - 96) / Math.max(1, n)) - 1));
+    return { x: b.x + 90 + j * (w + 1), y: b.y + b.h - 12, w, h: 8 };
+  }
+  // mini: right of the watermark, 1 px per channel at 64
+  const room = b.w - 116, w = Math.max(1, Math.min(8, Math.floor(room / Math.max(1, n)) - 1)), gap = w >= 2 ? 1 : 0;
+  return { x: b.x + b.w - 4 - (n - j) * (w + gap), y: b.y + 14, w, h: 7 };
 }
 
 // ---------------------------------------------------------------- diagram
@@ -403,7 +407,8 @@ function partitionBox(p) {
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3"/>
     <text class="title" x="${b.x + 8}" y="${b.y + 15}">partition ${p.partition}${mark}<tspan class="small">${why}</tspan></text>
     <text class="small" x="${b.x + b.w - 8}" y="${b.y + 15}" text-anchor="end">→ ${esc(p.reader || 'no reader')}</text>
-    <text class="m" x="${b.x + 8}" y="${b.y + 30}">end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)} · lag ${fmtN(p.lag)}</text>
+    <text class="m" x="${b.x + 8}" y="${b.y + 30}">end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)}</text>
+    <text class="m" x="${b.x + b.w - 8}" y="${b.y + 30}" text-anchor="end" style="${p.lag > 1000 ? 'fill:#d46b08;font-weight:600' : ''}">lag ${fmtN(p.lag)}</text>
     <rect x="${b.x + 8}" y="${b.y + 36}" width="${b.w - 16}" height="4" fill="#f0f0f0"/>
     <rect x="${b.x + 8}" y="${b.y + 36}" width="${Math.max(0, lagW)}" height="4" fill="${p.lag > 1000 ? '#fa8c16' : '#ffd591'}"/></g>`;
 }
@@ -479,7 +484,7 @@ function subtaskBox(v, s) {
   if (isSource) {
     const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' ' + PAUSED : ''}${x.idle ? ' idle' : ''}`).join(', ');
     o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">reads</tspan> ${esc(splits || 'no split')}</text>`);
-    o.push(`<text class="small" x="${tx}" y="${b.y + 83}">${fmtN(s.records_out)} records out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked on output' : ''}</text>`);
+    o.push(`<text class="small" x="${tx}" y="${b.y + 83}">${fmtN(s.records_out)} out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}</text>`);
   } else {
     o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">key groups</tspan> <tspan class="m">${s.key_groups[0]}–${s.key_groups[1]}</tspan></text>`);
     o.push(`<text x="${tx}" y="${b.y + 85}"><tspan class="m">${fmtN(s.keys)}</tspan> <tspan class="small">keys</tspan> · <tspan class="m">${fmtN(s.windows)}</tspan> <tspan class="small">windows</tspan>${s.late_dropped ? ` · <tspan class="small">late dropped</tspan> ${fmtN(s.late_dropped)}` : ''}</text>`);
@@ -498,13 +503,14 @@ function outputBox(st) {
     <text class="small" x="${b.x + 8}" y="${b.y + 31}">${fmtN(st.kafka.sink_records)} records · LSO ${fmtN(out.last_stable_offset)}</text>
     <text x="${b.x + 8}" y="${b.y + 47}"><tspan class="m">${fmtN(out.visible)}</tspan> results visible</text>
     <text class="small" x="${b.x + 8}" y="${b.y + 59}">to a ${esc(iso)} consumer</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 71}">open ${out.open} · pre-commit ${out.pre_committed} · commit ${out.committed} · abort ${out.aborted}</text>`];
-  const recent = (out.recent || []).slice(-6);
+    <text class="small" x="${b.x + 8}" y="${b.y + 71}">open ${out.open} · pre-committed ${out.pre_committed}</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 82}">committed ${out.committed} · aborted ${out.aborted}</text>`];
+  const recent = (out.recent || []).slice(-5);
   recent.forEach((r, i) => {
     let v = {}; try { v = JSON.parse(r.value); } catch { }
     const label = v.window_start != null ? `${v.key} [${fmtTS(v.window_start).slice(0, 8)}) = ${v.value}` : `${r.key} ${r.value.slice(0, 26)}`;
     const col = r.state === 'Aborted' ? '#cf1322' : r.state === 'Open' ? '#d48806' : r.state === 'PreCommitted' ? '#096dd9' : '#262626';
-    o.push(`<text class="m" x="${b.x + 8}" y="${b.y + 88 + i * 13}" fill="${col}" style="fill:${col}">${esc(label)}${r.state && r.state !== 'Committed' ? ' · ' + esc(r.state) : ''}</text>`);
+    o.push(`<text class="m" x="${b.x + 8}" y="${b.y + 98 + i * 12}" fill="${col}" style="fill:${col}">${esc(label)}${r.state && r.state !== 'Committed' ? ' · ' + esc(r.state) : ''}</text>`);
   });
   if (out.late_count) o.push(`<text class="small" x="${b.x + 8}" y="${b.y + b.h - 6}">late side output: ${fmtN(out.late_count)}</text>`);
   o.push('</g>');
@@ -522,7 +528,10 @@ function tmBox(t) {
     o.push(`<rect x="${b.x + 8 + i * 19}" y="${b.y + 24}" width="16" height="16" rx="2" fill="${a ? '#1890ff' : '#fff'}" stroke="#91d5ff"><title>slot ${i}${a ? ' allocated ' + a : ' free'}</title></rect>`);
   });
   const tasks = (t.tasks || []);
-  o.push(`<text class="small" x="${b.x + 8 + Math.min(8, slots.length) * 19 + 4}" y="${b.y + 36}">${esc(tasks.slice(0, 3).join(', '))}${tasks.length > 3 ? ` +${tasks.length - 3}` : ''}</text>`);
+  const tx = b.x + 8 + Math.min(8, slots.length) * 19 + 4, room = Math.floor((b.x + b.w - 6 - tx) / 5.4);
+  let list = tasks.join(', ');
+  if (list.length > room) list = `${tasks.length} tasks: ` + tasks.join(', ').slice(0, Math.max(0, room - 12)) + '…';
+  o.push(`<text class="small" x="${tx}" y="${b.y + 36}"><title>${esc(tasks.join(', '))}</title>${esc(list)}</text>`);
   o.push('</g>');
   return o.join('');
 }
@@ -694,26 +703,26 @@ function renderTop() {
 function renderStats() {
   const s = S.stats, st = S;
   const lc = s.last_checkpoint;
-  let lcText = '—';
+  let lcText = '—', lcTitle = '';
   if (lc) {
-    lcText = lc.status === 'COMPLETED' ? `#${lc.id} ${durMs(lc.duration_ms)} · ` + (lc.unaligned ? `${fmtN(lc.persisted_records)} in-flight records` : `alignment ${durMs(lc.max_alignment_ms)}`)
+    lcText = lc.status === 'COMPLETED' ? `#${lc.id} · ${durMs(lc.duration_ms)} · ` + (lc.unaligned ? `${fmtN(lc.persisted_records)} in-flight` : `align ${durMs(lc.max_alignment_ms)}`)
       : `#${lc.id} FAILED`;
+    lcTitle = lc.unaligned ? 'duration · records persisted as channel state (unaligned)' : 'duration · longest alignment';
   }
-  const bpNow = `${s.backpressure_now} ms/s ${s.backpressure_now ? '(' + esc(s.backpressure_now_task) + ')' : ''}`;
   const rows = [
     ['Job status', `<span style="color:${STATUS_COLOR[s.job_status] || '#262626'}">${esc(s.job_status || '—')}</span>`],
     ['Records read', `<span data-testid="records-read">${fmtN(s.records_read)}</span>`],
     ['Windows fired', fmtN(s.windows_fired)],
-    [`Results visible (${esc(st.output.isolation || st.settings.isolation)})`, fmtN(s.results_visible)],
+    [`Results visible <span class="hint">${esc(st.output.isolation || st.settings.isolation)}</span>`, fmtN(s.results_visible)],
     ['Uncommitted results', fmtN(s.results_uncommitted)],
     ['Duplicates', fmtN(s.duplicates)],
-    ['Late dropped / side output', `${fmtN(s.late_dropped)} / ${fmtN(s.late_side_output)}`],
+    ['Late: dropped / side output', `${fmtN(s.late_dropped)} / ${fmtN(s.late_side_output)}`],
     ['Expired state reads', fmtN(s.expired_state_reads)],
-    ['Checkpoints completed / failed', `${fmtN(s.checkpoints_completed)} / ${fmtN(s.checkpoints_failed)}`],
-    ['Last checkpoint', lcText],
+    ['Checkpoints done / failed', `${fmtN(s.checkpoints_completed)} / ${fmtN(s.checkpoints_failed)}`],
+    [`<span title="${esc(lcTitle)}">Last checkpoint</span>`, `<span title="${esc(lcTitle)}">${lcText}</span>`],
     ['Restarts', fmtN(s.restarts)],
-    ['Backpressure now', bpNow],
-    ['Highest backpressure', `${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}`],
+    ['Backpressure now', `<span title="${esc(s.backpressure_now_task || '')}">${s.backpressure_now} ms/s ${backpressureLevel(s.backpressure_now).toUpperCase()}</span>`],
+    ['Highest backpressure', `<span title="${esc(s.max_backpressure_task || '')}">${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}</span>`],
   ];
   $('#stats-list').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
   const notices = st.notices || [];
@@ -1020,7 +1029,7 @@ async function openSettings() {
   const o = [];
   for (const g of settingsMeta.groups) {
     const rows = byGroup[g] || [];
-    const seed = rows.filter(s => s.seed), more = rows.filter(s => !s.seed);
+    const seed = rows.filter(s => s.seed).sort((a, b) => a.order - b.order), more = rows.filter(s => !s.seed);
     if (!rows.length) continue;
     o.push(`<h3>${esc(g)}</h3><table>${seed.map(rowOf).join('')}</table>`);
     if (more.length) o.push(`<details><summary class="hint">${more.length} more</summary><table>${more.map(rowOf).join('')}</table></details>`);
