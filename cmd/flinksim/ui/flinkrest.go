@@ -639,6 +639,9 @@ func statsSummary(xs []int64) map[string]any {
 // discarded or FailedCheckpointStatistics' failure_timestamp and
 // failure_message.
 func checkpointStats(c Checkpoint, numSubtasks int) map[string]any {
+	if c.Tasks > 0 {
+		numSubtasks = c.Tasks
+	}
 	typ := "CHECKPOINT"
 	switch {
 	case c.Kind == "savepoint":

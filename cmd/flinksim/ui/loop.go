@@ -516,6 +516,13 @@ func (l *loop) publish() {
 			break
 		}
 	}
+	if v.coord != nil { // the CheckpointCoordinator's own counts of acknowledgements
+		for _, h := range v.coord.History {
+			if c := o.checkpoint(h.ID); c != nil {
+				c.Acknowledged, c.Tasks = h.NumAcknowledged, h.NumTasks
+			}
+		}
+	}
 	ck := make([]*Checkpoint, 0, len(o.checkpoints))
 	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT}
 	for _, c := range o.checkpoints {

@@ -28,7 +28,8 @@ type Checkpoint struct {
 	TriggerVT        vt.Time         `json:"trigger_vt"`
 	TimestampMs      int64           `json:"timestamp_ms"`
 	Unaligned        bool            `json:"unaligned"`
-	Acknowledged     int             `json:"acknowledged"` // tasks that took their snapshot
+	Acknowledged     int             `json:"acknowledged"`    // tasks that acknowledged (the coordinator's count), or took their snapshot
+	Tasks            int             `json:"tasks,omitempty"` // tasks the checkpoint waits for
 	EndVT            vt.Time         `json:"end_vt,omitempty"`
 	DurationMs       int64           `json:"duration_ms"`
 	StateSize        int64           `json:"state_size"`

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobmaster"
 	"github.com/flinksim/flinksim/sim/kafka"
@@ -230,6 +231,7 @@ type views struct {
 	subtasks   map[string]*task.SubtaskView
 	channels   map[string]*exchange.InputChannelView
 	partPaused map[int]bool // user-paused partitions (from the broker's view when it says so)
+	coord      *checkpoint.CheckpointCoordinatorView
 }
 
 // decodeViews sorts Inspect's answer by actor kind.
@@ -249,6 +251,9 @@ func decodeViews(raw map[string]json.RawMessage) *views {
 					v.partPaused[p.Partition] = true
 				}
 			}
+		case name == jobgraph.CheckpointCoordinatorName:
+			v.coord = &checkpoint.CheckpointCoordinatorView{}
+			_ = json.Unmarshal(b, v.coord)
 		case name == jobgraph.ResourceManagerName:
 			v.rm = &resourcemanager.ResourceManagerView{}
 			_ = json.Unmarshal(b, v.rm)

@@ -46,6 +46,11 @@ function fmtWM(ms) {
   return fmtTS(ms);
 }
 function isoTS(ms) { return (ms <= LONG_MIN || ms >= LONG_MAX) ? String(ms) : new Date(ms).toISOString(); }
+// a window [start, end) as times of day, without milliseconds when whole
+function fmtWin(a, b) {
+  const t = x => { const s = fmtTS(x); return s.endsWith('.000') ? s.slice(0, 8) : s; };
+  return `[${t(a)}, ${t(b)})`;
+}
 function fmtBytes(b) {
   if (b == null) return '—';
   if (b < 1024) return `${b} B`;
@@ -225,7 +230,7 @@ function layout(st) {
     bottom = Math.max(bottom, top + n * (h + gap));
   }
   // partitions
-  const ph = dens === 'normal' ? 46 : 22, pg = dens === 'normal' ? 10 : 3;
+  const ph = dens === 'normal' ? 52 : 22, pg = dens === 'normal' ? 8 : 3;
   shownParts.forEach((p, i) => { L.boxes['p:' + p.partition] = { x: L.kafkaX, y: top + i * (ph + pg), w: KW, h: ph }; });
   bottom = Math.max(bottom, top + shownParts.length * (ph + pg) + (parts.length > shownParts.length ? 18 : 0));
   // output
@@ -404,13 +409,14 @@ function partitionBox(p) {
   }
   const lagW = Math.min(b.w - 16, p.end_offset ? (b.w - 16) * p.lag / Math.max(1, p.end_offset - (p.committed_offset > 0 ? p.committed_offset : 0)) : 0);
   return `<g class="clickable${sel('part', String(p.partition))}" data-kind="part" data-id="${p.partition}" data-testid="partition">
+    <title>partition ${p.partition}: end offset ${p.end_offset}, read offset ${p.read_offset}, lag ${p.lag}, read by ${p.reader || 'no reader'}</title>
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3"/>
     <text class="title" x="${b.x + 8}" y="${b.y + 15}">partition ${p.partition}${mark}<tspan class="small">${why}</tspan></text>
-    <text class="small" x="${b.x + b.w - 8}" y="${b.y + 15}" text-anchor="end">→ ${esc(p.reader || 'no reader')}</text>
-    <text class="m" x="${b.x + 8}" y="${b.y + 30}">end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)}</text>
-    <text class="m" x="${b.x + b.w - 8}" y="${b.y + 30}" text-anchor="end" style="${p.lag > 1000 ? 'fill:#d46b08;font-weight:600' : ''}">lag ${fmtN(p.lag)}</text>
-    <rect x="${b.x + 8}" y="${b.y + 36}" width="${b.w - 16}" height="4" fill="#f0f0f0"/>
-    <rect x="${b.x + 8}" y="${b.y + 36}" width="${Math.max(0, lagW)}" height="4" fill="${p.lag > 1000 ? '#fa8c16' : '#ffd591'}"/></g>`;
+    <text class="m" x="${b.x + b.w - 8}" y="${b.y + 15}" text-anchor="end" style="${p.lag > 1000 ? 'fill:#d46b08;font-weight:600' : ''}">lag ${fmtN(p.lag)}</text>
+    <text class="small m" x="${b.x + 8}" y="${b.y + 29}">end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)}</text>
+    <rect x="${b.x + 8}" y="${b.y + 34}" width="${b.w - 16}" height="4" fill="#f0f0f0"/>
+    <rect x="${b.x + 8}" y="${b.y + 34}" width="${Math.max(0, lagW)}" height="4" fill="${p.lag > 1000 ? '#fa8c16' : '#ffd591'}"/>
+    <text class="small" x="${b.x + b.w - 8}" y="${b.y + 47}" text-anchor="end">→ ${esc(p.reader || 'no reader')}</text></g>`;
 }
 
 function busyBar(x, y, w, h, s) {
@@ -563,8 +569,13 @@ function pointOf(name, f, end) {
     }
     return { x: b.x + b.w / 2, y: b.y + b.h / 2 };
   };
-  if (name === 'jobmanager' || name === 'checkpoint-coordinator') {
-    const jm = L.boxes.jm, other = pointOf(end === 'from' ? f.to : f.from, f, end === 'from' ? 'to' : 'from');
+  const isJM = n => n === 'jobmanager' || n === 'checkpoint-coordinator';
+  if (isJM(name)) {
+    const jm = L.boxes.jm, otherName = end === 'from' ? f.to : f.from;
+    if (isJM(otherName)) { // the JobManager and its CheckpointCoordinator: inside the box
+      return { x: jm.x + jm.w * (name === 'jobmanager' ? 0.35 : 0.65), y: jm.y + jm.h - 8 };
+    }
+    const other = pointOf(otherName, f, end === 'from' ? 'to' : 'from');
     return { x: other ? Math.max(jm.x + 10, Math.min(jm.x + jm.w - 10, other.x)) : jm.x + jm.w / 2, y: jm.y + jm.h };
   }
   if (name === 'resourcemanager') return box(L.boxes.rm, 'bottom');
@@ -592,6 +603,7 @@ function renderFlights() {
   const now = displayVT();
   const fl = S.inflight || [];
   const light = fl.filter(f => f.kind === 'buffer' || f.kind === 'records').length <= 10;
+  const fewControl = fl.filter(f => f.kind === 'control').length <= 4;
   const o = [];
   for (const f of fl) {
     if (f.kind === 'gate' && L.dens !== 'normal') continue;
@@ -610,12 +622,12 @@ function renderFlights() {
     } else {
       x = a.x + (b.x - a.x) * t; y = a.y + (b.y - a.y) * t;
     }
-    o.push(glyph(f, x, y, light, o.length));
+    o.push(glyph(f, x, y, light, o.length, fewControl));
   }
   g.innerHTML = o.join('');
 }
 
-function glyph(f, x, y, light, n) {
+function glyph(f, x, y, light, n, fewControl) {
   const ly = n % 2 ? y + 17 : y - 8; // labels above and below, alternating
   const title = `<title>${esc(f.msg)} ${esc(f.from)} → ${esc(f.to)} · sent ${fmtVTus(f.sent)} · due ${fmtVTus(f.deliver)}${f.records ? ' · ' + f.records + ' records' : ''}</title>`;
   switch (f.kind) {
@@ -624,7 +636,7 @@ function glyph(f, x, y, light, n) {
     case 'produce': {
       const parts = [];
       if (f.cp) {
-        parts.push(`<rect x="${x - 1.5}" y="${y - 9}" width="3" height="18" fill="#000"/><text class="small" x="${x + 4}" y="${y - 6}" style="fill:#000;font-weight:600">CP ${f.cp}${f.unaligned ? ' (u)' : ''}</text>`);
+        parts.push(`<rect x="${x - 1.5}" y="${y - 9}" width="3" height="18" fill="#000"/><text class="small" x="${x + 4}" y="${n % 2 ? y + 12 : y - 4}" style="fill:#000;font-weight:600">CP ${f.cp}${f.unaligned ? ' (unaligned)' : ''}</text>`);
       }
       if (f.records) {
         const keys = f.keys && f.keys.length ? f.keys : [f.key || ''];
@@ -645,7 +657,7 @@ function glyph(f, x, y, light, n) {
     case 'control': {
       const lab = f.msg === 'TriggerCheckpoint' ? `trigger ${f.cp}` : f.msg === 'AcknowledgeCheckpoint' ? `ack ${f.cp}` :
         f.msg === 'NotifyCheckpointComplete' ? `complete ${f.cp}` : f.msg === 'SubmitTask' ? 'deploy' : f.msg === 'CancelTask' ? 'cancel' : '';
-      return `<g>${title}<rect x="${x - 4}" y="${y - 4}" width="8" height="8" transform="rotate(45 ${x} ${y})" fill="#722ed1"/>${lab ? `<text class="small" x="${x + 7}" y="${y + 3}" style="fill:#722ed1">${esc(lab)}</text>` : ''}</g>`;
+      return `<g>${title}<rect x="${x - 4}" y="${y - 4}" width="8" height="8" transform="rotate(45 ${x} ${y})" fill="#722ed1"/>${lab && fewControl ? `<text class="small" x="${x + 7}" y="${y + 3}" style="fill:#722ed1">${esc(lab)}</text>` : ''}</g>`;
     }
     case 'heartbeat':
       return `<g>${title}<circle cx="${x}" cy="${y}" r="2" fill="#b37feb"/></g>`;
@@ -908,10 +920,10 @@ function renderOutput() {
   const consumer = recent.filter(r => r.offset >= (out.from_offset || 0) && (!committedOnly || !r.state || (r.state === 'Committed' && r.offset < out.last_stable_offset)));
   const rec = r => {
     let v = {}; try { v = JSON.parse(r.value); } catch { }
-    return `<tr><td class="num">${r.offset}</td><td>${esc(v.key != null ? v.key : r.key)}</td><td>${v.window_start != null ? esc(fmtTS(v.window_start) + ' – ' + fmtTS(v.window_end)) : ''}</td><td class="num">${esc(v.value != null ? v.value : r.value)}</td><td class="num">${v.firing || ''}</td><td class="state-${esc(r.state || '')}">${esc(r.state || 'plain')}</td><td class="sub">${esc(r.transactional_id || '')}</td></tr>`;
+    return `<tr><td class="num">${r.offset}</td><td class="nw">${esc(v.key != null ? v.key : r.key)}</td><td class="nw mono">${v.window_start != null ? esc(fmtWin(v.window_start, v.window_end)) : ''}</td><td class="num">${esc(v.value != null ? v.value : r.value)}</td><td class="num">${v.firing || ''}</td><td class="state-${esc(r.state || '')}">${esc(r.state || 'plain')}</td><td class="sub">${esc(r.transactional_id || '')}</td></tr>`;
   };
   const head = '<tr><th class="num">offset</th><th>key</th><th>window</th><th class="num">value</th><th class="num">firing</th><th>state</th><th>transaction</th></tr>';
-  $('#panel-output').innerHTML = `<div class="cols">
+  $('#panel-output').innerHTML = `<div class="cols wide">
     <div><h3>What a ${esc(out.isolation)} consumer sees <span class="sub">${fmtN(out.visible)} results · ${fmtN(out.duplicates)} duplicates · from offset ${fmtN(out.from_offset)}</span></h3>
       <table class="grid">${head}${consumer.slice(-60).reverse().map(rec).join('')}</table></div>
     <div><h3>The whole topic log <span class="sub">open ${out.open} · pre-committed ${out.pre_committed} · committed ${out.committed} · aborted ${out.aborted} · plain ${out.plain} · LSO ${fmtN(out.last_stable_offset)}</span></h3>
@@ -931,7 +943,7 @@ function renderCheckpoints() {
     const dur = c.status === 'COMPLETED' ? durMs(c.duration_ms) : c.status === 'IN_PROGRESS' ? '…' : '';
     o.push(`<tr data-testid="checkpoint-row"><td class="num">${c.id}</td><td>${esc(c.kind)}${c.unaligned ? ' (unaligned)' : ''}</td><td class="st-${c.status}">${esc(c.status)}${c.reason ? ' · ' + esc(c.reason) : ''}</td>
       <td class="num">${fmtVT(c.trigger_vt)}</td><td class="num">${dur}</td><td class="num">${fmtBytes(c.checkpointed_size)} / ${fmtBytes(c.state_size)}</td>
-      <td class="num">${c.status === 'COMPLETED' ? durMs(c.max_alignment_ms) : ''}</td><td class="num">${fmtN(c.persisted_records)}</td><td class="num">${c.acknowledged}</td><td class="sub mono">${esc(offs)}${c.savepoint_path ? '<br>' + esc(c.savepoint_path) : ''}</td></tr>`);
+      <td class="num">${c.status === 'COMPLETED' ? durMs(c.max_alignment_ms) : ''}</td><td class="num">${fmtN(c.persisted_records)}</td><td class="num">${c.acknowledged}${c.tasks ? '/' + c.tasks : ''}</td><td class="sub mono">${esc(offs)}${c.savepoint_path ? '<br>' + esc(c.savepoint_path) : ''}</td></tr>`);
   }
   if (!cks.length) o.push('<tr><td colspan="10" class="sub">no checkpoint yet: set execution.checkpointing.interval, or trigger one (Do something)</td></tr>');
   o.push('</table>');
