@@ -146,6 +146,8 @@ func flights(queue []*messages.Envelope) ([]Flight, int) {
 			f.Barrier = b.AcknowledgeCheckpoint.CheckpointId
 		case *messages.Envelope_NotifyCheckpointComplete:
 			f.Barrier = b.NotifyCheckpointComplete.CheckpointId
+		case *messages.Envelope_SubmitTask:
+			f.Barrier = b.SubmitTask.RestoreCheckpointId // a deployment that restores state
 		case *messages.Envelope_Action:
 			f.Text = b.Action.Text
 		}

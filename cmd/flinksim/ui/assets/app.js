@@ -656,7 +656,7 @@ function glyph(f, x, y, light, n, fewControl) {
       return `<g>${title}<circle cx="${x}" cy="${y}" r="2.5" fill="#fff" stroke="#8c8c8c"/></g>`;
     case 'control': {
       const lab = f.msg === 'TriggerCheckpoint' ? `trigger ${f.cp}` : f.msg === 'AcknowledgeCheckpoint' ? `ack ${f.cp}` :
-        f.msg === 'NotifyCheckpointComplete' ? `complete ${f.cp}` : f.msg === 'SubmitTask' ? 'deploy' : f.msg === 'CancelTask' ? 'cancel' : '';
+        f.msg === 'NotifyCheckpointComplete' ? `complete ${f.cp}` : f.msg === 'SubmitTask' ? (f.cp ? `restore ${f.cp}` : 'deploy') : f.msg === 'CancelTask' ? 'cancel' : '';
       return `<g>${title}<rect x="${x - 4}" y="${y - 4}" width="8" height="8" transform="rotate(45 ${x} ${y})" fill="#722ed1"/>${lab && fewControl ? `<text class="small" x="${x + 7}" y="${y + 3}" style="fill:#722ed1">${esc(lab)}</text>` : ''}</g>`;
     }
     case 'heartbeat':
@@ -859,8 +859,9 @@ function renderInspector() {
       break;
     }
   }
-  if (html) body.innerHTML = html;
+  if (html && html !== inspHTML && !(inspHover && inspHTML)) { body.innerHTML = html; inspHTML = html; }
 }
+let inspHTML = '', inspHover = false;
 
 async function explainKey(key) {
   try {
@@ -1091,12 +1092,18 @@ function wire() {
     sliderDragging = false;
     try { await post('/sim/seek', `${sl.value} ms`); } catch (e) { toast(e.message, true); }
   });
-  $('#diagram').addEventListener('click', e => {
+  // the diagram is redrawn up to 20 times a second: select on pointerdown,
+  // so that a redraw between press and release does not lose the click
+  $('#diagram').addEventListener('pointerdown', e => {
     const g = e.target.closest('[data-kind]');
     if (!g) return;
     selected = { type: g.dataset.kind, id: g.dataset.id };
+    inspHTML = '';
     render();
   });
+  // nor is the inspector redrawn under the pointer (its buttons stay put)
+  $('#inspector').addEventListener('pointerenter', () => { inspHover = true; });
+  $('#inspector').addEventListener('pointerleave', () => { inspHover = false; });
   document.addEventListener('click', async e => {
     const d = e.target.closest('[data-do]');
     if (d) { try { await act(d.dataset.do); } catch { } return; }
@@ -1105,11 +1112,13 @@ function wire() {
     const tg = e.target.closest('[data-tab-go]');
     if (tg) { showTab(tg.dataset.tabGo); return; }
     const k = e.target.closest('[data-key].pill');
-    if (k) { selected = { type: 'key', id: k.dataset.key }; renderInspector(); return; }
+    if (k) { selected = { type: 'key', id: k.dataset.key }; inspHTML = ''; renderInspector(); return; }
     const w = e.target.closest('[data-win]');
-    if (w) { selected = { type: 'window', id: 'w', data: JSON.parse(w.dataset.win) }; renderInspector(); return; }
-    const p = e.target.closest('[data-part]');
-    if (p) { selected = { type: 'part', id: p.dataset.part }; render(); }
+    if (w) { selected = { type: 'window', id: 'w', data: JSON.parse(w.dataset.win) }; inspHTML = ''; renderInspector(); return; }
+  });
+  document.addEventListener('pointerdown', e => {
+    const p = e.target.closest('tr[data-part]');
+    if (p) { selected = { type: 'part', id: p.dataset.part }; inspHTML = ''; render(); }
   });
   for (const b of $$('[data-tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
   $('#open-settings').addEventListener('click', () => openSettings().catch(e => toast(e.message, true)));
