@@ -20,6 +20,7 @@ import (
 	"github.com/flinksim/flinksim/cmd/flinksim/ui"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -104,7 +105,7 @@ func durationGiven(f runFlags) bool {
 	if f.configFile != "" {
 		probe := config.Default()
 		probe.Duration = 1 // a value no file gives
-		if err := probe.LoadYAML(f.configFile); err == nil && probe.Duration != 1 {
+		if _, err := probe.LoadYAML(f.configFile); err == nil && probe.Duration != 1 {
 			return true
 		}
 	}
@@ -114,10 +115,11 @@ func durationGiven(f runFlags) bool {
 // replayRecipe reads the recipe of a recorded log as `flinksim replay`
 // does (header, events file, live actions) and the virtual time it ends at.
 func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.LogLimits)
 	if err != nil {
 		return ui.Recipe{}, 0, badInput("%v", err)
 	}
+	data = input.Clean(data)
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var h header
 	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
@@ -146,7 +148,7 @@ func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
 	}
 	r := ui.Recipe{Settings: cfg}
 	if h.EventsFile != "" {
-		recs, sum, err := readEvents(h.EventsFile, cfg)
+		recs, sum, err := readEvents(path+":1: events_file ", h.EventsFile, cfg)
 		if err != nil {
 			return ui.Recipe{}, 0, err
 		}

@@ -20,24 +20,24 @@ import (
 type uiProc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
+	stderr *lockedBuffer
 	done   chan error
 }
 
-// syncBuffer is a bytes.Buffer that exec's copying goroutine may write
+// lockedBuffer is a bytes.Buffer that exec's copying goroutine may write
 // while the test reads it.
-type syncBuffer struct {
+type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *lockedBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *lockedBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
@@ -52,7 +52,7 @@ func startUI(t *testing.T, args ...string) *uiProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &uiProc{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	p := &uiProc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -40,10 +40,6 @@ type Speed struct {
 	Factor float64 // virtual seconds per wall second when neither paused nor max
 }
 
-// Speeds the page offers, slowest first: slow motion to watch buffers and
-// credits travel, real time, and faster.
-var speedNames = []string{"pause", "0.001", "0.01", "0.1", "1", "10", "100", "max"}
-
 // ParseSpeed reads a speed as POST /sim/speed takes it: pause, max, or a
 // factor of real time (0.001 .. 1000, "x" suffix allowed).
 func ParseSpeed(s string) (Speed, error) {

@@ -243,16 +243,6 @@ func (o *observer) attempt(name string) *attemptCounters {
 	return a
 }
 
-// seen folds what a view of execution name reports into its counters
-// (views are read between steps, more often than task_metrics).
-func (o *observer) seen(name string, recordsRead, lateDropped int64) {
-	o.mu.Lock()
-	a := o.attempt(name)
-	a.recordsRead = max(a.recordsRead, recordsRead)
-	a.lateDropped = max(a.lateDropped, lateDropped)
-	o.mu.Unlock()
-}
-
 // totals sums the counters of every execution so far.
 func (o *observer) totals() attemptCounters {
 	t := o.base
@@ -276,9 +266,8 @@ func (fs fields) get(k string) *messages.Field {
 	return nil
 }
 
-func (fs fields) has(k string) bool      { return fs.get(k) != nil }
-func (fs fields) str(k string) string    { return fs.get(k).GetStr() }
-func (fs fields) int(k string) int64     { return fs.get(k).GetInt() }
-func (fs fields) bool(k string) bool     { return fs.get(k).GetBool() }
-func (fs fields) raw(k string) string    { return fs.get(k).GetRawJson() }
-func (fs fields) float(k string) float64 { return fs.get(k).GetFloat() }
+func (fs fields) has(k string) bool   { return fs.get(k) != nil }
+func (fs fields) str(k string) string { return fs.get(k).GetStr() }
+func (fs fields) int(k string) int64  { return fs.get(k).GetInt() }
+func (fs fields) bool(k string) bool  { return fs.get(k).GetBool() }
+func (fs fields) raw(k string) string { return fs.get(k).GetRawJson() }

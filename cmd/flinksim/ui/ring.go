@@ -82,10 +82,3 @@ func (r *ring) since(dst [][]byte, seq uint64, max int) ([][]byte, uint64, uint6
 	}
 	return dst, last, skipped
 }
-
-// last is the sequence number of the newest line (0 when empty).
-func (r *ring) last() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.next - 1
-}
