@@ -131,6 +131,9 @@ func (p *uiProc) get(t *testing.T, path string) []byte {
 // the server stops. `ui --replay` of the file scrubs to its end and
 // downloads the same bytes.
 func TestUILiveActionsDownloadReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs flinksim ui and replays its logs (~8 s)")
+	}
 	dir := t.TempDir()
 	atExit := filepath.Join(dir, "at-exit.jsonl")
 	p := startUI(t, "--listen", "127.0.0.1:0", "--set", "restart-strategy.type=fixed-delay",
@@ -239,6 +242,9 @@ var newActions = []string{
 // from a savepoint, the isolation changes only the view), and both logs
 // replay identical.
 func TestNewActionsThroughCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two runs of 40 s with replays (~8 s)")
+	}
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "cli.jsonl")
 	args := []string{"run", "--duration", "40s", "--log", logFile}
