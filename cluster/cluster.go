@@ -35,8 +35,10 @@ type Options struct {
 	// StopAt, when set, cuts the run at that virtual time as an interrupt
 	// does: every envelope due before it is delivered, then every actor logs
 	// its final counters and the summary says INTERRUPTED (the replay of an
-	// interrupted run).
+	// interrupted run). Stop makes a StopAt of 0 count too (a run
+	// interrupted before its first step).
 	StopAt vt.Time
+	Stop   bool
 	// Log receives the event log; Console selects the console format.
 	Log     io.Writer
 	Console bool

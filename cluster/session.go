@@ -321,7 +321,7 @@ func (s *Session) Finish() *Result {
 	if s.result != nil && s.result.summaryWritten {
 		return &s.result.Result
 	}
-	if s.opt.StopAt > 0 {
+	if s.opt.Stop || s.opt.StopAt > 0 {
 		s.advance(s.opt.StopAt)
 		if !s.status.Ended {
 			s.closeNow()

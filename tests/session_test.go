@@ -28,7 +28,7 @@ func replayOf(t *testing.T, log []byte, opt cluster.Options) cluster.Options {
 	}
 	last := evs[len(evs)-1]
 	if last.str("job_status") == "INTERRUPTED" {
-		opt.StopAt = vt.Of(last.num("vt"))
+		opt.StopAt, opt.Stop = vt.Of(last.num("vt")), true
 	}
 	return opt
 }
@@ -104,6 +104,33 @@ func TestSessionLiveActionsReplay(t *testing.T) {
 		if line, x, y, differ := firstDiff(live.Bytes(), again.Bytes()); differ {
 			t.Fatalf("plain=%v: the replay differs at line %d\n session: %s\n replay:  %s", plain, line, x, y)
 		}
+	}
+}
+
+// A run interrupted before its first step (Ctrl-C at once) ends
+// INTERRUPTED at virtual time 0, and its replay stops there too rather
+// than running the whole job.
+func TestInterruptedAtTimeZeroReplays(t *testing.T) {
+	cfg := settings(t, "sim.duration=10 s")
+	var live bytes.Buffer
+	s, err := cluster.NewSession(cfg, cluster.Options{Log: &live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Interrupt()
+	if res := s.Finish(); res.JobStatus != "INTERRUPTED" || res.EndVT != 0 {
+		t.Fatalf("ended %s at %d, want INTERRUPTED at 0", res.JobStatus, res.EndVT)
+	}
+	var again bytes.Buffer
+	res, err := cluster.RunPlain(cfg, replayOf(t, live.Bytes(), cluster.Options{Log: &again}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.JobStatus != "INTERRUPTED" || res.EndVT != 0 {
+		t.Fatalf("the replay ended %s at %d", res.JobStatus, res.EndVT)
+	}
+	if line, x, y, differ := firstDiff(live.Bytes(), again.Bytes()); differ {
+		t.Fatalf("the replay differs at line %d\n session: %s\n replay:  %s", line, x, y)
 	}
 }
 

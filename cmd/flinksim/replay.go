@@ -131,7 +131,7 @@ func replay(path string) (bool, string, error) {
 	spec.opt.LiveActions = live
 	if last.JobStatus == "INTERRUPTED" {
 		// the run was cut short at the summary's virtual time
-		spec.opt.StopAt = vt.Of(last.VT)
+		spec.opt.StopAt, spec.opt.Stop = vt.Of(last.VT), true
 	}
 	var out bytes.Buffer
 	if _, err := execute(spec, &out, nil, nil); err != nil {

@@ -32,6 +32,7 @@ type PartitionView struct {
 	ReadOffset      int64 `json:"read_offset"` // the consumer position after its last fetch
 	Lag             int64 `json:"lag"`
 	CommittedOffset int64 `json:"committed_offset"` // -1: none committed
+	Paused          bool  `json:"paused"`           // pause-partition stalled its producer
 }
 
 // SinkRecordView is one record of the sink topic.
@@ -55,7 +56,8 @@ func (k *Broker) Inspect(now vt.Time) any {
 		if !ok {
 			c = -1
 		}
-		v.Partitions = append(v.Partitions, PartitionView{Partition: p, EndOffset: end, ReadOffset: pos, Lag: end - pos, CommittedOffset: c})
+		v.Partitions = append(v.Partitions, PartitionView{Partition: p, EndOffset: end, ReadOffset: pos, Lag: end - pos, CommittedOffset: c,
+			Paused: k.isPaused(p)})
 	}
 	end := k.sink.Topic().EndOffset(0)
 	from := max(0, end-maxViewRecords)

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/cmd/flinksim/ui"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/input"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// uiFlags are run's flags that make sense for a live session, and the
+// server's own.
+type uiFlags struct {
+	run    runFlags
+	listen string
+	replay string
+}
+
+// uiDuration is sim.duration of a UI session whose input is generated (or
+// an unbounded events file) and whose length nobody gave: it runs until the
+// user stops it, and the header records it so that a replay reproduces it.
+const uiDuration = "365 d"
+
+func init() {
+	var f uiFlags
+	cmd := &cobra.Command{
+		Use:   "ui",
+		Short: "Serve the live diagram of a simulated run in the browser",
+		Long: `Start the job (the one 'flinksim run' would run with the same flags) paused at
+virtual time 0 and serve the live diagram on http://127.0.0.1:8081/ (Flink's REST
+port): watch it at a chosen speed, act on it, jump back in time, change settings,
+and download the log, which 'flinksim replay' reports identical. Flink's REST API
+paths answer in Flink's shapes (curl http://127.0.0.1:8081/jobs/overview).
+
+A generated input runs until you stop it (--duration still ends it where given).
+--replay FILE opens a recorded log (from 'run --log' or downloaded from the page)
+to scrub through. Everything is served from the binary: no network, no build step.`,
+		Example: `  flinksim ui
+  flinksim ui --set parallelism.default=3 --set sim.taskmanagers=3
+  flinksim ui --replay run.jsonl
+  flinksim ui --listen 127.0.0.1:9090`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			return serveUI(ctx, cmd, f, nil)
+		},
+	}
+	fl := cmd.Flags()
+	r := &f.run
+	r.logFormat = "json"
+	fl.StringVar(&r.events, "events", "", "events file: JSON lines or CSV with key,ts[,partition]")
+	fl.StringArrayVar(&r.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
+	fl.StringVar(&r.configFile, "config", "", "a YAML settings file, like Flink's config.yaml")
+	fl.StringVar(&r.logFile, "log", "", "when the server stops, write the session's log to this file")
+	fl.StringVar(&r.duration, "duration", "", "virtual run length (sets sim.duration); default: until stopped")
+	fl.StringVar(&r.seed, "seed", "", "random seed (sets sim.seed)")
+	fl.BoolVar(&r.unbounded, "unbounded", false, "with --events: keep the job running")
+	fl.StringArrayVar(&r.actions, "action", nil, "a user action, e.g. 'at=90s kill-taskmanager tm-1' (repeatable)")
+	fl.StringVar(&r.actionsFile, "actions", "", "a file of actions, one per line")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8081", "address to serve on; anything but a loopback address is reachable from other machines")
+	fl.StringVar(&f.replay, "replay", "", "open a recorded JSON event log instead of starting a new run")
+	rootCmd.AddCommand(cmd)
+}
+
+// uiRecipe builds the first session's recipe from run's flags: the
+// settings of `flinksim run` with the same flags, sim.duration set to run
+// until stopped when the input is unbounded and no length was given.
+func uiRecipe(f runFlags) (ui.Recipe, error) {
+	if f.duration == "" && f.events == "" || f.duration == "" && f.unbounded {
+		if !durationGiven(f) {
+			f.sets = append([]string{"sim.duration=" + uiDuration}, f.sets...)
+		}
+	}
+	spec, err := prepare(f)
+	if err != nil {
+		return ui.Recipe{}, err
+	}
+	return ui.Recipe{Settings: spec.cfg, Options: spec.opt}, nil
+}
+
+// durationGiven reports whether --set or --config gives sim.duration.
+func durationGiven(f runFlags) bool {
+	for _, kv := range f.sets {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "sim.duration" {
+			return true
+		}
+	}
+	if f.configFile != "" {
+		probe := config.Default()
+		probe.Duration = 1 // a value no file gives
+		if _, err := probe.LoadYAML(f.configFile); err == nil && probe.Duration != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// replayRecipe reads the recipe of a recorded log as `flinksim replay`
+// does (header, events file, live actions) and the virtual time it ends at.
+func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
+	data, err := input.ReadFile(path, input.LogLimits)
+	if err != nil {
+		return ui.Recipe{}, 0, badInput("%v", err)
+	}
+	data = input.Clean(data)
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var h header
+	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
+		return ui.Recipe{}, 0, badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
+	}
+	if h.Format != eventlog.FormatVersion {
+		return ui.Recipe{}, 0, badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
+	}
+	cfg := config.Default()
+	keys := make([]string, 0, len(h.Settings))
+	for k := range h.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := cfg.Set(k, h.Settings[k]); err != nil {
+			return ui.Recipe{}, 0, badInput("%s:1: %v", path, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return ui.Recipe{}, 0, badInput("%s:1: %v", path, err)
+	}
+	acts, err := parseActions(h.Actions, "")
+	if err != nil {
+		return ui.Recipe{}, 0, err
+	}
+	r := ui.Recipe{Settings: cfg}
+	if h.EventsFile != "" {
+		recs, sum, err := readEvents(path+":1: events_file ", h.EventsFile, cfg)
+		if err != nil {
+			return ui.Recipe{}, 0, err
+		}
+		if sum != h.EventsSHA256 {
+			return ui.Recipe{}, 0, badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
+		}
+		r.Options = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
+	}
+	r.Options.Actions = acts
+	if r.Live, err = liveActions(path, data); err != nil {
+		return ui.Recipe{}, 0, err
+	}
+	// the end: the last line's vt (the summary's, or the last event of a
+	// log cut short)
+	end := vt.Time(0)
+	trimmed := bytes.TrimRight(data, "\n")
+	var last struct {
+		VT int64 `json:"vt"`
+	}
+	if err := json.Unmarshal(trimmed[bytes.LastIndexByte(trimmed, '\n')+1:], &last); err == nil {
+		end = vt.Of(last.VT)
+	}
+	return r, max(end, 1), nil
+}
+
+// isLoopback reports whether a listen address binds only the loopback
+// interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serveUI runs the ui command until ctx is done; ready, when set, is told
+// the address served (tests listen on port 0).
+func serveUI(ctx context.Context, cmd *cobra.Command, f uiFlags, ready func(addr string)) error {
+	var (
+		r   ui.Recipe
+		end vt.Time
+		err error
+	)
+	if f.replay != "" {
+		r, end, err = replayRecipe(f.replay)
+	} else {
+		r, err = uiRecipe(f.run)
+	}
+	if err != nil {
+		return err
+	}
+	loopback := isLoopback(f.listen)
+	srv, err := ui.New(ui.Config{Recipe: r, ReplayEnd: end, Loopback: loopback})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return badInput("--listen %s: %v", f.listen, err)
+	}
+	stderr := cmd.ErrOrStderr()
+	if !loopback {
+		fmt.Fprintf(stderr, "warning: --listen %s is not a loopback address: anyone who can reach it can watch and steer this simulation\n", f.listen)
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(cmd.OutOrStdout(), "flinksim ui: %s  (Ctrl-C to stop)\n", url)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	if f.run.logFile != "" {
+		b, err := srv.Download()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.run.logFile, b, 0o644); err != nil {
+			return badInput("--log: %v", err)
+		}
+		fmt.Fprintf(stderr, "wrote the session's log to %s\n", f.run.logFile)
+	}
+	srv.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	return nil
+}

@@ -1,0 +1,1168 @@
+// flinksim ui — the live diagram of "Flink, simulated".
+//
+// The server streams frames (GET /sim/stream, server-sent events): the state
+// at one virtual time and the log lines since the last frame. This page
+// draws them; every change goes back as a plain POST (/sim/action,
+// /sim/speed, /sim/seek, /sim/settings). Nothing here decides anything
+// about the run: the page can be closed, reloaded or opened twice.
+'use strict';
+
+// ---------------------------------------------------------------- helpers
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+const LONG_MIN = -9.2e18, LONG_MAX = 9.2e18;
+const PAUSED = '❚❚'; // the pause sign U+23F8 is missing from many fonts
+
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}
+
+// virtual µs -> "m:ss.mmm" (or "h:mm:ss.mmm", "Nd h:mm:ss")
+function fmtVT(us) {
+  if (us == null) return '—';
+  const neg = us < 0; us = Math.abs(us);
+  const msTotal = Math.floor(us / 1000);
+  const ms = msTotal % 1000, s = Math.floor(msTotal / 1000) % 60, m = Math.floor(msTotal / 60000) % 60;
+  const h = Math.floor(msTotal / 3600000) % 24, d = Math.floor(msTotal / 86400000);
+  const p2 = x => String(x).padStart(2, '0'), p3 = x => String(x).padStart(3, '0');
+  let out = h || d ? `${h}:${p2(m)}:${p2(s)}.${p3(ms)}` : `${m}:${p2(s)}.${p3(ms)}`;
+  if (d) out = `${d}d ${out}`;
+  return (neg ? '-' : '') + out;
+}
+function fmtVTus(us) { return us < 10000 ? `${us} µs` : fmtVT(us); }
+
+// event time (ms since the epoch) -> time of day UTC "hh:mm:ss.mmm"
+function fmtTS(ms) {
+  if (ms == null || ms <= LONG_MIN) return '—';
+  if (ms >= LONG_MAX) return '∞';
+  const d = new Date(ms);
+  if (isNaN(d)) return String(ms);
+  return d.toISOString().slice(11, 23);
+}
+function fmtWM(ms) {
+  if (ms == null || ms <= LONG_MIN) return 'no watermark';
+  if (ms >= LONG_MAX) return 'MAX (end of input)';
+  return fmtTS(ms);
+}
+function isoTS(ms) { return (ms <= LONG_MIN || ms >= LONG_MAX) ? String(ms) : new Date(ms).toISOString(); }
+// a window [start, end) as times of day, without milliseconds when whole
+function fmtWin(a, b) {
+  const t = x => { const s = fmtTS(x); return s.endsWith('.000') ? s.slice(0, 8) : s; };
+  return `[${t(a)}, ${t(b)})`;
+}
+function fmtBytes(b) {
+  if (b == null) return '—';
+  if (b < 1024) return `${b} B`;
+  if (b < 1 << 20) return `${(b / 1024).toFixed(1)} KiB`;
+  return `${(b / (1 << 20)).toFixed(1)} MiB`;
+}
+function fmtN(n) { return n == null ? '—' : Number(n).toLocaleString('en-US'); }
+function durMs(ms) { return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`; }
+
+// one colour per key (a record's colour as it travels)
+function keyHue(key) {
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) { h ^= key.charCodeAt(i); h = Math.imul(h, 16777619); }
+  return ((h >>> 0) % 360);
+}
+function keyColor(key) { return `hsl(${keyHue(key)} 62% 48%)`; }
+
+// Flink's web UI job and task status colours
+const STATUS_COLOR = {
+  CREATED: '#2f54eb', SCHEDULED: '#722ed1', DEPLOYING: '#13c2c2', INITIALIZING: '#738df8', RUNNING: '#52c41a',
+  FINISHED: '#1890ff', CANCELING: '#faad14', CANCELLING: '#faad14', CANCELED: '#fa8c16', FAILED: '#f5222d',
+  FAILING: '#f5222d', RECONCILING: '#eb2f96', RESTARTING: '#13c2c2', SUSPENDED: '#8c8c8c',
+};
+
+// node colour as flink-runtime-web's node.component.ts blends it: from
+// blue (idle) towards red by busy %, then towards black/grey by
+// backpressured %
+function hex2rgb(h) { const x = parseInt(h.slice(1), 16); return [(x >> 16) & 255, (x >> 8) & 255, x & 255]; }
+function blend(from, to, p) {
+  const f = hex2rgb(from), t = hex2rgb(to);
+  const c = f.map((v, i) => Math.round((t[i] - v) * p + v));
+  return '#' + c.map(v => v.toString(16).padStart(2, '0')).join('');
+}
+function nodeColors(busyMs, bpMs) {
+  let bg = '#5db1ff', border = '#1890ff';
+  if (busyMs) { bg = blend(bg, '#ee6464', busyMs / 1000); border = blend(border, '#ee2222', busyMs / 1000); }
+  if (bpMs) { bg = blend(bg, '#888888', bpMs / 1000); border = blend(border, '#000000', bpMs / 1000); }
+  return { bg, border };
+}
+
+async function post(url, body) {
+  const r = await fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'text/plain' } });
+  const text = await r.text();
+  if (!r.ok) throw new Error(text.trim() || `${r.status} ${r.statusText}`);
+  try { return JSON.parse(text); } catch { return text; }
+}
+
+let toastTimer = 0;
+function toast(msg, isErr) {
+  const t = $('#toast');
+  t.textContent = msg; t.hidden = false; t.className = 'toast' + (isErr ? ' err' : '');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, isErr ? 7000 : 3500);
+}
+
+async function act(text) {
+  try {
+    const r = await post('/sim/action', text);
+    const note = r.dropped ? ` (dropped ${r.dropped} later action${r.dropped > 1 ? 's' : ''}: new timeline)` : '';
+    toast(`${r.action}${note}`);
+    const res = $('#act-result'); if (res) { res.textContent = `scheduled: ${r.action}${note}`; res.className = 'result mono'; }
+    return r;
+  } catch (e) {
+    toast(e.message, true);
+    const res = $('#act-result'); if (res) { res.textContent = e.message; res.className = 'result err'; }
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------- state
+
+let S = null;            // the latest state
+let gen = 0;             // the log generation the events belong to
+let events = [];         // recent log lines (parsed), bounded
+const MAX_EVENTS = 5000;
+let statusHistory = [];  // job_status transitions seen: {vt, job, status}
+let selected = null;     // {type, id}
+let frameAt = 0;         // performance.now() when S arrived
+let lastCursor = '';     // GEN.SEQ of the last frame, for reconnects
+let activeTab = 'watermarks';
+let sliderDragging = false;
+const kindsSeen = new Set(), actorsSeen = new Set();
+
+function applyFrame(msg) {
+  if (msg.reset || msg.gen !== gen) {
+    events = []; statusHistory = []; kindsSeen.clear(); actorsSeen.clear();
+    gen = msg.gen;
+    logDirty = true;
+  }
+  for (const raw of msg.events) {
+    const ev = typeof raw === 'string' ? { event: 'truncated', text: raw } : raw;
+    events.push(ev);
+    if (ev.event === 'job_status') statusHistory.push({ vt: ev.vt, job: ev.job_id, status: ev.status });
+    if (!kindsSeen.has(ev.event)) { kindsSeen.add(ev.event); filtersDirty = true; }
+    if (ev.actor && !actorsSeen.has(ev.actor)) { actorsSeen.add(ev.actor); filtersDirty = true; }
+  }
+  if (msg.skipped) events.push({ event: 'skipped', text: `${msg.skipped} lines not shown (download the log for all)` });
+  if (events.length > MAX_EVENTS) events.splice(0, events.length - MAX_EVENTS);
+  if (statusHistory.length > 200) statusHistory.splice(0, statusHistory.length - 200);
+  if (msg.events.length) logDirty = true;
+  S = msg.state;
+  frameAt = performance.now();
+  render();
+}
+
+// ---------------------------------------------------------------- stream
+
+let es = null;
+function connect() {
+  if (es) es.close();
+  const url = '/sim/stream' + (lastCursor ? `?since=${encodeURIComponent(lastCursor)}` : '');
+  es = new EventSource(url);
+  es.addEventListener('frame', e => {
+    lastCursor = e.lastEventId || lastCursor;
+    $('#conn').classList.remove('down');
+    applyFrame(JSON.parse(e.data));
+  });
+  es.onerror = () => { $('#conn').classList.add('down'); };
+}
+// like Flink's web UI: stop while the tab is hidden, resume where we were
+let hiddenTimer = 0;
+document.addEventListener('visibilitychange', () => {
+  if (document.hidden) {
+    hiddenTimer = setTimeout(() => { if (es) { es.close(); es = null; } }, 5000);
+  } else {
+    clearTimeout(hiddenTimer);
+    if (!es) connect();
+  }
+});
+
+// ---------------------------------------------------------------- layout
+
+// The diagram: the Kafka topic on the left, one column per JobVertex
+// (source -> window/process -> [sink]), the sink topic on the right, the
+// JobManager on top and the TaskManagers at the bottom. Boxes shrink as
+// parallelism grows so 64 subtasks stay readable.
+function densityOf(p) { return p <= 6 ? 'normal' : p <= 16 ? 'compact' : 'mini'; }
+
+function layout(st) {
+  const L = { boxes: {}, anchors: {}, w: 0, h: 0 };
+  const verts = st.vertices || [];
+  const maxP = Math.max(1, ...verts.map(v => Math.max(v.parallelism, v.subtasks.length)));
+  const dens = densityOf(maxP);
+  L.dens = dens;
+  const parts = st.kafka.partitions || [];
+  const shownParts = parts.slice(0, dens === 'normal' ? 12 : 32);
+  L.shownParts = shownParts;
+  const KW = 176, SW = 236, OW = 210;
+  const avail = Math.max(960, ($('#diagram-wrap') || {}).clientWidth || 1000);
+  const GAP = Math.max(56, Math.min(120, (avail - 32 - KW - OW - SW * verts.length) / (verts.length + 1)));
+  let x = 16;
+  L.kafkaX = x; x += KW + GAP;
+  L.cols = [];
+  for (const v of verts) { L.cols.push({ v, x }); x += SW + GAP; }
+  L.outX = x; x += OW + 16;
+  L.w = x;
+  const top = 104;
+  // subtask boxes
+  let bottom = top;
+  for (const c of L.cols) {
+    const n = c.v.subtasks.length;
+    const nch = Math.max(0, ...c.v.subtasks.map(s => (s.inputs || []).length));
+    let h, gap;
+    if (dens === 'normal') { h = Math.max(c.v.id === 'source' ? 84 : 92, nch ? 34 + nch * 14 : 0); gap = 14; }
+    else if (dens === 'compact') { h = 44; gap = 6; }
+    else { h = 24; gap = 3; }
+    c.h = h; c.gap = gap;
+    c.v.subtasks.forEach((s, i) => {
+      const b = { x: c.x, y: top + i * (h + gap), w: SW, h };
+      L.boxes['st:' + s.name] = b;
+      L.anchors[s.name] = b;
+      (s.inputs || []).forEach((ch, j) => {
+        const g = gaugeRect(b, j, (s.inputs || []).length, dens);
+        L.anchors[`${s.name}/ch-${j}`] = { x: g.x, y: g.y, w: g.w, h: g.h, gauge: true };
+      });
+    });
+    bottom = Math.max(bottom, top + n * (h + gap));
+  }
+  // partitions
+  const ph = dens === 'normal' ? 52 : 22, pg = dens === 'normal' ? 8 : 3;
+  shownParts.forEach((p, i) => { L.boxes['p:' + p.partition] = { x: L.kafkaX, y: top + i * (ph + pg), w: KW, h: ph }; });
+  bottom = Math.max(bottom, top + shownParts.length * (ph + pg) + (parts.length > shownParts.length ? 18 : 0));
+  // output
+  const outH = 172;
+  L.boxes.out = { x: L.outX, y: top, w: OW, h: outH };
+  bottom = Math.max(bottom, top + outH);
+  // JobManager and ResourceManager
+  const jmX = L.cols.length ? L.cols[0].x : 200;
+  const jmR = L.cols.length ? L.cols[L.cols.length - 1].x + SW : 600;
+  L.boxes.jm = { x: jmX, y: 12, w: jmR - jmX, h: 62 };
+  L.boxes.rm = { x: L.outX, y: 12, w: OW, h: 62 };
+  // TaskManagers
+  const tms = st.taskmanagers || [];
+  const tmW = 168, tmH = 30 + Math.min(4, Math.max(1, ...tms.map(t => Math.max(t.slots ? t.slots.length : 1, 1)))) * 0 + 40;
+  const perRow = Math.max(1, Math.floor((L.w - 32) / (tmW + 12)));
+  const tmTop = bottom + 34;
+  tms.forEach((t, i) => {
+    L.boxes['tm:' + t.name] = { x: 16 + (i % perRow) * (tmW + 12), y: tmTop + Math.floor(i / perRow) * (tmH + 12), w: tmW, h: tmH };
+  });
+  const tmRows = Math.ceil(tms.length / perRow);
+  L.tmTop = tmTop;
+  L.h = tmTop + tmRows * (tmH + 12) + 8;
+  L.top = top;
+  return L;
+}
+
+function gaugeRect(b, j, n, dens) {
+  if (dens === 'normal') return { x: b.x + 6, y: b.y + 30 + j * 14, w: 46, h: 9 };
+  if (dens === 'compact') {
+    const w = Math.max(2, Math.min(10, Math.floor((b.w - 96) / Math.max(1, n)) - 1));
+    return { x: b.x + 90 + j * (w + 1), y: b.y + b.h - 12, w, h: 8 };
+  }
+  // mini: right of the watermark, 1 px per channel at 64
+  const room = b.w - 116, w = Math.max(1, Math.min(8, Math.floor(room / Math.max(1, n)) - 1)), gap = w >= 2 ? 1 : 0;
+  return { x: b.x + b.w - 4 - (n - j) * (w + gap), y: b.y + 14, w, h: 7 };
+}
+
+// ---------------------------------------------------------------- diagram
+
+let L = null;
+
+function renderDiagram() {
+  const st = S;
+  L = layout(st);
+  const svg = $('#diagram');
+  svg.setAttribute('viewBox', `0 0 ${L.w} ${L.h}`);
+  svg.style.minWidth = Math.min(L.w, 1100) + 'px';
+  const o = [];
+  o.push(`<defs><marker id="arr" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z" fill="#bfbfbf"/></marker></defs>`);
+  // column heads
+  o.push(`<text class="colhead" x="${L.kafkaX}" y="${L.top - 10}">Kafka · ${esc(st.kafka.source_topic || '')}</text>`);
+  for (const c of L.cols) o.push(`<text class="colhead" x="${c.x}" y="${L.top - 10}">${esc(shortVertex(c.v))} · p=${c.v.parallelism}</text>`);
+  o.push(`<text class="colhead" x="${L.outX}" y="${L.top - 10}">Kafka · ${esc(st.kafka.sink_topic || '')}</text>`);
+  o.push(edges(st));
+  o.push(jmBox(st));
+  o.push(rmBox(st));
+  st.kafka.partitions.forEach(p => { if (L.boxes['p:' + p.partition]) o.push(partitionBox(p)); });
+  if (st.kafka.partitions.length > L.shownParts.length) {
+    const last = L.boxes['p:' + L.shownParts[L.shownParts.length - 1].partition];
+    const more = st.kafka.partitions.slice(L.shownParts.length);
+    const lag = more.reduce((a, p) => a + p.lag, 0);
+    o.push(`<text class="small" x="${L.kafkaX}" y="${last.y + last.h + 14}">+ ${more.length} more partitions · lag ${fmtN(lag)} (Kafka partitions tab)</text>`);
+  }
+  for (const c of L.cols) for (const s of c.v.subtasks) o.push(subtaskBox(c.v, s));
+  o.push(outputBox(st));
+  o.push(`<text class="colhead" x="16" y="${L.tmTop - 10}">TaskManagers</text>`);
+  for (const t of st.taskmanagers || []) o.push(tmBox(t));
+  o.push(`<g id="flights"></g>`);
+  svg.innerHTML = o.join('');
+  renderFlights();
+}
+
+function shortVertex(v) {
+  if (v.id === 'source') return 'Source';
+  if (v.id === 'sink') return 'Sink';
+  return (v.operators[0] || v.name).replace(/\(.*/, '') + (v.operators.length > 1 ? ' → Sink' : '');
+}
+
+function sel(type, id) { return selected && selected.type === type && selected.id === id ? ' sel' : ''; }
+
+function edges(st) {
+  const o = [];
+  const dens = L.dens;
+  // partition -> reader
+  for (const p of L.shownParts) {
+    const b = L.boxes['p:' + p.partition], r = p.reader && L.boxes['st:' + p.reader];
+    if (!b || !r) continue;
+    o.push(`<path class="edge" d="M${b.x + b.w},${b.y + b.h / 2} C${b.x + b.w + 40},${b.y + b.h / 2} ${r.x - 40},${r.y + 16} ${r.x},${r.y + 16}"/>`);
+  }
+  // channels: producer -> gauge of the consumer
+  for (let ci = 1; ci < L.cols.length; ci++) {
+    const c = L.cols[ci], prev = L.cols[ci - 1];
+    if (dens === 'normal') {
+      for (const s of c.v.subtasks) (s.inputs || []).forEach((ch, j) => {
+        const from = L.anchors[ch.producer] || findByBase(prev, ch.producer);
+        const g = L.anchors[`${s.name}/ch-${j}`];
+        if (!from || !g) return;
+        const x1 = from.x + from.w, y1 = from.y + from.h / 2, x2 = g.x - 2, y2 = g.y + g.h / 2;
+        o.push(`<path class="edge${ch.in_use ? ' hot' : ''}" d="M${x1},${y1} C${x1 + 45},${y1} ${x2 - 45},${y2} ${x2},${y2}" marker-end="url(#arr)"/>`);
+      });
+    } else {
+      const a = prev.v.subtasks, b = c.v.subtasks;
+      if (!a.length || !b.length) continue;
+      const fa = L.boxes['st:' + a[0].name], la = L.boxes['st:' + a[a.length - 1].name];
+      const fb = L.boxes['st:' + b[0].name], lb = L.boxes['st:' + b[b.length - 1].name];
+      const x1 = fa.x + fa.w, x2 = fb.x;
+      o.push(`<path d="M${x1},${fa.y} C${x1 + 40},${fa.y} ${x2 - 40},${fb.y} ${x2},${fb.y} L${x2},${lb.y + lb.h} C${x2 - 40},${lb.y + lb.h} ${x1 + 40},${la.y + la.h} ${x1},${la.y + la.h} Z" fill="#f0f5ff" stroke="#d6e4ff"/>`);
+      const my = (Math.min(fa.y, fb.y) + Math.max(la.y + la.h, lb.y + lb.h)) / 2;
+      o.push(`<text class="small" x="${(x1 + x2) / 2}" y="${my}" text-anchor="middle">${esc(c.v.input_partitioner || '')}</text>`);
+      o.push(`<text class="small" x="${(x1 + x2) / 2}" y="${my + 12}" text-anchor="middle">${a.length}×${b.length} channels</text>`);
+    }
+  }
+  // sinks -> output
+  const last = L.cols[L.cols.length - 1];
+  if (last) {
+    const ob = L.boxes.out;
+    for (const s of last.v.subtasks) {
+      const b = L.boxes['st:' + s.name];
+      if (dens !== 'normal' && s.index % Math.ceil(last.v.subtasks.length / 8) !== 0) continue;
+      o.push(`<path class="edge" d="M${b.x + b.w},${b.y + b.h / 2} C${b.x + b.w + 40},${b.y + b.h / 2} ${ob.x - 40},${ob.y + 40} ${ob.x},${ob.y + 40}" marker-end="url(#arr)"/>`);
+    }
+  }
+  return o.join('');
+}
+
+function findByBase(col, name) {
+  const base = name.replace(/#\d+$/, '');
+  const s = col.v.subtasks.find(x => x.name.replace(/#\d+$/, '') === base);
+  return s && L.boxes['st:' + s.name];
+}
+
+function jmBox(st) {
+  const b = L.boxes.jm, j = st.job || {};
+  const status = j.state || st.stats.job_status || '—';
+  const col = STATUS_COLOR[status] || '#8c8c8c';
+  const cp = j.checkpoint;
+  let cpText = 'no checkpoint yet';
+  if (cp) {
+    const what = cp.kind === 'savepoint' || cp.kind === 'stop-with-savepoint' ? 'savepoint' : 'checkpoint';
+    if (cp.status === 'IN_PROGRESS') cpText = `${what} ${cp.id} in progress · ${cp.acknowledged} snapshots · ${cp.unaligned ? 'unaligned' : 'aligned'}`;
+    else if (cp.status === 'COMPLETED') cpText = `${what} ${cp.id} completed in ${durMs(cp.duration_ms)} · ${fmtBytes(cp.checkpointed_size)}`;
+    else cpText = `${what} ${cp.id} FAILED: ${cp.reason || ''}`;
+  }
+  const hist = statusHistory.filter(h => h.job === j.jid).slice(-4).map(h => h.status).join(' → ');
+  return `<g class="clickable${sel('jm', 'jobmanager')}" data-kind="jm" data-id="jobmanager" data-testid="jobmanager">
+    <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
+    <rect x="${b.x}" y="${b.y}" width="${b.w}" height="20" rx="4" fill="#001529"/><rect x="${b.x}" y="${b.y + 14}" width="${b.w}" height="6" fill="#001529"/>
+    <text class="head" x="${b.x + 8}" y="${b.y + 14}">JobManager · ${esc(j.name || '')} (${esc(j.jid || '')})</text>
+    <rect x="${b.x + b.w - 104}" y="${b.y + 4}" width="96" height="13" rx="2" fill="${col}"/>
+    <text class="headr" x="${b.x + b.w - 56}" y="${b.y + 14}" text-anchor="middle">${esc(status)}</text>
+    <text x="${b.x + 8}" y="${b.y + 35}">attempt <tspan class="m">${j.attempt || 0}</tspan> · restarts <tspan class="m">${j.restarts || 0}</tspan><tspan class="small" data-testid="status-history" dx="10">${esc(hist)}</tspan></text>
+    <text x="${b.x + 8}" y="${b.y + 52}"><tspan class="small">CheckpointCoordinator:</tspan> ${esc(cpText)}</text>
+  </g>`;
+}
+
+function rmBox(st) {
+  const b = L.boxes.rm;
+  const alive = (st.taskmanagers || []).filter(t => t.alive);
+  const free = alive.reduce((a, t) => a + (t.slots || []).filter(x => !x).length, 0);
+  const total = alive.reduce((a, t) => a + (t.slots || []).length, 0);
+  return `<g><rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
+    <text class="title" x="${b.x + 8}" y="${b.y + 17}">ResourceManager</text>
+    <text x="${b.x + 8}" y="${b.y + 35}">${alive.length} TaskManagers · ${total - free}/${total} slots used</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 52}">${esc(st.settings.slots)} per TaskManager · the job needs ${esc(st.job.slots_needed || '—')}</text></g>`;
+}
+
+function partitionBox(p) {
+  const b = L.boxes['p:' + p.partition];
+  const paused = p.paused || p.user_paused;
+  const mark = paused ? ' ' + PAUSED : '';
+  const why = p.user_paused ? ' producer paused' : p.paused ? ' alignment' : '';
+  if (L.dens !== 'normal') {
+    return `<g class="clickable${sel('part', String(p.partition))}" data-kind="part" data-id="${p.partition}" data-testid="partition">
+      <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3"/>
+      <text class="m" x="${b.x + 6}" y="${b.y + 15}">p${p.partition}${mark}  lag ${fmtN(p.lag)}  end ${fmtN(p.end_offset)}</text></g>`;
+  }
+  const lagW = Math.min(b.w - 16, p.end_offset ? (b.w - 16) * p.lag / Math.max(1, p.end_offset - (p.committed_offset > 0 ? p.committed_offset : 0)) : 0);
+  return `<g class="clickable${sel('part', String(p.partition))}" data-kind="part" data-id="${p.partition}" data-testid="partition">
+    <title>partition ${p.partition}: end offset ${p.end_offset}, read offset ${p.read_offset}, lag ${p.lag}, read by ${p.reader || 'no reader'}</title>
+    <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3"/>
+    <text class="title" x="${b.x + 8}" y="${b.y + 15}">partition ${p.partition}${mark}<tspan class="small">${why}</tspan></text>
+    <text class="m" x="${b.x + b.w - 8}" y="${b.y + 15}" text-anchor="end" style="${p.lag > 1000 ? 'fill:#d46b08;font-weight:600' : ''}">lag ${fmtN(p.lag)}</text>
+    <text class="small m" x="${b.x + 8}" y="${b.y + 29}">end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)}</text>
+    <rect x="${b.x + 8}" y="${b.y + 34}" width="${b.w - 16}" height="4" fill="#f0f0f0"/>
+    <rect x="${b.x + 8}" y="${b.y + 34}" width="${Math.max(0, lagW)}" height="4" fill="${p.lag > 1000 ? '#fa8c16' : '#ffd591'}"/>
+    <text class="small" x="${b.x + b.w - 8}" y="${b.y + 47}" text-anchor="end">→ ${esc(p.reader || 'no reader')}</text></g>`;
+}
+
+function busyBar(x, y, w, h, s) {
+  const tot = Math.max(1, s.busy + s.backpressured + s.idle);
+  const wb = w * s.busy / tot, wp = w * s.backpressured / tot, wi = w - wb - wp;
+  return `<rect x="${x}" y="${y}" width="${wb}" height="${h}" fill="#ee6464"/>` +
+    `<rect x="${x + wb}" y="${y}" width="${wp}" height="${h}" fill="#000"/>` +
+    `<rect x="${x + wb + wp}" y="${y}" width="${Math.max(0, wi)}" height="${h}" fill="#5db1ff"/>`;
+}
+
+function gauge(g, ch, dens) {
+  const cap = Math.max(1, ch.capacity || 1);
+  const fill = Math.min(1, (ch.in_use || 0) / cap);
+  const noCredit = ch.capacity > 0 && ch.credit === 0 && !ch.ended;
+  const stroke = noCredit ? '#f5222d' : '#8c8c8c';
+  const fillCol = noCredit ? '#ff7875' : '#69c0ff';
+  const horizontal = dens === 'normal';
+  const fw = horizontal ? g.w * fill : g.w, fh = horizontal ? g.h : g.h * fill;
+  const fy = horizontal ? g.y : g.y + g.h - fh;
+  let marks = '';
+  if (dens === 'normal') {
+    marks = `<text class="small" x="${g.x + g.w + 4}" y="${g.y + 8}">ch${ch.index}${ch.blocked ? ' ' + PAUSED : ''}${ch.persisting ? ' ↯' : ''}${ch.ended ? ' end' : ''}</text>`;
+  } else if (ch.blocked || ch.persisting) {
+    marks = `<rect x="${g.x}" y="${g.y - 3}" width="${g.w}" height="2" fill="${ch.persisting ? '#722ed1' : '#000'}"/>`;
+  }
+  return `<g class="clickable" data-kind="chan" data-id="${esc(ch.owner)}/ch-${ch.index}" data-testid="channel-gauge">
+    <title>channel ${ch.index} from ${esc(ch.producer)}: ${ch.in_use}/${ch.capacity} buffers in use, credit ${ch.credit}, backlog ${ch.backlog}${ch.blocked ? ', blocked by alignment' : ''}${ch.persisting ? ', persisting in-flight data' : ''}</title>
+    <rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="#fff" stroke="${stroke}"/>
+    <rect x="${g.x}" y="${fy}" width="${fw}" height="${fh}" fill="${fillCol}"/>${marks}</g>`;
+}
+
+function subtaskBox(v, s) {
+  const b = L.boxes['st:' + s.name];
+  let { bg, border } = nodeColors(s.busy, s.backpressured);
+  if (s.planned) { bg = '#bfbfbf'; border = '#bfbfbf'; }
+  const dens = L.dens;
+  const isSource = v.id === 'source';
+  const inputs = (s.inputs || []).map(ch => ({ ...ch, owner: s.name }));
+  const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
+  const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
+  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager)} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
+  o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"/>`);
+  const hh = dens === 'mini' ? b.h : 17;
+  o.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${hh}" rx="3" fill="${bg}"/>`);
+  if (dens !== 'mini') o.push(`<rect x="${b.x}" y="${b.y + hh - 4}" width="${b.w}" height="4" fill="${bg}"/>`);
+  const bpTag = s.backpressure_level !== 'ok' ? ` · BP ${s.backpressure_level.toUpperCase()}` : '';
+  if (dens === 'mini') {
+    o.push(`<text class="head" x="${b.x + 5}" y="${b.y + 11}">${esc(s.name)}</text>`);
+    o.push(`<text class="headr" x="${b.x + 5}" y="${b.y + 21}">${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' idle' : ''}</text>`);
+    o.push(`<text class="headr" x="${b.x + 96}" y="${b.y + 11}">${esc(s.task_manager)}${bpTag}</text>`);
+    inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
+    o.push('</g>');
+    return o.join('');
+  }
+  o.push(`<text class="head" x="${b.x + 6}" y="${b.y + 12.5}">${esc(s.name)}</text>`);
+  o.push(`<text class="headr" x="${b.x + b.w - 6}" y="${b.y + 12.5}" text-anchor="end">${s.planned ? 'not deployed' : esc(s.task_manager)}${s.status !== 'RUNNING' ? ' · ' + esc(s.status) : ''}${bpTag}</text>`);
+  const tx = isSource || dens !== 'normal' ? b.x + 8 : b.x + 84;
+  const tw = b.x + b.w - 8 - tx;
+  if (dens === 'compact') {
+    o.push(`<text class="m" x="${b.x + 6}" y="${b.y + 29}">W ${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' idle' : ''}</text>`);
+    o.push(busyBar(b.x + 6, b.y + b.h - 11, 78, 6, s));
+    const what = isSource ? `reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? PAUSED : '')).join(' ') || 'no split'}` : `KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys`;
+    o.push(`<text class="small" x="${b.x + 130}" y="${b.y + 29}">${esc(what)}</text>`);
+    inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
+    o.push('</g>');
+    return o.join('');
+  }
+  o.push(`<text x="${tx}" y="${b.y + 32}"><tspan class="small">watermark</tspan> <tspan class="m">${esc(fmtWM(s.watermark))}</tspan>${s.watermark_idle ? ' <tspan class="small">IDLE</tspan>' : ''}</text>`);
+  o.push(busyBar(tx, b.y + 38, tw, 7, s));
+  o.push(`<text class="small" x="${tx}" y="${b.y + 56}">busy ${s.busy} · bp ${s.backpressured} · idle ${s.idle} ms/s</text>`);
+  if (isSource) {
+    const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' ' + PAUSED : ''}${x.idle ? ' idle' : ''}`).join(', ');
+    o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">reads</tspan> ${esc(splits || 'no split')}</text>`);
+    o.push(`<text class="small" x="${tx}" y="${b.y + 83}">${fmtN(s.records_out)} out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}</text>`);
+  } else {
+    o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">key groups</tspan> <tspan class="m">${s.key_groups[0]}–${s.key_groups[1]}</tspan></text>`);
+    o.push(`<text x="${tx}" y="${b.y + 85}"><tspan class="m">${fmtN(s.keys)}</tspan> <tspan class="small">keys</tspan> · <tspan class="m">${fmtN(s.windows)}</tspan> <tspan class="small">windows</tspan>${s.late_dropped ? ` · <tspan class="small">late dropped</tspan> ${fmtN(s.late_dropped)}` : ''}</text>`);
+    inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
+  }
+  o.push('</g>');
+  return o.join('');
+}
+
+function outputBox(st) {
+  const b = L.boxes.out, out = st.output;
+  const iso = out.isolation || st.settings.isolation;
+  const o = [`<g class="clickable${sel('out', 'out')}" data-kind="out" data-id="out" data-testid="output">
+    <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
+    <text class="title" x="${b.x + 8}" y="${b.y + 17}">${esc(st.kafka.sink_topic)}</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 31}">${fmtN(st.kafka.sink_records)} records · LSO ${fmtN(out.last_stable_offset)}</text>
+    <text x="${b.x + 8}" y="${b.y + 47}"><tspan class="m">${fmtN(out.visible)}</tspan> results visible</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 59}">to a ${esc(iso)} consumer</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 71}">open ${out.open} · pre-committed ${out.pre_committed}</text>
+    <text class="small" x="${b.x + 8}" y="${b.y + 82}">committed ${out.committed} · aborted ${out.aborted}</text>`];
+  const recent = (out.recent || []).slice(-5);
+  recent.forEach((r, i) => {
+    let v = {}; try { v = JSON.parse(r.value); } catch { }
+    const label = v.window_start != null ? `${v.key} [${fmtTS(v.window_start).slice(0, 8)}) = ${v.value}` : `${r.key} ${r.value.slice(0, 26)}`;
+    const col = r.state === 'Aborted' ? '#cf1322' : r.state === 'Open' ? '#d48806' : r.state === 'PreCommitted' ? '#096dd9' : '#262626';
+    o.push(`<text class="m" x="${b.x + 8}" y="${b.y + 98 + i * 12}" fill="${col}" style="fill:${col}">${esc(label)}${r.state && r.state !== 'Committed' ? ' · ' + esc(r.state) : ''}</text>`);
+  });
+  if (out.late_count) o.push(`<text class="small" x="${b.x + 8}" y="${b.y + b.h - 6}">late side output: ${fmtN(out.late_count)}</text>`);
+  o.push('</g>');
+  return o.join('');
+}
+
+function tmBox(t) {
+  const b = L.boxes['tm:' + t.name];
+  const dead = t.alive ? '' : ' dead';
+  const o = [`<g class="clickable${sel('tm', t.name)}${dead}" data-kind="tm" data-id="${esc(t.name)}" data-testid="tm" data-tm="${esc(t.name)}">
+    <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
+    <text class="title" x="${b.x + 8}" y="${b.y + 16}">${esc(t.name)}${t.alive ? '' : ' ✕ killed'}</text>`];
+  const slots = t.slots || [];
+  slots.slice(0, 8).forEach((a, i) => {
+    o.push(`<rect x="${b.x + 8 + i * 19}" y="${b.y + 24}" width="16" height="16" rx="2" fill="${a ? '#1890ff' : '#fff'}" stroke="#91d5ff"><title>slot ${i}${a ? ' allocated ' + a : ' free'}</title></rect>`);
+  });
+  const tasks = (t.tasks || []);
+  const tx = b.x + 8 + Math.min(8, slots.length) * 19 + 4, room = Math.floor((b.x + b.w - 6 - tx) / 5.4);
+  let list = tasks.join(', ');
+  if (list.length > room) list = `${tasks.length} tasks: ` + tasks.join(', ').slice(0, Math.max(0, room - 12)) + '…';
+  o.push(`<text class="small" x="${tx}" y="${b.y + 36}"><title>${esc(tasks.join(', '))}</title>${esc(list)}</text>`);
+  o.push('</g>');
+  return o.join('');
+}
+
+// ---------------------------------------------------------------- traffic
+
+// Each envelope in flight is drawn at (now - sent) / (deliver - sent) of
+// its way (RaftScope). In slow motion the clock is interpolated between
+// frames; at 1x and faster each frame's sample is shown as it is.
+function displayVT() {
+  if (!S) return 0;
+  const sp = S.speed;
+  if (sp === 'pause' || sp === 'max' || S.ended) return S.vt;
+  const f = parseFloat(sp);
+  if (!(f <= 0.1)) return S.vt;
+  return S.vt + f * (performance.now() - frameAt) * 1000;
+}
+
+function pointOf(name, f, end) {
+  if (!L) return null;
+  const box = (b, side) => {
+    if (!b) return null;
+    if (b.gauge) return { x: side === 'out' ? b.x + b.w : b.x - 2, y: b.y + b.h / 2 };
+    switch (side) {
+      case 'right': return { x: b.x + b.w, y: b.y + b.h / 2 };
+      case 'left': return { x: b.x, y: b.y + b.h / 2 };
+      case 'top': return { x: b.x + b.w / 2, y: b.y };
+      case 'bottom': return { x: b.x + b.w / 2, y: b.y + b.h };
+    }
+    return { x: b.x + b.w / 2, y: b.y + b.h / 2 };
+  };
+  const isJM = n => n === 'jobmanager' || n === 'checkpoint-coordinator';
+  if (isJM(name)) {
+    const jm = L.boxes.jm, otherName = end === 'from' ? f.to : f.from;
+    if (isJM(otherName)) { // the JobManager and its CheckpointCoordinator: inside the box
+      return { x: jm.x + jm.w * (name === 'jobmanager' ? 0.35 : 0.65), y: jm.y + jm.h - 8 };
+    }
+    const other = pointOf(otherName, f, end === 'from' ? 'to' : 'from');
+    return { x: other ? Math.max(jm.x + 10, Math.min(jm.x + jm.w - 10, other.x)) : jm.x + jm.w / 2, y: jm.y + jm.h };
+  }
+  if (name === 'resourcemanager') return box(L.boxes.rm, 'bottom');
+  if (name === 'user') return { x: 4, y: 4 };
+  if (name === 'kafka') {
+    if (f.kind === 'produce') return box(L.boxes.out, 'left');
+    const p = f.partition != null ? L.boxes['p:' + f.partition] : L.boxes['p:' + (L.shownParts[0] || {}).partition];
+    return box(p || L.boxes.out, 'right');
+  }
+  if (name.startsWith('tm-')) return box(L.boxes['tm:' + name], 'top');
+  const a = L.anchors[name];
+  if (a && a.gauge) return box(a, f.kind === 'gate' ? 'out' : 'in');
+  if (a) {
+    if (f.kind === 'buffer' || f.kind === 'produce' || (f.kind === 'credit' && end === 'to')) return box(a, 'right');
+    if (f.kind === 'fetch' || f.kind === 'records') return box(a, 'left');
+    if (f.kind === 'control' || f.kind === 'heartbeat' || f.kind === 'rpc' || f.kind === 'action') return box(a, 'top');
+    return box(a, 'center');
+  }
+  return null;
+}
+
+function renderFlights() {
+  const g = $('#flights');
+  if (!g || !S) return;
+  const now = displayVT();
+  const fl = S.inflight || [];
+  const light = fl.filter(f => f.kind === 'buffer' || f.kind === 'records').length <= 10;
+  const fewControl = fl.filter(f => f.kind === 'control').length <= 4;
+  const o = [];
+  for (const f of fl) {
+    if (f.kind === 'gate' && L.dens !== 'normal') continue;
+    const a = pointOf(f.from, f, 'from'), b = pointOf(f.to, f, 'to');
+    if (!a || !b) continue;
+    const span = f.deliver - f.sent;
+    let t = span > 0 ? (now - f.sent) / span : 1;
+    if (t > 1) continue;
+    t = Math.max(0, t);
+    let x, y;
+    if ((f.kind === 'buffer' || f.kind === 'credit') && L.dens === 'normal' && Math.abs(b.x - a.x) > 60) {
+      // along the channel's curve (the edge drawn between the boxes)
+      const dir = b.x > a.x ? 1 : -1, c1 = a.x + 45 * dir, c2 = b.x - 45 * dir, u = 1 - t;
+      x = u * u * u * a.x + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * b.x;
+      y = u * u * u * a.y + 3 * u * u * t * a.y + 3 * u * t * t * b.y + t * t * t * b.y;
+    } else {
+      x = a.x + (b.x - a.x) * t; y = a.y + (b.y - a.y) * t;
+    }
+    o.push(glyph(f, x, y, light, o.length, fewControl));
+  }
+  g.innerHTML = o.join('');
+}
+
+function glyph(f, x, y, light, n, fewControl) {
+  const ly = n % 2 ? y + 17 : y - 8; // labels above and below, alternating
+  const title = `<title>${esc(f.msg)} ${esc(f.from)} → ${esc(f.to)} · sent ${fmtVTus(f.sent)} · due ${fmtVTus(f.deliver)}${f.records ? ' · ' + f.records + ' records' : ''}</title>`;
+  switch (f.kind) {
+    case 'buffer':
+    case 'records':
+    case 'produce': {
+      const parts = [];
+      if (f.cp) {
+        parts.push(`<rect x="${x - 1.5}" y="${y - 9}" width="3" height="18" fill="#000"/><text class="small" x="${x + 4}" y="${n % 2 ? y + 12 : y - 4}" style="fill:#000;font-weight:600">CP ${f.cp}${f.unaligned ? ' (unaligned)' : ''}</text>`);
+      }
+      if (f.records) {
+        const keys = f.keys && f.keys.length ? f.keys : [f.key || ''];
+        const w = 16, h = 10, k = Math.min(4, keys.length);
+        for (let i = 0; i < k; i++) parts.push(`<rect x="${x - w / 2 + i * w / k}" y="${y - h / 2}" width="${w / k}" height="${h}" fill="${keyColor(keys[i])}"/>`);
+        parts.push(`<rect x="${x - w / 2}" y="${y - h / 2}" width="${w}" height="${h}" fill="none" stroke="#595959" stroke-width=".6" rx="1"/>`);
+        if (light) parts.push(`<text class="small" x="${x}" y="${ly}" text-anchor="middle" style="fill:#262626">${esc(f.key)}@${esc(fmtTS(f.ts))}${f.records > 1 ? ' +' + (f.records - 1) : ''}</text>`);
+      }
+      if (f.wm != null) parts.push(`<circle cx="${x + 10}" cy="${y}" r="6" fill="#fff" stroke="#d48806"/><text x="${x + 10}" y="${y + 3.5}" text-anchor="middle" style="fill:#d48806;font-weight:700;font-size:9px">W</text>`);
+      if (f.end_of_partition) parts.push(`<text class="small" x="${x}" y="${y + 12}" text-anchor="middle">end</text>`);
+      if (!parts.length) parts.push(`<circle cx="${x}" cy="${y}" r="2.5" fill="#bfbfbf"/>`);
+      return `<g>${title}${parts.join('')}</g>`;
+    }
+    case 'credit':
+      return `<g>${title}<circle cx="${x}" cy="${y}" r="3" fill="#52c41a"/>${light && f.credit ? `<text class="small" x="${x}" y="${y + 11}" text-anchor="middle" style="fill:#389e0d">+${f.credit}</text>` : ''}</g>`;
+    case 'fetch':
+      return `<g>${title}<circle cx="${x}" cy="${y}" r="2.5" fill="#fff" stroke="#8c8c8c"/></g>`;
+    case 'control': {
+      const lab = f.msg === 'TriggerCheckpoint' ? `trigger ${f.cp}` : f.msg === 'AcknowledgeCheckpoint' ? `ack ${f.cp}` :
+        f.msg === 'NotifyCheckpointComplete' ? `complete ${f.cp}` : f.msg === 'SubmitTask' ? (f.cp ? `restore ${f.cp}` : 'deploy') : f.msg === 'CancelTask' ? 'cancel' : '';
+      return `<g>${title}<rect x="${x - 4}" y="${y - 4}" width="8" height="8" transform="rotate(45 ${x} ${y})" fill="#722ed1"/>${lab && fewControl ? `<text class="small" x="${x + 7}" y="${y + 3}" style="fill:#722ed1">${esc(lab)}</text>` : ''}</g>`;
+    }
+    case 'heartbeat':
+      return `<g>${title}<circle cx="${x}" cy="${y}" r="2" fill="#b37feb"/></g>`;
+    case 'action':
+      return `<g>${title}<circle cx="${x}" cy="${y}" r="5" fill="#fa8c16"/><text class="small" x="${x + 8}" y="${y + 3}">${esc(f.text || '')}</text></g>`;
+    case 'gate':
+      return `<g>${title}<circle cx="${x}" cy="${y}" r="1.6" fill="#91d5ff"/></g>`;
+  }
+  return `<g>${title}<circle cx="${x}" cy="${y}" r="2" fill="#d9d9d9"/></g>`;
+}
+
+function animate() {
+  if (S && !document.hidden) {
+    const sp = parseFloat(S.speed);
+    if (sp <= 0.1 && !S.ended) renderFlights();
+  }
+  requestAnimationFrame(animate);
+}
+
+// ---------------------------------------------------------------- header, toolbar, stats
+
+function renderTop() {
+  const st = S;
+  $('#job-name').textContent = st.job && st.job.name ? `${st.job.name}` : 'job';
+  const status = (st.job && st.job.state) || st.stats.job_status || '—';
+  const tag = $('#job-status');
+  tag.textContent = status; tag.style.background = STATUS_COLOR[status] || '#8c8c8c';
+  $('#vt').textContent = fmtVT(st.vt);
+  $('#seed').textContent = st.seed;
+  $('#mode').textContent = st.mode === 'replay' ? 'replay of a recorded log' : (st.ended ? 'run over' : '');
+  for (const b of $$('[data-speed]')) b.classList.toggle('active', b.dataset.speed === st.speed);
+  $('#lagging').hidden = !st.lagging;
+  const sl = $('#slider');
+  const max = Math.max(1, Math.round(st.timeline.max / 1000));
+  if (!sliderDragging) { sl.max = max; sl.value = Math.round(st.vt / 1000); }
+  $('#slider-label').textContent = `${fmtVT(sliderDragging ? sl.value * 1000 : st.vt)} / ${fmtVT(st.timeline.max)}`;
+  const fut = $('#future');
+  fut.hidden = !st.timeline.future;
+  fut.textContent = st.timeline.future ? `${st.timeline.future} action(s) ahead — acting now forks` : '';
+  const rr = $('#rerun');
+  rr.hidden = !st.rerun;
+  if (st.rerun) rr.textContent = `re-running to ${fmtVT(st.rerun.target)} … ${Math.round(100 * st.rerun.at / Math.max(1, st.rerun.target))}%`;
+  const sel = $('#a-tm');
+  const names = (st.taskmanagers || []).filter(t => t.alive).map(t => t.name);
+  if (sel.dataset.names !== names.join()) {
+    const cur = sel.value;
+    sel.innerHTML = names.map(n => `<option>${esc(n)}</option>`).join('');
+    if (names.includes(cur)) sel.value = cur;
+    sel.dataset.names = names.join();
+  }
+  if (document.activeElement !== $('#sw-iso')) $('#sw-iso').value = st.settings.isolation;
+  if (document.activeElement !== $('#sw-unaligned')) $('#sw-unaligned').checked = !!st.settings.unaligned;
+}
+
+function renderStats() {
+  const s = S.stats, st = S;
+  const lc = s.last_checkpoint;
+  let lcText = '—', lcTitle = '';
+  if (lc) {
+    lcText = lc.status === 'COMPLETED' ? `#${lc.id} · ${durMs(lc.duration_ms)} · ` + (lc.unaligned ? `${fmtN(lc.persisted_records)} in-flight` : `align ${durMs(lc.max_alignment_ms)}`)
+      : `#${lc.id} FAILED`;
+    lcTitle = lc.unaligned ? 'duration · records persisted as channel state (unaligned)' : 'duration · longest alignment';
+  }
+  const rows = [
+    ['Job status', `<span style="color:${STATUS_COLOR[s.job_status] || '#262626'}">${esc(s.job_status || '—')}</span>`],
+    ['Records read', `<span data-testid="records-read">${fmtN(s.records_read)}</span>`],
+    ['Windows fired', fmtN(s.windows_fired)],
+    [`Results visible <span class="hint">${esc(st.output.isolation || st.settings.isolation)}</span>`, fmtN(s.results_visible)],
+    ['Uncommitted results', fmtN(s.results_uncommitted)],
+    ['Duplicates', fmtN(s.duplicates)],
+    ['Late: dropped / side output', `${fmtN(s.late_dropped)} / ${fmtN(s.late_side_output)}`],
+    ['Expired state reads', fmtN(s.expired_state_reads)],
+    ['Checkpoints done / failed', `${fmtN(s.checkpoints_completed)} / ${fmtN(s.checkpoints_failed)}`],
+    [`<span title="${esc(lcTitle)}">Last checkpoint</span>`, `<span title="${esc(lcTitle)}">${lcText}</span>`],
+    ['Restarts', fmtN(s.restarts)],
+    ['Backpressure now', `<span title="${esc(s.backpressure_now_task || '')}">${s.backpressure_now} ms/s ${backpressureLevel(s.backpressure_now).toUpperCase()}</span>`],
+    ['Highest backpressure', `<span title="${esc(s.max_backpressure_task || '')}">${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}</span>`],
+  ];
+  $('#stats-list').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
+  const notices = st.notices || [];
+  $('#notices').hidden = !notices.length;
+  $('#notice-list').innerHTML = notices.slice(-6).reverse().map(n => `<li><span class="mono hint">${fmtVT(n.vt)}</span> ${esc(n.text)}</li>`).join('');
+}
+
+function backpressureLevel(ms) { const r = ms / 1000; return r <= 0.1 ? 'ok' : r <= 0.5 ? 'low' : 'high'; }
+
+// ---------------------------------------------------------------- inspector
+
+function findSubtask(name) {
+  for (const v of S.vertices || []) for (const s of v.subtasks) if (s.name === name) return { v, s };
+  return null;
+}
+function row(k, v) { return `<div class="row"><span>${k}</span><span>${v}</span></div>`; }
+
+function renderInspector() {
+  const t = $('#insp-title'), body = $('#insp-body');
+  if (!selected) return;
+  const st = S;
+  let html = '';
+  switch (selected.type) {
+    case 'tm': {
+      const tm = (st.taskmanagers || []).find(x => x.name === selected.id);
+      t.textContent = `TaskManager ${selected.id}`;
+      if (!tm) { html = '<p class="hint">gone</p>'; break; }
+      html += row('state', tm.alive ? 'running' : 'killed');
+      html += row('slots', `${(tm.slots || []).filter(Boolean).length}/${(tm.slots || []).length} allocated`);
+      (tm.slots || []).forEach((a, i) => { html += row(`slot ${i}`, a ? esc(a) : 'free'); });
+      html += row('tasks', esc((tm.tasks || []).join(', ') || '—'));
+      if (tm.alive) html += `<div class="acts"><button class="danger" data-do="kill-taskmanager ${esc(tm.name)}" data-testid="kill-tm">Kill ${esc(tm.name)}</button></div>
+        <p class="hint">The JobManager notices after heartbeat.timeout; the ResourceManager starts a replacement; the job restarts if the restart strategy allows.</p>`;
+      break;
+    }
+    case 'part': {
+      const p = st.kafka.partitions.find(x => String(x.partition) === selected.id);
+      t.textContent = `Partition ${st.kafka.source_topic}-${selected.id}`;
+      if (!p) break;
+      html += row('end offset', fmtN(p.end_offset)) + row('read offset', fmtN(p.read_offset)) + row('lag', fmtN(p.lag));
+      html += row('committed offset', p.committed_offset < 0 ? 'none' : fmtN(p.committed_offset));
+      html += row('reader', esc(p.reader || 'none')) + row('split watermark', esc(fmtWM(p.watermark))) + row('idle', p.idle ? 'yes' : 'no');
+      html += row('paused', p.user_paused ? 'producer paused (pause-partition)' : p.paused ? PAUSED + ' by watermark alignment' : 'no');
+      html += `<div class="acts"><button data-do="pause-partition ${p.partition}">Pause</button><button data-do="resume-partition ${p.partition}">Resume</button>
+        <button data-do="send-event key=user-7 ts=now partition=${p.partition}">Send user-7@now</button>
+        <button data-do="send-event key=user-7 ts=now-30s partition=${p.partition}">Send user-7@now-30s</button></div>`;
+      break;
+    }
+    case 'jm': {
+      const j = st.job;
+      t.textContent = 'JobManager';
+      html += row('job', `${esc(j.name)} (${esc(j.jid)})`) + row('status', esc(j.state)) + row('attempt', j.attempt) + row('restarts', j.restarts);
+      html += row('status history', esc(statusHistory.filter(h => h.job === j.jid).slice(-6).map(h => `${h.status}@${fmtVT(h.vt)}`).join(' → ') || '—'));
+      const cp = j.checkpoint;
+      if (cp) html += row('checkpoint', `${cp.id} ${esc(cp.kind)} ${esc(cp.status)}`);
+      html += `<div class="acts"><button data-do="trigger-checkpoint">Trigger checkpoint</button><button data-do="trigger-savepoint">Trigger savepoint</button>
+        <button data-do="stop-with-savepoint">Stop with savepoint</button></div>
+        <div class="acts"><label>rescale to <input id="insp-rescale" size="3" value="${Math.max(1, (st.vertices[0] || { parallelism: 2 }).parallelism + 1)}"></label><button data-do-rescale>Rescale</button></div>`;
+      break;
+    }
+    case 'st': {
+      const f = findSubtask(selected.id);
+      t.textContent = `Subtask ${selected.id}`;
+      if (!f) { html = '<p class="hint">not in the current attempt</p>'; break; }
+      const s = f.s;
+      html += row('vertex', esc(f.v.name)) + row('task manager', esc(s.task_manager)) + row('status', esc(s.status)) + row('attempt', s.attempt);
+      html += row('watermark', `${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' (IDLE)' : ''}`);
+      html += row('busy / backpressured / idle', `${s.busy} / ${s.backpressured} / ${s.idle} ms/s`) + row('backpressure', s.backpressure_level.toUpperCase());
+      html += row('records in / out', `${fmtN(s.records_in)} / ${fmtN(s.records_out)}`);
+      html += row('out pool usage', `${(s.out_pool_usage * 100).toFixed(0)}%`) + row('output queues', esc((s.output_queues || []).join(' ')));
+      if (s.splits && s.splits.length) {
+        html += '<h3>Splits</h3><table><tr><th>partition</th><th>offset</th><th>watermark</th><th></th></tr>' +
+          s.splits.map(x => `<tr><td>p${x.partition}</td><td>${fmtN(x.offset)}</td><td>${esc(fmtWM(x.watermark))}</td><td>${x.paused ? PAUSED : ''}${x.idle ? 'idle' : ''}${x.finished ? 'done' : ''}</td></tr>`).join('') + '</table>';
+      }
+      if (f.v.id !== 'source') {
+        html += row('key groups', `${s.key_groups[0]}–${s.key_groups[1]}`) + row('keys / windows', `${fmtN(s.keys)} / ${fmtN(s.windows)}`);
+        html += row('late records dropped', fmtN(s.late_dropped)) + row('checkpoint (barrier handler)', s.checkpoint || '—');
+        html += '<h3>Input channels</h3><table><tr><th>ch</th><th>from</th><th>in use</th><th>credit</th><th>backlog</th><th>watermark</th></tr>' +
+          (s.inputs || []).map(c => `<tr><td>${c.index}${c.blocked ? ' ' + PAUSED : ''}${c.persisting ? ' ↯' : ''}</td><td>${esc(c.producer)} ${c.local ? '(local)' : ''}</td><td>${c.in_use}/${c.capacity}</td><td style="color:${c.credit === 0 ? '#cf1322' : ''}">${c.credit}</td><td>${c.backlog}</td><td>${esc(fmtWM(c.watermark))}</td></tr>`).join('') + '</table>';
+        html += `<div class="acts"><button data-tab-go="keyed">Keyed state</button><label>explain key <input id="insp-key" size="8" value="user-7"></label><button data-explain>Explain</button></div><div id="explain-out"></div>`;
+      }
+      break;
+    }
+    case 'chan': {
+      const [owner, ch] = selected.id.split('/ch-');
+      const f = findSubtask(owner);
+      t.textContent = `Input channel ${selected.id}`;
+      const c = f && (f.s.inputs || [])[+ch];
+      if (!c) break;
+      html += row('from', esc(c.producer)) + row('kind', c.local ? 'LocalInputChannel' : 'RemoteInputChannel');
+      html += row('buffers in use', `${c.in_use} of ${c.capacity} (exclusive + floating)`) + row('credit', `${c.credit}${c.credit === 0 ? ' — out of credit: the producer must wait' : ''}`);
+      html += row('backlog', c.backlog) + row('queued in the gate', c.queued) + row('records in', fmtN(c.records_in));
+      html += row('watermark', esc(fmtWM(c.watermark))) + row('blocked by alignment', c.blocked ? PAUSED + ' yes' : 'no') + row('persisting (unaligned)', c.persisting ? '↯ yes' : 'no');
+      break;
+    }
+    case 'out': {
+      const o = st.output;
+      t.textContent = `Sink topic ${st.kafka.sink_topic}`;
+      html += row('records', fmtN(st.kafka.sink_records)) + row('consumer', esc(o.isolation)) + row('visible', fmtN(o.visible));
+      html += row('uncommitted', fmtN(o.uncommitted)) + row('duplicates', fmtN(o.duplicates)) + row('view from offset', fmtN(o.from_offset));
+      html += row('last stable offset', fmtN(o.last_stable_offset));
+      const other = o.isolation === 'read_committed' ? 'read_uncommitted' : 'read_committed';
+      html += `<div class="acts"><button data-do="set sim.output.isolation-level=${other}">Switch the consumer to ${other}</button><button data-tab-go="output">Output</button></div>`;
+      break;
+    }
+    case 'key': {
+      t.textContent = `Key ${selected.id}`;
+      html = `<div id="explain-out"><p class="hint">asking…</p></div>`;
+      explainKey(selected.id);
+      break;
+    }
+    case 'window': {
+      const w = selected.data;
+      t.textContent = `Window of ${w.key}`;
+      const f = findSubtask(w.owner);
+      const wm = f ? f.s.watermark : null;
+      html += row('window', `[${esc(fmtTS(w.start))}, ${esc(fmtTS(w.end))})`) + row('count', fmtN(w.count)) + row('aggregate', w.value);
+      html += row('fires at', `${esc(fmtTS(w.fires_at))} (watermark ≥ end − 1 ms)`);
+      html += row('cleaned up at', `${esc(fmtTS(w.cleanup_at))} (end − 1 + allowed lateness)`);
+      html += row('watermark now', esc(fmtWM(wm)));
+      if (wm != null && wm > LONG_MIN) html += row('fires in', w.fired ? `fired ${w.fired}×` : `${durMs(Math.max(0, w.fires_at - wm))} of event time`);
+      break;
+    }
+  }
+  if (html && html !== inspHTML && !(inspHover && inspHTML)) { body.innerHTML = html; inspHTML = html; }
+}
+let inspHTML = '', inspHover = false;
+
+async function explainKey(key) {
+  try {
+    const r = await fetch('/sim/explain?key=' + encodeURIComponent(key));
+    const text = await r.text();
+    if (!r.ok) throw new Error(text);
+    const e = JSON.parse(text);
+    const out = $('#explain-out');
+    if (!out) return;
+    let html = row('hashCode()', e.hash_code) + row('murmurHash', e.murmur_hash) + row('key group', `${e.key_group} = murmur % ${e.max_parallelism}`);
+    html += row('subtask', `${e.subtask} = ${e.key_group} × ${e.parallelism} / ${e.max_parallelism}`) + row('its key groups', `${e.key_group_range[0]}–${e.key_group_range[1]}`);
+    html += row('lives in', esc(e.owner || '—'));
+    if (e.state) {
+      if (e.state.windows) html += e.state.windows.map(w => row(`window ${fmtTS(w.start)}`, `${w.count} · ${w.value}${w.fired ? ' ✓' : ''}`)).join('');
+      else html += row('ValueState', `${e.state.count} · last write ${fmtTS(e.state.last_access_ms)}`);
+    } else html += row('state', 'none for this key now');
+    out.innerHTML = html;
+  } catch (err) {
+    const out = $('#explain-out'); if (out) out.innerHTML = `<p class="error">${esc(err.message)}</p>`;
+  }
+}
+
+// ---------------------------------------------------------------- panels
+
+function renderPanel() {
+  switch (activeTab) {
+    case 'watermarks': return renderWatermarks();
+    case 'output': return renderOutput();
+    case 'checkpoints': return renderCheckpoints();
+    case 'keyed': return renderKeyed();
+    case 'kafka': return renderKafka();
+    case 'log': return renderLog();
+  }
+}
+
+function renderWatermarks() {
+  const o = ['<p class="hint">A source reader\'s watermark is the minimum over its active splits; an operator\'s is the minimum over its non-idle input channels (StatusWatermarkValve). The minimum is in bold.</p>',
+    '<table class="grid"><tr><th>subtask</th><th>input (split or channel)</th><th class="num">last watermark</th><th></th></tr>'];
+  for (const v of S.vertices || []) for (const s of v.subtasks) {
+    const ins = v.id === 'source' ? (s.splits || []).map(x => ({ name: `split ${S.kafka.source_topic}-${x.partition}`, wm: x.watermark, idle: x.idle, note: x.paused ? PAUSED + ' paused by alignment' : '' }))
+      : (s.inputs || []).map(c => ({ name: `channel ${c.index} ← ${c.producer}`, wm: c.watermark, idle: c.watermark_idle, note: c.ended ? 'ended' : '' }));
+    const active = ins.filter(i => !i.idle).map(i => i.wm);
+    const min = active.length ? Math.min(...active) : null;
+    ins.forEach((i, k) => {
+      o.push(`<tr${i.wm === min && !i.idle ? ' class="min"' : ''}><td>${k === 0 ? esc(s.name) : ''}</td><td>${esc(i.name)}</td><td class="num">${esc(fmtWM(i.wm))}</td><td class="sub">${i.idle ? 'IDLE ' : ''}${esc(i.note)}</td></tr>`);
+    });
+    o.push(`<tr class="min"><td></td><td>→ ${v.id === 'source' ? 'output' : 'operator'} watermark</td><td class="num">${esc(fmtWM(s.watermark))}</td><td class="sub">${s.watermark_idle ? 'IDLE' : ''}</td></tr>`);
+  }
+  o.push('</table>');
+  $('#panel-watermarks').innerHTML = o.join('');
+}
+
+function renderOutput() {
+  const out = S.output;
+  const recent = out.recent || [];
+  const committedOnly = out.isolation === 'read_committed';
+  const consumer = recent.filter(r => r.offset >= (out.from_offset || 0) && (!committedOnly || !r.state || (r.state === 'Committed' && r.offset < out.last_stable_offset)));
+  const rec = r => {
+    let v = {}; try { v = JSON.parse(r.value); } catch { }
+    return `<tr><td class="num">${r.offset}</td><td class="nw">${esc(v.key != null ? v.key : r.key)}</td><td class="nw mono">${v.window_start != null ? esc(fmtWin(v.window_start, v.window_end)) : ''}</td><td class="num">${esc(v.value != null ? v.value : r.value)}</td><td class="num">${v.firing || ''}</td><td class="state-${esc(r.state || '')}">${esc(r.state || 'plain')}</td><td class="sub">${esc(r.transactional_id || '')}</td></tr>`;
+  };
+  const head = '<tr><th class="num">offset</th><th>key</th><th>window</th><th class="num">value</th><th class="num">firing</th><th>state</th><th>transaction</th></tr>';
+  $('#panel-output').innerHTML = `<div class="cols wide">
+    <div><h3>What a ${esc(out.isolation)} consumer sees <span class="sub">${fmtN(out.visible)} results · ${fmtN(out.duplicates)} duplicates · from offset ${fmtN(out.from_offset)}</span></h3>
+      <table class="grid">${head}${consumer.slice(-60).reverse().map(rec).join('')}</table></div>
+    <div><h3>The whole topic log <span class="sub">open ${out.open} · pre-committed ${out.pre_committed} · committed ${out.committed} · aborted ${out.aborted} · plain ${out.plain} · LSO ${fmtN(out.last_stable_offset)}</span></h3>
+      <table class="grid">${head}${recent.slice(-60).reverse().map(rec).join('')}</table></div>
+    <div><h3>Late side output <span class="sub">${fmtN(out.late_count)} records</span></h3>
+      <table class="grid"><tr><th>virtual time</th><th>subtask</th><th>key</th><th class="num">event time</th></tr>${(out.late || []).slice().reverse().map(l => `<tr><td class="mono">${fmtVT(l.vt)}</td><td>${esc(l.actor)}</td><td>${esc(l.key)}</td><td class="num">${esc(fmtTS(l.timestamp))}</td></tr>`).join('') || '<tr><td colspan="4" class="sub">none (job.window.side-output-late-data sends records too late for every window here)</td></tr>'}</table></div>
+  </div>`;
+}
+
+function renderCheckpoints() {
+  const cks = (S.checkpoints || []).slice().reverse();
+  const o = [`<p class="hint">Recent checkpoints and savepoints (the CheckpointCoordinator's, from the log). Backend ${esc(S.settings.state_backend)} · interval ${esc(S.settings.checkpoint_interval)} · ${S.settings.unaligned ? 'unaligned' : 'aligned'}.</p>`,
+    '<table class="grid" data-testid="checkpoints-table"><tr><th class="num">id</th><th>kind</th><th>status</th><th class="num">triggered</th><th class="num">duration</th><th class="num">size (checkpointed / full)</th><th class="num">alignment</th><th class="num">in-flight persisted</th><th class="num">acks</th><th>Kafka offsets stored</th></tr>'];
+  for (const c of cks) {
+    let offs = '';
+    if (c.source_offsets) offs = c.source_offsets.map(x => `${x.split}@${x.offset}`).join(' ');
+    const dur = c.status === 'COMPLETED' ? durMs(c.duration_ms) : c.status === 'IN_PROGRESS' ? '…' : '';
+    o.push(`<tr data-testid="checkpoint-row"><td class="num">${c.id}</td><td>${esc(c.kind)}${c.unaligned ? ' (unaligned)' : ''}</td><td class="st-${c.status}">${esc(c.status)}${c.reason ? ' · ' + esc(c.reason) : ''}</td>
+      <td class="num">${fmtVT(c.trigger_vt)}</td><td class="num">${dur}</td><td class="num">${fmtBytes(c.checkpointed_size)} / ${fmtBytes(c.state_size)}</td>
+      <td class="num">${c.status === 'COMPLETED' ? durMs(c.max_alignment_ms) : ''}</td><td class="num">${fmtN(c.persisted_records)}</td><td class="num">${c.acknowledged}${c.tasks ? '/' + c.tasks : ''}</td><td class="sub mono">${esc(offs)}${c.savepoint_path ? '<br>' + esc(c.savepoint_path) : ''}</td></tr>`);
+  }
+  if (!cks.length) o.push('<tr><td colspan="10" class="sub">no checkpoint yet: set execution.checkpointing.interval, or trigger one (Do something)</td></tr>');
+  o.push('</table>');
+  $('#panel-checkpoints').innerHTML = o.join('');
+}
+
+let keyedState = null, keyedAt = 0, keyedBusy = false;
+async function fetchKeyed() {
+  if (keyedBusy) return;
+  keyedBusy = true;
+  try { const r = await fetch('/sim/state'); keyedState = await r.json(); keyedAt = performance.now(); renderKeyedTable(); }
+  catch { } finally { keyedBusy = false; }
+}
+function renderKeyed() {
+  if (!keyedState || performance.now() - keyedAt > 1000) fetchKeyed();
+  renderKeyedTable();
+}
+function renderKeyedTable() {
+  const st = keyedState;
+  if (!st) { $('#panel-keyed').innerHTML = '<p class="hint">loading…</p>'; return; }
+  const o = [];
+  for (const v of st.vertices || []) {
+    if (v.id === 'source') continue;
+    for (const s of v.subtasks) {
+      o.push(`<h3>${esc(s.name)} <span class="sub">key groups ${s.key_groups[0]}–${s.key_groups[1]} · ${fmtN(s.keys)} keys · ${fmtN(s.windows)} windows · watermark ${esc(fmtWM(s.watermark))}${s.more_keys ? ` · ${s.more_keys} more keys not listed` : ''}</span></h3>`);
+      const ks = s.keyed_state || [];
+      if (!ks.length) { o.push('<p class="sub">no keyed state</p>'); continue; }
+      o.push('<table class="grid"><tr><th>key</th><th class="num">key group</th><th>state</th></tr>');
+      for (const k of ks.slice(0, 120)) {
+        let cell;
+        if (k.windows) cell = k.windows.map(w => `<span class="pill k${w.fired ? ' fired' : ''}" data-win='${esc(JSON.stringify({ ...w, key: k.key, owner: s.name }))}' title="fires at ${esc(fmtTS(w.fires_at))}, cleaned up at ${esc(fmtTS(w.cleanup_at))}">[${esc(fmtTS(w.start).slice(0, 8))}, ${esc(fmtTS(w.end).slice(0, 8))}) ${w.count}${st.settings.operator === 'window' && w.value !== w.count ? ' = ' + w.value : ''}${w.fired ? ' ✓' : ''}</span>`).join('');
+        else cell = `ValueState ${fmtN(k.count)} · written ${esc(fmtTS(k.last_access_ms))}${k.ttl_ms ? ` · TTL ${durMs(k.ttl_ms)} · expires ${esc(fmtTS(k.last_access_ms + k.ttl_ms))}` : ''}`;
+        o.push(`<tr><td><span class="pill k" data-key="${esc(k.key)}">${esc(k.key)}</span></td><td class="num">${k.key_group}</td><td>${cell}</td></tr>`);
+      }
+      if (ks.length > 120) o.push(`<tr><td colspan="3" class="sub">${ks.length - 120} more keys</td></tr>`);
+      o.push('</table>');
+    }
+  }
+  $('#panel-keyed').innerHTML = o.join('') || '<p class="hint">the job is not running</p>';
+}
+
+function renderKafka() {
+  const parts = S.kafka.partitions.slice(0, 1000);
+  const o = [`<p class="hint">Topic ${esc(S.kafka.source_topic)}: splits are assigned to readers by KafkaSourceEnumerator.getSplitOwner. Committed offsets are the last completed checkpoint's (for monitoring only).</p>`,
+    '<table class="grid"><tr><th class="num">partition</th><th class="num">end offset</th><th class="num">read offset</th><th class="num">lag</th><th class="num">committed</th><th>reader</th><th class="num">split watermark</th><th></th></tr>'];
+  for (const p of parts) {
+    o.push(`<tr class="clickable" data-part="${p.partition}"><td class="num">${p.partition}</td><td class="num">${fmtN(p.end_offset)}</td><td class="num">${fmtN(p.read_offset)}</td><td class="num">${fmtN(p.lag)}</td><td class="num">${p.committed_offset < 0 ? '—' : fmtN(p.committed_offset)}</td><td>${esc(p.reader || '—')}</td><td class="num">${esc(fmtWM(p.watermark))}</td><td>${p.user_paused ? PAUSED + ' producer paused' : p.paused ? PAUSED + ' alignment' : ''}${p.idle ? ' idle' : ''}</td></tr>`);
+  }
+  if (S.kafka.partitions.length > parts.length) o.push(`<tr><td colspan="8" class="sub">${S.kafka.partitions.length - parts.length} more</td></tr>`);
+  o.push('</table>');
+  $('#panel-kafka').innerHTML = o.join('');
+}
+
+let logDirty = true, filtersDirty = true;
+function renderLog() {
+  if (filtersDirty) {
+    for (const [id, set] of [['#log-kind', kindsSeen], ['#log-actor', actorsSeen]]) {
+      const sel = $(id), cur = sel.value;
+      sel.innerHTML = '<option value="">all</option>' + Array.from(set).sort().map(x => `<option>${esc(x)}</option>`).join('');
+      sel.value = cur;
+    }
+    filtersDirty = false;
+  }
+  if (!logDirty) return;
+  logDirty = false;
+  const kind = $('#log-kind').value, actor = $('#log-actor').value, text = $('#log-text').value.trim().toLowerCase();
+  const match = events.filter(e => (!kind || e.event === kind) && (!actor || e.actor === actor) && (!text || JSON.stringify(e).toLowerCase().includes(text)));
+  const shown = match.slice(-400);
+  $('#log-count').textContent = `${match.length} of the last ${events.length} lines${match.length > shown.length ? ` (showing ${shown.length})` : ''}`;
+  const lines = $('#log-lines');
+  lines.innerHTML = shown.map(e => {
+    if (e.event === 'truncated' || e.event === 'skipped') return `<div class="t">${esc(e.text)}</div>`;
+    const { vt, actor, event, ...rest } = e;
+    return `<div><span class="t">${fmtVT(vt)}</span> <span class="a">${esc(actor)}</span> <span class="k">${esc(event)}</span> ${esc(JSON.stringify(rest))}</div>`;
+  }).join('');
+  if ($('#log-follow').checked) lines.parentElement.scrollTop = lines.parentElement.scrollHeight;
+}
+
+// ---------------------------------------------------------------- settings
+
+let settingsMeta = null;
+async function openSettings() {
+  const r = await fetch('/sim/settings');
+  settingsMeta = await r.json();
+  const body = $('#settings-body');
+  const byGroup = {};
+  for (const s of settingsMeta.settings) (byGroup[s.group] = byGroup[s.group] || []).push(s);
+  const input = s => {
+    if (s.type === 'bool') return `<select data-key="${esc(s.key)}"><option${s.value === 'true' ? ' selected' : ''}>true</option><option${s.value === 'false' ? ' selected' : ''}>false</option></select>`;
+    if (s.type === 'enum') return `<select data-key="${esc(s.key)}">${s.range.split('|').map(w => `<option${w === s.value ? ' selected' : ''}>${esc(w)}</option>`).join('')}</select>`;
+    return `<input data-key="${esc(s.key)}" value="${esc(s.value)}">`;
+  };
+  const rowOf = s => `<tr title="${esc(s.doc)}"><td class="lab">${esc(s.label)}</td><td>${input(s)}</td><td class="key">${esc(s.key)}</td>
+    <td class="def">range <b>${esc(s.range)}</b></td><td class="def">default <b>${esc(s.sim_default || '""')}</b></td><td class="def">Flink <b>${esc(s.flink_default === '' ? '—' : s.flink_default === s.sim_default ? 'same' : s.flink_default)}</b></td></tr>`;
+  const o = [];
+  for (const g of settingsMeta.groups) {
+    const rows = byGroup[g] || [];
+    const seed = rows.filter(s => s.seed).sort((a, b) => a.order - b.order), more = rows.filter(s => !s.seed);
+    if (!rows.length) continue;
+    o.push(`<h3>${esc(g)}</h3><table>${seed.map(rowOf).join('')}</table>`);
+    if (more.length) o.push(`<details><summary class="hint">${more.length} more</summary><table>${more.map(rowOf).join('')}</table></details>`);
+  }
+  body.innerHTML = o.join('');
+  $('#settings-error').textContent = '';
+  body.addEventListener('input', e => { const tr = e.target.closest('tr'); if (tr) tr.classList.add('changed'); });
+  $('#settings').showModal();
+}
+
+async function applySettings() {
+  const changed = [];
+  for (const el of $$('#settings-body [data-key]')) {
+    const s = settingsMeta.settings.find(x => x.key === el.dataset.key);
+    if (s && el.value !== s.value) changed.push(`${s.key}=${el.value}`);
+  }
+  if (!changed.length) { $('#settings').close(); return; }
+  try {
+    await post('/sim/settings', changed.join('\n'));
+    $('#settings').close();
+    selected = null;
+    keyedState = null;
+    toast('new session: ' + changed.join(', '));
+  } catch (e) {
+    $('#settings-error').textContent = e.message;
+  }
+}
+
+// ---------------------------------------------------------------- wiring
+
+function render() {
+  if (!S) return;
+  renderTop();
+  renderStats();
+  renderDiagram();
+  renderInspector();
+  renderPanel();
+}
+
+function wire() {
+  for (const b of $$('[data-speed]')) b.addEventListener('click', async () => {
+    try { await post('/sim/speed', b.dataset.speed); } catch (e) { toast(e.message, true); }
+  });
+  const sl = $('#slider');
+  sl.addEventListener('input', () => { sliderDragging = true; $('#slider-label').textContent = `${fmtVT(sl.value * 1000)} / ${fmtVT(S.timeline.max)}`; });
+  sl.addEventListener('change', async () => {
+    sliderDragging = false;
+    try { await post('/sim/seek', `${sl.value} ms`); } catch (e) { toast(e.message, true); }
+  });
+  // the diagram is redrawn up to 20 times a second: select on pointerdown,
+  // so that a redraw between press and release does not lose the click
+  $('#diagram').addEventListener('pointerdown', e => {
+    const g = e.target.closest('[data-kind]');
+    if (!g) return;
+    selected = { type: g.dataset.kind, id: g.dataset.id };
+    inspHTML = '';
+    render();
+  });
+  // nor is the inspector redrawn under the pointer (its buttons stay put)
+  $('#inspector').addEventListener('pointerenter', () => { inspHover = true; });
+  $('#inspector').addEventListener('pointerleave', () => { inspHover = false; });
+  document.addEventListener('click', async e => {
+    const d = e.target.closest('[data-do]');
+    if (d) { try { await act(d.dataset.do); } catch { } return; }
+    if (e.target.closest('[data-do-rescale]')) { try { await act(`rescale ${$('#insp-rescale').value}`); } catch { } return; }
+    if (e.target.closest('[data-explain]')) { explainKey($('#insp-key').value); return; }
+    const tg = e.target.closest('[data-tab-go]');
+    if (tg) { showTab(tg.dataset.tabGo); return; }
+    const k = e.target.closest('[data-key].pill');
+    if (k) { selected = { type: 'key', id: k.dataset.key }; inspHTML = ''; renderInspector(); return; }
+    const w = e.target.closest('[data-win]');
+    if (w) { selected = { type: 'window', id: 'w', data: JSON.parse(w.dataset.win) }; inspHTML = ''; renderInspector(); return; }
+  });
+  document.addEventListener('pointerdown', e => {
+    const p = e.target.closest('tr[data-part]');
+    if (p) { selected = { type: 'part', id: p.dataset.part }; inspHTML = ''; render(); }
+  });
+  for (const b of $$('[data-tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
+  $('#open-settings').addEventListener('click', () => openSettings().catch(e => toast(e.message, true)));
+  $('#settings-apply').addEventListener('click', e => { e.preventDefault(); applySettings(); });
+  for (const id of ['#log-kind', '#log-actor', '#log-text']) $(id).addEventListener('input', () => { logDirty = true; renderLog(); });
+  // Do something
+  const fs = $('#f-send');
+  fs.ts.addEventListener('change', () => { $('.custom-ts', fs).hidden = fs.ts.value !== 'custom'; });
+  fs.addEventListener('submit', async e => {
+    e.preventDefault();
+    const ts = fs.ts.value === 'custom' ? fs.tsms.value.trim() : fs.ts.value;
+    let text = `send-event key=${fs.key.value.trim()} ts=${ts}`;
+    if (fs.partition.value.trim()) text += ` partition=${fs.partition.value.trim()}`;
+    if (fs.fields.value.trim()) text += ' ' + fs.fields.value.trim();
+    try { await act(text); } catch { }
+  });
+  $('#f-free').addEventListener('submit', async e => { e.preventDefault(); try { await act(e.target.text.value); } catch { } });
+  for (const b of $$('#panel-actions [data-act]')) b.addEventListener('click', async () => {
+    const a = b.dataset.act;
+    let text = a;
+    if (a === 'pause-partition' || a === 'resume-partition') text = `${a} ${$('#a-part').value.trim()}`;
+    if (a === 'rescale') text = `rescale ${$('#a-rescale').value.trim()}`;
+    if (a === 'kill-taskmanager') text = `kill-taskmanager ${$('#a-tm').value}`;
+    if (a === 'set-idleness') text = `set job.watermark.idleness=${$('#sw-idle').value.trim()}`;
+    try { await act(text); } catch { }
+  });
+  $('#sw-unaligned').addEventListener('change', e => act(`set execution.checkpointing.unaligned.enabled=${e.target.checked}`).catch(() => { }));
+  $('#sw-iso').addEventListener('change', e => act(`set sim.output.isolation-level=${e.target.value}`).catch(() => { }));
+  document.addEventListener('keydown', e => {
+    if (e.target.closest('input, select, textarea, dialog')) return;
+    if (e.code === 'Space') { e.preventDefault(); post('/sim/speed', S && S.speed === 'pause' ? '1' : 'pause').catch(() => { }); }
+    if (e.key === '.') post('/sim/speed', 'step').catch(() => { });
+  });
+}
+
+function showTab(name) {
+  activeTab = name;
+  for (const b of $$('[data-tab]')) b.classList.toggle('active', b.dataset.tab === name);
+  for (const p of $$('.panel')) p.classList.toggle('active', p.id === 'panel-' + name);
+  logDirty = true;
+  if (S) renderPanel();
+}
+
+wire();
+showTab('watermarks');
+connect();
+requestAnimationFrame(animate);

@@ -1,0 +1,623 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// Pacing and framing. Pacing is wall-clock and lives here, outside the
+// simulation: the session is told to run until a virtual time, and nothing
+// of the pace reaches the log.
+const (
+	tick          = 16 * time.Millisecond  // how often a paced session moves on
+	maxSlice      = 30 * time.Millisecond  // a slice of work at max speed (commands wait at most this)
+	frameEvery    = 50 * time.Millisecond  // stream frames while running at a pace (at most 20 a second)
+	frameEveryMax = 100 * time.Millisecond // at max speed (10 a second: the machine's time goes to the run)
+	outputEvery   = 500 * time.Millisecond // how often the sink's consumer view is recounted while running
+	behindAtMost  = 250 * time.Millisecond // a paced session further behind than this is re-anchored (lagging)
+	rerunProgress = 100 * time.Millisecond // progress frames while re-running to a jump target
+)
+
+// Speed is how fast the session runs: paused, a factor of real time, or as
+// fast as the machine goes.
+type Speed struct {
+	Paused bool
+	Max    bool
+	Factor float64 // virtual seconds per wall second when neither paused nor max
+}
+
+// ParseSpeed reads a speed as POST /sim/speed takes it: pause, max, or a
+// factor of real time (0.001 .. 1000, "x" suffix allowed).
+func ParseSpeed(s string) (Speed, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "pause", "paused", "0":
+		return Speed{Paused: true}, nil
+	case "max":
+		return Speed{Max: true}, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "x"), 64)
+	if err != nil || f < 0.001 || f > 1000 || math.IsNaN(f) {
+		return Speed{}, fmt.Errorf("speed %q: want pause, step, max, or a factor of real time from 0.001 to 1000 (1, 10, 100)", s)
+	}
+	return Speed{Factor: f}, nil
+}
+
+func (s Speed) String() string {
+	switch {
+	case s.Paused:
+		return "pause"
+	case s.Max:
+		return "max"
+	}
+	return strconv.FormatFloat(s.Factor, 'f', -1, 64)
+}
+
+// command is a request to the session loop; reply gets exactly one answer.
+type command struct {
+	kind     string // speed, step, act, seek, settings, download
+	text     string
+	at       vt.Time
+	settings [][2]string
+	reply    chan reply
+}
+
+type reply struct {
+	err    error
+	status int // HTTP status for err (400 when 0)
+	body   any
+	recipe Recipe
+	cut    vt.Time
+}
+
+// errEnded is returned for an action given after the run ended.
+var errEnded = errors.New("the run has ended: jump back with the slider, or apply settings to start a new one")
+
+// loop owns the session: one goroutine runs it, HTTP handlers talk to it
+// over cmds and read its last snapshot (an atomic pointer) without
+// waiting. The session is never touched from another goroutine.
+type loop struct {
+	cfg  Config
+	cmds chan *command
+	quit chan struct{}
+	done chan struct{}
+
+	recipe   Recipe
+	injected int // live actions of the recipe that are in the session (queued or delivered)
+	sess     *cluster.Session
+	finished bool // the summary is written
+	gen      int
+	obs      *observer
+	ring     *ring
+	mode     string
+	tmsSeen  []string
+	tlMax    vt.Time // furthest point of this timeline
+	replayTo vt.Time // --replay: the file's end
+
+	speed      Speed
+	anchorVT   vt.Time
+	anchorWall time.Time
+	rate       float64 // virtual µs per wall second at max
+	lagging    bool
+	rerun      *Rerun
+
+	lastFrame  time.Time
+	lastOutput time.Time
+	output     cluster.OutputSummary
+
+	hub    *hub
+	latest atomic.Pointer[snapshot]
+}
+
+// snapshot is what the loop last saw, for readers on other goroutines. It
+// is never changed after it is stored.
+type snapshot struct {
+	state    *State // with keyed state
+	frame    []byte // state without keyed state, as JSON
+	views    *views
+	settings config.Config
+	obs      obsCopy
+}
+
+// obsCopy is the observer's data at the snapshot.
+type obsCopy struct {
+	statuses []JobStatusTime
+	ckpts    []Checkpoint
+	counts   struct{ triggered, completed, failed, declined, restored int64 }
+	restored *Checkpoint
+	restVT   vt.Time
+}
+
+func newLoop(cfg Config, r Recipe, h *hub) (*loop, error) {
+	l := &loop{cfg: cfg, cmds: make(chan *command, 64), quit: make(chan struct{}), done: make(chan struct{}),
+		mode: "live", hub: h, speed: Speed{Paused: true}, rate: 100_000_000}
+	if cfg.ReplayEnd > 0 {
+		l.mode, l.replayTo = "replay", cfg.ReplayEnd
+	}
+	if err := l.rebuild(r, 0); err != nil {
+		return nil, err
+	}
+	l.publish()
+	return l, nil
+}
+
+// rebuild starts a new session of r and runs it to t (a jump back or new
+// settings), publishing progress; actions of r at or after t wait to be
+// injected when the clock reaches them.
+func (l *loop) rebuild(r Recipe, t vt.Time) error {
+	gen := l.gen + 1
+	rg := newRing(l.cfg.LogLines, gen)
+	obs := newObserver(r.Settings.OutputIsolation)
+	var log io.Writer = rg
+	if l.cfg.SessionLog != nil {
+		if w := l.cfg.SessionLog(gen); w != nil {
+			log = io.MultiWriter(rg, w)
+		}
+	}
+	s, n, err := r.session(t, log, obs.observe)
+	if err != nil {
+		return err
+	}
+	l.gen, l.ring, l.obs = gen, rg, obs
+	l.recipe, l.sess, l.injected, l.finished = r, s, n, false
+	l.tmsSeen = nil
+	l.output = cluster.OutputSummary{Isolation: r.Settings.OutputIsolation}
+	l.lastOutput = time.Time{}
+	if t > 0 {
+		l.rerun = &Rerun{Target: t}
+		for st := s.Status(); !st.Ended && st.Now < t; st = s.Status() {
+			start := time.Now()
+			step := max(vt.Time(1000), min(t-st.Now, vt.Time(l.rate*rerunProgress.Seconds())))
+			s.RunUntil(st.Now + step)
+			l.ended()
+			l.measure(s.Status().Now-st.Now, time.Since(start))
+			l.rerun.At = s.Status().Now
+			l.publish()
+		}
+		l.rerun = nil
+	}
+	l.tlMax = max(l.tlMax, s.Status().Now)
+	l.reanchor()
+	return nil
+}
+
+// measure updates the speed estimate at max from one run of dv virtual µs
+// that took d of wall time.
+func (l *loop) measure(dv vt.Time, d time.Duration) {
+	if d <= 0 || dv <= 0 {
+		return
+	}
+	r := float64(dv) / d.Seconds()
+	l.rate = 0.7*l.rate + 0.3*r
+}
+
+func (l *loop) reanchor() {
+	l.anchorVT, l.anchorWall = l.sess.Status().Now, time.Now()
+}
+
+// run is the loop's goroutine.
+func (l *loop) run() {
+	defer close(l.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		running := !l.speed.Paused && !l.sess.Status().Ended
+		if running {
+			l.slice()
+			every := frameEvery
+			if l.speed.Max {
+				every = frameEveryMax
+			}
+			if time.Since(l.lastFrame) >= every || l.sess.Status().Ended {
+				l.publish() // and once more when the run is over
+			}
+			if l.speed.Max {
+				select {
+				case c := <-l.cmds:
+					l.handle(c)
+				case <-l.quit:
+					return
+				default:
+				}
+				continue
+			}
+			timer.Reset(tick)
+		} else {
+			timer.Reset(time.Hour)
+		}
+		select {
+		case c := <-l.cmds:
+			l.handle(c)
+		case <-l.quit:
+			return
+		case <-timer.C:
+		}
+	}
+}
+
+// slice moves the session on by one pacing slice.
+func (l *loop) slice() {
+	now := l.sess.Status().Now
+	var target vt.Time
+	if l.speed.Max {
+		target = now + max(vt.Time(1000), vt.Time(l.rate*maxSlice.Seconds()))
+	} else {
+		target = l.anchorVT + vt.Time(l.speed.Factor*float64(time.Since(l.anchorWall).Microseconds()))
+		if target <= now {
+			return
+		}
+	}
+	start := time.Now()
+	l.advance(target)
+	if l.speed.Max {
+		l.measure(l.sess.Status().Now-now, time.Since(start))
+		l.lagging = false
+		return
+	}
+	behind := l.anchorVT + vt.Time(l.speed.Factor*float64(time.Since(l.anchorWall).Microseconds())) - l.sess.Status().Now
+	if float64(behind) > l.speed.Factor*float64(behindAtMost.Microseconds()) {
+		l.lagging = true
+		l.reanchor()
+	} else if behind <= 0 {
+		l.lagging = false
+	}
+}
+
+// advance runs the session to t, injecting the actions of the timeline
+// that fall before t on the way.
+func (l *loop) advance(t vt.Time) {
+	l.injectFuture(t)
+	st := l.sess.RunUntil(t)
+	l.tlMax = max(l.tlMax, st.Now)
+	l.ended()
+}
+
+// ended writes the summary once the run is over, so that the page's log
+// and a session log end as `flinksim run`'s does.
+func (l *loop) ended() {
+	if l.sess.Status().Ended && !l.finished {
+		l.finished = true
+		l.sess.Finish()
+	}
+}
+
+// injectFuture injects the timeline's actions due before t (after a jump
+// back they wait outside the session so that a new action can drop them).
+func (l *loop) injectFuture(t vt.Time) {
+	for l.injected < len(l.recipe.Live) && vt.FromDuration(l.recipe.Live[l.injected].At) < t {
+		if _, err := l.sess.Act(l.recipe.Live[l.injected].String()); err != nil {
+			// cannot happen: the action is due at or after the clock
+			l.obs.mu.Lock()
+			l.obs.notice(l.sess.Status().Now, "action_ignored", err.Error())
+			l.obs.mu.Unlock()
+		}
+		l.injected++
+	}
+}
+
+// step takes one scheduler step, injecting a timeline action due at it.
+func (l *loop) step() {
+	if l.injected < len(l.recipe.Live) {
+		next := vt.Time(math.MaxInt64)
+		for _, e := range l.sess.InFlight() {
+			next = min(next, vt.Of(e.DeliverAt))
+		}
+		l.injectFuture(next + 1)
+	}
+	st := l.sess.Step()
+	l.tlMax = max(l.tlMax, st.Now)
+	l.ended()
+}
+
+// fork drops the actions ahead of the clock: a new action after a jump
+// back starts a new future, as RaftScope's "fork playback" does.
+func (l *loop) fork() {
+	if l.injected < len(l.recipe.Live) {
+		l.recipe.Live = l.recipe.Live[:l.injected]
+	}
+	l.tlMax = l.sess.Status().Now
+	if l.mode == "replay" {
+		l.mode, l.replayTo = "live", 0
+	}
+}
+
+func (l *loop) handle(c *command) {
+	var r reply
+	switch c.kind {
+	case "speed":
+		sp, err := ParseSpeed(c.text)
+		if err != nil {
+			r.err = err
+			break
+		}
+		l.speed = sp
+		l.reanchor()
+		r.body = map[string]any{"speed": sp.String(), "vt": l.sess.Status().Now}
+	case "step":
+		l.speed = Speed{Paused: true}
+		l.step()
+		r.body = map[string]any{"speed": "pause", "vt": l.sess.Status().Now, "steps": l.sess.Status().Steps}
+	case "act":
+		if _, err := action.Parse(withAt(c.text)); err != nil { // the CLI's message
+			r.err = err
+			break
+		}
+		if l.sess.Status().Ended {
+			r.err, r.status = errEnded, 409
+			break
+		}
+		a, err := l.sess.Act(c.text)
+		if err != nil {
+			r.err = err // nothing changed
+			break
+		}
+		dropped := len(l.recipe.Live) - l.injected
+		l.fork()
+		l.recipe.insert(a)
+		l.injected = len(l.recipe.Live)
+		r.body = map[string]any{"action": a.String(), "vt": vt.FromDuration(a.At), "dropped": dropped}
+	case "seek":
+		t := max(0, c.at)
+		if t < l.sess.Status().Now {
+			if err := l.rebuild(l.recipe, t); err != nil {
+				r.err = err
+				break
+			}
+		} else {
+			for !l.sess.Status().Ended && l.sess.Status().Now < t {
+				now := l.sess.Status().Now
+				step := max(vt.Time(1000), min(t-now, vt.Time(l.rate*rerunProgress.Seconds())))
+				start := time.Now()
+				l.rerun = &Rerun{At: now, Target: t}
+				l.advance(now + step)
+				l.measure(l.sess.Status().Now-now, time.Since(start))
+				l.publish()
+			}
+			l.rerun = nil
+		}
+		l.reanchor()
+		r.body = map[string]any{"vt": l.sess.Status().Now}
+	case "settings":
+		cfg := l.recipe.Settings
+		if err := applySettings(&cfg, c.settings); err != nil {
+			r.err = err
+			break
+		}
+		nr := Recipe{Settings: cfg, Options: l.recipe.Options}
+		nr = nr.clone()
+		if _, err := jobgraph.Build(cfg); err != nil {
+			r.err = err
+			break
+		}
+		if err := l.rebuild(nr, 0); err != nil {
+			r.err = err
+			break
+		}
+		l.mode, l.replayTo, l.tlMax = "live", 0, 0
+		r.body = map[string]any{"generation": l.gen, "vt": 0}
+	case "download":
+		r.recipe = l.recipe.clone()
+		if st := l.sess.Status(); !st.Ended {
+			r.cut = st.Now
+		}
+	default:
+		r.err = fmt.Errorf("unknown command %q", c.kind)
+	}
+	l.publish()
+	c.reply <- r
+}
+
+// withAt prefixes at=0s to an action without a time, so that it parses.
+func withAt(text string) string {
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "at=") {
+		return text
+	}
+	return "at=0s " + text
+}
+
+// applySettings applies key=value changes as --set does and validates the
+// result with the CLI's messages.
+func applySettings(cfg *config.Config, kvs [][2]string) error {
+	var errs []error
+	for _, kv := range kvs {
+		if err := cfg.Set(strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return cfg.Validate()
+}
+
+// publish takes a snapshot of the session and hands it to the readers.
+func (l *loop) publish() {
+	l.lastFrame = time.Now()
+	st := l.sess.Status()
+	v := decodeViews(l.sess.Inspect())
+	if prev := l.latest.Load(); st.Ended && v.jm == nil && prev != nil && prev.views != nil && prev.state.Generation == l.gen {
+		v = prev.views // the actors are gone: keep the last picture of them
+	}
+	fl, more := flights(l.sess.InFlight())
+	running := !l.speed.Paused && !st.Ended
+	if !running || time.Since(l.lastOutput) >= outputEvery {
+		iso := l.isolation()
+		l.output = l.sess.Output(iso)
+		l.lastOutput = time.Now()
+	}
+	cfg := l.sess.Settings()
+	for name := range v.tms {
+		if !slices.Contains(l.tmsSeen, name) {
+			l.tmsSeen = append(l.tmsSeen, name)
+		}
+	}
+	sort.Slice(l.tmsSeen, func(i, j int) bool { return tmLess(l.tmsSeen[i], l.tmsSeen[j]) })
+
+	full := &State{VT: st.Now, Steps: st.Steps, Speed: l.speed.String(), Ended: st.Ended, Lagging: l.lagging && running,
+		Mode: l.mode, Generation: l.gen, Seed: cfg.Seed, Rerun: l.rerun, Flights: fl, FlightsMore: more}
+	full.Timeline = Timeline{Max: max(l.tlMax, l.replayTo, st.Now), Future: len(l.recipe.Live) - l.injected}
+	full.Settings = ViewSettings{Isolation: l.isolation(), Unaligned: cfg.UnalignedCheckpoints,
+		Idleness: config.FormatDuration(cfg.Idleness), Guarantee: cfg.DeliveryGuarantee, Backend: cfg.StateBackend,
+		Interval: config.FormatDuration(cfg.CheckpointInterval), SourceTopic: cfg.SourceTopic, SinkTopic: cfg.SinkTopic,
+		Operator: cfg.Operator, TimeChar: cfg.TimeCharacteristic, Slots: cfg.Slots(), BufferRecords: cfg.BufferRecords}
+	l.obs.mu.Lock()
+	if val, ok := l.obs.reconfigured["execution.checkpointing.unaligned.enabled"]; ok {
+		full.Settings.Unaligned = val == "true"
+	}
+	if val, ok := l.obs.reconfigured["job.watermark.idleness"]; ok {
+		full.Settings.Idleness = val
+	}
+	l.obs.mu.Unlock()
+	full.Vertices = buildVertices(v, true)
+	full.TMs = buildTMs(v, l.tmsSeen)
+	full.Kafka = buildKafka(v, full.Vertices)
+
+	o := l.obs
+	o.mu.Lock()
+	for _, vx := range full.Vertices {
+		for _, s := range vx.Subtasks {
+			a := o.attempt(s.Name)
+			if len(s.Splits) > 0 || vx.ID == jobgraph.VertexSource {
+				a.recordsRead = max(a.recordsRead, s.RecordsIn)
+			}
+			a.lateDropped = max(a.lateDropped, s.LateDropped)
+		}
+	}
+	tot := o.totals()
+	var cp *Checkpoint
+	if n := len(o.checkpoints); n > 0 {
+		c := *o.checkpoints[n-1]
+		cp = &c
+	}
+	var lastDone *Checkpoint
+	for i := len(o.checkpoints) - 1; i >= 0; i-- {
+		if o.checkpoints[i].Status != "IN_PROGRESS" {
+			c := *o.checkpoints[i]
+			lastDone = &c
+			break
+		}
+	}
+	if v.coord != nil { // the CheckpointCoordinator's own counts of acknowledgements
+		for _, h := range v.coord.History {
+			if c := o.checkpoint(h.ID); c != nil {
+				c.Acknowledged, c.Tasks = h.NumAcknowledged, h.NumTasks
+			}
+		}
+	}
+	ck := make([]*Checkpoint, 0, len(o.checkpoints))
+	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT}
+	for _, c := range o.checkpoints {
+		cc := *c
+		ck = append(ck, &cc)
+		oc.ckpts = append(oc.ckpts, cc)
+	}
+	if o.restored != nil {
+		rc := *o.restored
+		oc.restored = &rc
+	}
+	full.Ckpts = ck
+	full.Notices = slices.Clone(o.notices)
+	full.Stats = Stats{JobStatus: o.jobStatus, RecordsRead: tot.recordsRead, WindowsFired: o.windowsFired,
+		ResultsVisible: l.output.Visible, ResultsUncommited: l.output.Uncommitted, Duplicates: l.output.Duplicates,
+		LateDropped: tot.lateDropped, LateSideOutput: o.lateCount, ExpiredState: tot.expired,
+		Checkpoints: o.counts.completed, CheckpointsFailed: o.counts.failed, LastCheckpoint: lastDone,
+		MaxBackPressure: o.maxBP, MaxBPTask: o.maxBPTask}
+	full.Output = Output{OutputSummary: l.output, Late: slices.Clone(o.late), LateCount: o.lateCount}
+	o.mu.Unlock()
+
+	for _, vx := range full.Vertices {
+		for _, s := range vx.Subtasks {
+			if s.BackPressured > full.Stats.BackPressureNow {
+				full.Stats.BackPressureNow, full.Stats.BPNowTask = s.BackPressured, s.Name
+			}
+		}
+	}
+	if v.jm != nil {
+		full.Job = JobState{ID: v.jm.JobID, Name: v.jm.JobName, Status: v.jm.Status, Attempt: v.jm.Attempt,
+			Restarts: v.jm.Restarts, Checkpoint: cp, SlotsNeeded: v.jm.Graph.SlotsNeeded}
+		full.Settings.MaxParallelism = v.jm.Graph.MaxParallelism
+		full.Stats.Restarts = v.jm.Restarts
+		if full.Stats.JobStatus == "" {
+			full.Stats.JobStatus = v.jm.Status
+		}
+	} else if st.Ended {
+		full.Job.Status = full.Stats.JobStatus
+	}
+	if v.kafka != nil {
+		k := v.kafka
+		full.Output.Open, full.Output.PreCommitted, full.Output.Committed = k.SinkOpen, k.SinkPreCommitted, k.SinkCommitted
+		full.Output.Aborted, full.Output.Plain, full.Output.LastStableOffset = k.SinkAborted, k.SinkPlain, k.LastStableOffset
+		full.Output.Recent = k.Recent
+	}
+
+	frame := *full
+	frame.Vertices = buildVertices(v, false)
+	b, err := jsonMarshal(&frame)
+	if err != nil {
+		b = []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
+	}
+	snap := &snapshot{state: full, frame: b, views: v, settings: cfg, obs: oc}
+	l.latest.Store(snap)
+	l.hub.publish(&frameMsg{gen: l.gen, state: b, ring: l.ring})
+}
+
+// isolation is the consumer's isolation level now: the setting, or the
+// last `set sim.output.isolation-level=...` action.
+func (l *loop) isolation() string {
+	l.obs.mu.Lock()
+	defer l.obs.mu.Unlock()
+	if l.obs.isolation != "" {
+		return l.obs.isolation
+	}
+	return l.sess.Settings().OutputIsolation
+}
+
+// tmLess orders tm-2 before tm-10.
+func tmLess(a, b string) bool {
+	x, errA := strconv.Atoi(strings.TrimPrefix(a, "tm-"))
+	y, errB := strconv.Atoi(strings.TrimPrefix(b, "tm-"))
+	if errA == nil && errB == nil {
+		return x < y
+	}
+	return a < b
+}
+
+// do sends a command to the loop and waits for its reply.
+func (l *loop) do(c *command) reply {
+	c.reply = make(chan reply, 1)
+	select {
+	case l.cmds <- c:
+	case <-l.done:
+		return reply{err: errors.New("the session is closed"), status: 503}
+	}
+	select {
+	case r := <-c.reply:
+		return r
+	case <-l.done:
+		return reply{err: errors.New("the session is closed"), status: 503}
+	}
+}
+
+func (l *loop) stop() {
+	select {
+	case <-l.quit:
+	default:
+		close(l.quit)
+	}
+	<-l.done
+}

@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Stream limits: a client gets the latest frame when it is ready for one
+// (frames in between are dropped, never queued), with at most
+// maxFrameEvents log lines; a client that cannot take a frame within
+// writeTimeout is disconnected. Memory per client is one cursor and one
+// notification slot, whatever its speed.
+const (
+	maxFrameEvents = 2000
+	writeTimeout   = 10 * time.Second
+	keepAlive      = 15 * time.Second
+)
+
+// frameMsg is one published frame: the state as JSON and the log ring it
+// belongs to.
+type frameMsg struct {
+	gen   int
+	state []byte
+	ring  *ring
+}
+
+// hub hands the latest frame to every stream client without ever waiting
+// for one: publish stores the frame and pokes each client's one-slot
+// channel; a client that has not taken the last poke simply gets the newest
+// frame when it does.
+type hub struct {
+	latest  atomic.Pointer[frameMsg]
+	mu      sync.Mutex
+	clients map[chan struct{}]struct{}
+	max     int
+}
+
+func newHub(maxClients int) *hub {
+	return &hub{clients: map[chan struct{}]struct{}{}, max: maxClients}
+}
+
+func (h *hub) publish(f *frameMsg) {
+	h.latest.Store(f)
+	h.mu.Lock()
+	for c := range h.clients {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+	h.mu.Unlock()
+}
+
+// join registers a client; false when there are already max.
+func (h *hub) join() (chan struct{}, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.clients) >= h.max {
+		return nil, false
+	}
+	c := make(chan struct{}, 1)
+	h.clients[c] = struct{}{}
+	return c, true
+}
+
+func (h *hub) leave(c chan struct{}) {
+	h.mu.Lock()
+	delete(h.clients, c)
+	h.mu.Unlock()
+}
+
+func (h *hub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.clients)
+}
+
+// cursor is where a client is in the log: generation and line sequence
+// number, "GEN.SEQ" as the SSE event id (so a reconnecting EventSource
+// sends it back as Last-Event-ID and resumes where it was).
+type cursor struct {
+	gen int
+	seq uint64
+}
+
+func parseCursor(s string) (cursor, bool) {
+	g, q, ok := strings.Cut(strings.TrimSpace(s), ".")
+	if !ok {
+		return cursor{}, false
+	}
+	gen, err1 := strconv.Atoi(g)
+	seq, err2 := strconv.ParseUint(q, 10, 64)
+	if err1 != nil || err2 != nil {
+		return cursor{}, false
+	}
+	return cursor{gen, seq}, true
+}
+
+// serveStream is GET /sim/stream: server-sent events, one "frame" event
+// per published frame the client is ready for:
+//
+//	id: GEN.SEQ
+//	event: frame
+//	data: {"gen":GEN,"reset":bool,"skipped":N,"events":[log lines...],"state":{...}}
+//
+// events are the log lines after the client's cursor (reset: the client's
+// lines belong to another generation, start over; skipped: lines that left
+// the ring or did not fit). Last-Event-ID or ?since=GEN.SEQ resumes.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
+	poke, ok := s.hub.join()
+	if !ok {
+		http.Error(w, fmt.Sprintf("too many stream clients (at most %d)", s.hub.max), http.StatusServiceUnavailable)
+		return
+	}
+	defer s.hub.leave(poke)
+	cur, _ := parseCursor(r.Header.Get("Last-Event-ID"))
+	if q := r.URL.Query().Get("since"); q != "" {
+		cur, _ = parseCursor(q)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	ping := time.NewTicker(keepAlive)
+	defer ping.Stop()
+	var lines [][]byte
+	var buf bytes.Buffer
+	send := true
+	for {
+		if send {
+			f := s.hub.latest.Load()
+			buf.Reset()
+			reset := cur.gen != f.ring.gen
+			if reset {
+				cur = cursor{gen: f.ring.gen}
+			}
+			var last, skipped uint64
+			lines, last, skipped = f.ring.since(lines[:0], cur.seq, maxFrameEvents)
+			fmt.Fprintf(&buf, "id: %d.%d\nevent: frame\ndata: {\"gen\":%d,\"reset\":%t,\"skipped\":%d,\"events\":[",
+				cur.gen, last, cur.gen, reset, skipped)
+			for i, l := range lines {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				buf.Write(l)
+			}
+			buf.WriteString(`],"state":`)
+			buf.Write(f.state)
+			buf.WriteString("}\n\n")
+			cur.seq = last
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			send = false
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		case <-poke:
+			send = true
+		case <-ping.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// jsonMarshal encodes v without escaping <, > and & (the page is not HTML
+// in a script tag).
+func jsonMarshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
