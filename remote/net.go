@@ -160,11 +160,14 @@ func probe(addr string, tlsConf *tls.Config) (net.Addr, error) {
 	return c.LocalAddr(), nil
 }
 
+// errRefused is a refused connection: nothing listens at the address.
+var errRefused = errors.New("connection refused: nothing listens there")
+
 func dialError(err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("connection refused: nothing listens there")
+		return errRefused
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("no answer within %s (a wrong address, or the network is cut)", probeTimeout)
 	}

@@ -22,6 +22,7 @@ type syncBuffer struct {
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	fmt.Fprintf(&s.b, "%s ", time.Now().Format("05.000"))
 	return s.b.Write(p)
 }
 
@@ -130,4 +131,47 @@ func TestInProcessRemoteSameLog(t *testing.T) {
 		}
 	}
 	_ = action.KillTaskManager
+}
+
+// liveActions are the actions the log's action events record.
+func liveActions(t *testing.T, log []byte) []action.Action {
+	t.Helper()
+	var out []action.Action
+	for _, line := range bytes.Split(log, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"event":"action"`)) {
+			continue
+		}
+		i := bytes.Index(line, []byte(`"action":"`))
+		rest := line[i+len(`"action":"`):]
+		a, err := action.Parse(string(rest[:bytes.IndexByte(rest, '"')]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func TestInProcessLossReplays(t *testing.T) {
+	cfg := settings(t, "sim.duration=2min", "restart-strategy.type=fixed-delay", "execution.checkpointing.interval=10s")
+	opt := cluster.Options{}
+	r, run := startRemote(t, cfg, opt, 2)
+	go func() {
+		time.Sleep(time.Second)
+		r.jm.mu.Lock()
+		p := r.jm.initial[1]
+		r.jm.mu.Unlock()
+		r.jm.engine.Send(r.jm.self, &unreachable{p: p})
+	}()
+	res, got := run()
+	live := liveActions(t, got)
+	t.Logf("job %s, %d steps, live actions %v\n%s", res.JobStatus, res.Steps, live, r.stderr)
+	if len(live) != 1 {
+		t.Fatalf("want one live kill, got %v", live)
+	}
+	opt.LiveActions = live
+	_, want := local(t, cfg, opt)
+	if d := firstDiff(want, got); d != "" {
+		t.Fatalf("logs differ at %s", d)
+	}
 }

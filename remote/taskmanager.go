@@ -2,6 +2,7 @@ package remote
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -77,7 +78,7 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 	installLog(cfg.Stderr, "taskmanager", func(err string) {
 		events <- tmEvent{fatal: fmt.Errorf("cannot decode a message from the jobmanager at %s: %s (is it the same flinksim version?)", jm, err)}
 	})
-	local, err := probe(jm, cfg.TLS)
+	local, err := probeRetrying(jm, cfg.TLS, cfg.RegistrationTimeout, cfg.Interrupt, say)
 	if err != nil {
 		return fmt.Errorf("cannot join the jobmanager at %s: %w", jm, err)
 	}
@@ -128,6 +129,7 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 			case ev.hosting != "":
 				say("hosting TaskManager %s", ev.hosting)
 			case ev.over != nil:
+				time.Sleep(200 * time.Millisecond) // let the Bye leave
 				if ev.over.Failed {
 					return fmt.Errorf("the jobmanager at %s ended the run: %s", jm, ev.over.Reason)
 				}
@@ -152,6 +154,29 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 			}
 		case <-cfg.Interrupt:
 			return fmt.Errorf("interrupted (the jobmanager at %s treats this process as lost)", jm)
+		}
+	}
+}
+
+// probeRetrying probes the jobmanager, and while it refuses connections
+// (not started yet) tries again every half second until timeout, as Flink's
+// TaskManager retries its registration; any other failure is final.
+func probeRetrying(addr string, tlsConf *tls.Config, timeout time.Duration, interrupt <-chan struct{}, say func(string, ...any)) (net.Addr, error) {
+	deadline := time.Now().Add(timeout)
+	told := false
+	for {
+		local, err := probe(addr, tlsConf)
+		if err == nil || !errors.Is(err, errRefused) || time.Now().After(deadline) {
+			return local, err
+		}
+		if !told {
+			say("the jobmanager at %s refuses connections (not started yet?): trying again for up to %s", addr, timeout)
+			told = true
+		}
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-interrupt:
+			return nil, fmt.Errorf("interrupted while waiting for the jobmanager: %w", err)
 		}
 	}
 }
@@ -225,10 +250,10 @@ func (g *gateway) Receive(ctx *actor.Context) {
 	case *messages.InspectReply:
 		ctx.Engine().SendWithSender(g.hub, m, ctx.PID())
 	case *messages.RunOver:
-		ctx.Engine().SendWithSender(g.hub, &messages.Bye{}, ctx.PID())
-		// let the Bye leave before the process ends
-		time.Sleep(100 * time.Millisecond)
+		// said before the Bye leaves: the jobmanager may exit, and the
+		// connection close, as soon as it has it
 		g.events <- tmEvent{over: m}
+		ctx.Engine().SendWithSender(g.hub, &messages.Bye{}, ctx.PID())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/action"
@@ -51,7 +53,12 @@ FINISHED when every window has fired.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMain(cmd, f) },
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	rootCmd.AddCommand(cmd)
+}
+
+// register defines run's flags on fl (shared with the jobmanager command).
+func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.events, "events", "", "events file: JSON lines or CSV with key,ts[,partition]")
 	fl.StringVar(&f.output, "output", "", "write what a consumer of the sink topic sees to this file (JSON lines)")
 	fl.StringArrayVar(&f.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
@@ -64,7 +71,6 @@ FINISHED when every window has fired.`,
 	fl.StringArrayVar(&f.actions, "action", nil, "a user action, e.g. 'at=90s kill-taskmanager tm-1' (repeatable)")
 	fl.StringVar(&f.actionsFile, "actions", "", "a file of actions, one per line")
 	fl.BoolVar(&f.determinism, "check-determinism", false, "run twice in this process and fail if the logs differ")
-	rootCmd.AddCommand(cmd)
 }
 
 // loadConfig applies --config, then each --set, then validates.
@@ -148,8 +154,18 @@ func readEvents(path string, cfg config.Config) ([]events.Record, string, error)
 	return recs, hex.EncodeToString(sum[:]), nil
 }
 
+// runner runs one job writing its log to opt.Log: cluster.Run, or the
+// jobmanager's run over taskmanager processes.
+type runner func(cfg config.Config, opt cluster.Options) (*cluster.Result, error)
+
 // execute runs spec writing its log to w.
 func execute(spec runSpec, w io.Writer) (*cluster.Result, error) {
+	return executeWith(spec, w, cluster.Run)
+}
+
+// executeWith is execute with another runner; an exitError from it keeps
+// its code, any other error is bad input.
+func executeWith(spec runSpec, w io.Writer, run runner) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
 	opt.Console = spec.console
@@ -163,17 +179,24 @@ func execute(spec runSpec, w io.Writer) (*cluster.Result, error) {
 			}
 		}
 	}
-	res, err := cluster.Run(spec.cfg, opt)
+	res, err := run(spec.cfg, opt)
 	if opt.Progress != nil {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
 	if err != nil {
+		if errors.As(err, new(exitError)) {
+			return nil, err
+		}
 		return nil, badInput("%v", err)
 	}
 	return res, nil
 }
 
-func runMain(cmd *cobra.Command, f runFlags) error {
+func runMain(cmd *cobra.Command, f runFlags) error { return runJob(cmd, f, cluster.Run) }
+
+// runJob is run's body with the runner given: prepare, write the log and
+// the output, report, and choose the exit code.
+func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	spec, err := prepare(f)
 	if err != nil {
 		return err
@@ -213,7 +236,7 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
 		bw.Write(a.Bytes())
-	} else if res, err = execute(spec, bw); err != nil {
+	} else if res, err = executeWith(spec, bw, run); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
