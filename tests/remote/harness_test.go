@@ -172,8 +172,8 @@ func flinksim(t *testing.T, dir string, timeout time.Duration, args ...string) (
 	return out.String(), p.stderr.String(), code
 }
 
-// cluster is a jobmanager and its taskmanagers.
-type cluster struct {
+// procs is a jobmanager and its taskmanagers.
+type procs struct {
 	jm   *proc
 	tms  []*proc
 	addr string // where the taskmanagers join
@@ -194,9 +194,9 @@ type spec struct {
 
 // startCluster starts the jobmanager, waits until it listens, then starts
 // the taskmanagers.
-func startCluster(t *testing.T, dir string, s spec) *cluster {
+func startCluster(t *testing.T, dir string, s spec) *procs {
 	t.Helper()
-	c := &cluster{dir: dir, addr: s.listen}
+	c := &procs{dir: dir, addr: s.listen}
 	if c.addr == "" {
 		c.addr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	}
@@ -209,7 +209,7 @@ func startCluster(t *testing.T, dir string, s spec) *cluster {
 	return c
 }
 
-func (c *cluster) addTM(t *testing.T, s spec, i int) *proc {
+func (c *procs) addTM(t *testing.T, s spec, i int) *proc {
 	t.Helper()
 	join := c.addr
 	if i < len(s.joinTo) {
@@ -225,7 +225,7 @@ func (c *cluster) addTM(t *testing.T, s spec, i int) *proc {
 }
 
 // hosting is the taskmanager process that hosts TaskManager name.
-func (c *cluster) hosting(t *testing.T, name string) *proc {
+func (c *procs) hosting(t *testing.T, name string) *proc {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, p := range c.tms {

@@ -13,7 +13,7 @@ import (
 // jobmanager with s.tms taskmanager processes, and requires the two logs and
 // the two outputs to be byte-identical. It returns the remote log and the
 // cluster (ended).
-func sameAsOneProcess(t *testing.T, s spec, args ...string) ([]byte, *cluster) {
+func sameAsOneProcess(t *testing.T, s spec, args ...string) ([]byte, *procs) {
 	t.Helper()
 	tmp := t.TempDir()
 	oneLog, oneOut := filepath.Join(tmp, "one.log"), filepath.Join(tmp, "one.out")
@@ -103,7 +103,7 @@ func replays(t *testing.T, log []byte) {
 // lostRun checks the outcome of a run that lost tm-2's process: the
 // jobmanager reported it, the log holds the kill as a live action and the
 // TaskManager's loss, and it replays in one process.
-func lostRun(t *testing.T, c *cluster, logPath string, code int) {
+func lostRun(t *testing.T, c *procs, logPath string, code int) {
 	t.Helper()
 	if code != 0 && code != 4 {
 		t.Fatalf("the jobmanager exited %d:\n%s", code, c.jm.stderr)
