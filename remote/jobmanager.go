@@ -163,7 +163,7 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 		return nil, err
 	}
 	j.engine, j.addr = e, ep.Advertise
-	j.self = e.Spawn(func() actor.Receiver { return &hub{j: j} }, HubName, actor.WithID(HubName), actor.WithMaxRestarts(0))
+	j.self = spawnInline(e, HubName, j.receive)
 	go func() {
 		t := time.NewTicker(cfg.WatchdogInterval)
 		for range t.C {
@@ -464,30 +464,29 @@ func (j *JobManager) sendBatch(ctx *actor.Context, self *actor.PID, addr string,
 	j.mu.Unlock()
 }
 
-// hub is the jobmanager process's actor of the process protocol.
-type hub struct{ j *JobManager }
-
-func (h *hub) Receive(ctx *actor.Context) {
-	j := h.j
-	switch m := ctx.Message().(type) {
+// receive is the hub: the jobmanager process's end of the process
+// protocol. It is inline (spawnInline): each message is handled on the
+// goroutine that sent or decoded it, under mu where it touches the peers.
+func (j *JobManager) receive(msg any, sender *actor.PID) {
+	switch m := msg.(type) {
 	case *messages.JoinRequest:
-		j.join(ctx, m)
+		j.join(sender, m)
 	case *joinChecked:
-		j.admit(ctx, m)
+		j.admit(m)
 	case *messages.Pong:
 		j.mu.Lock()
-		if p := j.from(ctx); p != nil {
+		if p := j.from(sender); p != nil {
 			p.lastPong = time.Now()
 		}
 		j.mu.Unlock()
 	case *messages.StepReply:
-		j.reply(ctx, m)
+		j.reply(sender, m)
 	case *messages.InspectReply:
 		j.mu.Lock()
 		s := j.scheduler
 		j.mu.Unlock()
 		if s != nil {
-			ctx.Engine().SendWithSender(s, m, ctx.PID())
+			j.engine.SendWithSender(s, m, j.self)
 		}
 	case *messages.Bye:
 		select {
@@ -514,9 +513,8 @@ func (h *hub) Receive(ctx *actor.Context) {
 	}
 }
 
-// from is the live peer whose gateway sent the current message (mu held).
-func (j *JobManager) from(ctx *actor.Context) *peer {
-	s := ctx.Sender()
+// from is the live peer whose gateway is s (mu held).
+func (j *JobManager) from(s *actor.PID) *peer {
 	if s == nil {
 		return nil
 	}
@@ -530,8 +528,7 @@ func (j *JobManager) from(ctx *actor.Context) *peer {
 // join checks a request at once (version, name, number of processes), then
 // dials the process back in a goroutine, so that an address the jobmanager
 // cannot reach is refused here before any Hollywood send can stall on it.
-func (j *JobManager) join(ctx *actor.Context, m *messages.JoinRequest) {
-	from := ctx.Sender()
+func (j *JobManager) join(from *actor.PID, m *messages.JoinRequest) {
 	if from == nil {
 		return
 	}
@@ -569,7 +566,7 @@ func (j *JobManager) join(ctx *actor.Context, m *messages.JoinRequest) {
 	}
 	j.pending[m.ResourceId], j.pending[from.Address] = true, true
 	j.pendingN++
-	self, tlsConf, host := ctx.PID(), j.cfg.TLS, j.bindHost()
+	self, tlsConf, host := j.self, j.cfg.TLS, j.bindHost()
 	go func() {
 		c := &joinChecked{req: m, from: from}
 		if _, err := probe(from.Address, tlsConf); err != nil {
@@ -597,7 +594,7 @@ func (j *JobManager) liveCount() int {
 }
 
 // admit accepts a checked join.
-func (j *JobManager) admit(ctx *actor.Context, c *joinChecked) {
+func (j *JobManager) admit(c *joinChecked) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	delete(j.pending, c.req.ResourceId)
@@ -614,7 +611,7 @@ func (j *JobManager) admit(ctx *actor.Context, c *joinChecked) {
 	j.byAddr[p.addr] = p
 	// a closed connection to it is a loss at once; silence is one after the
 	// watchdog timeout
-	self := ctx.PID()
+	self := j.self
 	w := c.engine.SpawnFunc(func(wc *actor.Context) {
 		if ev, ok := wc.Message().(actor.RemoteUnreachableEvent); ok && ev.ListenAddr == p.addr {
 			j.engine.Send(self, &unreachable{p: p})
@@ -778,9 +775,9 @@ func (j *JobManager) failBatch(f *inflight, why string) {
 }
 
 // reply hands the scheduler a process's Dones of the step in flight.
-func (j *JobManager) reply(ctx *actor.Context, m *messages.StepReply) {
+func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
 	j.mu.Lock()
-	p := j.from(ctx)
+	p := j.from(sender)
 	if p == nil || p.inflight == nil || p.inflight.batch.Step != m.Step {
 		j.mu.Unlock()
 		return
@@ -810,6 +807,6 @@ func (j *JobManager) reply(ctx *actor.Context, m *messages.StepReply) {
 	s := j.scheduler
 	j.mu.Unlock()
 	for _, d := range b.Dones {
-		ctx.Engine().SendWithSender(s, d, ctx.PID())
+		j.engine.SendWithSender(s, d, j.self)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -94,9 +95,10 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 	if id == "" {
 		id = ep.Advertise
 	}
-	g := &gateway{hub: hubPID(jm), jm: jm, events: events}
+	g := &gateway{hub: hubPID(jm), jm: jm, events: events, engine: engine}
 	g.lastPing.Store(time.Now().UnixNano())
-	gpid := engine.Spawn(func() actor.Receiver { return g }, GatewayName, actor.WithID(GatewayName), actor.WithMaxRestarts(0))
+	gpid := spawnInline(engine, GatewayName, g.receive)
+	g.self = gpid
 	w := engine.SpawnFunc(func(c *actor.Context) {
 		if ev, ok := c.Message().(actor.RemoteUnreachableEvent); ok && ev.ListenAddr == jm {
 			events <- tmEvent{closed: true}
@@ -196,15 +198,21 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// gateway is a taskmanager process's actor of the process protocol: it
+// gateway is a taskmanager process's end of the process protocol: it
 // builds the components from the settings it is given, hands each step's
-// deliveries to its actors and answers with their Dones in one reply.
+// deliveries to its actors and answers with their Dones in one reply. It is
+// inline (spawnInline): a StepBatch is handed out on the goroutine that
+// decoded it, and the last Done of a step sends the reply on its node's
+// goroutine; mu guards the step.
 type gateway struct {
 	hub      *actor.PID // at the address the process joined (the one that works from here)
 	jm       string
+	engine   *actor.Engine
+	self     *actor.PID
 	events   chan<- tmEvent
 	lastPing atomic.Int64 // unix ns of the last Ping
 
+	mu      sync.Mutex
 	cfg     *config.Config
 	host    *actors.Host
 	step    uint64 // the step being handled (0: none)
@@ -212,86 +220,100 @@ type gateway struct {
 	dones   []*messages.Done
 }
 
-func (g *gateway) Receive(ctx *actor.Context) {
-	switch m := ctx.Message().(type) {
+func (g *gateway) receive(msg any, _ *actor.PID) {
+	switch m := msg.(type) {
 	case *messages.JoinAccepted:
 		cfg, err := cluster.ConfigFromHeader(m.Header)
 		if err != nil {
 			g.events <- tmEvent{fatal: fmt.Errorf("the settings from the jobmanager at %s do not load here: %w", g.jm, err)}
 			return
 		}
+		g.mu.Lock()
 		g.cfg = &cfg // one read-only copy for every component, as in one process
-		g.host = &actors.Host{Engine: ctx.Engine(), Scheduler: ctx.PID(), Seed: cfg.Seed}
+		g.host = &actors.Host{Engine: g.engine, Scheduler: g.self, Seed: cfg.Seed}
+		g.mu.Unlock()
 		g.lastPing.Store(time.Now().UnixNano())
 		g.events <- tmEvent{accepted: m}
 	case *messages.JoinRefused:
 		g.events <- tmEvent{refused: m.Reason}
 	case *messages.HostTaskManager:
-		if g.host == nil {
+		g.mu.Lock()
+		host, cfg := g.host, g.cfg
+		g.mu.Unlock()
+		if host == nil {
 			g.events <- tmEvent{fatal: fmt.Errorf("the jobmanager at %s asked for %s before accepting this process", g.jm, m.Name)}
 			return
 		}
-		g.host.Spawn(m.Name, actors.NewTaskManager(g.cfg))
+		host.Spawn(m.Name, actors.NewTaskManager(cfg))
 		g.events <- tmEvent{hosting: m.Name}
 	case *messages.StepBatch:
-		g.deliver(ctx, m)
+		g.deliver(m)
 	case *messages.Done:
+		g.mu.Lock()
+		defer g.mu.Unlock()
 		if g.step == 0 || m.Step != g.step {
 			return
 		}
 		g.dones = append(g.dones, m)
 		g.waiting--
 		if g.waiting == 0 {
-			g.reply(ctx)
+			g.reply()
 		}
 	case *messages.Ping:
 		g.lastPing.Store(time.Now().UnixNano())
-		ctx.Engine().SendWithSender(g.hub, &messages.Pong{Seq: m.Seq}, ctx.PID())
+		g.engine.SendWithSender(g.hub, &messages.Pong{Seq: m.Seq}, g.self)
 	case *messages.InspectReply:
-		ctx.Engine().SendWithSender(g.hub, m, ctx.PID())
+		g.engine.SendWithSender(g.hub, m, g.self)
 	case *messages.RunOver:
 		// said before the Bye leaves: the jobmanager may exit, and the
 		// connection close, as soon as it has it
 		g.events <- tmEvent{over: m}
-		ctx.Engine().SendWithSender(g.hub, &messages.Bye{}, ctx.PID())
+		g.engine.SendWithSender(g.hub, &messages.Bye{}, g.self)
 	}
 }
 
-func (g *gateway) deliver(ctx *actor.Context, m *messages.StepBatch) {
+func (g *gateway) deliver(m *messages.StepBatch) {
 	var b messages.DeliverBatch
 	if err := proto.Unmarshal(m.DeliverBatch, &b); err != nil {
 		g.events <- tmEvent{fatal: fmt.Errorf("cannot decode step %d from the jobmanager at %s: %v", m.Step, g.jm, err)}
 		return
 	}
+	addr := g.engine.Address()
+	g.mu.Lock()
 	if g.step != 0 {
+		g.mu.Unlock()
 		g.events <- tmEvent{fatal: fmt.Errorf("the jobmanager at %s sent step %d before step %d was answered", g.jm, m.Step, g.step)}
 		return
 	}
-	g.step, g.waiting, g.dones = m.Step, len(b.Deliveries), g.dones[:0]
-	addr := ctx.Engine().Address()
+	g.step, g.waiting, g.dones = m.Step, 0, g.dones[:0]
+	send := b.Deliveries[:0:0]
 	for _, d := range b.Deliveries {
-		if ctx.Engine().Registry.GetPID("node", d.To) == nil {
+		if g.engine.Registry.GetPID("node", d.To) == nil {
 			g.dones = append(g.dones, &messages.Done{Step: m.Step, Actor: d.To,
 				Failure: fmt.Sprintf("no actor %s in the taskmanager process at %s", d.To, addr)})
-			g.waiting--
 			continue
 		}
-		ctx.Engine().SendWithSender(actors.NodePID(addr, d.To), &messages.Deliver{Step: b.Step, Now: b.Now, Envelopes: d.Envelopes}, ctx.PID())
+		send = append(send, d)
 	}
+	g.waiting = len(send)
 	if g.waiting == 0 {
-		g.reply(ctx)
+		g.reply()
+	}
+	g.mu.Unlock()
+	for _, d := range send {
+		g.engine.SendWithSender(actors.NodePID(addr, d.To), &messages.Deliver{Step: b.Step, Now: b.Now, Envelopes: d.Envelopes}, g.self)
 	}
 }
 
 // reply sends the step's Dones in one message, encoded now that every
-// receiver of this process has finished.
-func (g *gateway) reply(ctx *actor.Context) {
+// receiver of this process has finished (mu held).
+func (g *gateway) reply() {
 	b, err := proto.Marshal(&messages.DoneBatch{Dones: g.dones})
 	if err != nil {
 		g.events <- tmEvent{fatal: fmt.Errorf("cannot encode the answer to step %d: %v", g.step, err)}
 		return
 	}
-	ctx.Engine().SendWithSender(g.hub, &messages.StepReply{Step: g.step, DoneBatch: b}, ctx.PID())
+	g.engine.SendWithSender(g.hub, &messages.StepReply{Step: g.step, DoneBatch: b}, g.self)
 	clear(g.dones)
 	g.dones = g.dones[:0]
 	g.step = 0
