@@ -178,7 +178,7 @@ func (s *Scheduler) next(ctx *actor.Context) {
 		return
 	}
 	for _, d := range st.Deliveries {
-		ctx.Engine().SendWithSender(s.pids[d.To], &messages.Deliver{Step: st.N, Now: st.Now, Envelopes: d.Envelopes}, s.self)
+		ctx.Engine().SendWithSender(s.pids[d.To], &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, s.self)
 	}
 }
 
@@ -232,7 +232,7 @@ func (s *Scheduler) startQuery(ctx *actor.Context, m *Query) {
 			continue
 		}
 		q.waiting++
-		req := &messages.InspectRequest{Id: q.id, Now: s.k.Now()}
+		req := &messages.InspectRequest{Id: q.id, Now: s.k.Now().Micros()}
 		if s.Sender != nil {
 			s.Sender.Send(ctx, s.self, pid, req)
 			continue

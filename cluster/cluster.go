@@ -92,6 +92,9 @@ type Result struct {
 	// earlier in Sink (kafka.CountDuplicates).
 	Duplicates int64
 	Source     int64 // records in the source topic
+	// OutputIsolation is the isolation.level of the output view: the
+	// setting's, or the last a set action gave.
+	OutputIsolation string
 }
 
 // Run runs the configured job to its end and writes the event log; every

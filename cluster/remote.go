@@ -31,7 +31,7 @@ type Remote struct {
 	Sender actors.StepSender
 	// Place starts a TaskManager in a taskmanager process, or returns nil to
 	// host it in this one (Host.Place).
-	Place actors.Spawner
+	Place kernel.Spawner
 }
 
 // NewRemoteSession is NewSession on r's engine with r's hooks. It also
@@ -66,7 +66,7 @@ func ConfigFromHeader(line []byte) (config.Config, error) {
 		Settings map[string]string `json:"settings"`
 	}
 	cfg := config.Default()
-	if err := json.Unmarshal(line, &h); err != nil || h.Event != eventlog.KindHeader {
+	if err := json.Unmarshal(line, &h); err != nil || h.Event != string(eventlog.KindHeader) {
 		return cfg, fmt.Errorf("not a flinksim log header")
 	}
 	if h.Format != eventlog.FormatVersion {

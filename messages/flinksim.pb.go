@@ -130,7 +130,7 @@ func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TxnRequest_Op.Descriptor instead.
 func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64, 0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65, 0}
 }
 
 // Envelope is one message on its way from one actor to another. The scheduler
@@ -188,6 +188,14 @@ type Envelope struct {
 	//	*Envelope_TxnRequest
 	//	*Envelope_CommitOffsets
 	//	*Envelope_ResumeConsumption
+	//	*Envelope_CheckpointCoordinatorStart
+	//	*Envelope_ExecutionStates
+	//	*Envelope_JobStatusChanged
+	//	*Envelope_TriggerCheckpointRequest
+	//	*Envelope_CheckpointRequestFailed
+	//	*Envelope_FailJob
+	//	*Envelope_RestoreRequest
+	//	*Envelope_RestoreState
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -643,6 +651,78 @@ func (x *Envelope) GetResumeConsumption() *ResumeConsumption {
 	return nil
 }
 
+func (x *Envelope) GetCheckpointCoordinatorStart() *CheckpointCoordinatorStart {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_CheckpointCoordinatorStart); ok {
+			return x.CheckpointCoordinatorStart
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetExecutionStates() *ExecutionStates {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ExecutionStates); ok {
+			return x.ExecutionStates
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetJobStatusChanged() *JobStatusChanged {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_JobStatusChanged); ok {
+			return x.JobStatusChanged
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetTriggerCheckpointRequest() *TriggerCheckpointRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_TriggerCheckpointRequest); ok {
+			return x.TriggerCheckpointRequest
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetCheckpointRequestFailed() *CheckpointRequestFailed {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_CheckpointRequestFailed); ok {
+			return x.CheckpointRequestFailed
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetFailJob() *FailJob {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_FailJob); ok {
+			return x.FailJob
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetRestoreRequest() *RestoreRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_RestoreRequest); ok {
+			return x.RestoreRequest
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetRestoreState() *RestoreState {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_RestoreState); ok {
+			return x.RestoreState
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -815,6 +895,38 @@ type Envelope_ResumeConsumption struct {
 	ResumeConsumption *ResumeConsumption `protobuf:"bytes,61,opt,name=resume_consumption,json=resumeConsumption,proto3,oneof"`
 }
 
+type Envelope_CheckpointCoordinatorStart struct {
+	CheckpointCoordinatorStart *CheckpointCoordinatorStart `protobuf:"bytes,70,opt,name=checkpoint_coordinator_start,json=checkpointCoordinatorStart,proto3,oneof"`
+}
+
+type Envelope_ExecutionStates struct {
+	ExecutionStates *ExecutionStates `protobuf:"bytes,71,opt,name=execution_states,json=executionStates,proto3,oneof"`
+}
+
+type Envelope_JobStatusChanged struct {
+	JobStatusChanged *JobStatusChanged `protobuf:"bytes,72,opt,name=job_status_changed,json=jobStatusChanged,proto3,oneof"`
+}
+
+type Envelope_TriggerCheckpointRequest struct {
+	TriggerCheckpointRequest *TriggerCheckpointRequest `protobuf:"bytes,73,opt,name=trigger_checkpoint_request,json=triggerCheckpointRequest,proto3,oneof"`
+}
+
+type Envelope_CheckpointRequestFailed struct {
+	CheckpointRequestFailed *CheckpointRequestFailed `protobuf:"bytes,74,opt,name=checkpoint_request_failed,json=checkpointRequestFailed,proto3,oneof"`
+}
+
+type Envelope_FailJob struct {
+	FailJob *FailJob `protobuf:"bytes,75,opt,name=fail_job,json=failJob,proto3,oneof"`
+}
+
+type Envelope_RestoreRequest struct {
+	RestoreRequest *RestoreRequest `protobuf:"bytes,76,opt,name=restore_request,json=restoreRequest,proto3,oneof"`
+}
+
+type Envelope_RestoreState struct {
+	RestoreState *RestoreState `protobuf:"bytes,77,opt,name=restore_state,json=restoreState,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -898,6 +1010,22 @@ func (*Envelope_TxnRequest) isEnvelope_Body() {}
 func (*Envelope_CommitOffsets) isEnvelope_Body() {}
 
 func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
+
+func (*Envelope_CheckpointCoordinatorStart) isEnvelope_Body() {}
+
+func (*Envelope_ExecutionStates) isEnvelope_Body() {}
+
+func (*Envelope_JobStatusChanged) isEnvelope_Body() {}
+
+func (*Envelope_TriggerCheckpointRequest) isEnvelope_Body() {}
+
+func (*Envelope_CheckpointRequestFailed) isEnvelope_Body() {}
+
+func (*Envelope_FailJob) isEnvelope_Body() {}
+
+func (*Envelope_RestoreRequest) isEnvelope_Body() {}
+
+func (*Envelope_RestoreState) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -2285,8 +2413,12 @@ type SubmitTask struct {
 	// checkpointing is on for the job (a task waits for a final checkpoint
 	// after its input ends, FLIP-147)
 	Checkpointing bool `protobuf:"varint,17,opt,name=checkpointing,proto3" json:"checkpointing,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// the job's configuration where it differs from the cluster's (set
+	// actions), in the order given: Flink ships the job configuration with
+	// the deployment (JobInformation in the TaskDeploymentDescriptor)
+	JobConfiguration []*Setting `protobuf:"bytes,18,rep,name=job_configuration,json=jobConfiguration,proto3" json:"job_configuration,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *SubmitTask) Reset() {
@@ -2438,6 +2570,66 @@ func (x *SubmitTask) GetCheckpointing() bool {
 	return false
 }
 
+func (x *SubmitTask) GetJobConfiguration() []*Setting {
+	if x != nil {
+		return x.JobConfiguration
+	}
+	return nil
+}
+
+// Setting is one configuration key and its value, as text.
+type Setting struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Setting) Reset() {
+	*x = Setting{}
+	mi := &file_messages_flinksim_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Setting) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Setting) ProtoMessage() {}
+
+func (x *Setting) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Setting.ProtoReflect.Descriptor instead.
+func (*Setting) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Setting) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Setting) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
 // TaskExecutionState: TaskExecutor -> JobMaster (updateTaskExecutionState).
 type TaskExecutionState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2450,7 +2642,7 @@ type TaskExecutionState struct {
 
 func (x *TaskExecutionState) Reset() {
 	*x = TaskExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2462,7 +2654,7 @@ func (x *TaskExecutionState) String() string {
 func (*TaskExecutionState) ProtoMessage() {}
 
 func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2475,7 +2667,7 @@ func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskExecutionState.ProtoReflect.Descriptor instead.
 func (*TaskExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TaskExecutionState) GetExecutionId() string {
@@ -2509,7 +2701,7 @@ type ReaderRegistration struct {
 
 func (x *ReaderRegistration) Reset() {
 	*x = ReaderRegistration{}
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2521,7 +2713,7 @@ func (x *ReaderRegistration) String() string {
 func (*ReaderRegistration) ProtoMessage() {}
 
 func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2534,7 +2726,7 @@ func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReaderRegistration.ProtoReflect.Descriptor instead.
 func (*ReaderRegistration) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReaderRegistration) GetSubtaskIndex() int32 {
@@ -2563,7 +2755,7 @@ type KafkaSplit struct {
 
 func (x *KafkaSplit) Reset() {
 	*x = KafkaSplit{}
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2575,7 +2767,7 @@ func (x *KafkaSplit) String() string {
 func (*KafkaSplit) ProtoMessage() {}
 
 func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2588,7 +2780,7 @@ func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaSplit.ProtoReflect.Descriptor instead.
 func (*KafkaSplit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *KafkaSplit) GetTopic() string {
@@ -2628,7 +2820,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2640,7 +2832,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2653,7 +2845,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AddSplits) GetSplits() []*KafkaSplit {
@@ -2671,7 +2863,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2683,7 +2875,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2888,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
 }
 
 type ListOffsets struct {
@@ -2710,7 +2902,7 @@ type ListOffsets struct {
 
 func (x *ListOffsets) Reset() {
 	*x = ListOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2722,7 +2914,7 @@ func (x *ListOffsets) String() string {
 func (*ListOffsets) ProtoMessage() {}
 
 func (x *ListOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2735,7 +2927,7 @@ func (x *ListOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsets.ProtoReflect.Descriptor instead.
 func (*ListOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListOffsets) GetTopic() string {
@@ -2769,7 +2961,7 @@ type PartitionOffset struct {
 
 func (x *PartitionOffset) Reset() {
 	*x = PartitionOffset{}
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2781,7 +2973,7 @@ func (x *PartitionOffset) String() string {
 func (*PartitionOffset) ProtoMessage() {}
 
 func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2794,7 +2986,7 @@ func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionOffset.ProtoReflect.Descriptor instead.
 func (*PartitionOffset) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PartitionOffset) GetPartition() int32 {
@@ -2822,7 +3014,7 @@ type ListOffsetsResult struct {
 
 func (x *ListOffsetsResult) Reset() {
 	*x = ListOffsetsResult{}
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2834,7 +3026,7 @@ func (x *ListOffsetsResult) String() string {
 func (*ListOffsetsResult) ProtoMessage() {}
 
 func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2847,7 +3039,7 @@ func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsetsResult.ProtoReflect.Descriptor instead.
 func (*ListOffsetsResult) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListOffsetsResult) GetTopic() string {
@@ -2881,7 +3073,7 @@ type FetchPartition struct {
 
 func (x *FetchPartition) Reset() {
 	*x = FetchPartition{}
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2893,7 +3085,7 @@ func (x *FetchPartition) String() string {
 func (*FetchPartition) ProtoMessage() {}
 
 func (x *FetchPartition) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2906,7 +3098,7 @@ func (x *FetchPartition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchPartition.ProtoReflect.Descriptor instead.
 func (*FetchPartition) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *FetchPartition) GetPartition() int32 {
@@ -2935,7 +3127,7 @@ type Fetch struct {
 
 func (x *Fetch) Reset() {
 	*x = Fetch{}
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2947,7 +3139,7 @@ func (x *Fetch) String() string {
 func (*Fetch) ProtoMessage() {}
 
 func (x *Fetch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2960,7 +3152,7 @@ func (x *Fetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fetch.ProtoReflect.Descriptor instead.
 func (*Fetch) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Fetch) GetTopic() string {
@@ -3004,7 +3196,7 @@ type KafkaRecord struct {
 
 func (x *KafkaRecord) Reset() {
 	*x = KafkaRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3016,7 +3208,7 @@ func (x *KafkaRecord) String() string {
 func (*KafkaRecord) ProtoMessage() {}
 
 func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3029,7 +3221,7 @@ func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaRecord.ProtoReflect.Descriptor instead.
 func (*KafkaRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *KafkaRecord) GetPartition() int32 {
@@ -3078,7 +3270,7 @@ type PartitionRecords struct {
 
 func (x *PartitionRecords) Reset() {
 	*x = PartitionRecords{}
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3090,7 +3282,7 @@ func (x *PartitionRecords) String() string {
 func (*PartitionRecords) ProtoMessage() {}
 
 func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3103,7 +3295,7 @@ func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRecords.ProtoReflect.Descriptor instead.
 func (*PartitionRecords) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PartitionRecords) GetPartition() int32 {
@@ -3137,7 +3329,7 @@ type FetchResponse struct {
 
 func (x *FetchResponse) Reset() {
 	*x = FetchResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3149,7 +3341,7 @@ func (x *FetchResponse) String() string {
 func (*FetchResponse) ProtoMessage() {}
 
 func (x *FetchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3162,7 +3354,7 @@ func (x *FetchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchResponse.ProtoReflect.Descriptor instead.
 func (*FetchResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *FetchResponse) GetRequestId() int64 {
@@ -3191,7 +3383,7 @@ type ReportedWatermarkEvent struct {
 
 func (x *ReportedWatermarkEvent) Reset() {
 	*x = ReportedWatermarkEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3203,7 +3395,7 @@ func (x *ReportedWatermarkEvent) String() string {
 func (*ReportedWatermarkEvent) ProtoMessage() {}
 
 func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3216,7 +3408,7 @@ func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedWatermarkEvent.ProtoReflect.Descriptor instead.
 func (*ReportedWatermarkEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ReportedWatermarkEvent) GetSubtaskIndex() int32 {
@@ -3244,7 +3436,7 @@ type WatermarkAlignmentEvent struct {
 
 func (x *WatermarkAlignmentEvent) Reset() {
 	*x = WatermarkAlignmentEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3256,7 +3448,7 @@ func (x *WatermarkAlignmentEvent) String() string {
 func (*WatermarkAlignmentEvent) ProtoMessage() {}
 
 func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3269,7 +3461,7 @@ func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatermarkAlignmentEvent.ProtoReflect.Descriptor instead.
 func (*WatermarkAlignmentEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WatermarkAlignmentEvent) GetMaxWatermark() int64 {
@@ -3290,7 +3482,7 @@ type Produce struct {
 
 func (x *Produce) Reset() {
 	*x = Produce{}
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3302,7 +3494,7 @@ func (x *Produce) String() string {
 func (*Produce) ProtoMessage() {}
 
 func (x *Produce) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3315,7 +3507,7 @@ func (x *Produce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Produce.ProtoReflect.Descriptor instead.
 func (*Produce) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Produce) GetTopic() string {
@@ -3364,7 +3556,7 @@ type Buffer struct {
 
 func (x *Buffer) Reset() {
 	*x = Buffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3568,7 @@ func (x *Buffer) String() string {
 func (*Buffer) ProtoMessage() {}
 
 func (x *Buffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3581,7 @@ func (x *Buffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Buffer.ProtoReflect.Descriptor instead.
 func (*Buffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Buffer) GetKinds() []byte {
@@ -3481,7 +3673,7 @@ type PartitionRequest struct {
 
 func (x *PartitionRequest) Reset() {
 	*x = PartitionRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3493,7 +3685,7 @@ func (x *PartitionRequest) String() string {
 func (*PartitionRequest) ProtoMessage() {}
 
 func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3506,7 +3698,7 @@ func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRequest.ProtoReflect.Descriptor instead.
 func (*PartitionRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PartitionRequest) GetPartitionId() string {
@@ -3549,7 +3741,7 @@ type BufferResponse struct {
 
 func (x *BufferResponse) Reset() {
 	*x = BufferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3561,7 +3753,7 @@ func (x *BufferResponse) String() string {
 func (*BufferResponse) ProtoMessage() {}
 
 func (x *BufferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3574,7 +3766,7 @@ func (x *BufferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BufferResponse.ProtoReflect.Descriptor instead.
 func (*BufferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *BufferResponse) GetReceiverId() string {
@@ -3616,7 +3808,7 @@ type AddCredit struct {
 
 func (x *AddCredit) Reset() {
 	*x = AddCredit{}
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3628,7 +3820,7 @@ func (x *AddCredit) String() string {
 func (*AddCredit) ProtoMessage() {}
 
 func (x *AddCredit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3641,7 +3833,7 @@ func (x *AddCredit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCredit.ProtoReflect.Descriptor instead.
 func (*AddCredit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *AddCredit) GetReceiverId() string {
@@ -3676,7 +3868,7 @@ type BacklogAnnouncement struct {
 
 func (x *BacklogAnnouncement) Reset() {
 	*x = BacklogAnnouncement{}
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3688,7 +3880,7 @@ func (x *BacklogAnnouncement) String() string {
 func (*BacklogAnnouncement) ProtoMessage() {}
 
 func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3701,7 +3893,7 @@ func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BacklogAnnouncement.ProtoReflect.Descriptor instead.
 func (*BacklogAnnouncement) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BacklogAnnouncement) GetReceiverId() string {
@@ -3737,7 +3929,7 @@ type ChannelBuffer struct {
 
 func (x *ChannelBuffer) Reset() {
 	*x = ChannelBuffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3749,7 +3941,7 @@ func (x *ChannelBuffer) String() string {
 func (*ChannelBuffer) ProtoMessage() {}
 
 func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3762,7 +3954,7 @@ func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelBuffer.ProtoReflect.Descriptor instead.
 func (*ChannelBuffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ChannelBuffer) GetChannelIndex() int32 {
@@ -3796,7 +3988,7 @@ type RecycleBuffers struct {
 
 func (x *RecycleBuffers) Reset() {
 	*x = RecycleBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3808,7 +4000,7 @@ func (x *RecycleBuffers) String() string {
 func (*RecycleBuffers) ProtoMessage() {}
 
 func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3821,7 +4013,7 @@ func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecycleBuffers.ProtoReflect.Descriptor instead.
 func (*RecycleBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RecycleBuffers) GetCount() int32 {
@@ -3844,7 +4036,7 @@ type RequestFloatingBuffers struct {
 
 func (x *RequestFloatingBuffers) Reset() {
 	*x = RequestFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3856,7 +4048,7 @@ func (x *RequestFloatingBuffers) String() string {
 func (*RequestFloatingBuffers) ProtoMessage() {}
 
 func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3869,7 +4061,7 @@ func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*RequestFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RequestFloatingBuffers) GetChannelIndex() int32 {
@@ -3897,7 +4089,7 @@ type FloatingBuffers struct {
 
 func (x *FloatingBuffers) Reset() {
 	*x = FloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3909,7 +4101,7 @@ func (x *FloatingBuffers) String() string {
 func (*FloatingBuffers) ProtoMessage() {}
 
 func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3922,7 +4114,7 @@ func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FloatingBuffers.ProtoReflect.Descriptor instead.
 func (*FloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *FloatingBuffers) GetCount() int32 {
@@ -3944,7 +4136,7 @@ type ReturnFloatingBuffers struct {
 
 func (x *ReturnFloatingBuffers) Reset() {
 	*x = ReturnFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3956,7 +4148,7 @@ func (x *ReturnFloatingBuffers) String() string {
 func (*ReturnFloatingBuffers) ProtoMessage() {}
 
 func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3969,7 +4161,7 @@ func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*ReturnFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ReturnFloatingBuffers) GetChannelIndex() int32 {
@@ -3996,7 +4188,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4008,7 +4200,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4021,7 +4213,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
 }
 
 // HeartbeatResponse: TaskManager -> the requester.
@@ -4034,7 +4226,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4046,7 +4238,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4059,7 +4251,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *HeartbeatResponse) GetTaskManagerId() string {
@@ -4083,7 +4275,7 @@ type TriggerCheckpoint struct {
 
 func (x *TriggerCheckpoint) Reset() {
 	*x = TriggerCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4095,7 +4287,7 @@ func (x *TriggerCheckpoint) String() string {
 func (*TriggerCheckpoint) ProtoMessage() {}
 
 func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4108,7 +4300,7 @@ func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *TriggerCheckpoint) GetCheckpointId() int64 {
@@ -4152,7 +4344,7 @@ type SplitState struct {
 
 func (x *SplitState) Reset() {
 	*x = SplitState{}
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4164,7 +4356,7 @@ func (x *SplitState) String() string {
 func (*SplitState) ProtoMessage() {}
 
 func (x *SplitState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4177,7 +4369,7 @@ func (x *SplitState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
 func (*SplitState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SplitState) GetPartition() int32 {
@@ -4213,7 +4405,7 @@ type WindowTimer struct {
 
 func (x *WindowTimer) Reset() {
 	*x = WindowTimer{}
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4225,7 +4417,7 @@ func (x *WindowTimer) String() string {
 func (*WindowTimer) ProtoMessage() {}
 
 func (x *WindowTimer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4238,7 +4430,7 @@ func (x *WindowTimer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
 func (*WindowTimer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *WindowTimer) GetTimestamp() int64 {
@@ -4280,7 +4472,7 @@ type WindowEntry struct {
 
 func (x *WindowEntry) Reset() {
 	*x = WindowEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4292,7 +4484,7 @@ func (x *WindowEntry) String() string {
 func (*WindowEntry) ProtoMessage() {}
 
 func (x *WindowEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4305,7 +4497,7 @@ func (x *WindowEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
 func (*WindowEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *WindowEntry) GetWindowStart() int64 {
@@ -4385,7 +4577,7 @@ type KeyedWindowState struct {
 
 func (x *KeyedWindowState) Reset() {
 	*x = KeyedWindowState{}
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4397,7 +4589,7 @@ func (x *KeyedWindowState) String() string {
 func (*KeyedWindowState) ProtoMessage() {}
 
 func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4410,7 +4602,7 @@ func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
 func (*KeyedWindowState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *KeyedWindowState) GetKey() string {
@@ -4461,7 +4653,7 @@ type ValueStateEntry struct {
 
 func (x *ValueStateEntry) Reset() {
 	*x = ValueStateEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4473,7 +4665,7 @@ func (x *ValueStateEntry) String() string {
 func (*ValueStateEntry) ProtoMessage() {}
 
 func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4486,7 +4678,7 @@ func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
 func (*ValueStateEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ValueStateEntry) GetKey() string {
@@ -4530,7 +4722,7 @@ type InFlightRecord struct {
 
 func (x *InFlightRecord) Reset() {
 	*x = InFlightRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4542,7 +4734,7 @@ func (x *InFlightRecord) String() string {
 func (*InFlightRecord) ProtoMessage() {}
 
 func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4555,7 +4747,7 @@ func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
 func (*InFlightRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *InFlightRecord) GetKey() string {
@@ -4594,7 +4786,7 @@ type TaskStateSnapshot struct {
 
 func (x *TaskStateSnapshot) Reset() {
 	*x = TaskStateSnapshot{}
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4606,7 +4798,7 @@ func (x *TaskStateSnapshot) String() string {
 func (*TaskStateSnapshot) ProtoMessage() {}
 
 func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4619,7 +4811,7 @@ func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
 func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *TaskStateSnapshot) GetSplits() []*SplitState {
@@ -4684,7 +4876,7 @@ type AcknowledgeCheckpoint struct {
 
 func (x *AcknowledgeCheckpoint) Reset() {
 	*x = AcknowledgeCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4696,7 +4888,7 @@ func (x *AcknowledgeCheckpoint) String() string {
 func (*AcknowledgeCheckpoint) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4709,7 +4901,7 @@ func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
@@ -4793,7 +4985,7 @@ type DeclineCheckpoint struct {
 
 func (x *DeclineCheckpoint) Reset() {
 	*x = DeclineCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4805,7 +4997,7 @@ func (x *DeclineCheckpoint) String() string {
 func (*DeclineCheckpoint) ProtoMessage() {}
 
 func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4818,7 +5010,7 @@ func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *DeclineCheckpoint) GetCheckpointId() int64 {
@@ -4852,7 +5044,7 @@ type NotifyCheckpointComplete struct {
 
 func (x *NotifyCheckpointComplete) Reset() {
 	*x = NotifyCheckpointComplete{}
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4864,7 +5056,7 @@ func (x *NotifyCheckpointComplete) String() string {
 func (*NotifyCheckpointComplete) ProtoMessage() {}
 
 func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4877,7 +5069,7 @@ func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
@@ -4903,7 +5095,7 @@ type NotifyCheckpointAborted struct {
 
 func (x *NotifyCheckpointAborted) Reset() {
 	*x = NotifyCheckpointAborted{}
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4915,7 +5107,7 @@ func (x *NotifyCheckpointAborted) String() string {
 func (*NotifyCheckpointAborted) ProtoMessage() {}
 
 func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4928,7 +5120,7 @@ func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
@@ -4948,7 +5140,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4960,7 +5152,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4973,7 +5165,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *CancelTask) GetExecutionId() string {
@@ -4997,7 +5189,7 @@ type TxnRequest struct {
 
 func (x *TxnRequest) Reset() {
 	*x = TxnRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5009,7 +5201,7 @@ func (x *TxnRequest) String() string {
 func (*TxnRequest) ProtoMessage() {}
 
 func (x *TxnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5022,7 +5214,7 @@ func (x *TxnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
 func (*TxnRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *TxnRequest) GetOp() TxnRequest_Op {
@@ -5073,7 +5265,7 @@ type CommitOffsets struct {
 
 func (x *CommitOffsets) Reset() {
 	*x = CommitOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5085,7 +5277,7 @@ func (x *CommitOffsets) String() string {
 func (*CommitOffsets) ProtoMessage() {}
 
 func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5098,7 +5290,7 @@ func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
 func (*CommitOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *CommitOffsets) GetGroup() string {
@@ -5136,7 +5328,7 @@ type ResumeConsumption struct {
 
 func (x *ResumeConsumption) Reset() {
 	*x = ResumeConsumption{}
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5148,7 +5340,7 @@ func (x *ResumeConsumption) String() string {
 func (*ResumeConsumption) ProtoMessage() {}
 
 func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5161,7 +5353,7 @@ func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
 func (*ResumeConsumption) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *ResumeConsumption) GetReceiverId() string {
@@ -5178,11 +5370,720 @@ func (x *ResumeConsumption) GetSubpartitionIndex() int32 {
 	return 0
 }
 
+// CheckpointVertex is a JobVertex as the CheckpointCoordinator plans with it
+// (DefaultCheckpointPlanCalculator): which tasks to trigger, which finished.
+type CheckpointVertex struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Parallelism   int32                  `protobuf:"varint,2,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	Upstream      string                 `protobuf:"bytes,3,opt,name=upstream,proto3" json:"upstream,omitempty"` // the producing JobVertex ("" for a source)
+	Forward       bool                   `protobuf:"varint,4,opt,name=forward,proto3" json:"forward,omitempty"`  // the upstream edge is FORWARD (subtask i reads subtask i)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointVertex) Reset() {
+	*x = CheckpointVertex{}
+	mi := &file_messages_flinksim_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointVertex) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointVertex) ProtoMessage() {}
+
+func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
+func (*CheckpointVertex) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *CheckpointVertex) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CheckpointVertex) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *CheckpointVertex) GetUpstream() string {
+	if x != nil {
+		return x.Upstream
+	}
+	return ""
+}
+
+func (x *CheckpointVertex) GetForward() bool {
+	if x != nil {
+		return x.Forward
+	}
+	return false
+}
+
+// CheckpointCoordinatorStart: JobMaster -> CheckpointCoordinator: a job was
+// submitted (a new CheckpointCoordinator for its ExecutionGraph).
+type CheckpointCoordinatorStart struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	JobId            string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Vertices         []*CheckpointVertex    `protobuf:"bytes,2,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	MaxParallelism   int32                  `protobuf:"varint,3,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"`
+	JobConfiguration []*Setting             `protobuf:"bytes,4,rep,name=job_configuration,json=jobConfiguration,proto3" json:"job_configuration,omitempty"` // the job's settings over the cluster's
+	// > 0: the job started from this checkpoint or savepoint: it is the
+	// latest completed one and checkpoint ids continue after it
+	RestoredCheckpointId int64 `protobuf:"varint,5,opt,name=restored_checkpoint_id,json=restoredCheckpointId,proto3" json:"restored_checkpoint_id,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *CheckpointCoordinatorStart) Reset() {
+	*x = CheckpointCoordinatorStart{}
+	mi := &file_messages_flinksim_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointCoordinatorStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointCoordinatorStart) ProtoMessage() {}
+
+func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
+func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *CheckpointCoordinatorStart) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *CheckpointCoordinatorStart) GetVertices() []*CheckpointVertex {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+func (x *CheckpointCoordinatorStart) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *CheckpointCoordinatorStart) GetJobConfiguration() []*Setting {
+	if x != nil {
+		return x.JobConfiguration
+	}
+	return nil
+}
+
+func (x *CheckpointCoordinatorStart) GetRestoredCheckpointId() int64 {
+	if x != nil {
+		return x.RestoredCheckpointId
+	}
+	return 0
+}
+
+// ExecutionState is one execution of the current attempt.
+type ExecutionState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"` // execution id (actor name)
+	Vertex        string                 `protobuf:"bytes,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Index         int32                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"` // SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELED, FAILED
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionState) Reset() {
+	*x = ExecutionState{}
+	mi := &file_messages_flinksim_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionState) ProtoMessage() {}
+
+func (x *ExecutionState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
+func (*ExecutionState) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *ExecutionState) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ExecutionState) GetVertex() string {
+	if x != nil {
+		return x.Vertex
+	}
+	return ""
+}
+
+func (x *ExecutionState) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ExecutionState) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+// ExecutionStates: JobMaster -> CheckpointCoordinator: the current
+// attempt's executions (what the coordinator reads of the ExecutionGraph),
+// sent when they change.
+type ExecutionStates struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Executions    []*ExecutionState      `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionStates) Reset() {
+	*x = ExecutionStates{}
+	mi := &file_messages_flinksim_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionStates) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionStates) ProtoMessage() {}
+
+func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
+func (*ExecutionStates) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *ExecutionStates) GetExecutions() []*ExecutionState {
+	if x != nil {
+		return x.Executions
+	}
+	return nil
+}
+
+// JobStatusChanged: JobMaster -> CheckpointCoordinator
+// (CheckpointCoordinatorDeActivator: RUNNING starts the periodic scheduler,
+// leaving RUNNING stops it and aborts pending checkpoints).
+type JobStatusChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobStatusChanged) Reset() {
+	*x = JobStatusChanged{}
+	mi := &file_messages_flinksim_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobStatusChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobStatusChanged) ProtoMessage() {}
+
+func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
+func (*JobStatusChanged) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *JobStatusChanged) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+// TriggerCheckpointRequest: JobMaster -> CheckpointCoordinator (a manual
+// checkpoint, a savepoint, a stop-with-savepoint).
+type TriggerCheckpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          CheckpointKind         `protobuf:"varint,1,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpointRequest) Reset() {
+	*x = TriggerCheckpointRequest{}
+	mi := &file_messages_flinksim_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpointRequest) ProtoMessage() {}
+
+func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+// CheckpointRequestFailed: CheckpointCoordinator -> JobMaster: a
+// stop-with-savepoint was declined or failed (the job goes on).
+type CheckpointRequestFailed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          CheckpointKind         `protobuf:"varint,1,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointRequestFailed) Reset() {
+	*x = CheckpointRequestFailed{}
+	mi := &file_messages_flinksim_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointRequestFailed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointRequestFailed) ProtoMessage() {}
+
+func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
+func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+}
+
+func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+func (x *CheckpointRequestFailed) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// FailJob: CheckpointCoordinator -> JobMaster: the CheckpointFailureManager
+// fails the job over (tolerable failed checkpoints exceeded, a
+// stop-with-savepoint that failed on a task).
+type FailJob struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cause         string                 `protobuf:"bytes,1,opt,name=cause,proto3" json:"cause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailJob) Reset() {
+	*x = FailJob{}
+	mi := &file_messages_flinksim_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailJob) ProtoMessage() {}
+
+func (x *FailJob) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
+func (*FailJob) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *FailJob) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
+// RestoreRequest: JobMaster -> CheckpointCoordinator: the state for a new
+// deployment (restoreLatestCheckpointedStateToSubtasks, or a job submitted
+// from the last savepoint) with StateAssignmentOperation's checks.
+type RestoreRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      int64                  `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Savepoint      bool                   `protobuf:"varint,2,opt,name=savepoint,proto3" json:"savepoint,omitempty"`                                 // from the latest savepoint (a rescale) rather than the latest completed checkpoint
+	Parallelism    int32                  `protobuf:"varint,3,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // the new deployment's parallelism (0: the job's)
+	MaxParallelism int32                  `protobuf:"varint,4,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // configured for the new job (0: the state's)
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RestoreRequest) Reset() {
+	*x = RestoreRequest{}
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreRequest) ProtoMessage() {}
+
+func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
+func (*RestoreRequest) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *RestoreRequest) GetRequestId() int64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *RestoreRequest) GetSavepoint() bool {
+	if x != nil {
+		return x.Savepoint
+	}
+	return false
+}
+
+func (x *RestoreRequest) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *RestoreRequest) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+// SubtaskRestore is the state one subtask restores.
+type SubtaskRestore struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        string                 `protobuf:"bytes,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Index         int32                  `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"`
+	State         *TaskStateSnapshot     `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubtaskRestore) Reset() {
+	*x = SubtaskRestore{}
+	mi := &file_messages_flinksim_proto_msgTypes[77]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubtaskRestore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubtaskRestore) ProtoMessage() {}
+
+func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[77]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
+func (*SubtaskRestore) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+}
+
+func (x *SubtaskRestore) GetVertex() string {
+	if x != nil {
+		return x.Vertex
+	}
+	return ""
+}
+
+func (x *SubtaskRestore) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *SubtaskRestore) GetState() *TaskStateSnapshot {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// RestoreState: CheckpointCoordinator -> JobMaster.
+type RestoreState struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	RequestId           int64                  `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Found               bool                   `protobuf:"varint,2,opt,name=found,proto3" json:"found,omitempty"` // false: no completed checkpoint (start from the starting offsets)
+	CheckpointId        int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Kind                CheckpointKind         `protobuf:"varint,4,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	MaxParallelism      int32                  `protobuf:"varint,5,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // the new job's max parallelism
+	Error               string                 `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`                                          // Flink's refusal (the job FAILS with it)
+	Subtasks            []*SubtaskRestore      `protobuf:"bytes,7,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	SourceOffsets       []*PartitionOffset     `protobuf:"bytes,8,rep,name=source_offsets,json=sourceOffsets,proto3" json:"source_offsets,omitempty"`
+	RestoredParallelism map[string]int32       `protobuf:"bytes,9,rep,name=restored_parallelism,json=restoredParallelism,proto3" json:"restored_parallelism,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // JobVertex -> parallelism the state was taken with
+	SavepointPath       string                 `protobuf:"bytes,10,opt,name=savepoint_path,json=savepointPath,proto3" json:"savepoint_path,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *RestoreState) Reset() {
+	*x = RestoreState{}
+	mi := &file_messages_flinksim_proto_msgTypes[78]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreState) ProtoMessage() {}
+
+func (x *RestoreState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[78]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
+func (*RestoreState) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+}
+
+func (x *RestoreState) GetRequestId() int64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *RestoreState) GetFound() bool {
+	if x != nil {
+		return x.Found
+	}
+	return false
+}
+
+func (x *RestoreState) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *RestoreState) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+func (x *RestoreState) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *RestoreState) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *RestoreState) GetSubtasks() []*SubtaskRestore {
+	if x != nil {
+		return x.Subtasks
+	}
+	return nil
+}
+
+func (x *RestoreState) GetSourceOffsets() []*PartitionOffset {
+	if x != nil {
+		return x.SourceOffsets
+	}
+	return nil
+}
+
+func (x *RestoreState) GetRestoredParallelism() map[string]int32 {
+	if x != nil {
+		return x.RestoredParallelism
+	}
+	return nil
+}
+
+func (x *RestoreState) GetSavepointPath() string {
+	if x != nil {
+		return x.SavepointPath
+	}
+	return ""
+}
+
 var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xc7\x1b\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\x86!\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -5240,7 +6141,15 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vtxn_request\x18: \x01(\v2\x1d.flinksim.messages.TxnRequestH\x00R\n" +
 	"txnRequest\x12I\n" +
 	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12U\n" +
-	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumptionB\x06\n" +
+	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12q\n" +
+	"\x1ccheckpoint_coordinator_start\x18F \x01(\v2-.flinksim.messages.CheckpointCoordinatorStartH\x00R\x1acheckpointCoordinatorStart\x12O\n" +
+	"\x10execution_states\x18G \x01(\v2\".flinksim.messages.ExecutionStatesH\x00R\x0fexecutionStates\x12S\n" +
+	"\x12job_status_changed\x18H \x01(\v2#.flinksim.messages.JobStatusChangedH\x00R\x10jobStatusChanged\x12k\n" +
+	"\x1atrigger_checkpoint_request\x18I \x01(\v2+.flinksim.messages.TriggerCheckpointRequestH\x00R\x18triggerCheckpointRequest\x12h\n" +
+	"\x19checkpoint_request_failed\x18J \x01(\v2*.flinksim.messages.CheckpointRequestFailedH\x00R\x17checkpointRequestFailed\x127\n" +
+	"\bfail_job\x18K \x01(\v2\x1a.flinksim.messages.FailJobH\x00R\afailJob\x12L\n" +
+	"\x0frestore_request\x18L \x01(\v2!.flinksim.messages.RestoreRequestH\x00R\x0erestoreRequest\x12F\n" +
+	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreStateB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -5333,7 +6242,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vpartitioner\x18\x01 \x01(\tR\vpartitioner\x12+\n" +
 	"\x11num_subpartitions\x18\x02 \x01(\x05R\x10numSubpartitions\x12\x1c\n" +
 	"\tconsumers\x18\x03 \x03(\tR\tconsumers\x12-\n" +
-	"\x12consumer_locations\x18\x04 \x03(\tR\x11consumerLocations\"\xe7\x05\n" +
+	"\x12consumer_locations\x18\x04 \x03(\tR\x11consumerLocations\"\xb0\x06\n" +
 	"\n" +
 	"SubmitTask\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x1d\n" +
@@ -5355,7 +6264,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\arestore\x18\x0e \x01(\v2$.flinksim.messages.TaskStateSnapshotR\arestore\x122\n" +
 	"\x15restore_checkpoint_id\x18\x0f \x01(\x03R\x13restoreCheckpointId\x12/\n" +
 	"\x13restore_parallelism\x18\x10 \x01(\x05R\x12restoreParallelism\x12$\n" +
-	"\rcheckpointing\x18\x11 \x01(\bR\rcheckpointing\"e\n" +
+	"\rcheckpointing\x18\x11 \x01(\bR\rcheckpointing\x12G\n" +
+	"\x11job_configuration\x18\x12 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\"1\n" +
+	"\aSetting\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"e\n" +
 	"\x12TaskExecutionState\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
@@ -5571,7 +6484,62 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11ResumeConsumption\x12\x1f\n" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12-\n" +
-	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex*H\n" +
+	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"z\n" +
+	"\x10CheckpointVertex\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12 \n" +
+	"\vparallelism\x18\x02 \x01(\x05R\vparallelism\x12\x1a\n" +
+	"\bupstream\x18\x03 \x01(\tR\bupstream\x12\x18\n" +
+	"\aforward\x18\x04 \x01(\bR\aforward\"\x9c\x02\n" +
+	"\x1aCheckpointCoordinatorStart\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12?\n" +
+	"\bvertices\x18\x02 \x03(\v2#.flinksim.messages.CheckpointVertexR\bvertices\x12'\n" +
+	"\x0fmax_parallelism\x18\x03 \x01(\x05R\x0emaxParallelism\x12G\n" +
+	"\x11job_configuration\x18\x04 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\x124\n" +
+	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"h\n" +
+	"\x0eExecutionState\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06vertex\x18\x02 \x01(\tR\x06vertex\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\"T\n" +
+	"\x0fExecutionStates\x12A\n" +
+	"\n" +
+	"executions\x18\x01 \x03(\v2!.flinksim.messages.ExecutionStateR\n" +
+	"executions\"*\n" +
+	"\x10JobStatusChanged\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\"Q\n" +
+	"\x18TriggerCheckpointRequest\x125\n" +
+	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\"j\n" +
+	"\x17CheckpointRequestFailed\x125\n" +
+	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x1f\n" +
+	"\aFailJob\x12\x14\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\"\x98\x01\n" +
+	"\x0eRestoreRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x1c\n" +
+	"\tsavepoint\x18\x02 \x01(\bR\tsavepoint\x12 \n" +
+	"\vparallelism\x18\x03 \x01(\x05R\vparallelism\x12'\n" +
+	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"z\n" +
+	"\x0eSubtaskRestore\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\tR\x06vertex\x12\x14\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05index\x12:\n" +
+	"\x05state\x18\x03 \x01(\v2$.flinksim.messages.TaskStateSnapshotR\x05state\"\xc4\x04\n" +
+	"\fRestoreState\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x14\n" +
+	"\x05found\x18\x02 \x01(\bR\x05found\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x125\n" +
+	"\x04kind\x18\x04 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\x12'\n" +
+	"\x0fmax_parallelism\x18\x05 \x01(\x05R\x0emaxParallelism\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\x12=\n" +
+	"\bsubtasks\x18\a \x03(\v2!.flinksim.messages.SubtaskRestoreR\bsubtasks\x12I\n" +
+	"\x0esource_offsets\x18\b \x03(\v2\".flinksim.messages.PartitionOffsetR\rsourceOffsets\x12k\n" +
+	"\x14restored_parallelism\x18\t \x03(\v28.flinksim.messages.RestoreState.RestoredParallelismEntryR\x13restoredParallelism\x12%\n" +
+	"\x0esavepoint_path\x18\n" +
+	" \x01(\tR\rsavepointPath\x1aF\n" +
+	"\x18RestoredParallelismEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -5591,7 +6559,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -5618,50 +6586,63 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*InputGateDeployment)(nil),         // 22: flinksim.messages.InputGateDeployment
 	(*ResultPartitionDeployment)(nil),   // 23: flinksim.messages.ResultPartitionDeployment
 	(*SubmitTask)(nil),                  // 24: flinksim.messages.SubmitTask
-	(*TaskExecutionState)(nil),          // 25: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 26: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 27: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 28: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 29: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 30: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 31: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 32: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 33: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 34: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 35: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 36: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 37: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 38: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 39: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 40: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 41: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 42: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 43: flinksim.messages.BufferResponse
-	(*AddCredit)(nil),                   // 44: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 45: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 46: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 47: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 48: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 49: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 50: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 51: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 52: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 53: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 54: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 55: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 56: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 57: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 58: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 59: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 60: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 61: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 62: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 63: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 64: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 65: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 66: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 67: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 68: flinksim.messages.ResumeConsumption
+	(*Setting)(nil),                     // 25: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 26: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 27: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 28: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 29: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 30: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 31: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 32: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 33: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 34: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 35: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 36: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 37: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 38: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 39: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 40: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 41: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 42: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 43: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 44: flinksim.messages.BufferResponse
+	(*AddCredit)(nil),                   // 45: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 46: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 47: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 48: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 49: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 50: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 51: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 52: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 53: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 54: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 55: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 56: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 57: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 58: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 59: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 60: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 61: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 62: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 63: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 64: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 65: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 66: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 67: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 68: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 69: flinksim.messages.ResumeConsumption
+	(*CheckpointVertex)(nil),            // 70: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 71: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 72: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 73: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 74: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 75: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 76: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 77: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 78: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 79: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 80: flinksim.messages.RestoreState
+	nil,                                 // 81: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -5675,75 +6656,94 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	20, // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
 	21, // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
 	24, // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	25, // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	26, // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	28, // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	29, // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	30, // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	32, // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	34, // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	37, // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	40, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	38, // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	39, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	42, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	43, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	44, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	45, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	46, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	47, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	48, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	49, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	50, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	51, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	52, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	53, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	61, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	62, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	63, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	64, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	65, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	66, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	67, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	68, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	2,  // 42: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 43: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 44: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 45: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 46: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 47: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 48: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 49: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 50: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 51: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	60, // 52: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	27, // 53: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	31, // 54: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	33, // 55: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	35, // 56: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	36, // 57: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	35, // 58: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 59: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	41, // 60: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	41, // 61: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 62: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	56, // 63: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	55, // 64: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	55, // 65: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	54, // 66: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	57, // 67: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	58, // 68: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	59, // 69: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	59, // 70: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	60, // 71: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 72: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 73: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	31, // 74: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	75, // [75:75] is the sub-list for method output_type
-	75, // [75:75] is the sub-list for method input_type
-	75, // [75:75] is the sub-list for extension type_name
-	75, // [75:75] is the sub-list for extension extendee
-	0,  // [0:75] is the sub-list for field type_name
+	26, // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	27, // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	29, // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	30, // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	31, // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	33, // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	35, // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	38, // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	41, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	39, // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	40, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	43, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	44, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	45, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	46, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	47, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	48, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	49, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	50, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	51, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	52, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	53, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	54, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	62, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	63, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	64, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	65, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	66, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	67, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	68, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	69, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	71, // 42: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	73, // 43: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	74, // 44: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	75, // 45: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	76, // 46: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	77, // 47: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	78, // 48: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	80, // 49: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	2,  // 50: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 51: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 52: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 53: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 54: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	14, // 55: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	14, // 56: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	19, // 57: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	22, // 58: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	23, // 59: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	61, // 60: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 61: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	28, // 62: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	32, // 63: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	34, // 64: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	36, // 65: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 66: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	36, // 67: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 68: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	42, // 69: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	42, // 70: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 71: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	57, // 72: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	56, // 73: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	56, // 74: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	55, // 75: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	58, // 76: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	59, // 77: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	60, // 78: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	60, // 79: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	61, // 80: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 81: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 82: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	32, // 83: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	70, // 84: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	25, // 85: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	72, // 86: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	0,  // 87: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	0,  // 88: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	61, // 89: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 90: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	79, // 91: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	32, // 92: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	81, // 93: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	94, // [94:94] is the sub-list for method output_type
+	94, // [94:94] is the sub-list for method input_type
+	94, // [94:94] is the sub-list for extension type_name
+	94, // [94:94] is the sub-list for extension extendee
+	0,  // [0:94] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -5794,6 +6794,14 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_TxnRequest)(nil),
 		(*Envelope_CommitOffsets)(nil),
 		(*Envelope_ResumeConsumption)(nil),
+		(*Envelope_CheckpointCoordinatorStart)(nil),
+		(*Envelope_ExecutionStates)(nil),
+		(*Envelope_JobStatusChanged)(nil),
+		(*Envelope_TriggerCheckpointRequest)(nil),
+		(*Envelope_CheckpointRequestFailed)(nil),
+		(*Envelope_FailJob)(nil),
+		(*Envelope_RestoreRequest)(nil),
+		(*Envelope_RestoreState)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -5808,7 +6816,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   67,
+			NumMessages:   80,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -18,9 +18,9 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
-	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -246,8 +246,8 @@ func (j *JobManager) WaitForTaskManagers(timeout time.Duration, interrupt <-chan
 // a spare process that hosts nothing yet, or here when there is none, as an
 // active resource manager would start a new pod. The choice is said on
 // stderr and never reaches the log.
-func (j *JobManager) Place(name string, c actors.Component) *messages.Spawned {
-	if _, ok := c.(*actors.TaskManager); !ok {
+func (j *JobManager) Place(name string, c kernel.Component) *messages.Spawned {
+	if _, ok := c.(*taskexecutor.TaskExecutor); !ok {
 		return nil
 	}
 	j.mu.Lock()
@@ -335,7 +335,7 @@ func (j *JobManager) kill(sess *cluster.Session, l *lossNote) {
 		return
 	}
 	j.printf("injected %q at virtual time %s: taskmanager process %d (%s at %s) is lost: %s",
-		a.String(), eventlog.FormatVT(vt.FromDuration(a.At)), l.p.position, l.p.id, l.p.addr, l.p.cause)
+		a.String(), vt.FromDuration(a.At).String(), l.p.position, l.p.id, l.p.addr, l.p.cause)
 }
 
 // Close tells every process still reachable that the run is over (failed:
@@ -389,7 +389,7 @@ func (t *transport) SendStep(ctx *actor.Context, self *actor.PID, st *kernel.Ste
 		k := slices.Index(addrs, pid.Address)
 		if k < 0 {
 			addrs = append(addrs, pid.Address)
-			groups = append(groups, &messages.DeliverBatch{Step: st.N, Now: st.Now})
+			groups = append(groups, &messages.DeliverBatch{Step: st.N, Now: st.Now.Micros()})
 			k = len(groups) - 1
 		}
 		groups[k].Deliveries = append(groups[k].Deliveries, &messages.Delivery{To: d.To, Envelopes: d.Envelopes})
@@ -413,7 +413,7 @@ func (t *transport) SendStep(ctx *actor.Context, self *actor.PID, st *kernel.Ste
 			continue
 		}
 		if pid.Address == local {
-			ctx.Engine().SendWithSender(pid, &messages.Deliver{Step: st.N, Now: st.Now, Envelopes: d.Envelopes}, self)
+			ctx.Engine().SendWithSender(pid, &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, self)
 		}
 	}
 }

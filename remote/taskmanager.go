@@ -18,6 +18,7 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/taskexecutor"
 )
 
 // GatewayName is the Hollywood kind and ID of a taskmanager process's
@@ -244,7 +245,7 @@ func (g *gateway) receive(msg any, _ *actor.PID) {
 			g.events <- tmEvent{fatal: fmt.Errorf("the jobmanager at %s asked for %s before accepting this process", g.jm, m.Name)}
 			return
 		}
-		host.Spawn(m.Name, actors.NewTaskManager(cfg))
+		host.Spawn(m.Name, taskexecutor.New(cfg))
 		g.events <- tmEvent{hosting: m.Name}
 	case *messages.StepBatch:
 		g.deliver(m)

@@ -8,6 +8,10 @@
 //	at=3m trigger-savepoint
 //	at=4m stop-with-savepoint
 //	at=5m rescale 3
+//	at=40s send-event key=user-7 ts=now-30s partition=1 amount=12.5
+//	at=50s pause-partition 2
+//	at=70s resume-partition 2
+//	at=80s set execution.checkpointing.unaligned.enabled=true
 //
 // The time is a Flink duration (sim/config.ParseDuration) from the start of
 // the run.
@@ -15,12 +19,14 @@ package action
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 )
 
 // Verb names what an action does.
@@ -33,9 +39,30 @@ const (
 	TriggerSavepoint  Verb = "trigger-savepoint"   // no arg
 	StopWithSavepoint Verb = "stop-with-savepoint" // no arg
 	Rescale           Verb = "rescale"             // arg: new parallelism [max-parallelism=N]
+	// SendEvent appends one record to the source topic (the broker does):
+	// key=K ts=MS|now|now-D [partition=N] [field=value ...]
+	SendEvent Verb = "send-event"
+	// PausePartition and ResumePartition stop and restart the producer of a
+	// source partition (the generator appends nothing to it meanwhile; an
+	// events file's paced records wait): arg the partition number.
+	PausePartition  Verb = "pause-partition"
+	ResumePartition Verb = "resume-partition"
+	// Set changes one of SetKeys while the job runs: arg KEY=VALUE.
+	Set Verb = "set"
 )
 
-var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale}
+var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
+	SendEvent, PausePartition, ResumePartition, Set}
+
+// SetKeys are the settings `set` may change during a run, and how each is
+// applied (README.md, "Actions"): the first two are job configuration, which
+// a running Flink job only takes through a restart, so the job stops with a
+// savepoint and a new job starts from it with the new value; the consumer's
+// isolation level only changes which records the output view shows.
+var SetKeys = []string{"execution.checkpointing.unaligned.enabled", "job.watermark.idleness", "sim.output.isolation-level"}
+
+// Verbs are the action verbs, in the order the help lists them.
+func Verbs() []Verb { return slices.Clone(verbs) }
 
 // Action is one parsed action.
 type Action struct {
@@ -108,6 +135,33 @@ func Parse(s string) (Action, error) {
 			}
 			a.Arg += " " + args[1]
 		}
+	case SendEvent:
+		arg, err := parseSendEvent(args)
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Arg = arg
+	case PausePartition, ResumePartition:
+		if len(args) != 1 {
+			return Action{}, fmt.Errorf("action %q: %s needs one partition number, e.g. '%s 0'", s, a.Verb, a.Verb)
+		}
+		if n, err := strconv.Atoi(args[0]); err != nil || n < 0 {
+			return Action{}, fmt.Errorf("action %q: %q is not a partition number (0, 1, ...)", s, args[0])
+		}
+		a.Arg = args[0]
+	case Set:
+		if len(args) != 1 || !strings.Contains(args[0], "=") {
+			return Action{}, fmt.Errorf("action %q: set needs KEY=VALUE, KEY one of %s", s, strings.Join(SetKeys, ", "))
+		}
+		k, v, _ := strings.Cut(args[0], "=")
+		if !slices.Contains(SetKeys, k) {
+			return Action{}, fmt.Errorf("action %q: %s cannot be set while the job runs; set takes one of %s", s, k, strings.Join(SetKeys, ", "))
+		}
+		probe := config.Default()
+		if err := probe.Set(k, v); err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Arg = args[0]
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)
@@ -150,6 +204,83 @@ func Sort(as []Action) {
 	})
 }
 
+// Event is a parsed send-event argument.
+type Event struct {
+	Key string
+	// Ts is the event time in ms; with Now set it is an offset from "now"
+	// (the newest event time in the source topic, see README.md).
+	Ts        int64
+	Now       bool
+	Partition int // -1: Kafka's default partitioner picks one
+	// Fields are the record's other fields, in the given order, each value
+	// a JSON number when it parses as one, else a JSON string.
+	Fields [][2]string
+}
+
+// ParseEvent reads the argument of a send-event action.
+func ParseEvent(arg string) (Event, error) {
+	e := Event{Partition: -1}
+	haveKey, haveTs := false, false
+	for _, f := range strings.Fields(arg) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" {
+			return e, fmt.Errorf("send-event: %q is not field=value", f)
+		}
+		switch k {
+		case "key":
+			if v == "" {
+				return e, fmt.Errorf("send-event: key= must not be empty")
+			}
+			e.Key, haveKey = v, true
+		case "ts":
+			haveTs = true
+			if v == "now" || strings.HasPrefix(v, "now-") || strings.HasPrefix(v, "now+") {
+				e.Now = true
+				if v == "now" {
+					continue
+				}
+				d, err := config.ParseDuration(v[4:])
+				if err != nil {
+					return e, fmt.Errorf("send-event: ts=%s: %v", v, err)
+				}
+				e.Ts = d.Milliseconds()
+				if v[3] == '-' {
+					e.Ts = -e.Ts
+				}
+				continue
+			}
+			ts, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return e, fmt.Errorf("send-event: ts=%s: expected event time in ms, now, or now-DURATION (e.g. now-30s)", v)
+			}
+			if ts == math.MinInt64 {
+				return e, fmt.Errorf("send-event: ts=%s: Long.MIN_VALUE is no timestamp", v)
+			}
+			e.Ts = ts
+		case "partition":
+			p, err := strconv.Atoi(v)
+			if err != nil || p < 0 {
+				return e, fmt.Errorf("send-event: partition=%s: expected a partition number (0, 1, ...)", v)
+			}
+			e.Partition = p
+		default:
+			e.Fields = append(e.Fields, [2]string{k, v})
+		}
+	}
+	if !haveKey || !haveTs {
+		return e, fmt.Errorf("send-event needs key=K and ts=MS|now|now-DURATION, e.g. 'send-event key=user-7 ts=now-30s'")
+	}
+	return e, nil
+}
+
+func parseSendEvent(args []string) (string, error) {
+	arg := strings.Join(args, " ")
+	if _, err := ParseEvent(arg); err != nil {
+		return "", err
+	}
+	return arg, nil
+}
+
 func isVerb(s string) bool { return slices.Contains(verbs, Verb(s)) }
 
 func verbList() string {
@@ -158,4 +289,22 @@ func verbList() string {
 		s = append(s, string(v))
 	}
 	return strings.Join(s, ", ")
+}
+
+// Target is the actor an action is delivered to: the TaskManager a kill
+// names, the broker for what happens to the source topic and the output
+// consumer, the JobManager for the rest (what Flink's REST API or CLI asks
+// of the JobMaster).
+func (a Action) Target() string {
+	switch a.Verb {
+	case KillTaskManager:
+		return a.Arg
+	case SendEvent, PausePartition, ResumePartition:
+		return jobgraph.KafkaName
+	case Set:
+		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
+			return jobgraph.KafkaName
+		}
+	}
+	return jobgraph.JobManagerName
 }

@@ -21,6 +21,9 @@ type Tally struct {
 	// IgnoredActions are the user actions not carried out, each
 	// "action: reason", in log order.
 	IgnoredActions []string
+	// OutputIsolation is the output consumer's isolation.level when a set
+	// action changed it during the run ("" otherwise).
+	OutputIsolation string
 }
 
 // NewTally returns an empty tally.
@@ -49,6 +52,8 @@ func (t *Tally) Observe(ev *messages.LogEvent) {
 				t.Counters[k] += v
 			}
 		})
+	case OutputIsolation:
+		t.OutputIsolation = e.IsolationLevel
 	case WindowFired:
 		t.Counters["windows_fired"]++
 	}

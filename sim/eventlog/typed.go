@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
 // Event is a typed log event: producers build one and log its Fields;
@@ -17,7 +18,7 @@ type Event interface {
 // (yet): such events are read through their fields.
 func Decode(ev *messages.LogEvent) Event {
 	f := fieldsOf(ev)
-	switch ev.Kind {
+	switch Kind(ev.Kind) {
 	case KindJobStatus:
 		return JobStatus{JobID: f.str("job_id"), Status: f.str("status"), Previous: f.str("previous"), Cause: f.str("cause")}
 	case KindOutputView:
@@ -29,6 +30,8 @@ func Decode(ev *messages.LogEvent) Event {
 	case KindWindowFired:
 		return WindowFired{Key: f.str("key"), WindowStart: f.int("window_start"), WindowEnd: f.int("window_end"),
 			Value: f.float("value"), Firing: f.int("firing"), Watermark: f.int("watermark")}
+	case KindOutputIsolation:
+		return OutputIsolation{IsolationLevel: f.str("isolation_level")}
 	case KindFailure:
 		return Failure{Invariant: f.str("invariant"), What: f.str("what")}
 	case KindFinal:
@@ -45,7 +48,7 @@ func Decode(ev *messages.LogEvent) Event {
 // KindAction is a live user action, logged by the scheduler when it is
 // delivered (a UI session's or a replayed one's; actions of the header are
 // not logged again).
-const KindAction Kind = "action"
+const KindAction = kernel.KindAction
 
 // JobStatus is a job status transition (JobStatus in Flink:
 // org.apache.flink.api.common.JobStatus).
@@ -121,6 +124,19 @@ func (e WindowFired) Fields() []*messages.Field {
 	return []*messages.Field{messages.Str("key", e.Key), messages.Int("window_start", e.WindowStart),
 		messages.Int("window_end", e.WindowEnd), messages.Float("value", e.Value), messages.Int("firing", e.Firing),
 		messages.Int("watermark", e.Watermark)}
+}
+
+// OutputIsolation is a change of the output consumer's isolation.level
+// (sim.output.isolation-level): it changes only which sink records the
+// output view shows.
+type OutputIsolation struct {
+	IsolationLevel string // read_uncommitted or read_committed
+}
+
+func (OutputIsolation) Kind() Kind { return KindOutputIsolation }
+
+func (e OutputIsolation) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("isolation_level", e.IsolationLevel)}
 }
 
 // Failure is a broken invariant that ended the run.
