@@ -82,13 +82,20 @@ type JobManager struct {
 
 	byes    chan struct{}
 	pingSeq uint64
+	pingAt  map[uint64]time.Time // when each recent Ping left
 	stats   Stats
 }
 
 // Stats count the transport's traffic (for the README's figures).
 type Stats struct {
 	Batches, Bytes uint64 // StepBatches sent and their payload bytes
+	// RoundTrips are heartbeat round trips (Ping out, Pong back: one
+	// message each way between the processes), during the run.
+	RoundTrips []time.Duration
 }
+
+// maxRoundTrips bounds the samples kept.
+const maxRoundTrips = 100_000
 
 type peer struct {
 	id, addr string
@@ -153,7 +160,7 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	j := &JobManager{cfg: cfg, byAddr: map[string]*peer{}, pending: map[string]bool{},
+	j := &JobManager{cfg: cfg, byAddr: map[string]*peer{}, pending: map[string]bool{}, pingAt: map[uint64]time.Time{},
 		joined: make(chan struct{}, 1), losses: make(chan *lossNote, 64), byes: make(chan struct{}, 64)}
 	installLog(cfg.Stderr, "jobmanager", func(err string) {
 		j.problem("a taskmanager process sent a message this program cannot decode: " + err)
@@ -300,6 +307,7 @@ func (j *JobManager) Run(cfg config.Config, opt cluster.Options) (*cluster.Resul
 	}
 	j.mu.Unlock()
 	const slice vt.Time = 100_000 // virtual µs between two looks at the losses
+	start := time.Now()
 	st := sess.Status()
 	for !st.Ended {
 		st = sess.RunUntil(st.Now + slice)
@@ -314,9 +322,25 @@ func (j *JobManager) Run(cfg config.Config, opt cluster.Options) (*cluster.Resul
 		}
 	}
 	res := sess.Finish()
-	status := res.JobStatus
-	j.Close("the run ended: job "+status, false)
+	j.report(res, time.Since(start))
+	j.Close("the run ended: job "+res.JobStatus, false)
 	return res, nil
+}
+
+// report says on stderr what the run cost: steps and records per wall
+// second, what crossed, and the heartbeat round trips.
+func (j *JobManager) report(res *cluster.Result, wall time.Duration) {
+	st := j.Stats()
+	sec := wall.Seconds()
+	rtt := ""
+	if n := len(st.RoundTrips); n > 0 {
+		slices.Sort(st.RoundTrips)
+		rtt = fmt.Sprintf("; heartbeat round trip median %s, p90 %s (%d)", st.RoundTrips[n/2].Round(time.Microsecond),
+			st.RoundTrips[n*9/10].Round(time.Microsecond), n)
+	}
+	j.printf("the run took %.2fs wall: %d steps (%.0f per second), %d records read (%.0f per second); %d step batches to the processes, %.1f MB%s",
+		sec, res.Steps, float64(res.Steps)/sec, res.Counters["records_read"], float64(res.Counters["records_read"])/sec,
+		st.Batches, float64(st.Bytes)/1e6, rtt)
 }
 
 // kill injects the loss of l's process as a live action.
@@ -364,7 +388,9 @@ func (j *JobManager) Close(reason string, failed bool) {
 func (j *JobManager) Stats() Stats {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.stats
+	st := j.stats
+	st.RoundTrips = slices.Clone(st.RoundTrips)
+	return st
 }
 
 // transport is the scheduler's StepSender: one StepBatch per process per
@@ -477,6 +503,9 @@ func (j *JobManager) receive(msg any, sender *actor.PID) {
 		j.mu.Lock()
 		if p := j.from(sender); p != nil {
 			p.lastPong = time.Now()
+			if at, ok := j.pingAt[m.Seq]; ok && j.started && len(j.stats.RoundTrips) < maxRoundTrips {
+				j.stats.RoundTrips = append(j.stats.RoundTrips, p.lastPong.Sub(at))
+			}
 		}
 		j.mu.Unlock()
 	case *messages.StepReply:
@@ -639,6 +668,8 @@ func (j *JobManager) tick() {
 	defer j.mu.Unlock()
 	now := time.Now()
 	j.pingSeq++
+	j.pingAt[j.pingSeq] = now
+	delete(j.pingAt, j.pingSeq-64)
 	for _, p := range slices.Clone(j.peers) {
 		if p.lost {
 			continue

@@ -75,13 +75,13 @@ type proc struct {
 
 // start runs argv (the first element a program) in dir, optionally inside
 // network namespace ns.
-func start(t *testing.T, name, dir, ns string, argv ...string) *proc {
+func start(t testing.TB, name, dir, ns string, argv ...string) *proc {
 	t.Helper()
 	return startOut(t, nil, name, dir, ns, argv...)
 }
 
 // startOut is start with stdout going to out.
-func startOut(t *testing.T, out *bytes.Buffer, name, dir, ns string, argv ...string) *proc {
+func startOut(t testing.TB, out *bytes.Buffer, name, dir, ns string, argv ...string) *proc {
 	t.Helper()
 	if ns != "" {
 		argv = append([]string{"ip", "netns", "exec", ns}, argv...)
@@ -119,7 +119,7 @@ func startOut(t *testing.T, out *bytes.Buffer, name, dir, ns string, argv ...str
 
 // wait waits for p to exit within timeout and returns its exit code; on a
 // timeout it kills p and fails the test.
-func (p *proc) wait(t *testing.T, timeout time.Duration) int {
+func (p *proc) wait(t testing.TB, timeout time.Duration) int {
 	t.Helper()
 	select {
 	case <-p.done:
@@ -133,7 +133,7 @@ func (p *proc) wait(t *testing.T, timeout time.Duration) int {
 }
 
 // waitFor waits until p's stderr contains s.
-func (p *proc) waitFor(t *testing.T, s string, timeout time.Duration) {
+func (p *proc) waitFor(t testing.TB, s string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !strings.Contains(p.stderr.String(), s) {
@@ -152,7 +152,7 @@ func (p *proc) waitFor(t *testing.T, s string, timeout time.Duration) {
 func (p *proc) signal(sig syscall.Signal) { p.cmd.Process.Signal(sig) }
 
 // freePort is a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -164,7 +164,7 @@ func freePort(t *testing.T) int {
 
 // flinksim runs one command to its end in dir and returns stdout, stderr
 // and the exit code.
-func flinksim(t *testing.T, dir string, timeout time.Duration, args ...string) (string, string, int) {
+func flinksim(t testing.TB, dir string, timeout time.Duration, args ...string) (string, string, int) {
 	t.Helper()
 	var out bytes.Buffer
 	p := startOut(t, &out, "flinksim "+args[0], dir, "", append([]string{bin}, args...)...)
@@ -194,7 +194,7 @@ type spec struct {
 
 // startCluster starts the jobmanager, waits until it listens, then starts
 // the taskmanagers.
-func startCluster(t *testing.T, dir string, s spec) *procs {
+func startCluster(t testing.TB, dir string, s spec) *procs {
 	t.Helper()
 	c := &procs{dir: dir, addr: s.listen}
 	if c.addr == "" {
@@ -209,7 +209,7 @@ func startCluster(t *testing.T, dir string, s spec) *procs {
 	return c
 }
 
-func (c *procs) addTM(t *testing.T, s spec, i int) *proc {
+func (c *procs) addTM(t testing.TB, s spec, i int) *proc {
 	t.Helper()
 	join := c.addr
 	if i < len(s.joinTo) {
@@ -225,7 +225,7 @@ func (c *procs) addTM(t *testing.T, s spec, i int) *proc {
 }
 
 // hosting is the taskmanager process that hosts TaskManager name.
-func (c *procs) hosting(t *testing.T, name string) *proc {
+func (c *procs) hosting(t testing.TB, name string) *proc {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, p := range c.tms {
@@ -256,7 +256,7 @@ func firstDiff(a, b []byte) string {
 	return ""
 }
 
-func read(t *testing.T, path string) []byte {
+func read(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
