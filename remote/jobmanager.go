@@ -109,6 +109,7 @@ type peer struct {
 	tm       string          // the TaskManager it hosts ("": none yet)
 	names    map[string]bool // live actors it hosts
 	inflight *inflight       // the step it has not answered
+	answered uint64          // the last step it answered
 	pending  []*inflight     // steps waiting for the rebuild of its actors (lost)
 	adopted  bool            // its actors live in this process now
 	rebuilds bool            // a rebuild of its actors is under way
@@ -723,27 +724,29 @@ func (j *JobManager) lose(p *peer, cause string) {
 	j.startRebuild()
 }
 
-// startRebuild rebuilds, in one re-run, the actors of every lost process
-// not rebuilt yet, once a step needs one of them (mu held): the re-run stops
-// after the step before it, which is where those actors stood, since none
-// of them received anything after.
+// startRebuild rebuilds the actors of lost processes once a step needs one
+// of them (mu held). The re-run stops after the step before that step S:
+// where the actors of a process stood if it answered no step from S on and
+// received nothing after its last answer. Every lost process that meets
+// this is rebuilt in the same re-run; one that answered step S itself (lost
+// in the same step, after its answer) waits for a later re-run.
 func (j *JobManager) startRebuild() {
-	var todo []*peer
 	var step uint64
 	for _, p := range j.peers {
 		if p.lost && !p.adopted && p.rebuilds {
 			return // one at a time; the next starts when it ends
 		}
-		if p.lost && !p.adopted && len(p.pending) > 0 {
+		if p.lost && !p.adopted && len(p.pending) > 0 && (step == 0 || p.pending[0].batch.Step < step) {
 			step = p.pending[0].batch.Step
 		}
 	}
 	if step == 0 || j.rebuild == nil {
 		return
 	}
+	var todo []*peer
 	var names []string
 	for _, p := range j.peers {
-		if p.lost && !p.adopted {
+		if p.lost && !p.adopted && p.answered < step {
 			todo = append(todo, p)
 			p.rebuilds = true
 			for n := range p.names {
@@ -826,7 +829,7 @@ func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
 		j.mu.Unlock()
 		return
 	}
-	p.inflight = nil
+	p.inflight, p.answered = nil, m.Step
 	for _, d := range b.Dones {
 		for _, sp := range d.Spawned {
 			p.names[sp.Name] = true

@@ -3,12 +3,17 @@ package remote
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/anthdm/hollywood/actor"
+
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 )
@@ -152,26 +157,97 @@ func liveActions(t *testing.T, log []byte) []action.Action {
 	return out
 }
 
-func TestInProcessLossReplays(t *testing.T) {
-	cfg := settings(t, "sim.duration=2min", "restart-strategy.type=fixed-delay", "execution.checkpointing.interval=10s")
-	opt := cluster.Options{}
-	r, run := startRemote(t, cfg, opt, 2)
+// loseAfter declares the processes at positions lost (as a closed
+// connection does) once `batches` step batches went out.
+func loseAfter(r *remoteRun, batches uint64, positions ...int) {
 	go func() {
-		time.Sleep(time.Second)
+		for r.jm.Stats().Batches < batches {
+			time.Sleep(time.Millisecond)
+		}
 		r.jm.mu.Lock()
-		p := r.jm.initial[1]
+		var ps []*peer
+		for _, i := range positions {
+			ps = append(ps, r.jm.initial[i-1])
+		}
 		r.jm.mu.Unlock()
-		r.jm.engine.Send(r.jm.self, &unreachable{p: p})
+		for _, p := range ps {
+			r.jm.receive(&unreachable{p: p}, nil)
+		}
 	}()
-	res, got := run()
-	live := liveActions(t, got)
-	t.Logf("job %s, %d steps, live actions %v\n%s", res.JobStatus, res.Steps, live, r.stderr)
-	if len(live) != 1 {
-		t.Fatalf("want one live kill, got %v", live)
+}
+
+// A process lost mid-run is killed at the virtual time it is noticed, its
+// actors are rebuilt in the jobmanager process, and the log replays in one
+// process.
+func TestInProcessLossReplays(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose []int
+	}{{"one", []int{2}}, {"both", []int{1, 2}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := settings(t, "sim.duration=40s", "restart-strategy.type=fixed-delay", "execution.checkpointing.interval=10s")
+			opt := cluster.Options{}
+			r, run := startRemote(t, cfg, opt, 2)
+			loseAfter(r, 3000, tc.lose...)
+			res, got := run()
+			live := liveActions(t, got)
+			t.Logf("job %s, %d steps, live actions %v\n%s", res.JobStatus, res.Steps, live, r.stderr)
+			if len(live) != len(tc.lose) {
+				t.Fatalf("want %d live kills, got %v", len(tc.lose), live)
+			}
+			opt.LiveActions = live
+			_, want := local(t, cfg, opt)
+			if d := firstDiff(want, got); d != "" {
+				t.Fatalf("logs differ at %s", d)
+			}
+		})
 	}
-	opt.LiveActions = live
-	_, want := local(t, cfg, opt)
-	if d := firstDiff(want, got); d != "" {
-		t.Fatalf("logs differ at %s", d)
+}
+
+// Which lost processes one re-run rebuilds: those that answered no step
+// from the first step that needs one of them; a process lost after it
+// answered that step waits for a later re-run.
+func TestRebuildTargets(t *testing.T) {
+	type call struct {
+		steps uint64
+		names string
+	}
+	calls := make(chan call, 4)
+	eng, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &JobManager{started: true, cfg: JobManagerConfig{Stderr: io.Discard}, engine: eng,
+		self: spawnInline(eng, HubName, func(any, *actor.PID) {}),
+		rebuild: func(steps uint64, names []string) ([]string, error) {
+			slices.Sort(names)
+			calls <- call{steps, strings.Join(names, " ")}
+			return nil, nil
+		}}
+	batch := func(step uint64) *inflight { return &inflight{batch: &messages.StepBatch{Step: step}} }
+	a := &peer{id: "a", lost: true, answered: 41, names: map[string]bool{"tm-1": true}, pending: []*inflight{batch(42)}}
+	b := &peer{id: "b", lost: true, answered: 42, names: map[string]bool{"tm-2": true}}          // answered step 42, then lost
+	c := &peer{id: "c", lost: true, answered: 30, names: map[string]bool{"tm-3": true}}          // idle since step 30
+	d := &peer{id: "d", lost: true, adopted: true, names: map[string]bool{"tm-4": true}}         // rebuilt already
+	e := &peer{id: "e", answered: 42, inflight: batch(43), names: map[string]bool{"tm-5": true}} // alive
+	j.peers = []*peer{a, b, c, d, e}
+	j.startRebuild()
+	if got := <-calls; got != (call{41, "tm-1 tm-3"}) {
+		t.Fatalf("re-run %+v, want 41 steps for tm-1 and tm-3", got)
+	}
+	if !a.rebuilds || b.rebuilds || !c.rebuilds {
+		t.Fatalf("rebuilding a=%v b=%v c=%v", a.rebuilds, b.rebuilds, c.rebuilds)
+	}
+	j.startRebuild() // one at a time
+	select {
+	case got := <-calls:
+		t.Fatalf("a second re-run %+v while one is under way", got)
+	default:
+	}
+	a.rebuilds, c.rebuilds, a.adopted, c.adopted, a.pending = false, false, true, true, nil
+	b.pending = []*inflight{batch(50)}
+	j.startRebuild()
+	if got := <-calls; got != (call{49, "tm-2"}) {
+		t.Fatalf("re-run %+v, want 49 steps for tm-2", got)
 	}
 }
