@@ -115,6 +115,17 @@ type peer struct {
 	rebuilds bool            // a rebuild of its actors is under way
 }
 
+// String names the process: its resource id and address.
+func (p *peer) String() string { return named(p.id, p.addr) }
+
+// named is "ID at ADDR", or ADDR when the id is the default, the address.
+func named(id, addr string) string {
+	if id == addr {
+		return addr
+	}
+	return id + " at " + addr
+}
+
 type inflight struct {
 	batch *messages.StepBatch
 	n     int // deliveries in it
@@ -285,7 +296,7 @@ func (j *JobManager) Place(name string, c kernel.Component) *messages.Spawned {
 	if p.spare {
 		kind = "spare taskmanager process"
 	}
-	j.printf("TaskManager %s starts on %s %d (%s at %s)", name, kind, p.position, p.id, p.addr)
+	j.printf("TaskManager %s starts on %s %d (%s)", name, kind, p.position, p)
 	return &messages.Spawned{Name: name, Address: p.addr, Id: actors.NodePID(p.addr, name).ID}
 }
 
@@ -359,8 +370,8 @@ func (j *JobManager) kill(sess *cluster.Session, l *lossNote) {
 		j.printf("could not inject the loss of %s: %v", l.kill, err)
 		return
 	}
-	j.printf("injected %q at virtual time %s: taskmanager process %d (%s at %s) is lost: %s",
-		a.String(), vt.FromDuration(a.At).String(), l.p.position, l.p.id, l.p.addr, l.p.cause)
+	j.printf("injected %q at virtual time %s: taskmanager process %d (%s) is lost: %s",
+		a.String(), vt.FromDuration(a.At).String(), l.p.position, l.p, l.p.cause)
 }
 
 // Close tells every process still reachable that the run is over (failed:
@@ -563,7 +574,7 @@ func (j *JobManager) join(from *actor.PID, m *messages.JoinRequest) {
 		return
 	}
 	refuse := func(reason string) {
-		j.printf("refused the taskmanager process %s at %s: %s", m.ResourceId, from.Address, reason)
+		j.printf("refused the taskmanager process %s: %s", named(m.ResourceId, from.Address), reason)
 		go func() {
 			if e, err := senderEngine(j.bindHost(), j.cfg.TLS); err == nil {
 				e.SendWithSender(from, &messages.JoinRefused{Reason: reason}, j.self)
@@ -581,7 +592,7 @@ func (j *JobManager) join(from *actor.PID, m *messages.JoinRequest) {
 			continue
 		}
 		if p.id == m.ResourceId || p.addr == from.Address {
-			refuse(fmt.Sprintf("duplicate name: a taskmanager process named %s at %s already joined (taskmanager.resource-id must be unique)", p.id, p.addr))
+			refuse(fmt.Sprintf("duplicate name: a taskmanager process named %s already joined (taskmanager.resource-id must be unique)", p))
 			return
 		}
 	}
@@ -651,9 +662,9 @@ func (j *JobManager) admit(c *joinChecked) {
 	c.engine.SendWithSender(p.gateway, &messages.JoinAccepted{Position: int32(p.position), Expected: int32(j.cfg.TaskManagers),
 		Spare: p.spare, Header: j.cfg.Header, WatchdogTimeoutMs: j.cfg.WatchdogTimeout.Milliseconds()}, self)
 	if p.spare {
-		j.printf("spare taskmanager process %d joined: %s at %s", p.position, p.id, p.addr)
+		j.printf("spare taskmanager process %d joined: %s", p.position, p)
 	} else {
-		j.printf("taskmanager process %d of %d joined: %s at %s", p.position, j.cfg.TaskManagers, p.id, p.addr)
+		j.printf("taskmanager process %d of %d joined: %s", p.position, j.cfg.TaskManagers, p)
 	}
 	select {
 	case j.joined <- struct{}{}:
@@ -700,14 +711,14 @@ func (j *JobManager) lose(p *peer, cause string) {
 		for i, q := range j.peers {
 			q.position = i + 1
 		}
-		j.printf("taskmanager process %s at %s left before the run started: %s", p.id, p.addr, cause)
+		j.printf("taskmanager process %s left before the run started: %s", p, cause)
 		select {
 		case j.joined <- struct{}{}:
 		default:
 		}
 		return
 	}
-	j.printf("lost taskmanager process %d (%s at %s): %s", p.position, p.id, p.addr, cause)
+	j.printf("lost taskmanager process %d (%s): %s", p.position, p, cause)
 	if p.inflight != nil {
 		p.pending = append(p.pending, p.inflight)
 		p.inflight = nil
@@ -822,7 +833,7 @@ func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
 		err = fmt.Errorf("%d Dones for %d deliveries", len(b.Dones), p.inflight.n)
 	}
 	if err != nil {
-		what := fmt.Sprintf("cannot decode the answer to step %d from taskmanager process %d (%s at %s): %v", m.Step, p.position, p.id, p.addr, err)
+		what := fmt.Sprintf("cannot decode the answer to step %d from taskmanager process %d (%s): %v", m.Step, p.position, p, err)
 		j.problems = append(j.problems, what)
 		j.printf("%s", what)
 		j.lose(p, "it sent a message this program cannot decode")
