@@ -91,7 +91,6 @@ func jobManagerMain(cmd *cobra.Command, f jobManagerFlags) error {
 		fmt.Fprintf(stderr, "jobmanager: warning: listening on %s without TLS: the run's traffic is not encrypted (--tls-cert, --tls-key, --tls-ca)\n", listen)
 	}
 	defer profile(f.cpuProfile)()
-	interrupt := interrupted()
 	var jm *remote.JobManager
 	run := func(cfg config.Config, opt cluster.Options) (*cluster.Result, error) {
 		jm, err = remote.StartJobManager(remote.JobManagerConfig{Endpoint: remote.Endpoint{Advertise: listen, BindHost: f.bindHost},
@@ -100,10 +99,11 @@ func jobManagerMain(cmd *cobra.Command, f jobManagerFlags) error {
 		if err != nil {
 			return nil, exitError{exitRemote, err}
 		}
-		if err := jm.WaitForTaskManagers(f.joinTimeout, interrupt); err != nil {
+		// opt.Interrupt is run's signal catcher: SIGINT or SIGTERM while
+		// waiting gives up (exit 5), during the run cuts it as run does
+		if err := jm.WaitForTaskManagers(f.joinTimeout, opt.Interrupt); err != nil {
 			return nil, exitError{exitRemote, err}
 		}
-		opt.Interrupt = interrupt
 		return jm.Run(cfg, opt)
 	}
 	err = runJob(cmd, f.run, run)

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,19 +67,6 @@ func positive(name string, d time.Duration) error {
 		return badInput("--%s %s: must be positive", name, d)
 	}
 	return nil
-}
-
-// interrupted closes its channel on SIGINT or SIGTERM.
-func interrupted() <-chan struct{} {
-	ch := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		<-sig
-		signal.Stop(sig)
-		close(ch)
-	}()
-	return ch
 }
 
 // profile starts a CPU profile into path ("": none) and returns its stop.

@@ -103,6 +103,8 @@ func taskManagerMain(cmd *cobra.Command, f taskManagerFlags) error {
 		runtime.GOMAXPROCS(1)
 	}
 	defer profile(f.cpuProfile)()
+	stop := catchSignals()
+	defer stop.release()
 	return remoteFailure(remote.RunTaskManager(remote.TaskManagerConfig{Join: join, Host: host, Port: port, BindHost: f.bindHost,
-		ResourceID: f.resourceID, TLS: tlsConf, RegistrationTimeout: f.regTimeout, Interrupt: interrupted(), Stderr: cmd.ErrOrStderr()}))
+		ResourceID: f.resourceID, TLS: tlsConf, RegistrationTimeout: f.regTimeout, Interrupt: stop.c, Stderr: cmd.ErrOrStderr()}))
 }
