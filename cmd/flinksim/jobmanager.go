@@ -90,6 +90,7 @@ func jobManagerMain(cmd *cobra.Command, f jobManagerFlags) error {
 	if tlsConf == nil && !loopback(listen, f.bindHost) {
 		fmt.Fprintf(stderr, "jobmanager: warning: listening on %s without TLS: the run's traffic is not encrypted (--tls-cert, --tls-key, --tls-ca)\n", listen)
 	}
+	oneP()
 	defer profile(f.cpuProfile)()
 	var jm *remote.JobManager
 	run := func(cfg config.Config, opt cluster.Options) (*cluster.Result, error) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"net"
-	"os"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -95,13 +93,7 @@ func taskManagerMain(cmd *cobra.Command, f taskManagerFlags) error {
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		// each step goes from goroutine to goroutine (reader, node,
-		// stream writer): on one P every hand-off is a switch on the same
-		// thread, no wake-up of another (measured: 5-15% more steps per
-		// second on loopback; README.md, "Speed")
-		runtime.GOMAXPROCS(1)
-	}
+	oneP()
 	defer profile(f.cpuProfile)()
 	stop := catchSignals()
 	defer stop.release()

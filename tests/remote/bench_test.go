@@ -20,22 +20,26 @@ import (
 // taskmanager processes on loopback, and reports steps and records per wall
 // second of each, the heartbeat round trip between the processes during the
 // remote run, and an idle loopback round trip between two Hollywood engines
-// (one 300-byte StepBatch out, one StepReply back) measured next to them.
+// (one 300-byte StepBatch out, one StepReply back) measured next to them;
+// and records per CPU second (user and system, of the three processes for
+// the remote run), which moves far less with the machine's load.
 //
 //	go test ./tests/remote -run XXX -bench RemoteDefaultJob -benchtime 1x
 func BenchmarkRemoteDefaultJob(b *testing.B) {
 	var local, remote []float64 // steps/s
 	var localRec, remoteRec []float64
 	var hb []float64
+	var localCPU, remoteCPU []float64 // records per CPU second (of all three processes)
 	for i := 0; i < b.N; i++ {
 		tmp := b.TempDir()
-		_, stderr, code := flinksim(b, repo, 5*time.Minute, "run", "--log", filepath.Join(tmp, "one.log"))
-		if code != 0 {
-			b.Fatalf("flinksim run: exit %d\n%s", code, stderr)
+		one := start(b, "flinksim run", repo, "", bin, "run", "--log", filepath.Join(tmp, "one.log"))
+		if code := one.wait(b, 5*time.Minute); code != 0 {
+			b.Fatalf("flinksim run: exit %d\n%s", code, one.stderr)
 		}
 		steps, recs := summary(b, read(b, filepath.Join(tmp, "one.log")))
-		wall := number(b, stderr, `([0-9.]+)s wall`)
+		wall := number(b, one.stderr.String(), `([0-9.]+) ?s wall`)
 		local, localRec = append(local, steps/wall), append(localRec, recs/wall)
+		localCPU = append(localCPU, recs/one.cpu().Seconds())
 
 		c := startCluster(b, repo, spec{tms: 2, args: []string{"--log", filepath.Join(tmp, "remote.log")}})
 		if code := c.jm.wait(b, 5*time.Minute); code != 0 {
@@ -45,6 +49,12 @@ func BenchmarkRemoteDefaultJob(b *testing.B) {
 		remote = append(remote, number(b, s, `steps \(([0-9]+) per second\)`))
 		remoteRec = append(remoteRec, number(b, s, `records read \(([0-9]+) per second\)`))
 		hb = append(hb, float64(duration(b, s, `heartbeat round trip median ([0-9.]+[µm]?s)`).Microseconds()))
+		cpu := c.jm.cpu()
+		for _, p := range c.tms {
+			p.wait(b, 30*time.Second)
+			cpu += p.cpu()
+		}
+		remoteCPU = append(remoteCPU, recs/cpu.Seconds())
 		b.Logf("%s", lastLine(s[:len(s)-len(lastLine(s))-1]))
 	}
 	b.ReportMetric(median(local), "local-steps/s")
@@ -52,6 +62,8 @@ func BenchmarkRemoteDefaultJob(b *testing.B) {
 	b.ReportMetric(median(remote), "remote-steps/s")
 	b.ReportMetric(median(remoteRec), "remote-records/s")
 	b.ReportMetric(median(hb), "heartbeat-rtt-µs")
+	b.ReportMetric(median(localCPU), "local-records/cpu-s")
+	b.ReportMetric(median(remoteCPU), "remote-records/cpu-s")
 	b.ReportMetric(float64(idleRoundTrip(b).Nanoseconds())/1e3, "idle-rtt-µs")
 }
 

@@ -151,6 +151,12 @@ func (p *proc) waitFor(t testing.TB, s string, timeout time.Duration) {
 
 func (p *proc) signal(sig syscall.Signal) { p.cmd.Process.Signal(sig) }
 
+// cpu is the CPU time (user and system) the process used; it has exited.
+func (p *proc) cpu() time.Duration {
+	<-p.done
+	return p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
+}
+
 // freePort is a TCP port nothing listens on now.
 func freePort(t testing.TB) int {
 	t.Helper()
