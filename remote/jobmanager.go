@@ -434,6 +434,9 @@ func (t *transport) SendStep(ctx *actor.Context, self *actor.PID, st *kernel.Ste
 	}
 	for k, g := range groups {
 		b, err := proto.Marshal(g)
+		if err == nil && len(b) > maxBatchBytes {
+			err = fmt.Errorf("%d bytes, above the transport's limit of %d", len(b), maxBatchBytes)
+		}
 		if err != nil {
 			for _, d := range g.Deliveries {
 				ctx.Engine().SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To,

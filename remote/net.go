@@ -26,6 +26,11 @@ import (
 // large.
 const maxMessageBytes = 256 << 20
 
+// maxBatchBytes is the largest StepBatch sent: what drpc would refuse to
+// read (the batch and its envelope) fails the step with a clear error
+// instead of dropping the stream.
+const maxBatchBytes = maxMessageBytes - 1<<20
+
 // probeTimeout bounds a probe dial and its TLS handshake.
 const probeTimeout = 5 * time.Second
 

@@ -135,7 +135,6 @@ func TestInProcessRemoteSameLog(t *testing.T) {
 			t.Errorf("taskmanager: %v", err)
 		}
 	}
-	_ = action.KillTaskManager
 }
 
 // liveActions are the actions the log's action events record.

@@ -310,6 +310,10 @@ func (g *gateway) deliver(m *messages.StepBatch) {
 // receiver of this process has finished (mu held).
 func (g *gateway) reply() {
 	b, err := proto.Marshal(&messages.DoneBatch{Dones: g.dones})
+	if err == nil && len(b) > maxBatchBytes {
+		// the jobmanager rebuilds this process's actors and goes on
+		err = fmt.Errorf("%d bytes, above the transport's limit of %d", len(b), maxBatchBytes)
+	}
 	if err != nil {
 		g.events <- tmEvent{fatal: fmt.Errorf("cannot encode the answer to step %d: %v", g.step, err)}
 		return

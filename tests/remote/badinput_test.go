@@ -149,14 +149,13 @@ var garbage = []byte{0xff, 0xff, 0xff, 0xff}
 func TestUndecodableStepFromJobManager(t *testing.T) {
 	cfg := config.Default()
 	header := cluster.HeaderLine(cfg, cluster.Options{})
-	e, hub := fakePeer(t, "hub", func(c *actor.Context) {
+	_, hub := fakePeer(t, "hub", func(c *actor.Context) {
 		if _, ok := c.Message().(*messages.JoinRequest); ok {
 			c.Engine().SendWithSender(c.Sender(), &messages.JoinAccepted{Position: 1, Expected: 2, Header: header, WatchdogTimeoutMs: 5000}, c.PID())
 			c.Engine().SendWithSender(c.Sender(), &messages.StepBatch{Step: 1, DeliverBatch: garbage}, c.PID())
 		}
 	})
 	expect(t, 30*time.Second, 5, []string{"cannot decode step 1 from the jobmanager at " + hub.Address}, "taskmanager", "--join", hub.Address)
-	_ = e
 }
 
 // A taskmanager process that answers a step with what the jobmanager
