@@ -45,13 +45,37 @@ type Host struct {
 	Engine    *actor.Engine
 	Scheduler *actor.PID
 	Seed      uint64
+	// Place, when set, may start a component on another engine instead (the
+	// remote transport starts a TaskManager in a taskmanager process); it
+	// returns where the component lives, or nil to host it here. Where an
+	// actor lives never reaches the log.
+	Place kernel.Spawner
 }
 
 // Spawn starts c as actor name and returns where its PID lives.
 func (h *Host) Spawn(name string, c kernel.Component) *messages.Spawned {
-	out := kernel.NewOut(name, h.Seed, h.Spawn)
+	if h.Place != nil {
+		if sp := h.Place(name, c); sp != nil {
+			return sp
+		}
+	}
+	return h.Adopt(name, c, kernel.NewOut(name, h.Seed, h.Spawn))
+}
+
+// Adopt hosts c as actor name with an Out it already has, so that its
+// sequence numbers and random generator go on where they were (an actor
+// rebuilt from a re-run after its process was lost). Out's spawner should be
+// h.Spawn.
+func (h *Host) Adopt(name string, c kernel.Component, out *kernel.Out) *messages.Spawned {
 	n := &node{c: c, out: out, scheduler: h.Scheduler}
-	pid := h.Engine.Spawn(func() actor.Receiver { return n }, "node", actor.WithID(name),
+	pid := h.Engine.Spawn(func() actor.Receiver { return n }, nodeKind, actor.WithID(name),
 		actor.WithMaxRestarts(0), actor.WithInboxSize(64))
 	return &messages.Spawned{Name: name, Address: pid.Address, Id: pid.ID}
 }
+
+// nodeKind is the Hollywood kind of every hosted component.
+const nodeKind = "node"
+
+// NodePID is the PID of actor name hosted by a Host on the engine at
+// address (Hollywood's ID is kind/id).
+func NodePID(address, name string) *actor.PID { return actor.NewPID(address, nodeKind+"/"+name) }

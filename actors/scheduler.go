@@ -87,6 +87,10 @@ type Scheduler struct {
 	steps   int // steps taken in this Run
 	query   *pendingQuery
 	queryID uint64
+	// Sender, when set, carries each step's Delivers and the inspection
+	// requests instead of one engine send each (the remote transport: one
+	// batch per process per step). Set it before the scheduler is spawned.
+	Sender StepSender
 }
 
 type pendingQuery struct {
@@ -169,6 +173,10 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	}
 	s.step = st.N
 	s.waiting = len(st.Deliveries)
+	if s.Sender != nil {
+		s.Sender.SendStep(ctx, s.self, st, s.pids)
+		return
+	}
 	for _, d := range st.Deliveries {
 		ctx.Engine().SendWithSender(s.pids[d.To], &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, s.self)
 	}
@@ -224,7 +232,12 @@ func (s *Scheduler) startQuery(ctx *actor.Context, m *Query) {
 			continue
 		}
 		q.waiting++
-		ctx.Engine().SendWithSender(pid, &messages.InspectRequest{Id: q.id, Now: s.k.Now().Micros()}, s.self)
+		req := &messages.InspectRequest{Id: q.id, Now: s.k.Now().Micros()}
+		if s.Sender != nil {
+			s.Sender.Send(ctx, s.self, pid, req)
+			continue
+		}
+		ctx.Engine().SendWithSender(pid, req, s.self)
 	}
 	if q.waiting == 0 {
 		m.Reply <- q.views

@@ -66,15 +66,62 @@ type driver interface {
 
 // NewSession builds the cluster with every component a Hollywood actor and
 // returns it paused at virtual time 0.
-func NewSession(cfg config.Config, opt Options) (*Session, error) { return newSession(cfg, opt, false) }
+func NewSession(cfg config.Config, opt Options) (*Session, error) {
+	return newSession(cfg, opt, (&hollywood{}).host)
+}
 
 // NewPlainSession is NewSession with the plain driver (kernel.Loop): the
 // oracle for the actor path in tests.
 func NewPlainSession(cfg config.Config, opt Options) (*Session, error) {
-	return newSession(cfg, opt, true)
+	return newSession(cfg, opt, plainHosting)
 }
 
-func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
+// hosting builds the driver of kernel k: where the components live and how
+// the kernel moves on. spawn hosts a component; kick loads the first actors
+// and envelopes.
+type hosting func(k *kernel.Kernel, seed uint64) (spawn kernel.Spawner, kick func(sp []*messages.Spawned, initial []*messages.Envelope), drv driver, err error)
+
+// plainHosting is the plain driver (kernel.Loop).
+func plainHosting(k *kernel.Kernel, seed uint64) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+	l := kernel.NewLoop(k, seed)
+	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
+		k.Register(sp)
+		for _, e := range initial {
+			k.Push(e)
+		}
+	}
+	return l.Spawn, kick, &loopDriver{l: l}, nil
+}
+
+// hollywood is the product's hosting: the scheduler actor and every
+// component on a Hollywood engine.
+type hollywood struct {
+	engine *actor.Engine     // nil: a new local engine
+	sender actors.StepSender // nil: the scheduler sends each Deliver itself
+	place  kernel.Spawner    // Host.Place
+	hosted *actors.Host      // set by host
+}
+
+func (h *hollywood) host(k *kernel.Kernel, seed uint64) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+	engine := h.engine
+	if engine == nil {
+		var err error
+		if engine, err = actor.NewEngine(actor.NewEngineConfig()); err != nil {
+			return nil, nil, nil, fmt.Errorf("starting the actor engine: %w", err)
+		}
+	}
+	sch := actors.NewScheduler(k)
+	sch.Sender = h.sender
+	spid := engine.Spawn(func() actor.Receiver { return sch }, "scheduler",
+		actor.WithID(actors.SchedulerName), actor.WithMaxRestarts(0))
+	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Place: h.place}
+	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
+		engine.Send(spid, &actors.Kickoff{Spawned: sp, Initial: initial})
+	}
+	return h.hosted.Spawn, kick, &actorDriver{engine: engine, scheduler: spid}, nil
+}
+
+func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) {
 	graph, err := jobgraph.Build(cfg)
 	if err != nil {
 		return nil, err
@@ -92,32 +139,11 @@ func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
 		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
 	}
 	k := kernel.New(kc)
-	var spawn kernel.Spawner
-	var kick func(sp []*messages.Spawned, initial []*messages.Envelope)
-	if plain {
-		l := kernel.NewLoop(k, cfg.Seed)
-		spawn = l.Spawn
-		kick = func(sp []*messages.Spawned, initial []*messages.Envelope) {
-			k.Register(sp)
-			for _, e := range initial {
-				k.Push(e)
-			}
-		}
-		s.drv = &loopDriver{l: l}
-	} else {
-		engine, err := actor.NewEngine(actor.NewEngineConfig())
-		if err != nil {
-			return nil, fmt.Errorf("starting the actor engine: %w", err)
-		}
-		spid := engine.Spawn(func() actor.Receiver { return actors.NewScheduler(k) }, "scheduler",
-			actor.WithID(actors.SchedulerName), actor.WithMaxRestarts(0))
-		host := &actors.Host{Engine: engine, Scheduler: spid, Seed: cfg.Seed}
-		spawn = host.Spawn
-		kick = func(sp []*messages.Spawned, initial []*messages.Envelope) {
-			engine.Send(spid, &actors.Kickoff{Spawned: sp, Initial: initial})
-		}
-		s.drv = &actorDriver{engine: engine, scheduler: spid}
+	spawn, kick, drv, err := host(k, cfg.Seed)
+	if err != nil {
+		return nil, err
 	}
+	s.drv = drv
 
 	c := cfg // the actors share one read-only copy
 	s.broker = kafka.NewBroker(&c, opt.Events)

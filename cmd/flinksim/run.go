@@ -18,6 +18,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
@@ -103,7 +104,12 @@ comma-separated; they filter what is printed, never --log.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMain(cmd, f) },
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	rootCmd.AddCommand(cmd)
+}
+
+// register defines run's flags on fl (shared with the jobmanager command).
+func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.events, "events", "", "events file: JSON lines or CSV with key,ts[,partition]")
 	fl.StringVar(&f.output, "output", "", "write what a consumer of the sink topic sees to this file (JSON lines); - for stdout")
 	fl.StringArrayVar(&f.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
@@ -119,7 +125,6 @@ comma-separated; they filter what is printed, never --log.`,
 	fl.StringArrayVar(&f.only, "only", nil, "print only these event kinds or groups (comma-separated, repeatable)")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "do not print these event kinds or groups (comma-separated, repeatable)")
 	fl.BoolVar(&f.quiet, "quiet", false, "print no events: only warnings and the closing summary")
-	rootCmd.AddCommand(cmd)
 }
 
 // loadedConfig is a run's settings and what loading them told.
@@ -272,6 +277,16 @@ func consoleWriter(w io.Writer) io.Writer {
 // progress, when not nil, is told the virtual time now and then; closing
 // interrupt cuts the run short (its summary then says INTERRUPTED).
 func execute(spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
+	return executeWith(cluster.Run, spec, w, progress, interrupt, observers...)
+}
+
+// runner runs one job writing its log to opt.Log: cluster.Run, or the
+// jobmanager's run over taskmanager processes.
+type runner func(cfg config.Config, opt cluster.Options) (*cluster.Result, error)
+
+// executeWith is execute with another runner; an exitError from it keeps
+// its code, any other error is bad input.
+func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
 	if len(observers) > 0 {
@@ -283,8 +298,11 @@ func execute(spec runSpec, w io.Writer, progress func(int64), interrupt <-chan s
 	}
 	opt.Progress = progress
 	opt.Interrupt = interrupt
-	res, err := cluster.Run(spec.cfg, opt)
+	res, err := run(spec.cfg, opt)
 	if err != nil {
+		if errors.As(err, new(exitError)) {
+			return nil, err
+		}
 		return nil, badInput("%v", err)
 	}
 	return res, nil
@@ -335,7 +353,11 @@ func checkOutputs(inputs, outputs []ioFile) error {
 	return nil
 }
 
-func runMain(cmd *cobra.Command, f runFlags) error {
+func runMain(cmd *cobra.Command, f runFlags) error { return runJob(cmd, f, cluster.Run) }
+
+// runJob is run's body with the runner given: prepare, write the log and
+// the output, report, and choose the exit code.
+func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	if err := checkOutputs(
 		[]ioFile{{"--events", f.events}, {"--config", f.configFile}, {"--actions", f.actionsFile}},
 		[]ioFile{{"--output", f.output}, {"--log", f.logFile}}); err != nil {
@@ -472,7 +494,7 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 				spec.cfg.Seed, line, input.Cut(x), input.Cut(y))}
 		}
 		fmt.Fprintf(stderr, "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
-	} else if res, err = execute(spec, logOut, progress, stop.c, observers...); err != nil {
+	} else if res, err = executeWith(run, spec, logOut, progress, stop.c, observers...); err != nil {
 		return err
 	}
 	stop.release()

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/flinksim/flinksim/cmd/flinksim/remote"
+)
+
+// exitRemote: a remote process failed, refused or was lost (the jobmanager
+// and taskmanager commands).
+const exitRemote = remote.ExitRemote
+
+// tlsFlags are --tls-cert, --tls-key and --tls-ca, shared by the jobmanager
+// and taskmanager commands.
+type tlsFlags struct{ cert, key, ca string }
+
+func (t *tlsFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&t.cert, "tls-cert", "", "PEM certificate of this process (with --tls-key and --tls-ca: mutual TLS between the processes)")
+	fl.StringVar(&t.key, "tls-key", "", "PEM private key of --tls-cert")
+	fl.StringVar(&t.ca, "tls-ca", "", "PEM certificate of the CA that signed every process's certificate")
+}
+
+// load reads the TLS flags: all three, or none (nil: plain TCP).
+func (t tlsFlags) load(who string) (*tls.Config, error) {
+	if t.cert == "" && t.key == "" && t.ca == "" {
+		return nil, nil
+	}
+	c, err := remote.LoadTLS(t.cert, t.key, t.ca, os.Stderr, who)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return c, nil
+}
+
+// address is a host:port flag with Flink's two options beside it: when
+// hostFlag or portFlag is given it replaces that part.
+func address(cmd *cobra.Command, what, addr, hostFlag, host, portFlag string, port int) (string, error) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", badInput("--%s %q: want HOST:PORT", what, addr)
+	}
+	if cmd.Flags().Changed(hostFlag) {
+		h = host
+	}
+	if cmd.Flags().Changed(portFlag) {
+		p = strconv.Itoa(port)
+	}
+	out := net.JoinHostPort(h, p)
+	if _, _, err := remote.SplitAddress("--"+what, out); err != nil {
+		return "", badInput("%v", err)
+	}
+	return out, nil
+}
+
+// positive refuses a zero or negative duration flag.
+func positive(name string, d time.Duration) error {
+	if d <= 0 {
+		return badInput("--%s %s: must be positive", name, d)
+	}
+	return nil
+}
+
+// oneP runs the process on one P unless GOMAXPROCS is set: a step goes
+// from goroutine to goroutine (the scheduler, a stream writer, a reader, a
+// node), one at a time, and on one P every hand-off is a switch on the same
+// thread instead of the wake-up of another and its spinning (measured on
+// loopback: about 20% less CPU and wall time per step; README.md, "Speed").
+func oneP() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+}
+
+// profile starts a CPU profile into path ("": none) and returns its stop.
+func profile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return func() {}
+	}
+	pprof.StartCPUProfile(f)
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// remoteFailure gives a transport error its exit code: 2 for bad flags or
+// addresses, 5 otherwise.
+func remoteFailure(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *remote.Error
+	if errors.As(err, &re) && re.Code == remote.ExitUsage {
+		return usageError{err}
+	}
+	if errors.As(err, new(exitError)) || errors.As(err, new(usageError)) {
+		return err
+	}
+	return exitError{exitRemote, err}
+}

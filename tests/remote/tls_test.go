@@ -1,0 +1,138 @@
+package remote_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// testCA is a certificate authority for the tests.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	dir  string
+	name string
+}
+
+func newCA(t *testing.T, name string) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	ca := &testCA{cert: cert, key: key, dir: t.TempDir(), name: name}
+	writePEM(t, ca.path("ca.pem"), "CERTIFICATE", der)
+	return ca
+}
+
+func (ca *testCA) path(f string) string { return filepath.Join(ca.dir, f) }
+
+// issue writes NAME.pem and NAME.key, a certificate for ips signed by ca,
+// for servers and clients alike; it returns the --tls-* flags.
+func (ca *testCA) issue(t *testing.T, name string, ips ...string) []string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	for _, ip := range ips {
+		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, ca.path(name+".pem"), "CERTIFICATE", der)
+	writePEM(t, ca.path(name+".key"), "EC PRIVATE KEY", kder)
+	return []string{"--tls-cert", ca.path(name + ".pem"), "--tls-key", ca.path(name + ".key"), "--tls-ca", ca.path("ca.pem")}
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With TLS on, the default job over three processes writes flinksim run's
+// log and output.
+func TestTLSDefaultJobThreeProcesses(t *testing.T) {
+	ca := newCA(t, "flinksim test CA")
+	jm := ca.issue(t, "jobmanager", "127.0.0.1")
+	tm := ca.issue(t, "taskmanager", "127.0.0.1")
+	_, c := sameAsOneProcess(t, spec{tms: 2, args: jm, tmArgs: tm})
+	if strings.Contains(c.jm.stderr.String(), "without TLS") {
+		t.Errorf("TLS was not on:\n%s", c.jm.stderr)
+	}
+}
+
+// A taskmanager that does not know the CA, or whose certificate the CA did
+// not sign, or that speaks no TLS, is refused; the jobmanager says so when
+// it is the one refusing, and keeps waiting.
+func TestTLSRefusesTaskManagerWithoutCA(t *testing.T) {
+	ca := newCA(t, "flinksim test CA")
+	other := newCA(t, "another CA")
+	c := startCluster(t, repo, spec{args: append(ca.issue(t, "jobmanager", "127.0.0.1"), "--duration", "10s")})
+	tm := func(name string, args ...string) (string, int) {
+		p := start(t, name, repo, "", append([]string{bin, "taskmanager", "--join", c.addr, "--taskmanager.registration.timeout", "5s"}, args...)...)
+		code := p.wait(t, 30*time.Second)
+		t.Logf("%s: exit %d: %s", name, code, lastLine(p.stderr.String()))
+		return p.stderr.String(), code
+	}
+	// its own CA only: it cannot trust the jobmanager
+	stderr, code := tm("taskmanager with another CA", other.issue(t, "rogue", "127.0.0.1")...)
+	if code != 5 || !strings.Contains(stderr, "TLS handshake failed") || !strings.Contains(stderr, "unknown authority") {
+		t.Errorf("a taskmanager with another CA: exit %d:\n%s", code, stderr)
+	}
+	// it trusts the jobmanager, but its certificate is not the CA's
+	rogue := other.issue(t, "rogue2", "127.0.0.1")
+	rogue[5] = ca.path("ca.pem")
+	stderr, code = tm("taskmanager with a certificate of another CA", rogue...)
+	if code != 5 || !strings.Contains(stderr, "refused this process's certificate") {
+		t.Errorf("a taskmanager with a certificate of another CA: exit %d:\n%s", code, stderr)
+	}
+	c.jm.waitFor(t, "refused a TLS connection from 127.0.0.1:", 10*time.Second)
+	if !strings.Contains(c.jm.stderr.String(), "not signed by the CA") {
+		t.Errorf("the jobmanager does not say why:\n%s", c.jm.stderr)
+	}
+	// no TLS at all
+	stderr, code = tm("taskmanager without TLS")
+	if code != 5 || !strings.Contains(stderr, "give this process --tls-cert") {
+		t.Errorf("a taskmanager without TLS: exit %d:\n%s", code, stderr)
+	}
+	if strings.Contains(c.jm.stderr.String(), "joined:") {
+		t.Errorf("a refused taskmanager joined:\n%s", c.jm.stderr)
+	}
+	t.Logf("jobmanager:\n%s", c.jm.stderr)
+	c.jm.signal(syscall.SIGINT)
+	if code := c.jm.wait(t, 30*time.Second); code != 5 {
+		t.Errorf("the interrupted jobmanager exited %d:\n%s", code, c.jm.stderr)
+	}
+}
