@@ -32,7 +32,9 @@ type InputChannel struct {
 	subpartition int
 	local        bool
 	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
+	producerTM   string
 	latency      vt.Time
+	broken       bool // the connection to the producer broke (network.go): nothing more on it
 
 	exclusive int   // exclusive buffers
 	floating  int   // floating buffers held
@@ -55,12 +57,17 @@ func NewInputChannel(cfg *config.Config, consumer string, index int, producer, p
 		lat = vt.FromDuration(cfg.LocalLatency)
 	}
 	return &InputChannel{cfg: cfg, consumer: consumer, index: index, producer: producer, subpartition: subpartition,
-		local: local, latency: lat, connection: producerTM + ":data#0"}
+		local: local, latency: lat, connection: producerTM + ":data#0", producerTM: producerTM}
 }
 
 // Receive implements Component.
 func (c *InputChannel) Receive(o *Out, env *messages.Envelope) {
+	if _, end := env.Body.(*messages.Envelope_EndOfRun); c.broken && !end {
+		return
+	}
 	switch b := env.Body.(type) {
+	case *messages.Envelope_ConnectionLost:
+		c.connectionLost(o, b.ConnectionLost.Peer)
 	case *messages.Envelope_Start:
 		c.exclusive = c.cfg.BuffersPerChannel
 		c.available = c.exclusive

@@ -300,7 +300,9 @@ func (j *JobManager) offerSlots(o *Out, from string, m *messages.OfferSlots) {
 		accepted = append(accepted, off.AllocationId)
 		if j.monitors[m.TaskManagerId] == nil {
 			// JobMaster.registerTaskManager starts monitoring its heartbeat
+			// (again, for one whose heartbeat timed out behind a network cut)
 			j.monitors[m.TaskManagerId] = heartbeat.NewMonitor(j.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
+			delete(j.lost, m.TaskManagerId)
 		}
 	}
 	o.Send(from, rpcLatency(j.cfg), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})

@@ -53,11 +53,14 @@ func DeadLetter(e *messages.Envelope) []string {
 // ActionTarget is the actor a user action is delivered to: the TaskManager
 // a kill names, the broker for what happens to the source topic, the
 // JobManager for the rest (what Flink's REST API or CLI asks of the
-// JobMaster).
+// JobMaster); a network cut goes to the scheduler, which drops what crosses
+// it.
 func ActionTarget(a action.Action) string {
 	switch a.Verb {
 	case action.KillTaskManager:
 		return a.Arg
+	case action.PartitionNetwork:
+		return kernel.SchedulerName // a scheduler decision (sim/kernel/network.go)
 	case action.SendEvent, action.PausePartition, action.ResumePartition:
 		return KafkaName
 	case action.Set:

@@ -84,7 +84,8 @@ func newSession(cfg config.Config, opt Options, plain bool) (*Session, error) {
 	if opt.Bounded() {
 		limit = 24 * 3600 * 1_000_000 // a bounded job ends by itself; this only guards against a hang
 	}
-	k := kernel.New(kernel.Config{Limit: limit, Log: s.log, DeadLetter: actors.DeadLetter, Progress: opt.Progress})
+	k := kernel.New(kernel.Config{Limit: limit, Log: s.log, DeadLetter: actors.DeadLetter, Progress: opt.Progress,
+		HostOf: hostOf, ParseCut: parseCut})
 	var spawn kernel.Spawner
 	var kick func(sp []*messages.Spawned, initial []*messages.Envelope)
 	if plain {

@@ -188,6 +188,8 @@ type Envelope struct {
 	//	*Envelope_TxnRequest
 	//	*Envelope_CommitOffsets
 	//	*Envelope_ResumeConsumption
+	//	*Envelope_ConnectionLost
+	//	*Envelope_FailTask
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -643,6 +645,24 @@ func (x *Envelope) GetResumeConsumption() *ResumeConsumption {
 	return nil
 }
 
+func (x *Envelope) GetConnectionLost() *ConnectionLost {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ConnectionLost); ok {
+			return x.ConnectionLost
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetFailTask() *FailTask {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_FailTask); ok {
+			return x.FailTask
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -815,6 +835,14 @@ type Envelope_ResumeConsumption struct {
 	ResumeConsumption *ResumeConsumption `protobuf:"bytes,61,opt,name=resume_consumption,json=resumeConsumption,proto3,oneof"`
 }
 
+type Envelope_ConnectionLost struct {
+	ConnectionLost *ConnectionLost `protobuf:"bytes,62,opt,name=connection_lost,json=connectionLost,proto3,oneof"`
+}
+
+type Envelope_FailTask struct {
+	FailTask *FailTask `protobuf:"bytes,63,opt,name=fail_task,json=failTask,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -898,6 +926,10 @@ func (*Envelope_TxnRequest) isEnvelope_Body() {}
 func (*Envelope_CommitOffsets) isEnvelope_Body() {}
 
 func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
+
+func (*Envelope_ConnectionLost) isEnvelope_Body() {}
+
+func (*Envelope_FailTask) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -5242,11 +5274,106 @@ func (x *ResumeConsumption) GetSubpartitionIndex() int32 {
 	return 0
 }
 
+// ConnectionLost: the scheduler tells an actor that an envelope between it
+// and peer was lost to a network partition (partition-network): the
+// connection between their hosts broke. Each end hears it once per cut,
+// when the first envelope between them is dropped.
+type ConnectionLost struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Peer          string                 `protobuf:"bytes,1,opt,name=peer,proto3" json:"peer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectionLost) Reset() {
+	*x = ConnectionLost{}
+	mi := &file_messages_flinksim_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectionLost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectionLost) ProtoMessage() {}
+
+func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectionLost.ProtoReflect.Descriptor instead.
+func (*ConnectionLost) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *ConnectionLost) GetPeer() string {
+	if x != nil {
+		return x.Peer
+	}
+	return ""
+}
+
+// FailTask: a task fails with cause (Task.failExternally): its input
+// channel's connection broke (RemoteTransportException), or its TaskManager
+// lost the JobManager.
+type FailTask struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cause         string                 `protobuf:"bytes,1,opt,name=cause,proto3" json:"cause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailTask) Reset() {
+	*x = FailTask{}
+	mi := &file_messages_flinksim_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailTask) ProtoMessage() {}
+
+func (x *FailTask) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
+func (*FailTask) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *FailTask) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
 var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xc7\x1b\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xd1\x1c\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -5304,7 +5431,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vtxn_request\x18: \x01(\v2\x1d.flinksim.messages.TxnRequestH\x00R\n" +
 	"txnRequest\x12I\n" +
 	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12U\n" +
-	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumptionB\x06\n" +
+	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12L\n" +
+	"\x0fconnection_lost\x18> \x01(\v2!.flinksim.messages.ConnectionLostH\x00R\x0econnectionLost\x12:\n" +
+	"\tfail_task\x18? \x01(\v2\x1b.flinksim.messages.FailTaskH\x00R\bfailTaskB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -5639,7 +5768,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11ResumeConsumption\x12\x1f\n" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12-\n" +
-	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex*H\n" +
+	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"$\n" +
+	"\x0eConnectionLost\x12\x12\n" +
+	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
+	"\bFailTask\x12\x14\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -5659,7 +5792,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 68)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -5731,6 +5864,8 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*TxnRequest)(nil),                  // 67: flinksim.messages.TxnRequest
 	(*CommitOffsets)(nil),               // 68: flinksim.messages.CommitOffsets
 	(*ResumeConsumption)(nil),           // 69: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 70: flinksim.messages.ConnectionLost
+	(*FailTask)(nil),                    // 71: flinksim.messages.FailTask
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -5775,45 +5910,47 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	67, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
 	68, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
 	69, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	2,  // 42: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 43: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 44: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 45: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 46: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 47: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 48: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 49: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 50: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 51: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	61, // 52: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 53: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	28, // 54: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	32, // 55: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	34, // 56: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	36, // 57: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 58: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	36, // 59: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 60: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	42, // 61: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	42, // 62: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 63: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	57, // 64: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	56, // 65: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	56, // 66: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	55, // 67: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	58, // 68: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	59, // 69: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	60, // 70: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	60, // 71: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	61, // 72: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 73: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 74: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	32, // 75: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	76, // [76:76] is the sub-list for method output_type
-	76, // [76:76] is the sub-list for method input_type
-	76, // [76:76] is the sub-list for extension type_name
-	76, // [76:76] is the sub-list for extension extendee
-	0,  // [0:76] is the sub-list for field type_name
+	70, // 42: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	71, // 43: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	2,  // 44: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 45: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 46: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 47: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 48: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	14, // 49: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	14, // 50: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	19, // 51: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	22, // 52: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	23, // 53: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	61, // 54: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 55: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	28, // 56: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	32, // 57: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	34, // 58: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	36, // 59: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 60: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	36, // 61: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 62: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	42, // 63: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	42, // 64: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 65: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	57, // 66: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	56, // 67: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	56, // 68: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	55, // 69: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	58, // 70: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	59, // 71: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	60, // 72: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	60, // 73: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	61, // 74: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 75: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 76: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	32, // 77: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	78, // [78:78] is the sub-list for method output_type
+	78, // [78:78] is the sub-list for method input_type
+	78, // [78:78] is the sub-list for extension type_name
+	78, // [78:78] is the sub-list for extension extendee
+	0,  // [0:78] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -5864,6 +6001,8 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_TxnRequest)(nil),
 		(*Envelope_CommitOffsets)(nil),
 		(*Envelope_ResumeConsumption)(nil),
+		(*Envelope_ConnectionLost)(nil),
+		(*Envelope_FailTask)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -5878,7 +6017,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   68,
+			NumMessages:   70,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
