@@ -47,9 +47,6 @@ const (
 	registrationMaxTimeout     vt.Time = 30_000_000
 )
 
-// KindChannelError: a remote input channel's connection broke.
-const KindChannelError = "channel_error"
-
 // remoteTransportException is the text Flink's
 // CreditBasedPartitionRequestClientHandler.exceptionCaught gives a channel
 // whose connection to a producer's TaskManager was lost.
@@ -66,7 +63,7 @@ func (c *InputChannel) connectionLost(o *Out, peer string) {
 	}
 	c.broken = true
 	cause := remoteTransportException(c.connection, c.producerTM)
-	o.Log(KindChannelError, messages.Str("producer", c.producer), messages.Str("connection_id", c.connection),
+	o.Log(eventlog.KindChannelError, messages.Str("producer", c.producer), messages.Str("connection_id", c.connection),
 		messages.Str("cause", cause))
 	o.Send(c.consumer, 0, &messages.Envelope_FailTask{FailTask: &messages.FailTask{Cause: cause}})
 }

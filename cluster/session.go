@@ -377,6 +377,11 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	out.Sink = view
 	out.Uncommitted = int64(open + preCommitted)
 	out.Duplicates = kafka.CountDuplicates(out.Sink)
+	out.SinkCommitted = sink.ReadCommitted(0)
+	src := s.broker.SourceTopic()
+	for p := range src.Partitions {
+		out.SourceRecords = append(out.SourceRecords, src.Read(p, 0, int(src.EndOffset(p))))
+	}
 	return out
 }
 

@@ -78,10 +78,13 @@ type ResultPartition struct {
 }
 
 // PoolSize is the size of a result partition's LocalBufferPool as
-// NettyShuffleUtils sizes its maximum: numSubpartitions * buffersPerChannel +
-// floatingBuffersPerGate.
+// NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition sizes its
+// maximum for a pipelined bounded partition: numSubpartitions *
+// buffersPerChannel + floatingBuffersPerGate, but never below the minimum
+// numSubpartitions + 1 (so that every subpartition can hold a partly filled
+// buffer and one is left to write into, also with no exclusive buffers).
 func PoolSize(numSubpartitions, buffersPerChannel, floatingPerGate int) int {
-	return numSubpartitions*buffersPerChannel + floatingPerGate
+	return max(numSubpartitions+1, numSubpartitions*buffersPerChannel+floatingPerGate)
 }
 
 // NewResultPartition makes a partition of n subpartitions with a pool of
