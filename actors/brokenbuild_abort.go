@@ -5,6 +5,6 @@ package actors
 // BrokenBuild: this build is deliberately broken (see brokenbuild.go).
 const BrokenBuild = "flinksim_broken_abort"
 
-// skipAbortOnRecovery: the exactly-once sink does not abort what the failed
-// attempt left open when it recovers (TransactionAborter skipped).
-const skipAbortOnRecovery = true
+// brokenRecovery: the exactly-once sink, recovering, skips the abort of
+// what the failed attempt left open and commits it instead.
+const brokenRecovery = true

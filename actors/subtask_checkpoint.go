@@ -116,7 +116,12 @@ func (s *Subtask) initCheckpointing(o *Out) {
 			}
 			next, oldP = s.d.RestoreCheckpointId+1, int(s.d.RestoreParallelism)
 		}
-		for old := s.index; old < max(oldP, s.index+1) && !skipAbortOnRecovery; old += int(s.d.Parallelism) {
+		for old := s.index; old < max(oldP, s.index+1); old += int(s.d.Parallelism) {
+			if brokenRecovery {
+				// the deliberately broken build (brokenbuild_abort.go)
+				s.txnRequest(o, messages.TxnRequest_COMMIT, kafka.TransactionalID(s.cfg.TransactionalIDPrefix, old, next))
+				continue
+			}
 			s.sendKafka(o, 0, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING,
 				Prefix: s.cfg.TransactionalIDPrefix, Subtask: int32(old), FromCheckpoint: next}})
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -338,6 +339,10 @@ func report(w io.Writer, r seedResult, keep string) {
 	}
 	logArg := func(string) string { return "" }
 	if keep != "" {
+		path := filepath.Join(keep, fmt.Sprintf("seed-%d.scenario.json", r.seed))
+		if b, err := json.MarshalIndent(sc, "", "  "); err == nil && os.WriteFile(path, append(b, '\n'), 0o644) == nil {
+			fmt.Fprintf(w, "  scenario: %s (a regression test reads it back)\n", path)
+		}
 		for _, reference := range []bool{false, true} {
 			name := fmt.Sprintf("seed-%d.log", r.seed)
 			if reference {

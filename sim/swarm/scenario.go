@@ -485,3 +485,17 @@ func hottestShare(keys, p int) float64 {
 	}
 	return float64(slices.Max(owned)) / float64(keys)
 }
+
+// MarshalText writes a setting as key=value (a scenario's JSON, which
+// regression tests keep, reads like the command line).
+func (kv Setting) MarshalText() ([]byte, error) { return []byte(kv.Key + "=" + kv.Value), nil }
+
+// UnmarshalText reads key=value.
+func (kv *Setting) UnmarshalText(b []byte) error {
+	k, v, ok := strings.Cut(string(b), "=")
+	if !ok {
+		return fmt.Errorf("setting %q: want key=value", b)
+	}
+	kv.Key, kv.Value = k, v
+	return nil
+}
