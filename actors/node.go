@@ -7,6 +7,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // node hosts a Component as a Hollywood actor. Its messages are Deliver
@@ -14,8 +15,8 @@ import (
 // answered with one InspectReply between two steps; both are sent with an
 // explicit sender (a nil sender breaks on Hollywood's remote transport).
 type node struct {
-	c         Component
-	out       *Out
+	c         kernel.Component
+	out       *kernel.Out
 	scheduler *actor.PID
 }
 
@@ -24,12 +25,12 @@ var _ actor.Receiver = (*node)(nil)
 func (n *node) Receive(ctx *actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.Deliver:
-		done := Deliver(n.c, n.out, m.Step, m.Now, m.Envelopes)
+		done := kernel.Deliver(n.c, n.out, m.Step, vt.Of(m.Now), m.Envelopes)
 		ctx.Engine().SendWithSender(n.scheduler, done, ctx.PID())
 	case *messages.InspectRequest:
 		reply := &messages.InspectReply{Id: m.Id, Actor: n.out.Name()}
 		if in, ok := n.c.(kernel.Inspector); ok {
-			if v := in.Inspect(m.Now); v != nil {
+			if v := in.Inspect(vt.Of(m.Now)); v != nil {
 				reply.Json, _ = json.Marshal(v) // views are plain data
 			}
 		}
@@ -47,8 +48,8 @@ type Host struct {
 }
 
 // Spawn starts c as actor name and returns where its PID lives.
-func (h *Host) Spawn(name string, c Component) *messages.Spawned {
-	out := NewOut(name, h.Seed, h.Spawn)
+func (h *Host) Spawn(name string, c kernel.Component) *messages.Spawned {
+	out := kernel.NewOut(name, h.Seed, h.Spawn)
 	n := &node{c: c, out: out, scheduler: h.Scheduler}
 	pid := h.Engine.Spawn(func() actor.Receiver { return n }, "node", actor.WithID(name),
 		actor.WithMaxRestarts(0), actor.WithInboxSize(64))

@@ -170,7 +170,7 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	s.step = st.N
 	s.waiting = len(st.Deliveries)
 	for _, d := range st.Deliveries {
-		ctx.Engine().SendWithSender(s.pids[d.To], &messages.Deliver{Step: st.N, Now: st.Now, Envelopes: d.Envelopes}, s.self)
+		ctx.Engine().SendWithSender(s.pids[d.To], &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, s.self)
 	}
 }
 
@@ -224,7 +224,7 @@ func (s *Scheduler) startQuery(ctx *actor.Context, m *Query) {
 			continue
 		}
 		q.waiting++
-		ctx.Engine().SendWithSender(pid, &messages.InspectRequest{Id: q.id, Now: s.k.Now()}, s.self)
+		ctx.Engine().SendWithSender(pid, &messages.InspectRequest{Id: q.id, Now: s.k.Now().Micros()}, s.self)
 	}
 	if q.waiting == 0 {
 		m.Reply <- q.views

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -16,7 +16,7 @@ import (
 // TaskManager with its subtasks and input channels.
 const (
 	hostJobManager = action.JobManagerHost
-	hostKafka      = actors.KafkaName
+	hostKafka      = jobgraph.KafkaName
 )
 
 // hostOf places an actor on its host (kernel.Config.HostOf): a TaskManager,
@@ -27,9 +27,9 @@ func hostOf(name, spawnerHost string) string {
 	switch {
 	case strings.HasPrefix(name, "tm-"):
 		return name
-	case name == actors.JobManagerName || name == actors.ResourceManagerName:
+	case name == jobgraph.JobManagerName || name == jobgraph.ResourceManagerName:
 		return hostJobManager
-	case name == actors.KafkaName:
+	case name == jobgraph.KafkaName:
 		return hostKafka
 	case spawnerHost != "":
 		return spawnerHost

@@ -190,6 +190,14 @@ type Envelope struct {
 	//	*Envelope_ResumeConsumption
 	//	*Envelope_ConnectionLost
 	//	*Envelope_FailTask
+	//	*Envelope_CheckpointCoordinatorStart
+	//	*Envelope_ExecutionStates
+	//	*Envelope_JobStatusChanged
+	//	*Envelope_TriggerCheckpointRequest
+	//	*Envelope_CheckpointRequestFailed
+	//	*Envelope_FailJob
+	//	*Envelope_RestoreRequest
+	//	*Envelope_RestoreState
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -663,6 +671,78 @@ func (x *Envelope) GetFailTask() *FailTask {
 	return nil
 }
 
+func (x *Envelope) GetCheckpointCoordinatorStart() *CheckpointCoordinatorStart {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_CheckpointCoordinatorStart); ok {
+			return x.CheckpointCoordinatorStart
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetExecutionStates() *ExecutionStates {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ExecutionStates); ok {
+			return x.ExecutionStates
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetJobStatusChanged() *JobStatusChanged {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_JobStatusChanged); ok {
+			return x.JobStatusChanged
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetTriggerCheckpointRequest() *TriggerCheckpointRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_TriggerCheckpointRequest); ok {
+			return x.TriggerCheckpointRequest
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetCheckpointRequestFailed() *CheckpointRequestFailed {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_CheckpointRequestFailed); ok {
+			return x.CheckpointRequestFailed
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetFailJob() *FailJob {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_FailJob); ok {
+			return x.FailJob
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetRestoreRequest() *RestoreRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_RestoreRequest); ok {
+			return x.RestoreRequest
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetRestoreState() *RestoreState {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_RestoreState); ok {
+			return x.RestoreState
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -843,6 +923,38 @@ type Envelope_FailTask struct {
 	FailTask *FailTask `protobuf:"bytes,63,opt,name=fail_task,json=failTask,proto3,oneof"`
 }
 
+type Envelope_CheckpointCoordinatorStart struct {
+	CheckpointCoordinatorStart *CheckpointCoordinatorStart `protobuf:"bytes,70,opt,name=checkpoint_coordinator_start,json=checkpointCoordinatorStart,proto3,oneof"`
+}
+
+type Envelope_ExecutionStates struct {
+	ExecutionStates *ExecutionStates `protobuf:"bytes,71,opt,name=execution_states,json=executionStates,proto3,oneof"`
+}
+
+type Envelope_JobStatusChanged struct {
+	JobStatusChanged *JobStatusChanged `protobuf:"bytes,72,opt,name=job_status_changed,json=jobStatusChanged,proto3,oneof"`
+}
+
+type Envelope_TriggerCheckpointRequest struct {
+	TriggerCheckpointRequest *TriggerCheckpointRequest `protobuf:"bytes,73,opt,name=trigger_checkpoint_request,json=triggerCheckpointRequest,proto3,oneof"`
+}
+
+type Envelope_CheckpointRequestFailed struct {
+	CheckpointRequestFailed *CheckpointRequestFailed `protobuf:"bytes,74,opt,name=checkpoint_request_failed,json=checkpointRequestFailed,proto3,oneof"`
+}
+
+type Envelope_FailJob struct {
+	FailJob *FailJob `protobuf:"bytes,75,opt,name=fail_job,json=failJob,proto3,oneof"`
+}
+
+type Envelope_RestoreRequest struct {
+	RestoreRequest *RestoreRequest `protobuf:"bytes,76,opt,name=restore_request,json=restoreRequest,proto3,oneof"`
+}
+
+type Envelope_RestoreState struct {
+	RestoreState *RestoreState `protobuf:"bytes,77,opt,name=restore_state,json=restoreState,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -930,6 +1042,22 @@ func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
 func (*Envelope_ConnectionLost) isEnvelope_Body() {}
 
 func (*Envelope_FailTask) isEnvelope_Body() {}
+
+func (*Envelope_CheckpointCoordinatorStart) isEnvelope_Body() {}
+
+func (*Envelope_ExecutionStates) isEnvelope_Body() {}
+
+func (*Envelope_JobStatusChanged) isEnvelope_Body() {}
+
+func (*Envelope_TriggerCheckpointRequest) isEnvelope_Body() {}
+
+func (*Envelope_CheckpointRequestFailed) isEnvelope_Body() {}
+
+func (*Envelope_FailJob) isEnvelope_Body() {}
+
+func (*Envelope_RestoreRequest) isEnvelope_Body() {}
+
+func (*Envelope_RestoreState) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -5369,11 +5497,720 @@ func (x *FailTask) GetCause() string {
 	return ""
 }
 
+// CheckpointVertex is a JobVertex as the CheckpointCoordinator plans with it
+// (DefaultCheckpointPlanCalculator): which tasks to trigger, which finished.
+type CheckpointVertex struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Parallelism   int32                  `protobuf:"varint,2,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	Upstream      string                 `protobuf:"bytes,3,opt,name=upstream,proto3" json:"upstream,omitempty"` // the producing JobVertex ("" for a source)
+	Forward       bool                   `protobuf:"varint,4,opt,name=forward,proto3" json:"forward,omitempty"`  // the upstream edge is FORWARD (subtask i reads subtask i)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointVertex) Reset() {
+	*x = CheckpointVertex{}
+	mi := &file_messages_flinksim_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointVertex) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointVertex) ProtoMessage() {}
+
+func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
+func (*CheckpointVertex) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *CheckpointVertex) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CheckpointVertex) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *CheckpointVertex) GetUpstream() string {
+	if x != nil {
+		return x.Upstream
+	}
+	return ""
+}
+
+func (x *CheckpointVertex) GetForward() bool {
+	if x != nil {
+		return x.Forward
+	}
+	return false
+}
+
+// CheckpointCoordinatorStart: JobMaster -> CheckpointCoordinator: a job was
+// submitted (a new CheckpointCoordinator for its ExecutionGraph).
+type CheckpointCoordinatorStart struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	JobId            string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Vertices         []*CheckpointVertex    `protobuf:"bytes,2,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	MaxParallelism   int32                  `protobuf:"varint,3,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"`
+	JobConfiguration []*Setting             `protobuf:"bytes,4,rep,name=job_configuration,json=jobConfiguration,proto3" json:"job_configuration,omitempty"` // the job's settings over the cluster's
+	// > 0: the job started from this checkpoint or savepoint: it is the
+	// latest completed one and checkpoint ids continue after it
+	RestoredCheckpointId int64 `protobuf:"varint,5,opt,name=restored_checkpoint_id,json=restoredCheckpointId,proto3" json:"restored_checkpoint_id,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *CheckpointCoordinatorStart) Reset() {
+	*x = CheckpointCoordinatorStart{}
+	mi := &file_messages_flinksim_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointCoordinatorStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointCoordinatorStart) ProtoMessage() {}
+
+func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
+func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *CheckpointCoordinatorStart) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *CheckpointCoordinatorStart) GetVertices() []*CheckpointVertex {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+func (x *CheckpointCoordinatorStart) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *CheckpointCoordinatorStart) GetJobConfiguration() []*Setting {
+	if x != nil {
+		return x.JobConfiguration
+	}
+	return nil
+}
+
+func (x *CheckpointCoordinatorStart) GetRestoredCheckpointId() int64 {
+	if x != nil {
+		return x.RestoredCheckpointId
+	}
+	return 0
+}
+
+// ExecutionState is one execution of the current attempt.
+type ExecutionState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"` // execution id (actor name)
+	Vertex        string                 `protobuf:"bytes,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Index         int32                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"` // SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELED, FAILED
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionState) Reset() {
+	*x = ExecutionState{}
+	mi := &file_messages_flinksim_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionState) ProtoMessage() {}
+
+func (x *ExecutionState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
+func (*ExecutionState) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *ExecutionState) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ExecutionState) GetVertex() string {
+	if x != nil {
+		return x.Vertex
+	}
+	return ""
+}
+
+func (x *ExecutionState) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ExecutionState) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+// ExecutionStates: JobMaster -> CheckpointCoordinator: the current
+// attempt's executions (what the coordinator reads of the ExecutionGraph),
+// sent when they change.
+type ExecutionStates struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Executions    []*ExecutionState      `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionStates) Reset() {
+	*x = ExecutionStates{}
+	mi := &file_messages_flinksim_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionStates) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionStates) ProtoMessage() {}
+
+func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
+func (*ExecutionStates) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *ExecutionStates) GetExecutions() []*ExecutionState {
+	if x != nil {
+		return x.Executions
+	}
+	return nil
+}
+
+// JobStatusChanged: JobMaster -> CheckpointCoordinator
+// (CheckpointCoordinatorDeActivator: RUNNING starts the periodic scheduler,
+// leaving RUNNING stops it and aborts pending checkpoints).
+type JobStatusChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobStatusChanged) Reset() {
+	*x = JobStatusChanged{}
+	mi := &file_messages_flinksim_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobStatusChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobStatusChanged) ProtoMessage() {}
+
+func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
+func (*JobStatusChanged) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+}
+
+func (x *JobStatusChanged) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+// TriggerCheckpointRequest: JobMaster -> CheckpointCoordinator (a manual
+// checkpoint, a savepoint, a stop-with-savepoint).
+type TriggerCheckpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          CheckpointKind         `protobuf:"varint,1,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpointRequest) Reset() {
+	*x = TriggerCheckpointRequest{}
+	mi := &file_messages_flinksim_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpointRequest) ProtoMessage() {}
+
+func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+// CheckpointRequestFailed: CheckpointCoordinator -> JobMaster: a
+// stop-with-savepoint was declined or failed (the job goes on).
+type CheckpointRequestFailed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          CheckpointKind         `protobuf:"varint,1,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointRequestFailed) Reset() {
+	*x = CheckpointRequestFailed{}
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointRequestFailed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointRequestFailed) ProtoMessage() {}
+
+func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
+func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+func (x *CheckpointRequestFailed) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// FailJob: CheckpointCoordinator -> JobMaster: the CheckpointFailureManager
+// fails the job over (tolerable failed checkpoints exceeded, a
+// stop-with-savepoint that failed on a task).
+type FailJob struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cause         string                 `protobuf:"bytes,1,opt,name=cause,proto3" json:"cause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailJob) Reset() {
+	*x = FailJob{}
+	mi := &file_messages_flinksim_proto_msgTypes[77]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailJob) ProtoMessage() {}
+
+func (x *FailJob) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[77]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
+func (*FailJob) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+}
+
+func (x *FailJob) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
+// RestoreRequest: JobMaster -> CheckpointCoordinator: the state for a new
+// deployment (restoreLatestCheckpointedStateToSubtasks, or a job submitted
+// from the last savepoint) with StateAssignmentOperation's checks.
+type RestoreRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      int64                  `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Savepoint      bool                   `protobuf:"varint,2,opt,name=savepoint,proto3" json:"savepoint,omitempty"`                                 // from the latest savepoint (a rescale) rather than the latest completed checkpoint
+	Parallelism    int32                  `protobuf:"varint,3,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // the new deployment's parallelism (0: the job's)
+	MaxParallelism int32                  `protobuf:"varint,4,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // configured for the new job (0: the state's)
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RestoreRequest) Reset() {
+	*x = RestoreRequest{}
+	mi := &file_messages_flinksim_proto_msgTypes[78]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreRequest) ProtoMessage() {}
+
+func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[78]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
+func (*RestoreRequest) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+}
+
+func (x *RestoreRequest) GetRequestId() int64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *RestoreRequest) GetSavepoint() bool {
+	if x != nil {
+		return x.Savepoint
+	}
+	return false
+}
+
+func (x *RestoreRequest) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *RestoreRequest) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+// SubtaskRestore is the state one subtask restores.
+type SubtaskRestore struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        string                 `protobuf:"bytes,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Index         int32                  `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"`
+	State         *TaskStateSnapshot     `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubtaskRestore) Reset() {
+	*x = SubtaskRestore{}
+	mi := &file_messages_flinksim_proto_msgTypes[79]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubtaskRestore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubtaskRestore) ProtoMessage() {}
+
+func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[79]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
+func (*SubtaskRestore) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+}
+
+func (x *SubtaskRestore) GetVertex() string {
+	if x != nil {
+		return x.Vertex
+	}
+	return ""
+}
+
+func (x *SubtaskRestore) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *SubtaskRestore) GetState() *TaskStateSnapshot {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// RestoreState: CheckpointCoordinator -> JobMaster.
+type RestoreState struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	RequestId           int64                  `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Found               bool                   `protobuf:"varint,2,opt,name=found,proto3" json:"found,omitempty"` // false: no completed checkpoint (start from the starting offsets)
+	CheckpointId        int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Kind                CheckpointKind         `protobuf:"varint,4,opt,name=kind,proto3,enum=flinksim.messages.CheckpointKind" json:"kind,omitempty"`
+	MaxParallelism      int32                  `protobuf:"varint,5,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // the new job's max parallelism
+	Error               string                 `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`                                          // Flink's refusal (the job FAILS with it)
+	Subtasks            []*SubtaskRestore      `protobuf:"bytes,7,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	SourceOffsets       []*PartitionOffset     `protobuf:"bytes,8,rep,name=source_offsets,json=sourceOffsets,proto3" json:"source_offsets,omitempty"`
+	RestoredParallelism map[string]int32       `protobuf:"bytes,9,rep,name=restored_parallelism,json=restoredParallelism,proto3" json:"restored_parallelism,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // JobVertex -> parallelism the state was taken with
+	SavepointPath       string                 `protobuf:"bytes,10,opt,name=savepoint_path,json=savepointPath,proto3" json:"savepoint_path,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *RestoreState) Reset() {
+	*x = RestoreState{}
+	mi := &file_messages_flinksim_proto_msgTypes[80]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreState) ProtoMessage() {}
+
+func (x *RestoreState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[80]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
+func (*RestoreState) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+}
+
+func (x *RestoreState) GetRequestId() int64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *RestoreState) GetFound() bool {
+	if x != nil {
+		return x.Found
+	}
+	return false
+}
+
+func (x *RestoreState) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *RestoreState) GetKind() CheckpointKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CheckpointKind_CHECKPOINT
+}
+
+func (x *RestoreState) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *RestoreState) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *RestoreState) GetSubtasks() []*SubtaskRestore {
+	if x != nil {
+		return x.Subtasks
+	}
+	return nil
+}
+
+func (x *RestoreState) GetSourceOffsets() []*PartitionOffset {
+	if x != nil {
+		return x.SourceOffsets
+	}
+	return nil
+}
+
+func (x *RestoreState) GetRestoredParallelism() map[string]int32 {
+	if x != nil {
+		return x.RestoredParallelism
+	}
+	return nil
+}
+
+func (x *RestoreState) GetSavepointPath() string {
+	if x != nil {
+		return x.SavepointPath
+	}
+	return ""
+}
+
 var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xd1\x1c\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\x90\"\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -5433,7 +6270,15 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12U\n" +
 	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12L\n" +
 	"\x0fconnection_lost\x18> \x01(\v2!.flinksim.messages.ConnectionLostH\x00R\x0econnectionLost\x12:\n" +
-	"\tfail_task\x18? \x01(\v2\x1b.flinksim.messages.FailTaskH\x00R\bfailTaskB\x06\n" +
+	"\tfail_task\x18? \x01(\v2\x1b.flinksim.messages.FailTaskH\x00R\bfailTask\x12q\n" +
+	"\x1ccheckpoint_coordinator_start\x18F \x01(\v2-.flinksim.messages.CheckpointCoordinatorStartH\x00R\x1acheckpointCoordinatorStart\x12O\n" +
+	"\x10execution_states\x18G \x01(\v2\".flinksim.messages.ExecutionStatesH\x00R\x0fexecutionStates\x12S\n" +
+	"\x12job_status_changed\x18H \x01(\v2#.flinksim.messages.JobStatusChangedH\x00R\x10jobStatusChanged\x12k\n" +
+	"\x1atrigger_checkpoint_request\x18I \x01(\v2+.flinksim.messages.TriggerCheckpointRequestH\x00R\x18triggerCheckpointRequest\x12h\n" +
+	"\x19checkpoint_request_failed\x18J \x01(\v2*.flinksim.messages.CheckpointRequestFailedH\x00R\x17checkpointRequestFailed\x127\n" +
+	"\bfail_job\x18K \x01(\v2\x1a.flinksim.messages.FailJobH\x00R\afailJob\x12L\n" +
+	"\x0frestore_request\x18L \x01(\v2!.flinksim.messages.RestoreRequestH\x00R\x0erestoreRequest\x12F\n" +
+	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreStateB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -5772,7 +6617,62 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eConnectionLost\x12\x12\n" +
 	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
 	"\bFailTask\x12\x14\n" +
-	"\x05cause\x18\x01 \x01(\tR\x05cause*H\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\"z\n" +
+	"\x10CheckpointVertex\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12 \n" +
+	"\vparallelism\x18\x02 \x01(\x05R\vparallelism\x12\x1a\n" +
+	"\bupstream\x18\x03 \x01(\tR\bupstream\x12\x18\n" +
+	"\aforward\x18\x04 \x01(\bR\aforward\"\x9c\x02\n" +
+	"\x1aCheckpointCoordinatorStart\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12?\n" +
+	"\bvertices\x18\x02 \x03(\v2#.flinksim.messages.CheckpointVertexR\bvertices\x12'\n" +
+	"\x0fmax_parallelism\x18\x03 \x01(\x05R\x0emaxParallelism\x12G\n" +
+	"\x11job_configuration\x18\x04 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\x124\n" +
+	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"h\n" +
+	"\x0eExecutionState\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06vertex\x18\x02 \x01(\tR\x06vertex\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\"T\n" +
+	"\x0fExecutionStates\x12A\n" +
+	"\n" +
+	"executions\x18\x01 \x03(\v2!.flinksim.messages.ExecutionStateR\n" +
+	"executions\"*\n" +
+	"\x10JobStatusChanged\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\"Q\n" +
+	"\x18TriggerCheckpointRequest\x125\n" +
+	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\"j\n" +
+	"\x17CheckpointRequestFailed\x125\n" +
+	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x1f\n" +
+	"\aFailJob\x12\x14\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\"\x98\x01\n" +
+	"\x0eRestoreRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x1c\n" +
+	"\tsavepoint\x18\x02 \x01(\bR\tsavepoint\x12 \n" +
+	"\vparallelism\x18\x03 \x01(\x05R\vparallelism\x12'\n" +
+	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"z\n" +
+	"\x0eSubtaskRestore\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\tR\x06vertex\x12\x14\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05index\x12:\n" +
+	"\x05state\x18\x03 \x01(\v2$.flinksim.messages.TaskStateSnapshotR\x05state\"\xc4\x04\n" +
+	"\fRestoreState\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x14\n" +
+	"\x05found\x18\x02 \x01(\bR\x05found\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x125\n" +
+	"\x04kind\x18\x04 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\x12'\n" +
+	"\x0fmax_parallelism\x18\x05 \x01(\x05R\x0emaxParallelism\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\x12=\n" +
+	"\bsubtasks\x18\a \x03(\v2!.flinksim.messages.SubtaskRestoreR\bsubtasks\x12I\n" +
+	"\x0esource_offsets\x18\b \x03(\v2\".flinksim.messages.PartitionOffsetR\rsourceOffsets\x12k\n" +
+	"\x14restored_parallelism\x18\t \x03(\v28.flinksim.messages.RestoreState.RestoredParallelismEntryR\x13restoredParallelism\x12%\n" +
+	"\x0esavepoint_path\x18\n" +
+	" \x01(\tR\rsavepointPath\x1aF\n" +
+	"\x18RestoredParallelismEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -5792,7 +6692,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 82)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -5866,6 +6766,18 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*ResumeConsumption)(nil),           // 69: flinksim.messages.ResumeConsumption
 	(*ConnectionLost)(nil),              // 70: flinksim.messages.ConnectionLost
 	(*FailTask)(nil),                    // 71: flinksim.messages.FailTask
+	(*CheckpointVertex)(nil),            // 72: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 73: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 74: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 75: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 76: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 77: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 78: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 79: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 80: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 81: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 82: flinksim.messages.RestoreState
+	nil,                                 // 83: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -5912,45 +6824,63 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	69, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
 	70, // 42: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
 	71, // 43: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	2,  // 44: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 45: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 46: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 47: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 48: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 49: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 50: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 51: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 52: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 53: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	61, // 54: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 55: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	28, // 56: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	32, // 57: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	34, // 58: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	36, // 59: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 60: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	36, // 61: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 62: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	42, // 63: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	42, // 64: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 65: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	57, // 66: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	56, // 67: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	56, // 68: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	55, // 69: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	58, // 70: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	59, // 71: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	60, // 72: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	60, // 73: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	61, // 74: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 75: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 76: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	32, // 77: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	78, // [78:78] is the sub-list for method output_type
-	78, // [78:78] is the sub-list for method input_type
-	78, // [78:78] is the sub-list for extension type_name
-	78, // [78:78] is the sub-list for extension extendee
-	0,  // [0:78] is the sub-list for field type_name
+	73, // 44: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	75, // 45: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	76, // 46: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	77, // 47: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	78, // 48: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	79, // 49: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	80, // 50: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	82, // 51: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	2,  // 52: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 53: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 54: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 55: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 56: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	14, // 57: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	14, // 58: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	19, // 59: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	22, // 60: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	23, // 61: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	61, // 62: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 63: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	28, // 64: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	32, // 65: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	34, // 66: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	36, // 67: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 68: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	36, // 69: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 70: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	42, // 71: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	42, // 72: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 73: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	57, // 74: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	56, // 75: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	56, // 76: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	55, // 77: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	58, // 78: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	59, // 79: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	60, // 80: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	60, // 81: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	61, // 82: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 83: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 84: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	32, // 85: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	72, // 86: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	25, // 87: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	74, // 88: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	0,  // 89: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	0,  // 90: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	61, // 91: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 92: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	81, // 93: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	32, // 94: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	83, // 95: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	96, // [96:96] is the sub-list for method output_type
+	96, // [96:96] is the sub-list for method input_type
+	96, // [96:96] is the sub-list for extension type_name
+	96, // [96:96] is the sub-list for extension extendee
+	0,  // [0:96] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -6003,6 +6933,14 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_ResumeConsumption)(nil),
 		(*Envelope_ConnectionLost)(nil),
 		(*Envelope_FailTask)(nil),
+		(*Envelope_CheckpointCoordinatorStart)(nil),
+		(*Envelope_ExecutionStates)(nil),
+		(*Envelope_JobStatusChanged)(nil),
+		(*Envelope_TriggerCheckpointRequest)(nil),
+		(*Envelope_CheckpointRequestFailed)(nil),
+		(*Envelope_FailJob)(nil),
+		(*Envelope_RestoreRequest)(nil),
+		(*Envelope_RestoreState)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -6017,7 +6955,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   70,
+			NumMessages:   82,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/jobmaster"
 )
 
 func eventsFmt(us int64) string { return fmt.Sprintf("%.6fs", float64(us)/1e6) }
@@ -92,7 +92,7 @@ func TestPlaygroundClicksCounts(t *testing.T) {
 	// of virtual time, in parallel); everything after that is a few buffer
 	// hand-overs, far below one buffer timeout per buffer.
 	if res.EndVT < 480_000 || res.EndVT > 600_000 {
-		t.Errorf("the bounded job ended at %s of virtual time, want between 0.48 s and 0.6 s", eventsFmt(res.EndVT))
+		t.Errorf("the bounded job ended at %s of virtual time, want between 0.48 s and 0.6 s", res.EndVT)
 	}
 	sum := eventsOf(parseLog(t, log), "summary")
 	if len(sum) != 1 || sum[0].str("job_status") != "FINISHED" || sum[0].num("results_written") != int64(len(rs)) {
@@ -245,7 +245,7 @@ func TestNotEnoughSlots(t *testing.T) {
 	}
 	evs := parseLog(t, log)
 	nr := eventsOf(evs, "no_resource_available")
-	if len(nr) != 1 || nr[0].str("exception") != actors.NoResourceAvailableMessage {
+	if len(nr) != 1 || nr[0].str("exception") != jobmaster.NoResourceAvailableMessage {
 		t.Fatalf("no_resource_available events: %v", nr)
 	}
 	if vt := nr[0].num("vt"); vt < 10_000_000 || vt > 10_100_000 {

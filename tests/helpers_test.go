@@ -106,10 +106,10 @@ func parseLog(t tb, log []byte) []logEvent {
 }
 
 // eventsOf returns the log events of one kind.
-func eventsOf(evs []logEvent, kind string) []logEvent {
+func eventsOf[K ~string](evs []logEvent, kind K) []logEvent {
 	var out []logEvent
 	for _, e := range evs {
-		if e.str("event") == kind {
+		if e.str("event") == string(kind) {
 			out = append(out, e)
 		}
 	}

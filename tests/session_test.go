@@ -28,7 +28,7 @@ func replayOf(t *testing.T, log []byte, opt cluster.Options) cluster.Options {
 	}
 	last := evs[len(evs)-1]
 	if last.str("job_status") == "INTERRUPTED" {
-		opt.StopAt = last.num("vt")
+		opt.StopAt = vt.Of(last.num("vt"))
 	}
 	return opt
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // header is the first line of a JSON event log, as far as replay needs it.
@@ -60,7 +61,7 @@ func replay(path string) (bool, string, error) {
 	}
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var h header
-	if err := json.Unmarshal(first, &h); err != nil || h.Event != eventlog.KindHeader {
+	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
 		return false, "", badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
 	}
 	if h.Format != eventlog.FormatVersion {
@@ -73,7 +74,7 @@ func replay(path string) (bool, string, error) {
 		VT        int64  `json:"vt"`
 		JobStatus string `json:"job_status"`
 	}
-	if err := json.Unmarshal(trimmed[lastNL+1:], &last); err != nil || last.Event != eventlog.KindSummary {
+	if err := json.Unmarshal(trimmed[lastNL+1:], &last); err != nil || last.Event != string(eventlog.KindSummary) {
 		return false, "", badInput("%s: truncated: the last line is not the summary event", path)
 	}
 	live, err := liveActions(path, data)
@@ -113,7 +114,7 @@ func replay(path string) (bool, string, error) {
 	spec.opt.LiveActions = live
 	if last.JobStatus == "INTERRUPTED" {
 		// the run was cut short at the summary's virtual time
-		spec.opt.StopAt = last.VT
+		spec.opt.StopAt = vt.Of(last.VT)
 	}
 	var out bytes.Buffer
 	if _, err := execute(spec, &out); err != nil {
@@ -139,7 +140,7 @@ func liveActions(path string, data []byte) ([]action.Action, error) {
 			Event  string `json:"event"`
 			Action string `json:"action"`
 		}
-		if err := json.Unmarshal(line, &ev); err != nil || ev.Event != eventlog.KindAction {
+		if err := json.Unmarshal(line, &ev); err != nil || ev.Event != string(eventlog.KindAction) {
 			continue
 		}
 		a, err := action.Parse(ev.Action)

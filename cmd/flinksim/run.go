@@ -224,7 +224,7 @@ func runMain(cmd *cobra.Command, f runFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: action not carried out: %s\n", a)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "job %s in %s virtual, %.2fs wall, %d records read, %d results written, %d visible to a %s consumer (%d duplicates, %d uncommitted)\n",
-		res.JobStatus, eventlog.FormatVT(res.EndVT), wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
+		res.JobStatus, res.EndVT, wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
 		len(res.Sink), res.OutputIsolation, res.Duplicates, res.Uncommitted)
 	if f.output != "" {
 		if err := writeOutput(f.output, res); err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/flinksim/flinksim/actors"
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -368,8 +368,8 @@ func report(w io.Writer, r seedResult, keep string) {
 
 // program is how to invoke the simulator built the way this one is.
 func program() string {
-	if actors.BrokenBuild != "" {
-		return "go run -tags " + actors.BrokenBuild + " ./cmd/flinksim"
+	if kafka.BrokenBuild != "" {
+		return "go run -tags " + kafka.BrokenBuild + " ./cmd/flinksim"
 	}
 	return "flinksim"
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flinksim/flinksim/actors"
+	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
 
@@ -80,7 +80,7 @@ func TestSwarmCatchesBrokenExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the broken simulator and runs the swarm on it")
 	}
-	if actors.BrokenBuild != "" {
+	if kafka.BrokenBuild != "" {
 		t.Skip("this is the broken build")
 	}
 	bin := filepath.Join(t.TempDir(), "flinksim-broken")

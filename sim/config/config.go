@@ -275,3 +275,8 @@ func Default() Config {
 		RecordBytes:              100,
 	}
 }
+
+// RPCLatency is the virtual delay of an RPC between cluster components
+// (JobManager, ResourceManager, TaskManagers, broker): the remote network
+// latency setting.
+func (c *Config) RPCLatency() time.Duration { return c.NetworkLatency }

@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // FormatVersion is written in the header; replay refuses other versions.
@@ -21,7 +23,7 @@ const FormatVersion = "flinksim-log/1"
 const ProgramVersion = "flinksim 0.1.0"
 
 // Kind names an event. Every line of the log carries one.
-type Kind = string
+type Kind = kernel.Kind
 
 // Event kinds. README.md documents each with its fields.
 const (
@@ -33,14 +35,14 @@ const (
 	KindBackfill             Kind = "backfill"
 	KindLateSideOutput       Kind = "late_side_output"
 	// KindActionIgnored: an action that could not be carried out.
-	KindActionIgnored     Kind = "action_ignored"
+	KindActionIgnored     = kernel.KindActionIgnored
 	KindRestartStrategy   Kind = "restart_strategy"
 	KindHeartbeatTimeout  Kind = "heartbeat_timeout"
 	KindFailover          Kind = "failover"
 	KindTaskManagerKilled Kind = "taskmanager_killed"
 	KindTaskManagerLost   Kind = "taskmanager_lost"
 	KindRestore           Kind = "restore"
-	KindFailure           Kind = "failure"
+	KindFailure           = kernel.KindFailure
 
 	// checkpoints
 	KindCheckpointTriggered      Kind = "checkpoint_triggered"
@@ -49,6 +51,7 @@ const (
 	KindCheckpointFailed         Kind = "checkpoint_failed"
 	KindCheckpointSnapshot       Kind = "checkpoint_snapshot"         // a task took its snapshot
 	KindCheckpointDeclinedByTask Kind = "checkpoint_declined_by_task" // a task declined
+	KindCheckpointAckIgnored     Kind = "checkpoint_ack_ignored"      // an acknowledgement that did not count, with Flink's sentence
 	KindStateRestored            Kind = "state_restored"
 	KindOffsetsCommitted         Kind = "offsets_committed"
 	KindRescale                  Kind = "rescale"
@@ -126,32 +129,15 @@ func NewWriter(w io.Writer, console bool) *Writer {
 	return &Writer{log: zerolog.New(w)}
 }
 
-// FormatVT renders virtual microseconds as seconds with 6 decimals.
-func FormatVT(us int64) string {
-	neg := us < 0
-	if neg {
-		us = -us
-	}
-	s := strconv.FormatInt(us/1_000_000, 10) + "." + pad6(us%1_000_000) + "s"
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
-func pad6(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	for len(s) < 6 {
-		s = "0" + s
-	}
-	return s
-}
+// FormatVT renders virtual microseconds as seconds with 6 decimals
+// (vt.Time.String).
+func FormatVT(us int64) string { return vt.Of(us).String() }
 
 // Header writes the first line: format, program version, seed, every
 // setting (settings: key -> value; flink_defaults: key -> Flink's default
 // where it differs), and extra fields (actions, events file).
 func (w *Writer) Header(seed uint64, settings, flinkDefaults [][2]string, extra ...*messages.Field) {
-	e := w.log.Log().Int64("vt", 0).Str("actor", "flinksim").Str("event", KindHeader).
+	e := w.log.Log().Int64("vt", 0).Str("actor", "flinksim").Str("event", string(KindHeader)).
 		Str("format", FormatVersion).Str("program", ProgramVersion).Uint64("seed", seed)
 	d := zerolog.Dict()
 	for _, kv := range settings {
@@ -214,7 +200,7 @@ type SummaryData struct {
 // results written, what the output consumer sees of them (visible,
 // uncommitted, duplicates), numLateRecordsDropped and the virtual duration.
 func (w *Writer) Summary(s SummaryData) {
-	e := w.log.Log().Int64("vt", s.EndVT).Str("actor", "flinksim").Str("event", KindSummary).
+	e := w.log.Log().Int64("vt", s.EndVT).Str("actor", "flinksim").Str("event", string(KindSummary)).
 		Str("job_status", s.JobStatus).
 		Int64("records_read", s.Counters["records_read"]).
 		Int64("windows_fired", s.Counters["windows_fired"]).

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
 // Event is a typed log event: producers build one and log its Fields;
@@ -17,7 +18,7 @@ type Event interface {
 // (yet): such events are read through their fields.
 func Decode(ev *messages.LogEvent) Event {
 	f := fieldsOf(ev)
-	switch ev.Kind {
+	switch Kind(ev.Kind) {
 	case KindJobStatus:
 		return JobStatus{JobID: f.str("job_id"), Status: f.str("status"), Previous: f.str("previous"), Cause: f.str("cause")}
 	case KindOutputView:
@@ -86,7 +87,7 @@ const (
 // KindAction is a live user action, logged by the scheduler when it is
 // delivered (a UI session's or a replayed one's; actions of the header are
 // not logged again).
-const KindAction Kind = "action"
+const KindAction = kernel.KindAction
 
 // JobStatus is a job status transition (JobStatus in Flink:
 // org.apache.flink.api.common.JobStatus).

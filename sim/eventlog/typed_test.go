@@ -33,7 +33,7 @@ func TestTypedEventsRoundTrip(t *testing.T) {
 		HeartbeatTimeout{TaskManager: "tm-1", Cause: "c"},
 		HeartbeatTimeout{JobManager: "jobmanager", Cause: "c"},
 	} {
-		got := Decode(&messages.LogEvent{Kind: e.Kind(), Fields: e.Fields()})
+		got := Decode(&messages.LogEvent{Kind: string(e.Kind()), Fields: e.Fields()})
 		if !reflect.DeepEqual(got, e) {
 			t.Errorf("%s: decoded %+v, want %+v", e.Kind(), got, e)
 		}

@@ -8,7 +8,9 @@
 // target was unreachable.
 //
 // Time is an argument: every instant is virtual milliseconds passed by the
-// caller, which must not go backwards for one Monitor or Sender. Nothing here
+// caller, which must not go backwards for one Monitor. The sender's run is
+// Round (round.go), which a component calls from its heartbeat.interval
+// timer. Nothing here
 // reads a clock or schedules anything; the caller asks when the next request
 // is due and whether a target has timed out.
 package heartbeat
@@ -202,45 +204,3 @@ func (m *Monitor) State(nowMs int64) MonitorState {
 	m.advance(nowMs)
 	return m.state
 }
-
-// Sender is the sending side of HeartbeatManagerSenderImpl: its run() goes
-// first right at creation (scheduled with delay 0), requests a heartbeat from
-// every monitored target, and reschedules itself intervalMs after each run
-// (a fixed delay, not a fixed rate: a late run delays all later ones).
-type Sender struct {
-	intervalMs int64
-	nextMs     int64
-	stopped    bool
-}
-
-// NewSender starts a sender at nowMs; the first request is due at nowMs.
-// intervalMs must be > 0 (Flink's "The heartbeat interval must be larger
-// than 0.").
-func NewSender(intervalMs, nowMs int64) (*Sender, error) {
-	if intervalMs <= 0 {
-		return nil, errors.New("The heartbeat interval must be larger than 0.")
-	}
-	return &Sender{intervalMs: intervalMs, nextMs: nowMs}, nil
-}
-
-// NextRequestMs is the virtual time the next round of heartbeat requests is
-// due.
-func (s *Sender) NextRequestMs() int64 { return s.nextMs }
-
-// Due reports whether a round of requests is due at nowMs (and the sender is
-// not stopped).
-func (s *Sender) Due(nowMs int64) bool { return !s.stopped && nowMs >= s.nextMs }
-
-// Poll runs the sender at nowMs: if a round is due it returns true (the caller
-// sends one heartbeat request to each target) and schedules the next round at
-// nowMs + interval; otherwise it returns false and changes nothing.
-func (s *Sender) Poll(nowMs int64) bool {
-	if !s.Due(nowMs) {
-		return false
-	}
-	s.nextMs = nowMs + s.intervalMs
-	return true
-}
-
-// Stop ends the sender (HeartbeatManager.stop): nothing is due any more.
-func (s *Sender) Stop() { s.stopped = true }

@@ -45,9 +45,6 @@ func TestValidate(t *testing.T) {
 	if _, err := NewMonitorWithThreshold(1, 0, 0); err == nil {
 		t.Error("threshold 0 accepted")
 	}
-	if _, err := NewSender(0, 0); err == nil || err.Error() != "The heartbeat interval must be larger than 0." {
-		t.Errorf("sender interval 0: %v", err)
-	}
 }
 
 // TestMonitorTimings walks one monitor with Flink's 50 s timeout by hand.
@@ -159,42 +156,6 @@ func TestMonitorRPCFailures(t *testing.T) {
 	}
 }
 
-func TestSender(t *testing.T) {
-	s, err := NewSender(DefaultIntervalMs, 2000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.NextRequestMs() != 2000 || !s.Due(2000) {
-		t.Fatalf("first request due at %d, want 2000 (scheduled with delay 0)", s.NextRequestMs())
-	}
-	var sent []int64
-	for now := int64(0); now <= 45_000; now += 500 {
-		if s.Poll(now) {
-			sent = append(sent, now)
-		}
-	}
-	want := []int64{2000, 12_000, 22_000, 32_000, 42_000}
-	if len(sent) != len(want) {
-		t.Fatalf("requests at %v, want %v", sent, want)
-	}
-	for i := range want {
-		if sent[i] != want[i] {
-			t.Fatalf("requests at %v, want %v", sent, want)
-		}
-	}
-	// Fixed delay: a late run pushes all later ones.
-	if !s.Poll(53_700) || s.NextRequestMs() != 63_700 {
-		t.Errorf("late run: next %d, want 63_700", s.NextRequestMs())
-	}
-	if s.Poll(63_699) {
-		t.Error("ran early")
-	}
-	s.Stop()
-	if s.Due(1_000_000) || s.Poll(1_000_000) {
-		t.Error("stopped sender still due")
-	}
-}
-
 // TestLostTaskManager: a JobMaster with Flink's defaults requests heartbeats
 // at 0, 10 s, 20 s, ...; the TaskManager answers 5 ms later until it dies at
 // 25 s. Its last heartbeat is at 20_005, so the timeout fires at 70_005.
@@ -210,7 +171,6 @@ func TestLostTaskManager(t *testing.T) {
 		{threshold: FailedRPCDetectionDisabled, wantState: MonitorTimedOut, wantAt: 70_005},
 		{threshold: DefaultRPCFailureThreshold, wantState: MonitorUnreachable, wantAt: 40_005},
 	} {
-		s, _ := NewSender(DefaultIntervalMs, 0)
 		m, _ := NewMonitorWithThreshold(DefaultTimeoutMs, 0, tt.threshold)
 		const deathMs = 25_000
 		lostAt := int64(-1)
@@ -230,7 +190,6 @@ func TestLostTaskManager(t *testing.T) {
 					lostAt = now
 				}
 			}
-			s.Poll(now)
 		}
 		if lostAt != tt.wantAt || m.State(lostAt) != tt.wantState {
 			t.Errorf("threshold %d: lost at %d as %v, want %d as %v", tt.threshold, lostAt, m.State(lostAt), tt.wantAt, tt.wantState)

@@ -344,7 +344,9 @@ func (l *TxnLog) PreCommit(transactionalID string) error {
 // ErrInvalidProducerIDMapping (unknown id), ErrProducerFenced (the id was
 // initialised again since the transaction began, e.g. by the aborter),
 // ErrInvalidTxnState (aborted, or no transaction ever begun).
-func (l *TxnLog) Commit(transactionalID string) error { return l.endLatest(transactionalID, TxnCommitted) }
+func (l *TxnLog) Commit(transactionalID string) error {
+	return l.endLatest(transactionalID, TxnCommitted)
+}
 
 // Abort writes the abort marker of the latest transaction under
 // transactionalID: its records are never visible to read_committed. Aborting

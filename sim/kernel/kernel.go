@@ -30,11 +30,15 @@ const SchedulerName = "scheduler"
 // UserName is the sender of user actions.
 const UserName = "user"
 
+// Kind names what a log event is; every line of the log carries one
+// (sim/eventlog lists them all).
+type Kind string
+
 // Event kinds the kernel logs itself (README.md, "The event log").
 const (
-	KindActionIgnored = "action_ignored" // a user action that could not be carried out
-	KindAction        = "action"         // a live user action, logged when it is delivered
-	KindFailure       = "failure"        // a broken invariant ended the run
+	KindActionIgnored Kind = "action_ignored" // a user action that could not be carried out
+	KindAction        Kind = "action"         // a live user action, logged when it is delivered
+	KindFailure       Kind = "failure"        // a broken invariant ended the run
 )
 
 // Forever is a pause time no envelope reaches: run to the end.
@@ -198,9 +202,9 @@ func (k *Kernel) Inject(e *messages.Envelope) (vt.Time, error) {
 	if k.ended || k.closing {
 		return 0, fmt.Errorf("kernel: the run has ended")
 	}
-	e.DeliverAt = max(e.DeliverAt, k.InjectTime())
+	e.DeliverAt = max(e.DeliverAt, k.InjectTime().Micros())
 	k.q.Push(e)
-	return e.DeliverAt, nil
+	return vt.Of(e.DeliverAt), nil
 }
 
 // Queued appends every envelope still in the queue (in no particular order)
@@ -399,13 +403,13 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	}
 	slices.Sort(names)
 	for i, n := range names {
-		k.q.Push(&messages.Envelope{DeliverAt: k.now, To: n, From: SchedulerName, SenderSeq: uint64(1<<40 + i), SentAt: k.now,
+		k.q.Push(&messages.Envelope{DeliverAt: k.now.Micros(), To: n, From: SchedulerName, SenderSeq: uint64(1<<40 + i), SentAt: k.now.Micros(),
 			Body: &messages.Envelope_EndOfRun{EndOfRun: &messages.EndOfRun{}}})
 	}
 }
 
-func (k *Kernel) log(t vt.Time, actor, kind string, fields ...*messages.Field) {
-	k.cfg.Log(&messages.LogEvent{Vt: t, Actor: actor, Kind: kind, Fields: fields})
+func (k *Kernel) log(t vt.Time, actor string, kind Kind, fields ...*messages.Field) {
+	k.cfg.Log(&messages.LogEvent{Vt: t.Micros(), Actor: actor, Kind: string(kind), Fields: fields})
 }
 
 func (k *Kernel) fail(actor string, t vt.Time, invariant, what string) {

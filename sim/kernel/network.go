@@ -16,8 +16,8 @@ import (
 //
 // Kinds the kernel logs for cuts (README.md, "Network partitions").
 const (
-	KindNetworkPartition       = "network_partition"        // a cut began: host_a, host_b, duration_ms
-	KindNetworkPartitionHealed = "network_partition_healed" // it ended: host_a, host_b, dropped_envelopes, connections_lost
+	KindNetworkPartition       Kind = "network_partition"        // a cut began: host_a, host_b, duration_ms
+	KindNetworkPartitionHealed Kind = "network_partition_healed" // it ended: host_a, host_b, dropped_envelopes, connections_lost
 )
 
 // Cut is a network partition between two hosts for a while.
@@ -175,6 +175,6 @@ func (k *Kernel) notify(t vt.Time, c *activeCut, actor, peer string) {
 	}
 	c.notified[key] = true
 	c.notices++
-	k.q.Push(&messages.Envelope{DeliverAt: t, To: actor, From: SchedulerName, SenderSeq: k.seqNext(), SentAt: t,
+	k.q.Push(&messages.Envelope{DeliverAt: t.Micros(), To: actor, From: SchedulerName, SenderSeq: k.seqNext(), SentAt: t.Micros(),
 		Body: &messages.Envelope_ConnectionLost{ConnectionLost: &messages.ConnectionLost{Peer: peer}}})
 }

@@ -20,7 +20,7 @@ type pinger struct {
 	spawn string // an actor to spawn on Start, on this pinger's host
 }
 
-func (p *pinger) Receive(o *Out, e *messages.Envelope) {
+func (p *pinger) Step(o *Out, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Start:
 		if p.spawn != "" {
@@ -73,7 +73,7 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 			if _, err := fmt.Sscanf(text, "cut %s %s %d", &a, &b, &ms); err != nil {
 				return Cut{}, errors.New("not a cut")
 			}
-			return Cut{A: a, B: b, Duration: ms * 1000}, nil
+			return Cut{A: a, B: b, Duration: vt.Time(ms) * vt.Millisecond}, nil
 		},
 		DeadLetter: func(e *messages.Envelope) []string {
 			r.gone = append(r.gone, e.To)
@@ -86,7 +86,7 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 	k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	for i, text := range actions {
-		var at vt.Time
+		var at int64
 		fmt.Sscanf(text, "%d", &at)
 		text = text[strings.Index(text, " ")+1:]
 		k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),

@@ -8,11 +8,12 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// Component is the behaviour of one actor. Receive handles one envelope at
-// the virtual time o.Now(); it must not block, read the wall clock or use
-// global randomness; everything observable leaves through o.
+// Component is the behaviour of one actor: a state machine of Flink's
+// rules. Step handles one envelope at the virtual time o.Now(); it must not
+// block, read the wall clock or use global randomness; everything it sends
+// and logs leaves through o (the Ready of the step).
 type Component interface {
-	Receive(o *Out, env *messages.Envelope)
+	Step(o *Out, env *messages.Envelope)
 }
 
 // Inspector is a Component that can show a read-only view of its state
@@ -78,7 +79,7 @@ func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
 		at = o.now
 	}
 	o.sendSeq++
-	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at, To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now, Body: body})
+	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at.Micros(), To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now.Micros(), Body: body})
 }
 
 // Timer sends body to this actor itself after delay µs.
@@ -87,9 +88,9 @@ func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
 }
 
 // Log records an event of this actor at the current virtual time.
-func (o *Out) Log(kind string, fields ...*messages.Field) {
+func (o *Out) Log(kind Kind, fields ...*messages.Field) {
 	o.logSeq++
-	o.events = append(o.events, &messages.LogEvent{Vt: o.now, Actor: o.name, Seq: o.logSeq, Kind: kind, Fields: fields})
+	o.events = append(o.events, &messages.LogEvent{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Kind: string(kind), Fields: fields})
 }
 
 // Spawn starts a new actor named name running c. The scheduler learns of it
@@ -141,7 +142,7 @@ func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Env
 		}
 	}()
 	for _, e := range envs {
-		c.Receive(o, e)
+		c.Step(o, e)
 	}
 	return o.done(step)
 }

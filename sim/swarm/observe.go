@@ -67,7 +67,7 @@ type Violation struct {
 func (v Violation) String() string {
 	s := v.Invariant + ": " + v.What
 	if v.Actor != "" {
-		s += " (" + v.Actor + " at " + eventlog.FormatVT(v.VT) + ")"
+		s += " (" + v.Actor + " at " + v.VT.String() + ")"
 	}
 	return s
 }
@@ -116,28 +116,29 @@ func (ob *Observer) watermark(actor string, t vt.Time, w int64) {
 
 // Observe takes the next event of the log.
 func (ob *Observer) Observe(ev *messages.LogEvent) {
+	t := vt.Of(ev.Vt)
 	switch e := eventlog.Decode(ev).(type) {
 	case eventlog.JobStatus:
 		ob.JobStatus = e.Status
 	case eventlog.WindowFired:
-		ob.watermark(ev.Actor, ev.Vt, e.Watermark)
+		ob.watermark(ev.Actor, t, e.Watermark)
 		ob.Firings[KeyEnd{e.Key, e.WindowEnd}] = e.WindowStart
 		if e.Firing > 1 {
 			ob.LateFirings = append(ob.LateFirings, WindowID{e.Key, e.WindowStart, e.WindowEnd})
 		}
 	case eventlog.TaskMetrics:
 		if e.HasWatermark {
-			ob.watermark(ev.Actor, ev.Vt, e.Watermark)
+			ob.watermark(ev.Actor, t, e.Watermark)
 		}
 	case eventlog.LateSideOutput:
 		ob.LateSide = append(ob.LateSide, KeyTs{e.Key, e.Timestamp})
 	case eventlog.BacklogAnnouncement:
 		if e.FreeBuffers < 0 || e.BuffersInUse < 0 || e.FloatingBuffers < 0 || e.Backlog < 0 {
-			ob.violate("credit_non_negative", ev.Actor, ev.Vt, fmt.Sprintf("backlog %d, free buffers %d, in use %d, floating %d",
+			ob.violate("credit_non_negative", ev.Actor, t, fmt.Sprintf("backlog %d, free buffers %d, in use %d, floating %d",
 				e.Backlog, e.FreeBuffers, e.BuffersInUse, e.FloatingBuffers))
 		}
 	case eventlog.CheckpointCompleted:
-		if ev.Vt > ob.healAt {
+		if t > ob.healAt {
 			ob.CheckpointsAfter++
 		}
 		if e.CheckpointKind == "stop-with-savepoint" {

@@ -9,23 +9,9 @@ package vt
 import (
 	"container/heap"
 	"strings"
-	"time"
 
 	"github.com/flinksim/flinksim/messages"
 )
-
-// Time is virtual time in microseconds since the start of the run.
-type Time = int64
-
-// FromDuration converts a Go duration to virtual microseconds (truncating).
-func FromDuration(d time.Duration) Time { return int64(d / time.Microsecond) }
-
-// FromMillis converts milliseconds to virtual microseconds.
-func FromMillis(ms int64) Time { return ms * 1000 }
-
-// Millis converts virtual microseconds to whole milliseconds (floor for
-// non-negative times).
-func Millis(t Time) int64 { return t / 1000 }
 
 // Less is the scheduler's total order on envelopes:
 // (deliver_at, to, from, sender_seq). It does not depend on when an envelope
@@ -61,7 +47,7 @@ func (q *Queue) PeekTime() (t Time, ok bool) {
 	if len(q.h) == 0 {
 		return 0, false
 	}
-	return q.h[0].DeliverAt, true
+	return Time(q.h[0].DeliverAt), true
 }
 
 // PopStep removes and returns, in order, every envelope whose deliver_at
@@ -71,7 +57,7 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 	if !ok {
 		return dst
 	}
-	for len(q.h) > 0 && q.h[0].DeliverAt == t {
+	for len(q.h) > 0 && Time(q.h[0].DeliverAt) == t {
 		dst = append(dst, heap.Pop(&q.h).(*messages.Envelope))
 	}
 	return dst

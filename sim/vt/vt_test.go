@@ -141,7 +141,7 @@ func TestQueuePopStepHandChecked(t *testing.T) {
 		{in[0]},
 		{in[5]},
 	}
-	wantTimes := []int64{10, 20, 30}
+	wantTimes := []Time{10, 20, 30}
 	for i, want := range wantSteps {
 		at, ok := q.PeekTime()
 		if !ok || at != wantTimes[i] {
@@ -212,7 +212,7 @@ func TestQueueProperty(t *testing.T) {
 			before := q.Len()
 			at, _ := q.PeekTime()
 			step := q.PopStep(nil)
-			if len(step) == 0 || step[0].DeliverAt != at {
+			if len(step) == 0 || Time(step[0].DeliverAt) != at {
 				t.Fatalf("PeekTime() = %d but the step starts with %v", at, step)
 			}
 			if q.Len() != before-len(step) {

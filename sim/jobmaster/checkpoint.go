@@ -1,0 +1,267 @@
+package jobmaster
+
+import (
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/checkpoint"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// The JobMaster's side of checkpoints: it starts the CheckpointCoordinator
+// actor (checkpoint_coordinator.go) for each job, keeps it informed of the
+// executions and the job status, forwards checkpoint requests, and asks it
+// for the state to restore. The coordinator is spawned when the job first
+// needs it: at submission when periodic checkpointing is configured,
+// otherwise with the first checkpoint request (a run that never checkpoints
+// has no coordinator to message).
+
+// ensureCoordinator spawns the coordinator if it is not there yet and
+// hands it the current job.
+func (j *JobMaster) ensureCoordinator(o *kernel.Out) {
+	if j.cc {
+		return
+	}
+	j.cc = true
+	o.Spawn(jobgraph.CheckpointCoordinatorName, checkpoint.NewService(j.base))
+	j.startCoordinatorJob(o, 0)
+	if j.status != 0 {
+		j.sendStatus(o)
+	}
+	j.sendExecutions(o)
+}
+
+// startCoordinatorJob tells the coordinator about the submitted job, which
+// restored checkpoint restoredID (0: none).
+func (j *JobMaster) startCoordinatorJob(o *kernel.Out, restoredID int64) {
+	if !j.cc {
+		return
+	}
+	m := &messages.CheckpointCoordinatorStart{JobId: j.jobID(), MaxParallelism: int32(j.graph.MaxParallelism),
+		JobConfiguration: j.overrides, RestoredCheckpointId: restoredID, Vertices: j.checkpointVertices()}
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_CheckpointCoordinatorStart{CheckpointCoordinatorStart: m})
+}
+
+// checkpointVertices is the job graph as the coordinator plans with it.
+func (j *JobMaster) checkpointVertices() []*messages.CheckpointVertex {
+	var out []*messages.CheckpointVertex
+	for _, v := range j.graph.Vertices {
+		cv := &messages.CheckpointVertex{Id: v.ID, Parallelism: int32(v.Parallelism)}
+		for _, e := range j.graph.Edges {
+			if e.To == v.ID {
+				cv.Upstream, cv.Forward = e.From, e.Partitioner == jobgraph.PartitionForward
+			}
+		}
+		out = append(out, cv)
+	}
+	return out
+}
+
+// sendStatus tells the coordinator the job's status
+// (CheckpointCoordinatorDeActivator).
+func (j *JobMaster) sendStatus(o *kernel.Out) {
+	if j.cc {
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.String()}})
+	}
+}
+
+// sendExecutions tells the coordinator the current attempt's executions and
+// their states.
+func (j *JobMaster) sendExecutions(o *kernel.Out) {
+	if !j.cc {
+		return
+	}
+	m := &messages.ExecutionStates{}
+	for _, name := range j.order {
+		v, i := j.vertexOf[name].vertex, j.vertexOf[name].index
+		m.Executions = append(m.Executions, &messages.ExecutionState{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].String()})
+	}
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
+}
+
+// requestCheckpoint asks the coordinator for a checkpoint of kind.
+func (j *JobMaster) requestCheckpoint(o *kernel.Out, k messages.CheckpointKind) {
+	j.ensureCoordinator(o)
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_TriggerCheckpointRequest{TriggerCheckpointRequest: &messages.TriggerCheckpointRequest{Kind: k}})
+}
+
+// requestRestore asks the coordinator for the state of the next
+// deployment; the answer comes back as RestoreState (restored).
+func (j *JobMaster) requestRestore(o *kernel.Out, m *messages.RestoreRequest) {
+	j.restoreReq++
+	m.RequestId = j.restoreReq
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_RestoreRequest{RestoreRequest: m})
+}
+
+// restored takes the coordinator's answer to the last RestoreRequest.
+func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
+	if m.RequestId != j.restoreReq {
+		return // an answer for an attempt that is gone
+	}
+	if j.pendingRescale {
+		j.pendingRescale = false
+		j.submitFromSavepoint(o, m)
+		return
+	}
+	if j.status != status.JobRunning {
+		return
+	}
+	j.restoreFrom = nil
+	if m.Found {
+		j.useRestore(m)
+		o.Log(eventlog.KindRestore, messages.Str("from", "checkpoint"), messages.Int("checkpoint_id", m.CheckpointId))
+	} else {
+		j.logFreshStart(o)
+	}
+	j.deployOrWait(o)
+}
+
+// useRestore makes m what the next deployment restores: keyed and channel
+// state by subtask, the source offsets through the enumerator.
+func (j *JobMaster) useRestore(m *messages.RestoreState) {
+	j.restoreFrom = m
+	j.enum.Restore(m.SourceOffsets)
+}
+
+// restoreOf is the state subtask index of vertex v restores (nil: none).
+func (j *JobMaster) restoreOf(v string, index int) *messages.TaskStateSnapshot {
+	for _, s := range j.restoreFrom.GetSubtasks() {
+		if s.Vertex == v && int(s.Index) == index {
+			return s.State
+		}
+	}
+	return nil
+}
+
+// logFreshStart: like Flink without a completed checkpoint, the new attempt
+// starts from the starting offsets with empty state.
+func (j *JobMaster) logFreshStart(o *kernel.Out) {
+	o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
+}
+
+// checkpointRequestFailed is the coordinator telling that a
+// stop-with-savepoint did not happen.
+func (j *JobMaster) checkpointRequestFailed(o *kernel.Out, m *messages.CheckpointRequestFailed) {
+	if m.Kind == messages.CheckpointKind_STOP_WITH_SAVEPOINT {
+		j.restartFailed(o, m.Message)
+	}
+}
+
+// numTasks is the number of subtasks of the job graph.
+func (j *JobMaster) numTasks() int {
+	n := 0
+	for _, v := range j.graph.Vertices {
+		n += v.Parallelism
+	}
+	return n
+}
+
+// startRescaled asks the coordinator for the savepoint the
+// stop-with-savepoint took, checked for the new job (rescale's parallelism,
+// its max parallelism); submitFromSavepoint goes on with the answer.
+func (j *JobMaster) startRescaled(o *kernel.Out) {
+	n := j.rescaleTo
+	maxP := 0
+	if j.rescaleMaxP > 0 {
+		maxP = j.rescaleMaxP
+	} else if j.cfg.MaxParallelism != -1 {
+		maxP = j.cfg.MaxParallelism
+	}
+	j.pendingRescale = true
+	j.requestRestore(o, &messages.RestoreRequest{Savepoint: true, Parallelism: int32(n), MaxParallelism: int32(maxP)})
+}
+
+// submitFromSavepoint submits the job anew from the savepoint its
+// stop-with-savepoint took, with the rescale's parallelism or the changed
+// setting: keyed state moves with its key groups, splits go to their new
+// owners (getSplitOwner). The new job keeps the savepoint's max parallelism
+// unless one is configured; a parallelism above it or a different
+// configured one is refused with Flink's message (the coordinator's checks)
+// and the new job fails.
+func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState) {
+	n := j.rescaleTo
+	j.rescaleTo = 0
+	if !sp.Found {
+		j.restartFailed(o, "no savepoint to start the new job from")
+		return
+	}
+	rescaling := n > 0
+	if !rescaling {
+		n = int(sp.RestoredParallelism[jobgraph.VertexKeyed]) // a reconfiguration keeps the parallelism
+	}
+	if set := j.reconfig; set != nil {
+		j.reconfig = nil
+		c := *j.cfg
+		if err := c.Set(set.Key, set.Value); err != nil { // validated by the action's parser
+			o.Invariant("reconfigure", "%s=%s: %v", set.Key, set.Value, err)
+			return
+		}
+		j.cfg = &c
+		j.overrides = append(j.overrides, set)
+		o.Log(eventlog.KindReconfigure, messages.Str("step", "submit from savepoint"), messages.Str("setting", set.Key),
+			messages.Str("value", set.Value), messages.Str("savepoint_path", sp.SavepointPath))
+	}
+	maxP := int(sp.MaxParallelism)
+	if rescaling {
+		o.Log(eventlog.KindRescale, messages.Str("step", "submit from savepoint"), messages.Str("savepoint_path", sp.SavepointPath),
+			messages.Int("from_parallelism", int64(sp.RestoredParallelism[jobgraph.VertexKeyed])), messages.Int("to_parallelism", int64(n)),
+			messages.Int("max_parallelism", int64(maxP)))
+	}
+	j.jobs++
+	j.status = 0 // a new job: no previous status
+	j.setStatus(o, status.JobCreated, "")
+	if sp.Error != "" {
+		j.setStatus(o, status.JobFailed, sp.Error)
+		return
+	}
+	cfg := *j.cfg
+	cfg.Parallelism, cfg.MaxParallelism = n, maxP
+	g, err := jobgraph.Build(cfg)
+	if err != nil {
+		j.setStatus(o, status.JobFailed, err.Error())
+		return
+	}
+	j.graph = g
+	j.attempt++
+	clear(j.location)
+	clear(j.tasks)
+	j.order = j.order[:0]
+	j.deploy = false
+	j.enum.Reset()
+	j.useRestore(sp)
+	j.startCoordinatorJob(o, sp.CheckpointId)
+	// the new job's output: a consumer reading from the sink topic's end now
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		Topic: j.cfg.SinkTopic, Spec: "latest", RequestId: reqOutputView}})
+	j.setStatus(o, status.JobRunning, "")
+	j.deployOrWait(o)
+}
+
+// deployOrWait deploys the job when the slot pool has enough slots, else
+// declares what is missing to the ResourceManager and waits, bounded by
+// slot.request.timeout.
+func (j *JobMaster) deployOrWait(o *kernel.Out) {
+	if len(j.slots) >= j.graph.SlotsNeeded {
+		j.deployAll(o)
+		return
+	}
+	need := j.graph.SlotsNeeded - len(j.slots)
+	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DeclareResourceRequirements{
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(need)}})
+	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, int64(j.attempt))
+}
+
+// restartFailed ends a rescale or reconfiguration whose stop-with-savepoint
+// failed: the job goes on as it was.
+func (j *JobMaster) restartFailed(o *kernel.Out, cause string) {
+	if j.rescaleTo > 0 {
+		j.rescaleTo = 0
+		o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", cause))
+	}
+	if j.reconfig != nil {
+		o.Log(eventlog.KindReconfigure, messages.Str("result", "failed"), messages.Str("setting", j.reconfig.Key), messages.Str("cause", cause))
+		j.reconfig = nil
+	}
+}

@@ -1,0 +1,198 @@
+package jobmaster
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/heartbeat"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/restart"
+	"github.com/flinksim/flinksim/sim/status"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// name is the execution id of subtask index of vertex in the current attempt.
+func (j *JobMaster) name(vertex string, index int) string {
+	return jobgraph.SubtaskName(vertex, index, j.attempt)
+}
+
+// startFailover sets up the restart strategy and the heartbeat timer.
+func (j *JobMaster) startFailover(o *kernel.Out) {
+	// Flink 1.19+ (RestartStrategyOptions): with checkpointing on and no
+	// strategy configured, exponential-delay; without checkpointing, none
+	rc := restart.DefaultConfig(j.cfg.CheckpointInterval > 0)
+	if j.cfg.RestartStrategy != "default" {
+		rc.Strategy = j.cfg.RestartStrategy
+	}
+	rc.InitialBackoffMs = j.cfg.RestartInitialBackoff.Milliseconds()
+	rc.JitterFactor = j.cfg.RestartJitterFactor
+	rc.FixedDelayAttempts = j.cfg.FixedDelayAttempts
+	rc.FixedDelayMs = j.cfg.FixedDelay.Milliseconds()
+	if j.cfg.RestartStrategy == "default" {
+		// Flink ignores the exponential-delay options when no strategy is
+		// configured; the simulator's shorter initial backoff is what the
+		// user set, so it applies in both cases
+		rc.Strategy = ""
+	}
+	st, err := restart.New(rc, o.Rand())
+	if err != nil {
+		o.Invariant("restart_strategy", "%v", err)
+		return
+	}
+	j.strategy = st
+	o.Log(eventlog.KindRestartStrategy, messages.Str("strategy", st.Name()), messages.Str("description", strings.TrimSpace(describe(st))))
+	o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
+}
+
+func describe(s restart.Strategy) string {
+	if st, ok := s.(interface{ String() string }); ok {
+		return st.String()
+	}
+	return s.Name()
+}
+
+// heartbeat sends a heartbeat request to every task manager that offered
+// slots, then checks their monitors: one that timed out is lost
+// (HeartbeatManagerSenderImpl, HeartbeatMonitorImpl; JobMaster's
+// TaskManagerHeartbeatListener.notifyHeartbeatTimeout).
+func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
+	if j.terminal() {
+		return
+	}
+	if send {
+		o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	}
+	heartbeat.Round(o, j.monitors, send, vt.FromDuration(j.cfg.RPCLatency()), func(tm string, m *heartbeat.Monitor) {
+		j.lost[tm] = true
+		cause := "The heartbeat of TaskManager with id " + tm + " timed out."
+		o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
+			messages.Int("last_heartbeat_ms", m.LastHeartbeat()), messages.Str("cause", cause))
+		j.slots = slices.DeleteFunc(j.slots, func(s offeredSlot) bool { return s.tm == tm })
+		j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
+	})
+}
+
+func (j *JobMaster) terminal() bool {
+	return j.status.Terminal()
+}
+
+// failover restarts the whole pipelined region (here the whole job, whose
+// tasks are all connected by pipelined edges) after the restart strategy's
+// backoff, or fails the job when the strategy allows no more restarts
+// (DefaultScheduler.handleTaskFailure with RestartPipelinedRegionFailoverStrategy).
+func (j *JobMaster) failover(o *kernel.Out, cause string) {
+	if j.status != status.JobRunning {
+		return
+	}
+	now := vt.Millis(o.Now())
+	j.strategy.NotifyFailure(now)
+	j.cancelTasks(o)
+	if !j.strategy.CanRestart() {
+		o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", false),
+			messages.Str("strategy", j.strategy.Name()), messages.Int("restarts", int64(j.restarts)))
+		j.setStatus(o, status.JobFailing, cause)
+		j.setStatus(o, status.JobFailed, "org.apache.flink.runtime.JobException: Recovery is suppressed by "+describe(j.strategy))
+		return
+	}
+	backoff := j.strategy.BackoffMs()
+	j.restarts++
+	j.setStatus(o, status.JobRestarting, cause)
+	o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", true),
+		messages.Str("strategy", j.strategy.Name()), messages.Int("backoff_ms", backoff),
+		messages.Int("restarts", int64(j.restarts)), messages.Int("next_attempt", int64(j.attempt+1)))
+	o.Timer(vt.FromMillis(backoff), timerRestart, 0)
+}
+
+// cancelTasks cancels every execution of the current attempt on the task
+// managers still alive.
+func (j *JobMaster) cancelTasks(o *kernel.Out) {
+	for _, name := range j.order {
+		tm := j.location[name]
+		if j.tasks[name] != status.Finished && !j.lost[tm] {
+			o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
+		}
+		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
+	}
+	clear(j.location)
+	j.order = j.order[:0]
+	j.deploy = false
+	j.sendExecutions(o)
+}
+
+// restart deploys a new attempt of every task once enough slots are there,
+// restored from the latest completed checkpoint (or from the starting
+// offsets when there is none).
+func (j *JobMaster) restart(o *kernel.Out) {
+	if j.status != status.JobRestarting {
+		return
+	}
+	j.attempt++
+	j.setStatus(o, status.JobRunning, "")
+	j.enum.Reset()
+	if j.cc {
+		// restore from the latest completed checkpoint, if there is one:
+		// keyed state, channel state, and the source offsets through the
+		// enumerator (restored, when the coordinator answers)
+		j.requestRestore(o, &messages.RestoreRequest{})
+		return
+	}
+	j.restoreFrom = nil
+	j.logFreshStart(o)
+	j.deployOrWait(o)
+}
+
+// action carries out a user action addressed to the JobManager.
+func (j *JobMaster) action(o *kernel.Out, text string) {
+	a, err := action.Parse(text)
+	if err != nil {
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
+		return
+	}
+	if j.status != status.JobRunning {
+		reason := "the job is " + j.status.String()
+		if j.status == 0 {
+			reason = "the job is not submitted yet"
+		}
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", reason))
+		return
+	}
+	switch a.Verb {
+	case action.TriggerCheckpoint:
+		j.requestCheckpoint(o, messages.CheckpointKind_CHECKPOINT)
+	case action.TriggerSavepoint:
+		j.requestCheckpoint(o, messages.CheckpointKind_SAVEPOINT)
+	case action.StopWithSavepoint:
+		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
+	case action.Set:
+		if j.rescaleTo > 0 || j.reconfig != nil {
+			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale or reconfiguration is in progress"))
+			return
+		}
+		k, v, _ := strings.Cut(a.Arg, "=")
+		// a running job takes new configuration only through a restart:
+		// stop with a savepoint, then a new job from it with the new value
+		j.reconfig = &messages.Setting{Key: k, Value: v}
+		o.Log(eventlog.KindReconfigure, messages.Str("step", "stop-with-savepoint"), messages.Str("setting", k), messages.Str("value", v))
+		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
+	case action.Rescale:
+		if j.rescaleTo > 0 || j.reconfig != nil {
+			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale is in progress"))
+			return
+		}
+		f := strings.Fields(a.Arg)
+		j.rescaleTo, _ = strconv.Atoi(f[0])
+		j.rescaleMaxP = 0
+		if len(f) > 1 {
+			j.rescaleMaxP, _ = strconv.Atoi(strings.TrimPrefix(f[1], "max-parallelism="))
+		}
+		o.Log(eventlog.KindRescale, messages.Str("step", "stop-with-savepoint"), messages.Int("to_parallelism", int64(j.rescaleTo)))
+		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
+	default:
+		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the JobManager"))
+	}
+}

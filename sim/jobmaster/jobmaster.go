@@ -1,0 +1,459 @@
+package jobmaster
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/heartbeat"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/restart"
+	"github.com/flinksim/flinksim/sim/source"
+	"github.com/flinksim/flinksim/sim/status"
+	"github.com/flinksim/flinksim/sim/vt"
+	"github.com/flinksim/flinksim/sim/watermark"
+)
+
+// NoResourceAvailableMessage is the text of the exception the JobMaster's
+// slot pool fails a job with when its slot request bulk times out
+// (org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotRequestBulkCheckerImpl).
+const NoResourceAvailableMessage = "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException: " +
+	"Slot request bulk is not fulfillable! Could not allocate the required slot within slot request timeout"
+
+type vertexIndex struct {
+	vertex string
+	index  int
+}
+
+type offeredSlot struct {
+	tm    string
+	index int32
+	alloc string
+}
+
+// JobMaster is the JobMaster of the one job (DefaultScheduler with one
+// slot-sharing group and one pipelined region) together with the Kafka
+// source's SplitEnumerator, which Flink runs in the JobManager's
+// SourceCoordinator (KafkaSourceEnumerator).
+type JobMaster struct {
+	cfg     *config.Config
+	graph   jobgraph.JobGraph
+	bounded bool
+	status  status.Job
+	slots   []offeredSlot
+	tasks   map[string]status.Execution // execution id -> last state
+	order   []string                    // execution ids in deployment order
+	deploy  bool
+
+	// the split enumerator (the SourceCoordinator's KafkaSourceEnumerator)
+	enum      *source.Enumerator
+	alignment *watermark.AlignmentGroup // nil: no watermark alignment
+	lastMax   int64
+
+	// failover (see jobmanager_failover.go)
+	attempt  int                           // execution attempt of the current deployment
+	restarts int                           // restarts so far
+	strategy restart.Strategy              // restart strategy
+	monitors map[string]*heartbeat.Monitor // heartbeat monitor per task manager with slots
+	location map[string]string             // execution id -> task manager
+	lost     map[string]bool               // task managers whose heartbeat timed out
+
+	// checkpoints (see jobmanager_checkpoint.go)
+	base           *config.Config         // the cluster's configuration (cfg becomes the job's after a set action)
+	cc             bool                   // the CheckpointCoordinator actor is there
+	restoreFrom    *messages.RestoreState // what the next deployment restores (nil: nothing)
+	restoreReq     int64                  // the last RestoreRequest's id
+	pendingRescale bool                   // waiting for the savepoint a new job starts from
+	vertexOf       map[string]vertexIndex // execution id -> its vertex and subtask index
+	rescaleTo      int                    // parallelism of the job to start after the stop-with-savepoint (0: none)
+	reconfig       *messages.Setting      // the setting of the job to start after the stop-with-savepoint (nil: none)
+	overrides      []*messages.Setting    // the job's configuration changed by set actions, shipped with every deployment
+	rescaleMaxP    int                    // its configured max parallelism (0: not configured)
+	jobs           int                    // jobs submitted from a savepoint so far (each gets a new jobgraph.JobID)
+	ended          bool                   // the run was told to end
+}
+
+// jobID is the current job's jobgraph.JobID: job-1, then job-2 ... for each job
+// started from a savepoint (a resubmitted job is a new job in Flink).
+func (j *JobMaster) jobID() string {
+	if j.jobs == 0 {
+		return jobgraph.JobID
+	}
+	return "job-" + strconv.Itoa(j.jobs+1)
+}
+
+// New returns the JobManager for graph. bounded makes the source
+// stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
+func New(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobMaster {
+	return &JobMaster{cfg: cfg, base: cfg, enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), graph: graph, bounded: bounded, tasks: map[string]status.Execution{}, vertexOf: map[string]vertexIndex{},
+		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
+}
+
+const (
+	reqStartOffsets = 1
+	reqStopOffsets  = 2
+	reqOutputView   = 3 // the sink topic's end offset where a rescaled job's output view starts
+)
+
+// Receive implements Component. When the job is in a terminal status at
+// the end of a delivery (a rescale's FINISHED is followed by the new job's
+// RUNNING in the same delivery), the run ends.
+func (j *JobMaster) Step(o *kernel.Out, env *messages.Envelope) {
+	j.receive(o, env)
+	if j.terminal() && !j.ended && !j.pendingRescale {
+		j.ended = true
+		o.EndRun()
+	}
+}
+
+func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		j.start(o)
+	case *messages.Envelope_OfferSlots:
+		j.offerSlots(o, env.From, b.OfferSlots)
+	case *messages.Envelope_Timer:
+		switch b.Timer.Kind {
+		case timerAlignment:
+			j.announceAlignment(o)
+			return
+		case timerHeartbeat:
+			j.heartbeat(o, true)
+			return
+		case heartbeat.TimerCheck:
+			j.heartbeat(o, false)
+			return
+		case timerRestart:
+			j.restart(o)
+			return
+		}
+		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == status.JobRunning {
+			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
+				messages.Int("slots_offered", int64(len(j.slots))),
+				messages.Str("slot_request_timeout", config.FormatDuration(j.cfg.SlotRequestTimeout)),
+				messages.Str("exception", NoResourceAvailableMessage))
+			// a task failure like any other: the restart strategy decides
+			// (DefaultScheduler.handleTaskFailure); without restarts the
+			// job fails
+			j.failover(o, NoResourceAvailableMessage)
+		}
+	case *messages.Envelope_ReportedWatermarkEvent:
+		if j.alignment != nil {
+			m := b.ReportedWatermarkEvent
+			j.alignment.ReportWatermark(jobgraph.VertexSource, int(m.SubtaskIndex), m.Watermark)
+		}
+	case *messages.Envelope_TaskExecutionState:
+		j.taskState(o, b.TaskExecutionState)
+	case *messages.Envelope_ListOffsetsResult:
+		j.offsets(o, b.ListOffsetsResult)
+	case *messages.Envelope_ReaderRegistration:
+		j.enum.Register(b.ReaderRegistration.SubtaskIndex)
+		j.assignSplits(o)
+	case *messages.Envelope_HeartbeatResponse:
+		if m := j.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
+			m.ReportHeartbeat(vt.Millis(o.Now()))
+		}
+	case *messages.Envelope_Action:
+		j.action(o, b.Action.Text)
+	case *messages.Envelope_RestoreState:
+		j.restored(o, b.RestoreState)
+	case *messages.Envelope_CheckpointRequestFailed:
+		j.checkpointRequestFailed(o, b.CheckpointRequestFailed)
+	case *messages.Envelope_FailJob:
+		j.failover(o, b.FailJob.Cause)
+	case *messages.Envelope_EndOfRun:
+		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status.String()), messages.Int("restarts", int64(j.restarts)))
+	}
+}
+
+// announceAlignment is the SourceCoordinator's periodic announcement of
+// the alignment group's max allowed watermark (group minimum + max drift)
+// to every reader (WatermarkAlignmentEvent).
+func (j *JobMaster) announceAlignment(o *kernel.Out) {
+	if j.status != status.JobRunning {
+		return
+	}
+	o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
+	for _, a := range j.alignment.Tick(vt.Millis(o.Now())) {
+		if a.MaxAllowedWatermark != j.lastMax {
+			j.lastMax = a.MaxAllowedWatermark
+			o.Log(eventlog.KindAlignment, messages.Str("group", j.cfg.AlignmentGroup),
+				messages.Int("combined_watermark", j.alignment.CombinedWatermark()),
+				messages.Int("max_allowed_watermark", a.MaxAllowedWatermark))
+		}
+		src, _ := j.graph.Vertex(jobgraph.VertexSource)
+		for i := 0; i < src.Parallelism; i++ {
+			o.Send(j.name(jobgraph.VertexSource, i), vt.FromDuration(j.cfg.RPCLatency()),
+				&messages.Envelope_WatermarkAlignmentEvent{WatermarkAlignmentEvent: &messages.WatermarkAlignmentEvent{MaxWatermark: a.MaxAllowedWatermark}})
+		}
+	}
+}
+
+func (j *JobMaster) setStatus(o *kernel.Out, to status.Job, cause string) {
+	if j.status == to {
+		return
+	}
+	fields := []*messages.Field{messages.Str("job_id", j.jobID()), messages.Str("status", to.String())}
+	if j.status != 0 {
+		fields = append(fields, messages.Str("previous", j.status.String()))
+	}
+	if cause != "" {
+		fields = append(fields, messages.Str("cause", cause))
+	}
+	j.status = to
+	o.Log(eventlog.KindJobStatus, fields...)
+	j.sendStatus(o)
+}
+
+func (j *JobMaster) start(o *kernel.Out) {
+	g := j.graph
+	var vs []string
+	for _, v := range g.Vertices {
+		vs = append(vs, `{"id":`+eventlog.JSONString(v.ID)+`,"name":`+eventlog.JSONString(v.Name)+`,"parallelism":`+
+			strconv.Itoa(v.Parallelism)+`,"operators":`+eventlog.JSONStrings(v.Operators)+`}`)
+	}
+	var es []string
+	for _, e := range g.Edges {
+		es = append(es, `{"from":`+eventlog.JSONString(e.From)+`,"to":`+eventlog.JSONString(e.To)+`,"partitioner":`+eventlog.JSONString(e.Partitioner)+`}`)
+	}
+	if j.cfg.CheckpointInterval > 0 {
+		j.ensureCoordinator(o) // periodic checkpointing is configured
+	}
+	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+eventlog.JoinRaw(vs)+"]"),
+		messages.Raw("edges", "["+eventlog.JoinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
+		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
+	j.setStatus(o, status.JobCreated, "")
+	// DefaultScheduler.startScheduling: the job is RUNNING while its
+	// executions wait in SCHEDULED for slots.
+	j.setStatus(o, status.JobRunning, "")
+	for _, v := range g.Vertices {
+		for i := 0; i < v.Parallelism; i++ {
+			o.Log(eventlog.KindTaskState, messages.Str("task", jobgraph.SubtaskName(v.ID, i, 0)),
+				messages.Str("state", "SCHEDULED"), messages.Str("note", "waiting for a slot"))
+		}
+	}
+	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DeclareResourceRequirements{
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded)}})
+	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
+	j.startFailover(o)
+	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != "processing-time" {
+		g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds())
+		if err == nil {
+			j.alignment = g
+			j.lastMax = math.MinInt64
+			g.Start(vt.Millis(o.Now()))
+			o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
+		}
+	}
+	// the source coordinator resolves the starting (and, bounded, stopping)
+	// offsets of every partition (KafkaSourceEnumerator with its
+	// OffsetsInitializers)
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		Topic: j.cfg.SourceTopic, Spec: j.cfg.StartingOffsets, RequestId: reqStartOffsets}})
+	if j.bounded {
+		// KafkaSource.setBounded(OffsetsInitializer.latest()); when the
+		// events are paced by event time the file's final offsets are
+		// given explicitly instead (OffsetsInitializer.offsets(...)), so
+		// the job reads the whole file as it arrives
+		spec := "latest"
+		if j.cfg.EventsPace == "event-time" {
+			spec = "final"
+		}
+		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+			Topic: j.cfg.SourceTopic, Spec: spec, RequestId: reqStopOffsets}})
+	}
+}
+
+func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlots) {
+	var accepted []string
+	for _, off := range m.Offers {
+		if j.terminal() {
+			continue
+		}
+		// the slot pool keeps every slot offered while the job lives, also
+		// spare ones (a slot offered to a deployed or restarting job is used
+		// by the next deployment)
+		j.slots = append(j.slots, offeredSlot{tm: m.TaskManagerId, index: off.SlotIndex, alloc: off.AllocationId})
+		accepted = append(accepted, off.AllocationId)
+		if j.monitors[m.TaskManagerId] == nil {
+			// JobMaster.registerTaskManager starts monitoring its heartbeat
+			// (again, for one whose heartbeat timed out behind a network cut)
+			j.monitors[m.TaskManagerId] = heartbeat.NewMonitor(j.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
+			delete(j.lost, m.TaskManagerId)
+		}
+	}
+	o.Send(from, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})
+	if !j.deploy && len(j.slots) >= j.graph.SlotsNeeded && j.status == status.JobRunning {
+		j.deployAll(o)
+	}
+}
+
+// deployAll puts subtask i of every vertex into the i-th slot (slot
+// sharing), slots ordered by task manager and slot index.
+func (j *JobMaster) deployAll(o *kernel.Out) {
+	j.deploy = true
+	slices.SortFunc(j.slots, func(a, b offeredSlot) int {
+		if a.tm != b.tm {
+			if len(a.tm) != len(b.tm) {
+				return len(a.tm) - len(b.tm)
+			}
+			if a.tm < b.tm {
+				return -1
+			}
+			return 1
+		}
+		return int(a.index - b.index)
+	})
+	g := j.graph
+	location := j.location // subtask -> task manager
+	clear(location)
+	j.order = j.order[:0]
+	for _, v := range g.Vertices {
+		for i := 0; i < v.Parallelism; i++ {
+			location[j.name(v.ID, i)] = j.slots[i].tm
+		}
+	}
+	for _, v := range g.Vertices {
+		var in, out *jobgraph.Edge
+		for k := range g.Edges {
+			if g.Edges[k].To == v.ID {
+				in = &g.Edges[k]
+			}
+			if g.Edges[k].From == v.ID {
+				out = &g.Edges[k]
+			}
+		}
+		for i := 0; i < v.Parallelism; i++ {
+			name := j.name(v.ID, i)
+			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
+				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
+				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0,
+				JobConfiguration: j.overrides}
+			if r := j.restoreFrom; r != nil {
+				st.Restore = j.restoreOf(v.ID, i)
+				if st.Restore == nil {
+					st.Restore = &messages.TaskStateSnapshot{}
+				}
+				st.RestoreCheckpointId = r.CheckpointId
+				st.RestoreParallelism = r.RestoredParallelism[v.ID]
+			}
+			if in != nil {
+				pv, _ := g.Vertex(in.From)
+				gate := &messages.InputGateDeployment{}
+				for p := 0; p < pv.Parallelism; p++ {
+					pn := j.name(pv.ID, p)
+					gate.Producers = append(gate.Producers, pn)
+					gate.ProducerLocations = append(gate.ProducerLocations, location[pn])
+				}
+				if in.Partitioner == jobgraph.PartitionForward {
+					gate.Producers = gate.Producers[i : i+1]
+					gate.ProducerLocations = gate.ProducerLocations[i : i+1]
+				}
+				st.InputGate = gate
+			}
+			if out != nil {
+				cv, _ := g.Vertex(out.To)
+				rp := &messages.ResultPartitionDeployment{Partitioner: out.Partitioner}
+				if out.Partitioner == jobgraph.PartitionForward {
+					rp.Consumers = []string{j.name(cv.ID, i)}
+				} else {
+					for c := 0; c < cv.Parallelism; c++ {
+						rp.Consumers = append(rp.Consumers, j.name(cv.ID, c))
+					}
+				}
+				for _, c := range rp.Consumers {
+					rp.ConsumerLocations = append(rp.ConsumerLocations, location[c])
+				}
+				rp.NumSubpartitions = int32(len(rp.Consumers))
+				st.ResultPartition = rp
+			}
+			if v.ID != jobgraph.VertexSource {
+				r, err := keygroup.RangeForOperatorIndex(g.MaxParallelism, v.Parallelism, i)
+				if err == nil {
+					st.KeyGroupStart, st.KeyGroupEnd = int32(r.Start), int32(r.End)
+				}
+			}
+			j.tasks[name] = status.Scheduled
+			j.order = append(j.order, name)
+			j.vertexOf[name] = vertexIndex{v.ID, i}
+			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
+				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
+				messages.Str("allocation_id", j.slots[i].alloc))
+			o.Send(j.slots[i].tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
+		}
+	}
+	j.sendExecutions(o)
+}
+
+func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
+	if _, current := j.location[m.ExecutionId]; !current {
+		return // a report of an earlier attempt
+	}
+	st, ok := status.ParseExecution(m.State)
+	if !ok {
+		o.Invariant("execution_state", "%s reported state %q", m.ExecutionId, m.State)
+		return
+	}
+	j.tasks[m.ExecutionId] = st
+	j.sendExecutions(o)
+	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
+	if m.Reason != "" {
+		fields = append(fields, messages.Str("reason", m.Reason))
+	}
+	o.Log(eventlog.KindTaskState, fields...)
+	switch st {
+	case status.Failed:
+		j.failover(o, m.Reason)
+	case status.Finished:
+		for _, name := range j.order {
+			if j.tasks[name] != status.Finished {
+				return
+			}
+		}
+		j.setStatus(o, status.JobFinished, "")
+		if j.rescaleTo > 0 || j.reconfig != nil {
+			j.startRescaled(o)
+		}
+	}
+}
+
+func (j *JobMaster) offsets(o *kernel.Out, m *messages.ListOffsetsResult) {
+	if m.RequestId == reqOutputView {
+		// a job started from a savepoint writes to a fresh view of the
+		// output: what a consumer starting at the sink's end now reads
+		for _, po := range m.Offsets {
+			o.Log(eventlog.KindOutputView, messages.Str("topic", m.Topic), messages.Int("from_offset", po.Offset))
+		}
+		return
+	}
+	if m.RequestId == reqStopOffsets {
+		j.enum.SetStoppingOffsets(m.Offsets)
+	} else {
+		j.enum.SetStartingOffsets(m.Offsets)
+	}
+	j.assignSplits(o)
+}
+
+// assignSplits hands the registered readers the splits the enumerator
+// assigns them, once the offsets are known; in bounded mode it then signals
+// no more splits.
+func (j *JobMaster) assignSplits(o *kernel.Out) {
+	src, _ := j.graph.Vertex(jobgraph.VertexSource)
+	for _, a := range j.enum.Assign(src.Parallelism) {
+		reader := j.name(jobgraph.VertexSource, int(a.Reader))
+		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", eventlog.JSONInts(a.Partitions)))
+		if len(a.Splits) == 0 && !j.bounded {
+			o.Log(eventlog.KindReaderNoSplits, messages.Str("reader", reader),
+				messages.Str("note", "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"))
+		}
+		o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: a.Splits}})
+		if a.NoMore {
+			o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_NoMoreSplits{NoMoreSplits: &messages.NoMoreSplits{}})
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package kafka
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// action carries out a user action addressed to the broker: a record sent
+// by hand, a stalled or resumed producer, the output consumer's isolation.
+func (k *Broker) action(o *kernel.Out, text string) {
+	a, err := action.Parse(text)
+	if err != nil {
+		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: err.Error()}.Fields()...)
+		return
+	}
+	ignore := func(reason string) {
+		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: reason}.Fields()...)
+	}
+	switch a.Verb {
+	case action.SendEvent:
+		e, err := action.ParseEvent(a.Arg)
+		if err != nil {
+			ignore(err.Error())
+			return
+		}
+		n := len(k.source.Partitions)
+		p := e.Partition
+		if p >= n {
+			ignore("partition " + strconv.Itoa(p) + " does not exist: topic " + k.source.Name + " has " + strconv.Itoa(n) + " partitions (0.." + strconv.Itoa(n-1) + ")")
+			return
+		}
+		if p < 0 {
+			p = DefaultPartition([]byte(e.Key), n)
+		}
+		ts := e.Ts
+		if e.Now {
+			ts += k.nowMs(o)
+		}
+		rec := &messages.KafkaRecord{Partition: int32(p), Timestamp: ts, Key: e.Key, Value: eventValue(e.Fields)}
+		off := k.appendSource(rec)
+		o.Log(eventlog.KindEventSent, messages.Int("partition", int64(p)), messages.Int("offset", off), messages.Str("key", e.Key),
+			messages.Int("timestamp", ts), messages.Raw("value", string(rec.Value)))
+		k.serveParked(o)
+	case action.PausePartition, action.ResumePartition:
+		p, _ := strconv.Atoi(a.Arg)
+		if p >= len(k.source.Partitions) {
+			ignore("partition " + a.Arg + " does not exist: topic " + k.source.Name + " has " + strconv.Itoa(len(k.source.Partitions)) + " partitions")
+			return
+		}
+		pause := a.Verb == action.PausePartition
+		if k.paused[p] == pause {
+			ignore("partition " + a.Arg + " is " + map[bool]string{true: "already paused", false: "not paused"}[pause])
+			return
+		}
+		k.paused[p] = pause
+		if pause {
+			o.Log(eventlog.KindPartitionPaused, messages.Int("partition", int64(p)))
+			return
+		}
+		held := k.held[p]
+		k.held[p] = nil
+		for _, i := range held {
+			k.appendEvent(i)
+		}
+		o.Log(eventlog.KindPartitionResumed, messages.Int("partition", int64(p)), messages.Int("held_records", int64(len(held))))
+		k.serveParked(o)
+	case action.Set:
+		key, value, _ := strings.Cut(a.Arg, "=")
+		if key != "sim.output.isolation-level" {
+			ignore("not an action for the broker")
+			return
+		}
+		o.Log(eventlog.KindOutputIsolation, eventlog.OutputIsolation{IsolationLevel: value}.Fields()...)
+	default:
+		ignore("not an action for the broker")
+	}
+}
+
+// nowMs is "now" for send-event: the newest event time in the source topic,
+// or the generator's clock when the topic is still empty.
+func (k *Broker) nowMs(o *kernel.Out) int64 {
+	if k.haveTs {
+		return k.maxTs
+	}
+	return GeneratorEpochMillis + vt.Millis(o.Now())
+}
+
+// appendSource appends a record to the source topic, keeping track of the
+// newest event time, and returns its offset.
+func (k *Broker) appendSource(r *messages.KafkaRecord) int64 {
+	if !k.haveTs || r.Timestamp > k.maxTs {
+		k.maxTs, k.haveTs = r.Timestamp, true
+	}
+	return k.source.Append(r)
+}
+
+// eventValue renders send-event's fields as the record's JSON value: a
+// field is a JSON number when it parses as one, otherwise a string.
+func eventValue(fields [][2]string) []byte {
+	b := []byte{'{'}
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(f[0])
+		b = append(b, kb...)
+		b = append(b, ':')
+		if _, err := strconv.ParseFloat(f[1], 64); err == nil && json.Valid([]byte(f[1])) {
+			b = append(b, f[1]...)
+		} else {
+			vb, _ := json.Marshal(f[1])
+			b = append(b, vb...)
+		}
+	}
+	return append(b, '}')
+}

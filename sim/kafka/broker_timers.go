@@ -1,0 +1,11 @@
+package kafka
+
+// Timer kinds (messages.Timer.Kind) of this package's components, one per
+// self-envelope purpose.
+const (
+	timerGenerate   = "generate"            // the broker's data generator
+	timerFetchWait  = "fetch_max_wait"      // Kafka fetch.max.wait.ms
+	timerAppend     = "append_event"        // sim.events.pace=event-time
+	timerTxnTimeout = "transaction_timeout" // the sink producer's transaction.timeout.ms
+	timerMetrics    = "metrics"             // once per virtual second
+)

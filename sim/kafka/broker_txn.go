@@ -1,0 +1,171 @@
+package kafka
+
+import (
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// The broker side of the KafkaSink: produce requests into the sink topic and
+// the transaction coordinator's requests (flink-connector-kafka's
+// KafkaWriter, KafkaCommitter and TransactionAborter as the broker sees them).
+// The rules are TxnLog's; this file decodes, applies and logs.
+
+// Notes of a transaction event for a request that changed nothing (Kafka
+// answers a repeated EndTxn without an error) or that fenced a transaction.
+const (
+	noteAlreadyPreCommitted = "already pre-committed"
+	noteAlreadyCommitted    = "already committed"
+	noteAlreadyAborted      = "already aborted"
+	noteFenced              = "fenced: InitProducerId aborted the transaction in progress under this id"
+	noteTimedOut            = "transaction.timeout.ms expired: the broker aborted it"
+)
+
+// produce appends a Produce's records to the sink topic: outside any
+// transaction when transactional_id is "" (delivery guarantee none or
+// at-least-once), else into the transaction in progress under that id. A
+// record the broker refuses (no transaction in progress, a fenced producer,
+// a pre-committed transaction, a partition that does not exist) is dropped
+// and counted in produce_rejected; one kafka_error event per request names
+// the first error and the number of records dropped.
+func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
+	id := p.TransactionalId
+	var first error
+	var dropped int64
+	for _, r := range p.Records {
+		var err error
+		switch {
+		case id != "" && k.owner[id] != "" && k.owner[id] != from:
+			// the producer of an earlier attempt: its epoch is older than
+			// the one the new attempt's InitProducerId took (a zombie's
+			// request still on its way when the task died)
+			err = ErrProducerFenced
+		case id != "":
+			_, err = k.sink.Append(id, r)
+		case r == nil:
+			err = ErrInvalidRequest
+		case k.sink.AppendPlain(r) < 0:
+			err = ErrUnknownTopicOrPartition
+		}
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			dropped++
+			continue
+		}
+		k.produced++
+	}
+	if dropped > 0 {
+		k.rejected += dropped
+		o.Log(eventlog.KindKafkaError, messages.Str("request", "produce"), messages.Str("transactional_id", id),
+			messages.Str("error", first.Error()), messages.Int("records", dropped), messages.Str("producer", from))
+	}
+}
+
+// txnRequest applies one transaction request of the sink's producer from.
+// BEGIN is initTransactions + beginTransaction (TxnLog.Begin: the id's
+// epoch is bumped and a transaction still in progress under it is aborted,
+// which is logged first with a note); PRE_COMMIT flushes; COMMIT and ABORT
+// end the latest transaction under the id (a repeat is a no-op, logged with a
+// note); ABORT_LINGERING runs TransactionAborter's probe for one prefix and
+// subtask. A refused request logs kafka_error and counts in txn_errors; the
+// producer gets no answer.
+func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) {
+	id := m.TransactionalId
+	prev, had := k.sink.TransactionInfo(id)
+	switch m.Op {
+	case messages.TxnRequest_BEGIN:
+		if err := k.sink.Begin(id); err != nil {
+			k.txnError(o, from, "begin", id, err)
+			return
+		}
+		k.owner[id] = from
+		// the transaction coordinator aborts it if it is still open after
+		// transaction.timeout.ms
+		k.txnTimers++
+		k.txnBegun[id] = k.txnTimers
+		k.txnTimerID[k.txnTimers] = id
+		o.Timer(vt.FromDuration(k.cfg.TransactionTimeout), timerTxnTimeout, k.txnTimers)
+		if had && (prev.State == TxnOpen || prev.State == TxnPreCommitted) {
+			k.logTxn(o, from, "begin", id, TxnInfo{State: TxnAborted, Records: prev.Records}, noteFenced)
+		}
+		k.logLatest(o, from, "begin", id, "")
+	case messages.TxnRequest_PRE_COMMIT:
+		if k.owner[id] != "" && k.owner[id] != from {
+			k.txnError(o, from, "pre_commit", id, ErrProducerFenced)
+			return
+		}
+		k.endTxn(o, from, "pre_commit", id, k.sink.PreCommit, had && prev.State == TxnPreCommitted, noteAlreadyPreCommitted)
+	case messages.TxnRequest_COMMIT:
+		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == TxnCommitted, noteAlreadyCommitted)
+	case messages.TxnRequest_ABORT:
+		k.endTxn(o, from, "abort", id, k.sink.Abort, had && prev.State == TxnAborted, noteAlreadyAborted)
+	case messages.TxnRequest_ABORT_LINGERING:
+		ids := k.sink.AbortLingering(m.Prefix, int(m.Subtask), m.FromCheckpoint)
+		for _, a := range ids {
+			k.logLatest(o, from, "abort_lingering", a, "")
+		}
+		o.Log(eventlog.KindAbortLingering, messages.Str("prefix", m.Prefix), messages.Int("subtask", int64(m.Subtask)),
+			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", eventlog.JSONStrings(ids)), messages.Str("producer", from))
+	default:
+		k.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
+	}
+}
+
+// endTxn applies a pre-commit, commit or abort and logs the transaction's
+// state; repeat says the transaction was already in the requested state, so
+// the request changed nothing and is logged with note.
+func (k *Broker) endTxn(o *kernel.Out, from, op, id string, apply func(string) error, repeat bool, note string) {
+	if err := apply(id); err != nil {
+		k.txnError(o, from, op, id, err)
+		return
+	}
+	if !repeat {
+		note = ""
+	}
+	k.logLatest(o, from, op, id, note)
+}
+
+// logLatest logs the latest transaction under id.
+func (k *Broker) logLatest(o *kernel.Out, from, op, id, note string) {
+	info, _ := k.sink.TransactionInfo(id)
+	k.logTxn(o, from, op, id, info, note)
+}
+
+func (k *Broker) logTxn(o *kernel.Out, from, op, id string, info TxnInfo, note string) {
+	fields := []*messages.Field{messages.Str("op", op), messages.Str("transactional_id", id),
+		messages.Str("state", info.State.String()), messages.Int("records", int64(info.Records)), messages.Str("producer", from)}
+	if note != "" {
+		fields = append(fields, messages.Str("note", note))
+	}
+	o.Log(eventlog.KindTransaction, fields...)
+}
+
+func (k *Broker) txnError(o *kernel.Out, from, op, id string, err error) {
+	k.txnErrs++
+	o.Log(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
+		messages.Str("error", err.Error()), messages.Str("producer", from))
+}
+
+// txnTimeout aborts the transaction begun with timer seq if it is still in
+// progress: transaction.timeout.ms passed (Kafka's TransactionCoordinator
+// aborts timed-out transactions; the LSO moves on, the records are never
+// visible to read_committed).
+func (k *Broker) txnTimeout(o *kernel.Out, seq int64) {
+	id := k.txnTimerID[seq]
+	delete(k.txnTimerID, seq)
+	if k.txnBegun[id] != seq {
+		return // a newer transaction under the id
+	}
+	info, ok := k.sink.TransactionInfo(id)
+	if !ok || (info.State != TxnOpen && info.State != TxnPreCommitted) {
+		return
+	}
+	if err := k.sink.Abort(id); err != nil {
+		k.txnError(o, "kafka", "abort", id, err)
+		return
+	}
+	k.logLatest(o, "kafka", "abort", id, noteTimedOut)
+}

@@ -1,0 +1,141 @@
+package resourcemanager
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/flinksim/flinksim/sim/heartbeat"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/taskexecutor"
+	"github.com/flinksim/flinksim/sim/vt"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+)
+
+// ResourceManager keeps the registered TaskManagers and their slots and
+// hands free slots to the JobManager's declared requirements
+// (org.apache.flink.runtime.resourcemanager.ResourceManager with the
+// FineGrainedSlotManager's declarative protocol: the JobMaster declares how
+// many slots it needs, the ResourceManager asks TaskExecutors to offer free
+// slots to it).
+type ResourceManager struct {
+	cfg      *config.Config
+	tms      []string          // registered, in registration order
+	slots    map[string][]bool // task manager -> slot allocated?
+	wanted   int               // slots the job still needs
+	jobMgr   string
+	nextAllo int
+	monitors map[string]*heartbeat.Monitor
+	nextTM   int // number of the next task manager to start (tm-N)
+}
+
+// New returns the ResourceManager component.
+func New(cfg *config.Config) *ResourceManager {
+	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}, monitors: map[string]*heartbeat.Monitor{},
+		nextTM: cfg.TaskManagers + 1}
+}
+
+// Receive implements Component.
+func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		o.Log(eventlog.KindActorStarted, messages.Str("component", "ResourceManager"))
+		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	case *messages.Envelope_Timer:
+		switch b.Timer.Kind {
+		case timerHeartbeat:
+			r.heartbeat(o, true)
+		case heartbeat.TimerCheck:
+			r.heartbeat(o, false)
+		}
+	case *messages.Envelope_HeartbeatResponse:
+		if m := r.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
+			m.ReportHeartbeat(vt.Millis(o.Now()))
+		}
+	case *messages.Envelope_RegisterTaskExecutor:
+		m := b.RegisterTaskExecutor
+		if _, ok := r.slots[m.TaskManagerId]; !ok {
+			r.tms = append(r.tms, m.TaskManagerId)
+		}
+		r.slots[m.TaskManagerId] = make([]bool, m.NumSlots)
+		r.monitors[m.TaskManagerId] = heartbeat.NewMonitor(r.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
+		o.Log(eventlog.KindTaskExecutorRegistered, messages.Str("task_manager", m.TaskManagerId),
+			messages.Int("num_slots", int64(m.NumSlots)), messages.Int("registered_task_managers", int64(len(r.tms))))
+		o.Send(env.From, vt.FromDuration(r.cfg.RPCLatency()), &messages.Envelope_RegistrationResponse{
+			RegistrationResponse: &messages.RegistrationResponse{Success: true}})
+		r.allocate(o)
+	case *messages.Envelope_DeclareResourceRequirements:
+		m := b.DeclareResourceRequirements
+		r.wanted = int(m.NumSlots)
+		r.jobMgr = env.From
+		o.Log(eventlog.KindResourceRequirements, messages.Str("job_id", m.JobId), messages.Int("slots", int64(m.NumSlots)),
+			messages.Int("free_slots", int64(r.free())))
+		r.allocate(o)
+	case *messages.Envelope_EndOfRun:
+		o.Log(eventlog.KindFinal, messages.Int("registered_task_managers", int64(len(r.tms))),
+			messages.Int("free_slots_left", int64(r.free())))
+	}
+}
+
+func (r *ResourceManager) free() int {
+	n := 0
+	for _, s := range r.slots {
+		for _, used := range s {
+			if !used {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// allocate asks TaskManagers for free slots, task managers in name order and
+// slots in index order, until the requirement is met or none is left.
+func (r *ResourceManager) allocate(o *kernel.Out) {
+	names := slices.Clone(r.tms)
+	slices.Sort(names)
+	for _, tm := range names {
+		for i, used := range r.slots[tm] {
+			if r.wanted == 0 {
+				return
+			}
+			if used {
+				continue
+			}
+			r.slots[tm][i] = true
+			r.wanted--
+			r.nextAllo++
+			alloc := "alloc-" + strconv.Itoa(r.nextAllo)
+			o.Log(eventlog.KindRequestSlot, messages.Str("task_manager", tm), messages.Int("slot", int64(i)),
+				messages.Str("allocation_id", alloc))
+			o.Send(tm, vt.FromDuration(r.cfg.RPCLatency()), &messages.Envelope_RequestSlot{RequestSlot: &messages.RequestSlot{
+				SlotIndex: int32(i), AllocationId: alloc, JobId: jobgraph.JobID, JobManager: r.jobMgr}})
+		}
+	}
+}
+
+// heartbeat requests a heartbeat of every registered task manager and
+// handles the ones that timed out: their slots are gone, and, as an active
+// ResourceManager (Kubernetes, YARN) does, a replacement TaskManager is
+// started to make up for the lost one.
+func (r *ResourceManager) heartbeat(o *kernel.Out, send bool) {
+	if send {
+		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
+	}
+	heartbeat.Round(o, r.monitors, send, vt.FromDuration(r.cfg.RPCLatency()), func(tm string, _ *heartbeat.Monitor) {
+		delete(r.slots, tm)
+		r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
+		replacement := jobgraph.TaskManagerName(r.nextTM - 1)
+		r.nextTM++
+		o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
+			messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
+			messages.Str("replacement", replacement))
+		o.Spawn(replacement, taskexecutor.New(r.cfg))
+		o.Send(replacement, 0, start())
+	})
+}
+
+func start() messages.Body { return &messages.Envelope_Start{Start: &messages.Start{}} }

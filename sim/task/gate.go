@@ -1,0 +1,133 @@
+package task
+
+// The gate head of a subtask: its InputGate (sim/exchange) feeding the
+// operator chain, watermarks through the StatusWatermarkValve.
+
+import (
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// grantFloating tells channels of the floating buffers the gate's pool
+// granted them (LocalBufferPool with BufferListeners).
+func (s *Subtask) grantFloating(o *kernel.Out, grants []exchange.Grant) {
+	for _, g := range grants {
+		o.Send(jobgraph.ChannelName(o.Name(), g.Channel), 0, &messages.Envelope_FloatingBuffers{FloatingBuffers: &messages.FloatingBuffers{Count: int32(g.Count)}})
+	}
+}
+
+// gateReady reports whether a channel not blocked by an aligned barrier has
+// a buffer queued.
+func (s *Subtask) gateReady() bool { return s.gate.Ready(s.alignmentBlocked) }
+
+// alignmentBlocked reports whether checkpoint alignment blocks channel ci.
+func (s *Subtask) alignmentBlocked(ci int) bool { return s.ck.blocked[ci] }
+
+// gateSlice processes the next buffer of the InputGate.
+func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
+	if !s.gate.HasData() {
+		return 0
+	}
+	if s.rp != nil && s.rp.BuffersInUse() >= s.rp.PoolCapacity() {
+		s.block(o)
+		return 0
+	}
+	// the first channel with data that no aligned barrier blocks
+	ci, buf, ok := s.gate.Next(s.alignmentBlocked)
+	if !ok {
+		return 0
+	}
+	ch := s.gate.Channel(ci)
+	perRecord := s.recordCost()
+	for i, kind := range buf.Kinds {
+		switch kind {
+		case exchange.KindRecord:
+			cost += perRecord + s.processRecord(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i])
+		case exchange.KindWatermark:
+			if wm, changed := s.valve.InputWatermark(ci, buf.Timestamps[i]); changed {
+				cost += s.advanceWatermark(o, wm)
+			}
+		case exchange.KindStatusIdle, exchange.KindStatusActive:
+			wm, wmChanged, idle, statusChanged := s.valve.InputWatermarkStatus(ci, kind == exchange.KindStatusIdle)
+			if statusChanged {
+				st := "ACTIVE"
+				if idle {
+					st = "IDLE"
+				}
+				o.Log(eventlog.KindWatermarkStatus, messages.Str("status", st))
+				if s.rp != nil {
+					k := exchange.KindStatusActive
+					if idle {
+						k = exchange.KindStatusIdle
+					}
+					s.rp.Broadcast(k, 0)
+				}
+			}
+			if wmChanged {
+				cost += s.advanceWatermark(o, wm)
+			}
+		case exchange.KindEndOfData:
+			ch.DataEnded = true
+		case exchange.KindBarrier:
+			s.ck.barrierQueued[ci]--
+			if !buf.Unaligned && !buf.Inserted {
+				s.ck.resume[ci] = true // its producer blocked the subpartition after it
+			}
+			cost += s.onChannelBarrier(o, ci, buf)
+		case exchange.KindEndOfPartition:
+			ch.Ended, ch.DataEnded = true, true
+			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", s.d.InputGate.Producers[ci]))
+			cost += s.applyBarrierAction(o, s.ck.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
+		}
+	}
+	if !buf.IsEvent {
+		o.Send(jobgraph.ChannelName(o.Name(), ci), cost, &messages.Envelope_RecycleBuffers{RecycleBuffers: &messages.RecycleBuffers{Count: 1}})
+	}
+	return cost
+}
+
+// advanceWatermark hands a new input watermark to the operator and forwards
+// it downstream; it returns the cost of the firings.
+func (s *Subtask) advanceWatermark(o *kernel.Out, wm int64) vt.Time {
+	if wm < s.lastInputWm {
+		o.Invariant("watermark_monotonic", "%s: input watermark went back from %d to %d", o.Name(), s.lastInputWm, wm)
+		return 0
+	}
+	s.lastInputWm = wm
+	var cost vt.Time
+	if s.op != nil {
+		cost = s.emitResults(o, s.op.AdvanceWatermark(wm))
+	}
+	if s.rp != nil {
+		s.rp.Broadcast(exchange.KindWatermark, wm)
+	}
+	return cost
+}
+
+func (s *Subtask) maybeFinishGate(o *kernel.Out) {
+	if s.finishedAll || s.ck.awaitFinal || s.gate.HasData() || len(s.ck.replayIn) > 0 || !s.gate.AllDataEnded() {
+		return
+	}
+	if s.ck.enabled {
+		s.ck.awaitFinal = true
+		if s.rp != nil {
+			s.rp.Broadcast(exchange.KindEndOfData, 0)
+			s.rp.FlushAll()
+		}
+		return
+	}
+	if !s.gate.AllEnded() {
+		return
+	}
+	if s.exactlyOnce() {
+		// without checkpoints the sink commits at the end of its input
+		// (CommitterOperator.endInput)
+		s.flushSink(o, 0)
+		s.sendTxn(o, s.w.EndInput())
+	}
+	s.finishTask(o)
+}

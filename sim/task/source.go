@@ -1,0 +1,155 @@
+package task
+
+import (
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/source"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// The source head of a subtask: the SourceOperator with its
+// KafkaSourceReader (sim/source.Reader) feeding the chain.
+
+func (s *Subtask) addSplits(o *kernel.Out, m *messages.AddSplits) {
+	for _, st := range s.src.AddSplits(m.Splits) {
+		s.logSplitFinished(o, st)
+	}
+	s.fetch(o)
+}
+
+func (s *Subtask) logSplitFinished(o *kernel.Out, st *source.Split) {
+	o.Log(eventlog.KindSplitFinished, messages.Int("partition", int64(st.Partition)), messages.Int("offset", st.Offset))
+}
+
+// aligned reports whether the source takes part in watermark alignment.
+func (s *Subtask) aligned() bool {
+	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != "processing-time"
+}
+
+func (s *Subtask) alignmentInterval() vt.Time {
+	return vt.FromDuration(s.cfg.AlignmentUpdateInterval)
+}
+
+// alignWatermarks applies the coordinator's max allowed watermark and logs
+// the splits it paused and resumed.
+func (s *Subtask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
+	paused, resumed := s.src.OnWatermarkAlignment(maxAllowed)
+	for _, c := range paused {
+		o.Log(eventlog.KindSplitPaused, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
+			messages.Int("max_allowed_watermark", maxAllowed))
+	}
+	for _, c := range resumed {
+		o.Log(eventlog.KindSplitResumed, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
+			messages.Int("max_allowed_watermark", maxAllowed))
+	}
+	s.fetch(o)
+}
+
+// fetch sends the reader's next Fetch, if it wants one.
+func (s *Subtask) fetch(o *kernel.Out) {
+	if req := s.src.NextFetch(s.ck.stopping); req != nil {
+		o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_Fetch{Fetch: req})
+	}
+}
+
+// sourceSlice emits up to sim.buffer.records fetched records into the
+// chain, at the parse (and filter) cost each, until the output has no room.
+func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
+	perRecord := vt.FromDuration(s.cfg.CostParse)
+	if s.filter != nil {
+		perRecord += vt.FromDuration(s.cfg.CostFilter)
+	}
+	if s.aligned() && s.src.WaitingForAlignment() {
+		return 0 // a single-split reader ahead of the group waits
+	}
+	if s.ck.stopping || s.ck.awaitFinal {
+		return 0 // stop-with-savepoint: the source reads no more
+	}
+	for n := 0; n < s.cfg.BufferRecords; n++ {
+		r, ok := s.src.Peek()
+		if !ok {
+			break
+		}
+		sub := s.target(r.Key)
+		if !s.rp.CanWrite(sub) {
+			s.block(o)
+			break
+		}
+		cost += perRecord
+		s.m.recordsIn++
+		finished := s.src.Consume(vt.Millis(o.Now() + cost))
+		if s.filter == nil || s.filter.Match(r.Key, r.Value) {
+			value := 1.0 // count needs no field
+			if s.needValue {
+				value, _ = events.NumericField(r.Value, s.cfg.AggregateField)
+			}
+			s.rp.AddRecord(sub, r.Key, r.Timestamp, value)
+			s.m.recordsOut++
+		}
+		if finished != nil {
+			s.logSplitFinished(o, finished)
+		}
+	}
+	s.src.Compact()
+	return cost
+}
+
+// periodicWatermark runs the reader's watermark generators
+// (pipeline.auto-watermark-interval) and broadcasts a changed watermark or
+// watermark status downstream.
+func (s *Subtask) periodicWatermark(o *kernel.Out) {
+	if s.src == nil || s.finishedAll || s.ck.awaitFinal || s.ck.stopping {
+		return // stop-with-savepoint (no drain): no watermark after the savepoint
+	}
+	wm, idle, changed := s.src.PeriodicEmit(vt.Millis(o.Now()))
+	if !changed {
+		return
+	}
+	s.broadcastStatus(o, idle)
+	if !idle && wm > s.sentWm {
+		s.sentWm = wm
+		s.rp.Broadcast(exchange.KindWatermark, wm)
+	}
+}
+
+// broadcastStatus sends a WatermarkStatus change downstream.
+func (s *Subtask) broadcastStatus(o *kernel.Out, idle bool) {
+	if idle == s.sentIdle {
+		return
+	}
+	s.sentIdle = idle
+	kind, name := exchange.KindStatusActive, "ACTIVE"
+	if idle {
+		kind, name = exchange.KindStatusIdle, "IDLE"
+	}
+	s.rp.Broadcast(kind, 0)
+	o.Log(eventlog.KindWatermarkStatus, messages.Str("status", name))
+}
+
+// maybeFinishSource ends a bounded source whose reader emitted everything:
+// the final watermark Long.MAX_VALUE, then (with checkpointing, FLIP-147)
+// EndOfData and a wait for a final checkpoint, else EndOfPartition.
+func (s *Subtask) maybeFinishSource(o *kernel.Out) {
+	if s.finishedAll || !s.src.Done() || s.ck.awaitFinal {
+		return
+	}
+	if s.cfg.TimeCharacteristic != "processing-time" {
+		if wm, err := s.src.EndOfInput(); err == nil {
+			s.broadcastStatus(o, false)
+			s.sentWm = wm
+			s.rp.Broadcast(exchange.KindWatermark, wm)
+		}
+	}
+	if s.ck.enabled {
+		s.ck.awaitFinal = true
+		s.rp.Broadcast(exchange.KindEndOfData, 0)
+		s.rp.FlushAll()
+		return
+	}
+	s.finishedAll = true
+	s.rp.EndOfPartition()
+}

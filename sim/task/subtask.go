@@ -1,0 +1,279 @@
+package task
+
+import (
+	"math"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/filter"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kafka"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/process"
+	"github.com/flinksim/flinksim/sim/source"
+	"github.com/flinksim/flinksim/sim/status"
+	"github.com/flinksim/flinksim/sim/vt"
+	"github.com/flinksim/flinksim/sim/watermark"
+	"github.com/flinksim/flinksim/sim/window"
+)
+
+// Subtask is one parallel instance of a JobVertex: a StreamTask running its
+// operator chain on one thread (the mailbox). Its head is either the Kafka
+// source reader (SourceOperator with KafkaSourceReader) or an InputGate
+// with one InputChannel per producer; its tail writes into a ResultPartition
+// or, with the chained sink, to the sink topic.
+//
+// Work happens in slices: the task takes a batch of input (fetched records,
+// or one network buffer), processes it record by record at the configured
+// per-record costs, and is busy for the sum of those costs in virtual time.
+// A source that finds no free output buffer stops (backpressure) until a
+// credit lets a buffer go.
+type Subtask struct {
+	name   string // the execution's actor name
+	cfg    *config.Config
+	d      *messages.SubmitTask
+	tm     string
+	index  int
+	maxP   int
+	status status.Execution
+
+	// output
+	rp        *exchange.ResultPartition
+	consumers []string
+	hashOut   bool
+	rrNext    int
+	sends     []exchange.Send
+	lastSend  []vt.Time // per subpartition: delivery time of the last message sent, to keep each channel FIFO
+
+	// source head
+	isSource  bool
+	src       *source.Reader
+	filter    *filter.Predicate
+	needValue bool  // the aggregate reads a field of the record
+	sentWm    int64 // last watermark broadcast downstream
+	sentIdle  bool  // last watermark status broadcast downstream
+
+	// gate head
+	gate        *exchange.InputGate
+	valve       *watermark.StatusWatermarkValve
+	op          *window.Operator
+	proc        *process.Function // job.operator=process
+	lastInputWm int64             // the operator's last input watermark (ms)
+	sinkOut     []*messages.KafkaRecord
+	hasSink     bool
+	procTimer   int64 // processing-time timer scheduled (ms), or math.MinInt64
+
+	// scheduling and metrics
+	mb            Mailbox
+	finishedAll   bool
+	reported      bool
+	reportPending bool // report waits for the end of a slice or of the broker requests
+	finalLogged   bool
+	m             taskMetrics
+	ck            subtaskCheckpoint // checkpoint.go
+	w             *kafka.Writer     // the KafkaSink's writer, when the chain ends in the sink
+}
+
+type taskMetrics struct {
+	recordsIn, recordsOut, lateDropped, windowsFired, resultsWritten int64
+}
+
+// NewSubtask returns the subtask deployed by d on task manager tm.
+func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask {
+	s := &Subtask{name: d.ExecutionId, cfg: cfg, d: d, tm: tm, index: int(d.SubtaskIndex), maxP: int(d.MaxParallelism),
+		isSource: d.JobVertex == jobgraph.VertexSource, procTimer: math.MinInt64}
+	for _, op := range d.Chain {
+		if len(op) > 5 && op[:5] == "Sink:" {
+			s.hasSink = true
+			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == "exactly-once")
+		}
+	}
+	return s
+}
+
+// Receive implements Component.
+func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		s.start(o)
+	case *messages.Envelope_Timer:
+		switch b.Timer.Kind {
+		case timerContinue:
+			s.mb.Woken()
+		case timerWatermark:
+			s.periodicWatermark(o)
+			if !s.finishedAll {
+				o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
+			}
+		case timerFlush:
+			if s.rp != nil {
+				s.rp.FlushAll()
+			}
+			if !s.finishedAll || (s.rp != nil && !s.rp.AllEndsSent()) {
+				o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
+			}
+		case timerMetrics:
+			s.metrics(o)
+			if !s.reported {
+				o.Timer(1_000_000, timerMetrics, 0)
+			}
+		case timerAlignment:
+			// SourceOperator reports its watermark to the coordinator
+			// every update interval (ReportedWatermarkEvent)
+			wm, ok := s.src.ReportedWatermark()
+			if ok {
+				o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReportedWatermarkEvent{
+					ReportedWatermarkEvent: &messages.ReportedWatermarkEvent{SubtaskIndex: int32(s.index), Watermark: wm}})
+			}
+			if !s.finishedAll {
+				o.Timer(s.alignmentInterval(), timerAlignment, 0)
+			}
+		case timerCheckpointAlignment:
+			s.checkpointTimer(o)
+		case timerReport:
+			s.reportPending = false
+			s.report(o)
+		case timerCheckpointOutput:
+			s.outputBarrierTimeout(o, b.Timer.Arg)
+		case timerProcessingTime:
+			s.procTimer = math.MinInt64
+			if s.op != nil {
+				s.emitResults(o, s.op.AdvanceProcessingTime(s.procTimeMs(o)))
+			}
+		}
+	case *messages.Envelope_TriggerCheckpoint:
+		s.triggerCheckpoint(o, b.TriggerCheckpoint)
+	case *messages.Envelope_NotifyCheckpointComplete:
+		s.checkpointComplete(o, b.NotifyCheckpointComplete.CheckpointId)
+	case *messages.Envelope_NotifyCheckpointAborted:
+		s.checkpointAborted(o, b.NotifyCheckpointAborted.CheckpointId)
+	case *messages.Envelope_AddSplits:
+		s.addSplits(o, b.AddSplits)
+	case *messages.Envelope_NoMoreSplits:
+		s.src.NoMoreSplits()
+	case *messages.Envelope_WatermarkAlignmentEvent:
+		s.alignWatermarks(o, b.WatermarkAlignmentEvent.MaxWatermark)
+	case *messages.Envelope_FetchResponse:
+		s.src.OnFetchResponse(b.FetchResponse)
+	case *messages.Envelope_PartitionRequest:
+		m := b.PartitionRequest
+		s.rp.OnPartitionRequest(int(m.SubpartitionIndex), m.ReceiverId, int(m.Credit))
+	case *messages.Envelope_ResumeConsumption:
+		s.rp.OnResumeConsumption(int(b.ResumeConsumption.SubpartitionIndex))
+	case *messages.Envelope_CancelTask:
+		s.cancel(o)
+		return
+	case *messages.Envelope_FailTask:
+		s.failExternally(o, b.FailTask.Cause)
+		return
+	case *messages.Envelope_ConnectionLost:
+		return // RPC, or the producer's end of a data connection (network.go)
+	case *messages.Envelope_AddCredit:
+		m := b.AddCredit
+		if !s.rp.OnAddCredit(int(m.SubpartitionIndex), int(m.Credit)) {
+			o.Invariant("credit_positive", "%s got AddCredit %d from %s", o.Name(), m.Credit, env.From)
+			return
+		}
+	case *messages.Envelope_RequestFloatingBuffers:
+		m := b.RequestFloatingBuffers
+		s.grantFloating(o, s.gate.RequestFloating(int(m.ChannelIndex), int(m.Count)))
+	case *messages.Envelope_ReturnFloatingBuffers:
+		s.grantFloating(o, s.gate.ReturnFloating(int(b.ReturnFloatingBuffers.Count)))
+	case *messages.Envelope_ChannelBuffer:
+		m := b.ChannelBuffer
+		s.gate.Count(m.Buffer)
+		if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindBarrier {
+			if m.Buffer.Unaligned {
+				// a priority event: processed at once, overtaking the
+				// buffers queued in its channel
+				s.spend(o, s.onChannelBarrier(o, int(m.ChannelIndex), m.Buffer))
+				break
+			}
+			s.ck.barrierQueued[m.ChannelIndex]++
+		} else if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindEndOfPartition {
+			s.endOfPartitionArrives(o, int(m.ChannelIndex))
+		} else if !m.Buffer.IsEvent {
+			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
+		}
+		s.gate.Enqueue(int(m.ChannelIndex), m.Buffer)
+	case *messages.Envelope_EndOfRun:
+		if !s.finalLogged {
+			s.metrics(o)
+		}
+		s.logFinal(o)
+		return
+	}
+	s.work(o)
+	s.flushSends(o, 0)
+}
+
+func (s *Subtask) start(o *kernel.Out) {
+	d := s.d
+	if rp := d.ResultPartition; rp != nil {
+		s.consumers = rp.Consumers
+		s.hashOut = rp.Partitioner == jobgraph.PartitionHash
+		s.rp = exchange.NewResultPartition(len(rp.Consumers),
+			exchange.PoolSize(len(rp.Consumers), s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate),
+			s.cfg.BufferRecords, s.cfg.RecordBytes)
+		if s.cfg.BufferTimeout > 0 {
+			o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
+		}
+	}
+	if s.isSource {
+		src, err := source.NewReader(source.ReaderConfig{Topic: s.cfg.SourceTopic, MaxPollRecords: s.cfg.MaxPollRecords,
+			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds(),
+			EventTime: s.cfg.TimeCharacteristic != "processing-time"})
+		if err != nil {
+			o.Invariant("watermark_config", "%v", err)
+			return
+		}
+		s.src = src
+		s.needValue = s.cfg.Operator == "window" && s.cfg.Aggregate != "count"
+		s.sentWm = math.MinInt64
+		if s.cfg.Filter != "" {
+			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
+		}
+		o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
+			SubtaskIndex: int32(s.index), Location: s.tm}})
+		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
+			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
+		}
+		if s.aligned() {
+			o.Timer(s.alignmentInterval(), timerAlignment, 0)
+		}
+	} else {
+		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate)
+		s.valve, _ = watermark.NewStatusWatermarkValve(s.gate.NumChannels())
+		s.lastInputWm = math.MinInt64
+		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
+			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
+			if err != nil {
+				o.Invariant("process_config", "%v", err)
+				return
+			}
+			s.proc = fn
+		} else if d.JobVertex == jobgraph.VertexKeyed {
+			op, err := window.NewOperator(WindowConfig(s.cfg))
+			if err != nil {
+				o.Invariant("window_config", "%v", err)
+				return
+			}
+			s.op = op
+		}
+	}
+	s.mb = NewMailbox(o.Now())
+	o.Timer(1_000_000, timerMetrics, 0)
+	s.setState(o, status.Initializing, "")
+	s.initCheckpointing(o)
+	s.setState(o, status.Running, "")
+}
+
+func (s *Subtask) setState(o *kernel.Out, state status.Execution, reason string) {
+	if s.status == state {
+		return
+	}
+	s.status = state
+	o.Send(s.tm, 0, &messages.Envelope_TaskExecutionState{TaskExecutionState: &messages.TaskExecutionState{
+		ExecutionId: o.Name(), State: state.String(), Reason: reason}})
+}

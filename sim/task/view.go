@@ -1,0 +1,197 @@
+package task
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/process"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// The read-only views actors give between two steps (kernel.Inspector):
+// what the live diagram, the HTTP API and the scenario tests show. Building
+// a view never changes the actor. Field names follow Flink's metric and
+// REST names where Flink has one; times are virtual µs (vt) or event-time
+// ms as the field's name says.
+
+// maxViewKeys bounds the keys a subtask's view lists with their state.
+const maxViewKeys = 200
+
+// SubtaskView is one subtask: a StreamTask with its chain.
+type SubtaskView struct {
+	Name        string   `json:"name"` // the execution's actor name, e.g. window-0#1
+	Task        string   `json:"task"` // the name without the attempt, e.g. window-0
+	Vertex      string   `json:"vertex"`
+	TaskName    string   `json:"task_name"`
+	Index       int      `json:"subtask_index"`
+	Parallelism int      `json:"parallelism"`
+	Attempt     int      `json:"attempt"`
+	TaskManager string   `json:"task_manager"`
+	Status      string   `json:"status"`
+	Chain       []string `json:"chain"`
+
+	// the last metrics tick (task_metrics), ms per second
+	BusyTimeMsPerSecond          int64 `json:"busyTimeMsPerSecond"`
+	BackPressuredTimeMsPerSecond int64 `json:"backPressuredTimeMsPerSecond"`
+	IdleTimeMsPerSecond          int64 `json:"idleTimeMsPerSecond"`
+	NumRecordsIn                 int64 `json:"numRecordsIn"`
+	NumRecordsOut                int64 `json:"numRecordsOut"`
+	Backpressured                bool  `json:"backpressured"` // blocked on a full output now
+
+	// Watermark is the source's currentOutputWatermark or the operator's
+	// currentInputWatermark (ms; Long.MIN_VALUE before any).
+	Watermark int64 `json:"watermark"`
+	Idle      bool  `json:"idle"` // the watermark status sent downstream is IDLE
+
+	Splits []SplitView `json:"splits,omitempty"` // a source reader's splits
+
+	KeyGroupStart int           `json:"key_group_start"`
+	KeyGroupEnd   int           `json:"key_group_end"`
+	Keys          int           `json:"keys"`
+	Windows       int           `json:"windows"`
+	LateDropped   int64         `json:"numLateRecordsDropped"`
+	Inputs        []GateChannel `json:"inputs,omitempty"` // the InputGate, one per channel
+
+	// the ResultPartition: finished buffers waiting per subpartition and
+	// the output pool's use
+	OutputQueueLengths []int    `json:"outputQueueLengths,omitempty"`
+	OutPoolUsage       float64  `json:"outPoolUsage"`
+	OutPoolInUse       int      `json:"out_pool_buffers_in_use"` // buffers of the output pool holding data
+	OutPoolSize        int      `json:"out_pool_size"`           // the pool: subpartitions × buffers-per-channel + floating-buffers-per-gate
+	Consumers          []string `json:"consumers,omitempty"`
+
+	Checkpoint int64 `json:"checkpoint"` // the barrier handler's current checkpoint (0: none)
+
+	KeyedState []KeyStateView `json:"keyed_state,omitempty"` // up to 200 keys, by key
+	MoreKeys   int            `json:"more_keys,omitempty"`   // keys not listed
+}
+
+// SplitView is a Kafka split a source reader owns.
+type SplitView struct {
+	Partition int   `json:"partition"`
+	Offset    int64 `json:"offset"`          // next offset to read
+	Stop      int64 `json:"stopping_offset"` // -1: unbounded
+	Watermark int64 `json:"watermark"`       // the split's watermark (ms)
+	Idle      bool  `json:"idle"`
+	Paused    bool  `json:"paused"` // watermark alignment paused it
+	Finished  bool  `json:"finished"`
+}
+
+// GateChannel is one input channel as its InputGate sees it.
+type GateChannel struct {
+	Index      int    `json:"index"`
+	Producer   string `json:"producer"`
+	Queued     int    `json:"queued_buffers"` // data buffers waiting to be processed
+	Blocked    bool   `json:"blocked"`        // blocked by checkpoint alignment
+	Persisting bool   `json:"persisting"`     // its in-flight data is persisted for an unaligned checkpoint
+	Watermark  int64  `json:"watermark"`      // the last watermark it brought (ms)
+	Idle       bool   `json:"idle"`
+	Ended      bool   `json:"ended"` // EndOfPartition reached
+}
+
+// KeyStateView is one key's state: its windows (window operator) or its
+// ValueState counter (process function).
+type KeyStateView struct {
+	Key      string       `json:"key"`
+	KeyGroup int          `json:"key_group"`
+	Windows  []WindowView `json:"windows,omitempty"`
+	Count    int64        `json:"count,omitempty"`          // ValueState
+	LastMs   int64        `json:"last_access_ms,omitempty"` // ValueState: last write (TTL OnCreateAndWrite)
+	TTLMs    int64        `json:"ttl_ms,omitempty"`
+}
+
+// WindowView is one window of a key with its aggregate.
+type WindowView struct {
+	Start     int64   `json:"start"`
+	End       int64   `json:"end"`
+	Count     int64   `json:"count"`
+	Value     float64 `json:"value"`      // the aggregate's result so far
+	Fired     int     `json:"fired"`      // times fired (0: not yet)
+	FiresAt   int64   `json:"fires_at"`   // event time (or processing time) it fires: end - 1
+	CleanupAt int64   `json:"cleanup_at"` // end - 1 + allowed lateness
+}
+
+// Inspect implements kernel.Inspector.
+func (s *Subtask) Inspect(now vt.Time) any {
+	v := &SubtaskView{Name: s.name, Task: jobgraph.BaseSubtaskName(s.name), Vertex: s.d.JobVertex, TaskName: s.d.TaskName,
+		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status.String(),
+		Chain: s.d.Chain, BusyTimeMsPerSecond: s.mb.Last().Busy, BackPressuredTimeMsPerSecond: s.mb.Last().BackPressured,
+		IdleTimeMsPerSecond: s.mb.Last().Idle, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
+		Backpressured: s.mb.Blocked(), KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
+		Watermark: math.MinInt64, Consumers: s.consumers}
+	if s.rp != nil {
+		v.OutputQueueLengths = s.rp.Backlogs()
+		v.OutPoolUsage = float64(s.rp.BuffersInUse()) / float64(max(1, s.rp.PoolCapacity()))
+		v.OutPoolInUse, v.OutPoolSize = s.rp.BuffersInUse(), s.rp.PoolCapacity()
+	}
+	if s.isSource {
+		v.Watermark, v.Idle = s.sentWm, s.sentIdle
+		for _, sp := range s.src.Splits() {
+			sv := SplitView{Partition: int(sp.Partition), Offset: sp.Offset, Stop: sp.Stop, Paused: sp.Paused,
+				Finished: sp.Finished, Watermark: math.MinInt64}
+			if wm, idle, ok := s.src.SplitWatermark(sp.ID); ok {
+				sv.Watermark, sv.Idle = wm, idle
+			}
+			v.Splits = append(v.Splits, sv)
+		}
+		return v
+	}
+	if s.valve != nil {
+		v.Watermark, v.Idle = s.valve.LastOutputWatermark(), s.valve.IsIdle()
+	}
+	for i := 0; s.gate != nil && i < s.gate.NumChannels(); i++ {
+		ch := s.gate.Channel(i)
+		g := GateChannel{Index: i, Producer: s.d.InputGate.Producers[i], Ended: ch.Ended, Watermark: math.MinInt64}
+		for _, b := range ch.Buffers {
+			if !b.IsEvent {
+				g.Queued++
+			}
+		}
+		if s.ck.handler != nil {
+			g.Blocked = s.ck.blocked[i]
+			g.Persisting = s.ck.pending != nil && s.ck.handler.Persisting(i)
+		}
+		if s.valve != nil {
+			if wm, idle, _, ok := s.valve.ChannelStatus(i); ok {
+				g.Watermark, g.Idle = wm, idle
+			}
+		}
+		v.Inputs = append(v.Inputs, g)
+	}
+	if s.ck.handler != nil {
+		v.Checkpoint = s.ck.handler.CurrentCheckpoint()
+	}
+	switch {
+	case s.op != nil:
+		v.Keys, v.Windows, v.LateDropped = s.op.NumKeys(), s.op.NumWindows(), s.op.NumLateRecordsDropped()
+		cfg := s.op.Config()
+		for i, ks := range s.op.Snapshot() {
+			if i >= maxViewKeys {
+				v.MoreKeys = v.Keys - maxViewKeys
+				break
+			}
+			kv := KeyStateView{Key: ks.Key, KeyGroup: int(keyGroupOf(ks.Key, s.maxP))}
+			for _, w := range ks.Windows {
+				kv.Windows = append(kv.Windows, WindowView{Start: w.Window.Start, End: w.Window.End, Count: w.Acc.Count,
+					Value: w.Acc.Result(cfg.Aggregate), Fired: w.Fired, FiresAt: w.Window.MaxTimestamp(),
+					CleanupAt: w.Window.MaxTimestamp() + cfg.AllowedLateness})
+			}
+			v.KeyedState = append(v.KeyedState, kv)
+		}
+	case s.proc != nil:
+		v.Keys = s.proc.NumKeys()
+		entries := s.proc.Entries()
+		slices.SortFunc(entries, func(a, b process.Entry) int { return strings.Compare(a.Key, b.Key) })
+		for i, e := range entries {
+			if i >= maxViewKeys {
+				v.MoreKeys = v.Keys - maxViewKeys
+				break
+			}
+			v.KeyedState = append(v.KeyedState, KeyStateView{Key: e.Key, KeyGroup: int(keyGroupOf(e.Key, s.maxP)),
+				Count: e.Count, LastMs: e.LastAccessMs, TTLMs: s.cfg.StateTTL.Milliseconds()})
+		}
+	}
+	return v
+}

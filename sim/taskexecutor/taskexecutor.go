@@ -1,0 +1,210 @@
+package taskexecutor
+
+import (
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
+	"github.com/flinksim/flinksim/sim/task"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// TaskExecutor is one TaskManager process's TaskExecutor: it owns a fixed number of slots, registers
+// them with the ResourceManager, offers allocated slots to the JobManager and
+// runs the subtasks deployed into them
+// (org.apache.flink.runtime.taskexecutor.TaskExecutor,
+// TaskManagerConfiguration.fromConfiguration, TaskExecutorResourceUtils).
+type TaskExecutor struct {
+	name     string // set at Start
+	cfg      *config.Config
+	numSlots int
+	total    *messages.ResourceProfile
+	slot     *messages.ResourceProfile
+	slots    []string            // allocation id per slot, "" when free
+	tasks    []string            // deployed subtask names, in deployment order
+	children map[string][]string // subtask -> its input channel actors
+	killed   bool
+	net      tmNetwork // heartbeat monitors and registration (network.go)
+}
+
+// New returns the TaskManager component. A configured slot count
+// of -1 is read as 1, as TaskManagerConfiguration.fromConfiguration does.
+func New(cfg *config.Config) *TaskExecutor {
+	n := cfg.NumberOfTaskSlots
+	if n == -1 {
+		n = 1
+	}
+	cpu := cfg.TaskManagerCPUCores
+	if cpu <= 0 {
+		cpu = float64(n) // taskmanager.cpu.cores unset: the number of slots
+	}
+	total := &messages.ResourceProfile{CpuCores: cpu, TaskHeapBytes: cfg.TaskHeapBytes,
+		TaskOffHeapBytes: cfg.TaskOffHeapBytes, ManagedMemoryBytes: cfg.ManagedMemoryBytes,
+		NetworkMemoryBytes: cfg.NetworkMemoryBytes}
+	return &TaskExecutor{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n),
+		net: newTMNetwork()}
+}
+
+// DefaultSlotProfile divides a TaskManager's total resources into numSlots
+// equal shares (TaskExecutorResourceUtils.generateDefaultSlotResourceProfile:
+// CPU divided exactly, memory sizes divided and rounded down to whole bytes).
+func DefaultSlotProfile(total *messages.ResourceProfile, numSlots int) *messages.ResourceProfile {
+	n := int64(numSlots)
+	return &messages.ResourceProfile{CpuCores: total.CpuCores / float64(numSlots),
+		TaskHeapBytes: total.TaskHeapBytes / n, TaskOffHeapBytes: total.TaskOffHeapBytes / n,
+		ManagedMemoryBytes: total.ManagedMemoryBytes / n, NetworkMemoryBytes: total.NetworkMemoryBytes / n}
+}
+
+// ProfileJSON renders a resource profile for the log.
+func ProfileJSON(p *messages.ResourceProfile) string {
+	return `{"cpu_cores":` + eventlog.Ftoa(p.CpuCores) + `,"task_heap_bytes":` + eventlog.Itoa(p.TaskHeapBytes) +
+		`,"task_off_heap_bytes":` + eventlog.Itoa(p.TaskOffHeapBytes) + `,"managed_memory_bytes":` + eventlog.Itoa(p.ManagedMemoryBytes) +
+		`,"network_memory_bytes":` + eventlog.Itoa(p.NetworkMemoryBytes) + `}`
+}
+
+// Receive implements Component.
+func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		t.name = o.Name()
+		o.Log(eventlog.KindTaskManagerStarted, messages.Int("num_slots", int64(t.numSlots)),
+			messages.Raw("total_resource_profile", ProfileJSON(t.total)),
+			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)))
+		t.sendRegister(o)
+	case *messages.Envelope_RegistrationResponse:
+		t.net.registered, t.net.retrying = true, false
+		o.Log(eventlog.KindRegistrationResponse, messages.Bool("success", b.RegistrationResponse.Success))
+	case *messages.Envelope_RequestSlot:
+		m := b.RequestSlot
+		t.slots[m.SlotIndex] = m.AllocationId
+		t.net.job = m.JobId
+		o.Log(eventlog.KindOfferSlots, messages.Str("job_manager", m.JobManager), messages.Int("slot", int64(m.SlotIndex)),
+			messages.Str("allocation_id", m.AllocationId))
+		o.Send(m.JobManager, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
+			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
+	case *messages.Envelope_SlotOfferResponse:
+	case *messages.Envelope_Action:
+		// kill-taskmanager: the process dies with every task in it;
+		// messages to it are lost from now on (the scheduler drops them)
+		t.killed = true
+		o.Log(eventlog.KindTaskManagerKilled, messages.Str("action", b.Action.Text), messages.Int("tasks", int64(len(t.tasks))))
+		for _, task := range t.tasks {
+			t.stopTask(o, task)
+		}
+		o.Stop(o.Name())
+		return
+	case *messages.Envelope_HeartbeatRequest:
+		t.heard(o, env.From)
+		o.Send(env.From, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{
+			TaskManagerId: o.Name()}})
+	case *messages.Envelope_CancelTask:
+		// the task closes its operators first and reports CANCELED; the
+		// TaskManager then stops it (Task.cancelExecution)
+		if _, ok := t.children[b.CancelTask.ExecutionId]; ok {
+			o.Send(b.CancelTask.ExecutionId, 0, b)
+		}
+	case *messages.Envelope_SubmitTask:
+		t.deploy(o, b.SubmitTask)
+	case *messages.Envelope_TaskExecutionState:
+		// a task of ours changed state: tell the JobManager (Task ->
+		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
+		if m := b.TaskExecutionState; m.State == status.Canceled.String() || m.State == status.Failed.String() {
+			// a task in a final state leaves its slot (unregisterTaskAndNotifyFinalState)
+			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", m.State))
+			t.stopTask(o, m.ExecutionId)
+		}
+		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)
+	case *messages.Envelope_ConnectionLost:
+		t.connectionLost(o, b.ConnectionLost.Peer)
+	case *messages.Envelope_Timer:
+		t.networkTimer(o, b.Timer)
+	case *messages.Envelope_EndOfRun:
+		o.Log(eventlog.KindFinal, messages.Int("tasks_deployed", int64(len(t.tasks))))
+	}
+}
+
+// sendRegister registers the TaskManager's slots with the ResourceManager.
+func (t *TaskExecutor) sendRegister(o *kernel.Out) {
+	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: "akka://flink@" + o.Name() + ":6122",
+		DataPort: 0, NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
+	o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
+		messages.Int("num_slots", int64(t.numSlots)),
+		messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)),
+		messages.Raw("total_resource_profile", ProfileJSON(t.total)))
+	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
+}
+
+// deploy starts a subtask and, when it reads from an InputGate, one
+// InputChannel actor per producer subtask.
+func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
+	t.tasks = append(t.tasks, m.ExecutionId)
+	t.children[m.ExecutionId] = nil
+	cfg := t.cfg
+	if len(m.JobConfiguration) > 0 {
+		// the job's own configuration over the cluster's
+		c := *t.cfg
+		for _, kv := range m.JobConfiguration {
+			if err := c.Set(kv.Key, kv.Value); err != nil {
+				o.Invariant("job_configuration", "%s: %s=%s: %v", m.ExecutionId, kv.Key, kv.Value, err)
+				return
+			}
+		}
+		cfg = &c
+	}
+	o.Spawn(m.ExecutionId, task.NewSubtask(cfg, m, o.Name()))
+	o.Send(m.ExecutionId, 0, start())
+	if g := m.InputGate; g != nil {
+		// the subpartition this subtask reads of each producer: its own
+		// index on a keyBy (one subpartition per consumer); the only one
+		// on a forward edge
+		sub := int(m.SubtaskIndex)
+		if len(g.Producers) == 1 {
+			sub = 0
+		}
+		for i, producer := range g.Producers {
+			name := jobgraph.ChannelName(m.ExecutionId, i)
+			local := g.ProducerLocations[i] == o.Name()
+			t.children[m.ExecutionId] = append(t.children[m.ExecutionId], name)
+			o.Spawn(name, exchange.NewInputChannel(cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
+			o.Send(name, 0, start())
+		}
+	}
+	o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "DEPLOYING"),
+		messages.Str("allocation_id", m.AllocationId))
+}
+
+// stopTask stops a subtask and its input channels.
+func (t *TaskExecutor) stopTask(o *kernel.Out, name string) {
+	ch, ok := t.children[name]
+	if !ok {
+		return
+	}
+	delete(t.children, name)
+	o.Stop(name)
+	for _, c := range ch {
+		o.Stop(c)
+	}
+}
+
+func start() messages.Body { return &messages.Envelope_Start{Start: &messages.Start{}} }
+
+// DeadLetter is the scheduler's rule for an envelope to an actor that is
+// gone (kernel.Config.DeadLetter): a task submitted to a dead TaskManager
+// never starts, nor do its input channels, so what is later sent to them is
+// lost too rather than sent to an unknown actor.
+func DeadLetter(e *messages.Envelope) []string {
+	st, ok := e.Body.(*messages.Envelope_SubmitTask)
+	if !ok {
+		return nil
+	}
+	gone := []string{st.SubmitTask.ExecutionId}
+	if g := st.SubmitTask.InputGate; g != nil {
+		for i := range g.Producers {
+			gone = append(gone, jobgraph.ChannelName(st.SubmitTask.ExecutionId, i))
+		}
+	}
+	return gone
+}
