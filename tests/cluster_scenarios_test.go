@@ -415,7 +415,7 @@ func (c *clusterScenario) build(t *testing.T, d *datadriven.TestData) string {
 func (c *clusterScenario) afterRun() string {
 	var b strings.Builder
 	for _, ev := range c.events[c.problems:] {
-		switch ev.Kind {
+		switch eventlog.Kind(ev.Kind) {
 		case eventlog.KindActionIgnored, eventlog.KindFailure:
 			fmt.Fprintf(&b, "%s\n", renderEvent(ev))
 		}
@@ -492,7 +492,7 @@ func (c *clusterScenario) step(n int) string {
 			fmt.Fprintf(&b, "  (%d timer(s))\n", timers)
 		}
 		for _, ev := range c.events[from:] {
-			if ev.Kind == eventlog.KindTaskMetrics || ev.Kind == eventlog.KindKafkaMetrics {
+			if eventlog.Kind(ev.Kind) == eventlog.KindTaskMetrics || eventlog.Kind(ev.Kind) == eventlog.KindKafkaMetrics {
 				continue
 			}
 			fmt.Fprintf(&b, "  > %s\n", renderEvent(ev))
@@ -741,7 +741,7 @@ func (c *clusterScenario) jobs() string {
 	// where each current task went, from its submit_task event
 	alloc := map[string]string{}
 	for _, ev := range c.events {
-		if ev.Kind == eventlog.KindSubmitTask {
+		if eventlog.Kind(ev.Kind) == eventlog.KindSubmitTask {
 			alloc[fieldStr(ev, "task")] = fieldStr(ev, "allocation_id")
 		}
 	}
@@ -828,7 +828,7 @@ func (c *clusterScenario) state(name string) string {
 			if k.TTLMs > 0 {
 				expiry := k.LastMs + k.TTLMs
 				fmt.Fprintf(&b, ", expires at %s", fmtVT((expiry-kafka.GeneratorEpochMillis)*1000))
-				if nowMs := kafka.GeneratorEpochMillis + c.s.Status().Now/1000; expiry <= nowMs {
+				if nowMs := kafka.GeneratorEpochMillis + vt.Millis(c.s.Status().Now); expiry <= nowMs {
 					b.WriteString(" (expired)")
 				}
 			}
@@ -1058,7 +1058,7 @@ func (c *clusterScenario) checkpoints() string {
 		return h
 	}
 	for _, ev := range c.events {
-		switch ev.Kind {
+		switch eventlog.Kind(ev.Kind) {
 		case eventlog.KindCheckpointTriggered:
 			get(fieldInt(ev, "checkpoint_id")).triggered = ev
 		case eventlog.KindCheckpointSnapshot:
@@ -1092,7 +1092,7 @@ func (c *clusterScenario) checkpoints() string {
 		case h.end == nil:
 			pending++
 			b.WriteString(": IN_PROGRESS\n")
-		case h.end.Kind == eventlog.KindCheckpointCompleted:
+		case eventlog.Kind(h.end.Kind) == eventlog.KindCheckpointCompleted:
 			completed++
 			e := h.end
 			fmt.Fprintf(&b, ": COMPLETED %s after %d ms, state %d B (checkpointed %d B), max alignment %d ms",
@@ -1267,7 +1267,8 @@ func renderFields(fs []*messages.Field) string {
 }
 
 // fmtVT renders virtual µs as seconds without trailing zeros: 2s, 2.0026s.
-func fmtVT(us int64) string {
+func fmtVT[T ~int64](t T) string {
+	us := int64(t)
 	s := strconv.FormatInt(us/1_000_000, 10)
 	if frac := us % 1_000_000; frac != 0 {
 		s += "." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
@@ -1295,7 +1296,7 @@ func parseVirtual(t *testing.T, d *datadriven.TestData, s string) vt.Time {
 		whole, err1 := strconv.ParseInt(secs, 10, 64)
 		part, err2 := strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64)
 		if err1 == nil && err2 == nil && whole >= 0 && part >= 0 {
-			return whole*1_000_000 + part
+			return vt.Of(whole*1_000_000 + part)
 		}
 	}
 	dur, err := config.ParseDuration(s)

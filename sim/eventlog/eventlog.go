@@ -35,14 +35,14 @@ const (
 	KindBackfill             Kind = "backfill"
 	KindLateSideOutput       Kind = "late_side_output"
 	// KindActionIgnored: an action that could not be carried out.
-	KindActionIgnored     = kernel.KindActionIgnored
+	KindActionIgnored          = kernel.KindActionIgnored
 	KindRestartStrategy   Kind = "restart_strategy"
 	KindHeartbeatTimeout  Kind = "heartbeat_timeout"
 	KindFailover          Kind = "failover"
 	KindTaskManagerKilled Kind = "taskmanager_killed"
 	KindTaskManagerLost   Kind = "taskmanager_lost"
 	KindRestore           Kind = "restore"
-	KindFailure           = kernel.KindFailure
+	KindFailure                = kernel.KindFailure
 
 	// checkpoints
 	KindCheckpointTriggered      Kind = "checkpoint_triggered"
