@@ -72,7 +72,7 @@ func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 		cause := "The heartbeat of TaskManager with id " + tm + " timed out."
 		o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
 			messages.Int("last_heartbeat_ms", m.LastHeartbeat()), messages.Str("cause", cause))
-		j.slots = slices.DeleteFunc(j.slots, func(s offeredSlot) bool { return s.tm == tm })
+		j.slots = slices.DeleteFunc(j.slots, func(s Slot) bool { return s.TaskManager == tm })
 		j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
 	})
 }

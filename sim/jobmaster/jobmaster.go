@@ -2,7 +2,6 @@ package jobmaster
 
 import (
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
@@ -11,7 +10,6 @@ import (
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
-	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/source"
 	"github.com/flinksim/flinksim/sim/status"
@@ -30,12 +28,6 @@ type vertexIndex struct {
 	index  int
 }
 
-type offeredSlot struct {
-	tm    string
-	index int32
-	alloc string
-}
-
 // JobMaster is the JobMaster of the one job (DefaultScheduler with one
 // slot-sharing group and one pipelined region) together with the Kafka
 // source's SplitEnumerator, which Flink runs in the JobManager's
@@ -45,7 +37,7 @@ type JobMaster struct {
 	graph   jobgraph.JobGraph
 	bounded bool
 	status  status.Job
-	slots   []offeredSlot
+	slots   []Slot
 	tasks   map[string]status.Execution // execution id -> last state
 	order   []string                    // execution ids in deployment order
 	deploy  bool
@@ -278,7 +270,7 @@ func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlot
 		// the slot pool keeps every slot offered while the job lives, also
 		// spare ones (a slot offered to a deployed or restarting job is used
 		// by the next deployment)
-		j.slots = append(j.slots, offeredSlot{tm: m.TaskManagerId, index: off.SlotIndex, alloc: off.AllocationId})
+		j.slots = append(j.slots, Slot{TaskManager: m.TaskManagerId, Index: off.SlotIndex, AllocationID: off.AllocationId})
 		accepted = append(accepted, off.AllocationId)
 		if j.monitors[m.TaskManagerId] == nil {
 			// JobMaster.registerTaskManager starts monitoring its heartbeat
@@ -297,95 +289,37 @@ func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlot
 // sharing), slots ordered by task manager and slot index.
 func (j *JobMaster) deployAll(o *kernel.Out) {
 	j.deploy = true
-	slices.SortFunc(j.slots, func(a, b offeredSlot) int {
-		if a.tm != b.tm {
-			if len(a.tm) != len(b.tm) {
-				return len(a.tm) - len(b.tm)
-			}
-			if a.tm < b.tm {
-				return -1
-			}
-			return 1
-		}
-		return int(a.index - b.index)
-	})
-	g := j.graph
-	location := j.location // subtask -> task manager
-	clear(location)
-	j.order = j.order[:0]
-	for _, v := range g.Vertices {
-		for i := 0; i < v.Parallelism; i++ {
-			location[j.name(v.ID, i)] = j.slots[i].tm
-		}
+	SortSlots(j.slots)
+	deps, err := Deploy(j.graph, j.slots, j.attempt)
+	if err != nil {
+		o.Invariant("deployment", "%v", err)
+		return
 	}
-	for _, v := range g.Vertices {
-		var in, out *jobgraph.Edge
-		for k := range g.Edges {
-			if g.Edges[k].To == v.ID {
-				in = &g.Edges[k]
+	clear(j.location)
+	j.order = j.order[:0]
+	for _, d := range deps {
+		j.location[d.Task.ExecutionId] = d.Slot.TaskManager
+	}
+	for _, d := range deps {
+		st, v, i := d.Task, d.Task.JobVertex, int(d.Task.SubtaskIndex)
+		st.Checkpointing = j.cfg.CheckpointInterval > 0
+		st.JobConfiguration = j.overrides
+		if r := j.restoreFrom; r != nil {
+			st.Restore = j.restoreOf(v, i)
+			if st.Restore == nil {
+				st.Restore = &messages.TaskStateSnapshot{}
 			}
-			if g.Edges[k].From == v.ID {
-				out = &g.Edges[k]
-			}
+			st.RestoreCheckpointId = r.CheckpointId
+			st.RestoreParallelism = r.RestoredParallelism[v]
 		}
-		for i := 0; i < v.Parallelism; i++ {
-			name := j.name(v.ID, i)
-			st := &messages.SubmitTask{ExecutionId: name, JobVertex: v.ID, TaskName: v.Name, SubtaskIndex: int32(i),
-				Parallelism: int32(v.Parallelism), MaxParallelism: int32(g.MaxParallelism), AllocationId: j.slots[i].alloc,
-				Chain: v.Operators, Attempt: int32(j.attempt), Checkpointing: j.cfg.CheckpointInterval > 0,
-				JobConfiguration: j.overrides}
-			if r := j.restoreFrom; r != nil {
-				st.Restore = j.restoreOf(v.ID, i)
-				if st.Restore == nil {
-					st.Restore = &messages.TaskStateSnapshot{}
-				}
-				st.RestoreCheckpointId = r.CheckpointId
-				st.RestoreParallelism = r.RestoredParallelism[v.ID]
-			}
-			if in != nil {
-				pv, _ := g.Vertex(in.From)
-				gate := &messages.InputGateDeployment{}
-				for p := 0; p < pv.Parallelism; p++ {
-					pn := j.name(pv.ID, p)
-					gate.Producers = append(gate.Producers, pn)
-					gate.ProducerLocations = append(gate.ProducerLocations, location[pn])
-				}
-				if in.Partitioner == jobgraph.PartitionForward {
-					gate.Producers = gate.Producers[i : i+1]
-					gate.ProducerLocations = gate.ProducerLocations[i : i+1]
-				}
-				st.InputGate = gate
-			}
-			if out != nil {
-				cv, _ := g.Vertex(out.To)
-				rp := &messages.ResultPartitionDeployment{Partitioner: out.Partitioner}
-				if out.Partitioner == jobgraph.PartitionForward {
-					rp.Consumers = []string{j.name(cv.ID, i)}
-				} else {
-					for c := 0; c < cv.Parallelism; c++ {
-						rp.Consumers = append(rp.Consumers, j.name(cv.ID, c))
-					}
-				}
-				for _, c := range rp.Consumers {
-					rp.ConsumerLocations = append(rp.ConsumerLocations, location[c])
-				}
-				rp.NumSubpartitions = int32(len(rp.Consumers))
-				st.ResultPartition = rp
-			}
-			if v.ID != jobgraph.VertexSource {
-				r, err := keygroup.RangeForOperatorIndex(g.MaxParallelism, v.Parallelism, i)
-				if err == nil {
-					st.KeyGroupStart, st.KeyGroupEnd = int32(r.Start), int32(r.End)
-				}
-			}
-			j.tasks[name] = status.Scheduled
-			j.order = append(j.order, name)
-			j.vertexOf[name] = vertexIndex{v.ID, i}
-			o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", v.Name), messages.Int("attempt", int64(j.attempt)),
-				messages.Str("task_manager", j.slots[i].tm), messages.Int("slot", int64(j.slots[i].index)),
-				messages.Str("allocation_id", j.slots[i].alloc))
-			o.Send(j.slots[i].tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
-		}
+		name := st.ExecutionId
+		j.tasks[name] = status.Scheduled
+		j.order = append(j.order, name)
+		j.vertexOf[name] = vertexIndex{v, i}
+		o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", st.TaskName), messages.Int("attempt", int64(j.attempt)),
+			messages.Str("task_manager", d.Slot.TaskManager), messages.Int("slot", int64(d.Slot.Index)),
+			messages.Str("allocation_id", d.Slot.AllocationID))
+		o.Send(d.Slot.TaskManager, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
 	}
 	j.sendExecutions(o)
 }

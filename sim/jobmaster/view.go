@@ -59,7 +59,7 @@ func (j *JobMaster) Inspect(now vt.Time) any {
 		v.Tasks = append(v.Tasks, TaskLocation{Name: name, State: j.tasks[name].String(), TaskManager: j.location[name]})
 	}
 	for _, s := range j.slots {
-		v.Slots = append(v.Slots, SlotView{TaskManager: s.tm, Slot: int(s.index), AllocationID: s.alloc})
+		v.Slots = append(v.Slots, SlotView{TaskManager: s.TaskManager, Slot: int(s.Index), AllocationID: s.AllocationID})
 	}
 	for _, x := range j.graph.Vertices {
 		v.Graph.Vertices = append(v.Graph.Vertices, VertexView{ID: x.ID, Name: x.Name, Parallelism: x.Parallelism, Operators: x.Operators})
