@@ -256,7 +256,7 @@ func runScenario(sc *swarm.Scenario, reference bool, wallLimit time.Duration, lo
 		out.Err = err
 		return out
 	}
-	obs := swarm.NewObserver(vt.FromDuration(sc.HealAt))
+	obs := swarm.NewObserver(vt.FromDuration(sc.HealAt), sc.Horizon())
 	interrupt := make(chan struct{})
 	timer := time.AfterFunc(wallLimit, func() { close(interrupt) })
 	defer timer.Stop()
@@ -321,6 +321,21 @@ func summarize(w io.Writer, results []seedResult, wall time.Duration, parallel i
 			fmt.Fprintf(w, " %10d", m[c])
 		}
 		fmt.Fprintln(w)
+	}
+	var conv []time.Duration
+	var slack time.Duration = -1
+	for _, r := range results {
+		if r.verdict.Converged >= 0 && len(r.sc.Faults) > 0 && !r.sc.Stopped() {
+			conv = append(conv, r.verdict.Converged)
+			if s := r.sc.Deadline - r.sc.FlushAt - r.verdict.Converged; slack < 0 || s < slack {
+				slack = s
+			}
+		}
+	}
+	if len(conv) > 0 {
+		slices.Sort(conv)
+		fmt.Fprintf(w, "\nfaulty runs converged after the flush in %s (median), %s (90th percentile), %s (max); least slack to the deadline %s\n",
+			short(conv[len(conv)/2]), short(conv[len(conv)*9/10]), short(conv[len(conv)-1]), short(slack))
 	}
 	fmt.Fprintf(w, "\n%d seeds in %.1fs wall on %d workers: %.2f seeds/s\n", len(results), wall.Seconds(), parallel,
 		float64(len(results))/wall.Seconds())
@@ -396,6 +411,8 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+func short(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
 func indent(s, prefix string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

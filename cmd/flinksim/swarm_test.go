@@ -103,3 +103,10 @@ func TestSwarmCatchesBrokenExactlyOnce(t *testing.T) {
 	}
 	t.Logf("the broken build failed at seed %s", m[1])
 }
+
+// After a rescale under watermark alignment the new job's reader was held
+// back for ever: the JobMaster kept the old job's alignment group, with the
+// watermark of a reader the new job no longer has, and took a last report
+// of the old job's readers after the new job started. The new job now
+// aligns its own readers only.
+func TestSwarmSeed250LivenessWatermark(t *testing.T) { runRegression(t, "seed-250-liveness_watermark") }

@@ -135,7 +135,9 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 			j.failover(o, NoResourceAvailableMessage)
 		}
 	case *messages.Envelope_ReportedWatermarkEvent:
-		if j.alignment != nil {
+		// only the current execution's readers count: a reader of a job
+		// that ended (a rescale's stop-with-savepoint) may report once more
+		if _, current := j.location[env.From]; j.alignment != nil && current {
 			m := b.ReportedWatermarkEvent
 			j.alignment.ReportWatermark(jobgraph.VertexSource, int(m.SubtaskIndex), m.Watermark)
 		}

@@ -83,6 +83,10 @@ type Verdict struct {
 	Class      Class
 	Violations []Violation // every broken invariant; the first decides the class
 	Reference  bool        // the first violation is the reference run's
+	// Converged is how long after the flush the faulty run's sink watermark
+	// passed the horizon (-1: it did not); the liveness bound is
+	// Deadline - FlushAt.
+	Converged time.Duration
 }
 
 // Invariant is the name of the first broken invariant ("" when ok).
@@ -274,7 +278,12 @@ func (sc *scope) in(r result) bool {
 
 // Check judges one seed from its reference run and its faulty run.
 func Check(s *Scenario, ref, run *Run) Verdict {
-	var v Verdict
+	v := Verdict{Converged: -1}
+	if run.Obs != nil {
+		if at, ok := run.Obs.ConvergedAt(); ok {
+			v.Converged = max(0, at.Duration()-s.FlushAt)
+		}
+	}
 	add := func(reference bool, c Class, inv, what string) {
 		if len(v.Violations) == 0 || c.Worse(v.Class) {
 			v.Class, v.Reference = c, reference

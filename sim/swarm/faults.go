@@ -18,7 +18,7 @@ const (
 	firstFaultMax = 8 * time.Second
 	flushMin      = 10 * time.Second // some windows close before the flush
 	flushAfter    = 5 * time.Second  // from the heal to the flush
-	livenessMin   = 20 * time.Second // the liveness phase lasts at least this long
+	livenessMin   = 15 * time.Second // the liveness phase lasts at least this long
 	livenessMax   = 120 * time.Second
 	cutTMMax      = 8 * time.Second  // longest cut between two TaskManagers
 	cutJMExtra    = 10 * time.Second // a cut from the JobManager lasts heartbeat.timeout + 2 intervals + up to this
@@ -175,7 +175,6 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 	}
 	action.Sort(s.Workload)
 	s.Deadline = s.FlushAt + s.livenessBound(maxCut)
-	s.Settings = append(s.Settings, Setting{"sim.duration", short(s.Deadline)})
 }
 
 // livenessBound is how long after the flush the job has to converge: time
@@ -187,7 +186,7 @@ func (s *Scenario) livenessBound(maxCut time.Duration) time.Duration {
 	}
 	lost := s.FlushAt - s.Faults[0].At + 2*s.HeartbeatTimeout + time.Duration(s.IntervalMs)*time.Millisecond
 	catchUp := time.Duration(float64(lost) * s.Utilization / (1 - s.Utilization))
-	d := livenessMin + 2*s.HeartbeatTimeout + maxCut + catchUp
+	d := livenessMin + s.HeartbeatTimeout + maxCut + catchUp
 	return min(max(d, livenessMin), livenessMax).Truncate(time.Second)
 }
 

@@ -16,7 +16,9 @@ import (
 // (watermarks never go back, credits never negative) are judged here: the
 // first breach of each is kept with its virtual time and actor.
 type Observer struct {
-	healAt vt.Time
+	healAt  vt.Time
+	horizon int64              // event time the sink's watermark must pass (ms)
+	reached map[string]vt.Time // per keyed subtask: when its watermark first passed the horizon
 
 	wm         map[string]int64 // per subtask: the last watermark it reported
 	violations []Violation
@@ -72,10 +74,12 @@ func (v Violation) String() string {
 	return s
 }
 
-// NewObserver observes a run whose faults end at healAt.
-func NewObserver(healAt vt.Time) *Observer {
-	return &Observer{healAt: healAt, wm: map[string]int64{}, seen: map[string]bool{}, Firings: map[KeyEnd]int64{},
-		keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{}, keyedAttempt: -1}
+// NewObserver observes a run whose faults end at healAt and whose sink
+// watermark must pass horizon (ms).
+func NewObserver(healAt vt.Time, horizon int64) *Observer {
+	return &Observer{healAt: healAt, horizon: horizon, reached: map[string]vt.Time{}, wm: map[string]int64{},
+		seen: map[string]bool{}, Firings: map[KeyEnd]int64{}, keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{},
+		keyedAttempt: -1}
 }
 
 // Violations are the breaches found while observing, in log order.
@@ -112,6 +116,24 @@ func (ob *Observer) watermark(actor string, t vt.Time, w int64) {
 	if last, ok := ob.wm[actor]; !ok || w > last {
 		ob.wm[actor] = w
 	}
+	if _, done := ob.reached[actor]; !done && w >= ob.horizon {
+		ob.reached[actor] = t
+	}
+}
+
+// ConvergedAt is when the sink's watermark passed the horizon: the latest
+// time a subtask of the keyed vertex's last deployment got there; false if
+// one did not.
+func (ob *Observer) ConvergedAt() (vt.Time, bool) {
+	var at vt.Time
+	for t := range ob.keyedTasks {
+		x, ok := ob.reached[t]
+		if !ok {
+			return 0, false
+		}
+		at = max(at, x)
+	}
+	return at, len(ob.keyedTasks) > 0
 }
 
 // Observe takes the next event of the log.

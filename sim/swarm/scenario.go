@@ -353,7 +353,6 @@ func Generate(seed uint64) Scenario {
 	if s.IdlenessMs == 0 && rw.IntN(10) == 0 {
 		s.IdlenessMs = pickMs(rw, []int64{500, 2000}, 1, 1)
 	}
-	set("sim.source.rate", strconv.FormatFloat(s.Rate, 'f', -1, 64))
 	set("sim.source.keys", strconv.Itoa(s.Keys))
 	setMs("job.watermark.out-of-orderness", s.BoundMs)
 	setMs("sim.source.disorder", s.DisorderMs)
@@ -422,13 +421,6 @@ func Generate(seed uint64) Scenario {
 	// keys it owns) busy for a share u of its time, from idle to heavy
 	// backpressure in bursts
 	s.Utilization = []float64{0.01, 0.2, 0.4, 0.7}[weighted(rj, 25, 30, 25, 20)]
-	share := hottestShare(s.Keys, s.Parallelism)
-	costUs := int64(s.Utilization * 1e6 / (s.Rate * share))
-	if rocksdb {
-		costUs -= 15 // sim.cost.state.rocksdb comes on top
-	}
-	setUs := func(k string, us int64) { set(k, strconv.FormatInt(max(1, us), 10)+"µs") }
-	setUs("sim.cost.window", costUs)
 	set("sim.buffer.records", strconv.Itoa(pickInt(rj, []int{1, 4, 16, 64}, 5, 20, 35, 40)))
 	if rj.IntN(4) == 0 {
 		set("taskmanager.network.memory.buffers-per-channel", strconv.Itoa(pickInt(rj, []int{0, 1}, 1, 1)))
@@ -467,8 +459,22 @@ func Generate(seed uint64) Scenario {
 	}
 
 	s.genFaults(g.sub("faults"), g.sub("workload-faults"))
+
+	// a bound on the work of a run: at most maxRecords records produced
+	s.Rate = min(s.Rate, float64(int(maxRecords/s.Deadline.Seconds()/10)*10))
+	s.Rate = max(s.Rate, 10)
+	set("sim.source.rate", strconv.FormatFloat(s.Rate, 'f', -1, 64))
+	costUs := int64(s.Utilization * 1e6 / (s.Rate * hottestShare(s.Keys, s.Parallelism)))
+	if rocksdb {
+		costUs -= 15 // sim.cost.state.rocksdb comes on top
+	}
+	set("sim.cost.window", strconv.FormatInt(max(1, costUs), 10)+"µs")
+	set("sim.duration", short(s.Deadline))
 	return s
 }
+
+// maxRecords bounds the records the generator produces in one run.
+const maxRecords = 30_000
 
 // hottestShare is the largest share of the generator's keys (user-0 ...
 // user-(keys-1), drawn uniformly) that one keyed subtask owns at
