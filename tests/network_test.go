@@ -105,3 +105,24 @@ func TestCutOfNothing(t *testing.T) {
 		t.Fatalf("heals %v", heals)
 	}
 }
+
+// Network cuts are the kernel's: the Hollywood driver and the plain loop
+// write the same log for a run with both kinds of cut.
+func TestCutsSameOnBothDrivers(t *testing.T) {
+	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
+	cfg := settings(t, eoClicks...)
+	opt := cluster.Options{Events: input, Actions: parseActions(t, "at=30s partition-network tm-1 tm-2 for 2s",
+		"at=60s partition-network jobmanager tm-2 for 9s")}
+	var a, b bytes.Buffer
+	opt.Log = &a
+	if _, err := cluster.Run(cfg, opt); err != nil {
+		t.Fatal(err)
+	}
+	opt.Log = &b
+	if _, err := cluster.RunPlain(cfg, opt); err != nil {
+		t.Fatal(err)
+	}
+	if line, x, y, differ := firstDiff(a.Bytes(), b.Bytes()); differ {
+		t.Fatalf("the drivers differ at line %d:\n  actors: %s\n  plain:  %s", line, x, y)
+	}
+}
