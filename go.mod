@@ -5,6 +5,8 @@ go 1.26.8
 require (
 	github.com/anthdm/hollywood v1.0.5
 	github.com/cockroachdb/datadriven v1.0.3
+	github.com/creack/pty v1.1.24
+	github.com/fatih/color v1.18.0
 	github.com/mattn/go-isatty v0.0.20
 	github.com/rs/zerolog v1.35.1
 	github.com/spaolacci/murmur3 v1.1.0

@@ -385,8 +385,8 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	out.Duplicates = kafka.CountDuplicates(out.Sink)
 	out.SinkCommitted = sink.ReadCommitted(0)
 	src := s.broker.SourceTopic()
-	for p := range src.Partitions {
-		out.SourceRecords = append(out.SourceRecords, src.Read(p, 0, int(src.EndOffset(p))))
+	for p := range src.NumPartitions() {
+		out.SourceRecords = append(out.SourceRecords, kafka.Read(src, p, 0, int(src.EndOffset(p))))
 	}
 	return out
 }

@@ -2,16 +2,21 @@ package tests
 
 import (
 	"io"
+	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
 )
 
 // benchJob runs the job of the settings kv b.N times and reports simulated
-// records per wall second and virtual seconds per wall second.
+// records per wall second, virtual seconds per wall second, and records per
+// second of CPU time of the whole process (user + system, all threads: on a
+// shared machine it moves less with the load than wall time does).
 func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 	cfg := settings(b, kv...)
 	var records int64
+	cpu0 := cpuSeconds(b)
 	for i := 0; i < b.N; i++ {
 		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard})
 		if err != nil {
@@ -19,9 +24,20 @@ func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 		}
 		records += res.Counters["records_read"]
 	}
+	cpu := cpuSeconds(b) - cpu0
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(records)/sec, "records/s")
 	b.ReportMetric(virtualSeconds*float64(b.N)/sec, "virtual-s/s")
+	b.ReportMetric(float64(records)/cpu, "records/cpu-s")
+}
+
+// cpuSeconds is the CPU time the process has used so far (getrusage).
+func cpuSeconds(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // BenchmarkBuiltinJob runs the built-in orders-per-minute job for 60 s of
@@ -38,4 +54,49 @@ func BenchmarkHighRate(b *testing.B) { benchJob(b, 20, "sim.duration=20 s", "sim
 // snapshots, acknowledgements and Kafka transactions on top of the data path.
 func BenchmarkExactlyOnceCheckpoints(b *testing.B) {
 	benchJob(b, 60, "sim.duration=60 s", "execution.checkpointing.interval=5 s", "sink.delivery-guarantee=exactly-once")
+}
+
+// BenchmarkManyKeys is the built-in job at 20,000 records per virtual
+// second over 1,000,000 keys for 20 s of virtual time: almost every record
+// opens a new (key, window) state, and the per-second windows gauge must
+// not scan them.
+func BenchmarkManyKeys(b *testing.B) {
+	benchJob(b, 20, "sim.duration=20 s", "sim.source.rate=20000", "sim.source.keys=1000000")
+}
+
+// BenchmarkHeapPerVirtualMinute runs the built-in job for 16 minutes of
+// virtual time and reports the live heap (after a forced collection) at the
+// last progress report (every 65,536 scheduler steps, about every 2.3
+// virtual minutes), and how much it grew per virtual minute since the first
+// report after 6 virtual minutes (when the generator's cache of recent
+// records is full): memory over virtual time, not speed.
+func BenchmarkHeapPerVirtualMinute(b *testing.B) {
+	cfg := settings(b, "sim.duration=16 min")
+	var growth, live float64
+	for i := 0; i < b.N; i++ {
+		var firstVT, lastVT int64
+		var firstHeap, lastHeap uint64
+		progress := func(vtUs int64) {
+			if vtUs < 6*60_000_000 {
+				return
+			}
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if firstVT == 0 {
+				firstVT, firstHeap = vtUs, ms.HeapAlloc
+			}
+			lastVT, lastHeap = vtUs, ms.HeapAlloc
+		}
+		if _, err := cluster.Run(cfg, cluster.Options{Log: io.Discard, Progress: progress}); err != nil {
+			b.Fatal(err)
+		}
+		if lastVT <= firstVT {
+			b.Fatalf("progress reported at %d and %d µs only", firstVT, lastVT)
+		}
+		growth += (float64(lastHeap) - float64(firstHeap)) / (float64(lastVT-firstVT) / 60e6)
+		live += float64(lastHeap)
+	}
+	b.ReportMetric(growth/float64(b.N), "heap-B/virtual-min")
+	b.ReportMetric(live/float64(b.N)/(1<<20), "live-heap-MB")
 }

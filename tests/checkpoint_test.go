@@ -60,6 +60,7 @@ func resultSet(t tb, res *cluster.Result) map[result]int {
 // third seed takes unaligned checkpoints under backpressure (a slow window
 // operator), so restores include channel state.
 func TestExactlyOnceUnderFailures(t *testing.T) {
+	skipInShort(t)
 	withChannelState := 0
 	for seed := uint64(1); seed <= 50; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 99))
@@ -157,6 +158,7 @@ func expectedDuplicates(t *testing.T, evs []logEvent) int {
 // completed checkpoint and emits again every window result emitted after
 // it; nothing is missing, and the duplicates are exactly those results.
 func TestAtLeastOnceAndNoneWriteDuplicates(t *testing.T) {
+	skipInShort(t)
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	for _, g := range []string{"at-least-once", "none"} {
 		t.Run(g, func(t *testing.T) {
@@ -279,6 +281,7 @@ func firings(evs []logEvent) map[fired]string {
 // the output; above the max parallelism, or with another max parallelism,
 // the new job is refused with Flink's messages.
 func TestRescaleFromSavepoint(t *testing.T) {
+	skipInShort(t)
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	cfg := settings(t, "sim.events.pace=event-time", "taskmanager.numberOfTaskSlots=2")
 	base, baseLog := run(t, cfg, cluster.Options{Events: input})
@@ -454,6 +457,7 @@ func TestDeterminismCheckpointsAndFailures(t *testing.T) {
 // must stay in the next checkpoint). The exactly-once output is still the
 // output of the run without failures.
 func TestTwoKillsExactlyOnce(t *testing.T) {
+	skipInShort(t)
 	clicks := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	orders := readEvents(t, dataPath("orders-sample.jsonl"), settings(t))
 	for _, tc := range []struct {
@@ -497,6 +501,7 @@ func TestTwoKillsExactlyOnce(t *testing.T) {
 // bring their barriers. The job finishes with the output of a run without
 // checkpoints.
 func TestAlignmentWithOneFloatingBuffer(t *testing.T) {
+	skipInShort(t)
 	input := readEvents(t, dataPath("orders-sample.jsonl"), settings(t))
 	kv := []string{"parallelism.default=3", "taskmanager.numberOfTaskSlots=2", "job.source.partitions=6", "sim.cost.window=1 ms",
 		"sim.buffer.records=4", "taskmanager.network.memory.buffers-per-channel=0", "taskmanager.network.memory.floating-buffers-per-gate=1",

@@ -13,8 +13,6 @@ import (
 	"github.com/flinksim/flinksim/sim/jobmaster"
 )
 
-func eventsFmt(us int64) string { return fmt.Sprintf("%.6fs", float64(us)/1e6) }
-
 type windowKey struct {
 	key   string
 	start int64

@@ -76,6 +76,7 @@ func TestKilledTaskManagerWithoutRestartStrategyFailsTheJob(t *testing.T) {
 // again, so the plain sink writes them twice (duplicates by result
 // identity: key, window, firing). The same run replays byte for byte.
 func TestRestartWithoutCheckpointWritesDuplicates(t *testing.T) {
+	skipInShort(t)
 	cfg := settings(t, "sim.duration=150 s", "restart-strategy.type=fixed-delay")
 	opt := cluster.Options{Actions: kill(t, 100*time.Second, "tm-1")}
 	res, log := run(t, cfg, opt)

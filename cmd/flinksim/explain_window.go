@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/window"
 )
 
@@ -49,7 +51,7 @@ Durations are parsed as Flink parses them (TimeUtils.parseDuration): "15 s", "15
 
 func init() {
 	f := explainWindowCmd.Flags()
-	f.Int64("ts", 0, "event timestamp of the element, epoch milliseconds (required)")
+	f.String("ts", "", "event timestamp of the element: epoch milliseconds or an RFC 3339 time such as 2023-11-14T22:13:20.123Z (required)")
 	f.String("size", "", "window size of tumbling or sliding windows (a duration)")
 	f.String("slide", "", "slide of sliding windows (a duration; default: tumbling)")
 	f.String("offset", "", "offset of tumbling or sliding window starts (a duration, may be negative; default 0)")
@@ -97,11 +99,32 @@ func parseExplainDuration(cmd *cobra.Command, name string, allowNegative bool) (
 	return ms, true, nil
 }
 
+// parseTimestamp reads an event time as an events file holds it: integer
+// milliseconds since the epoch (may be negative), or an RFC 3339 time,
+// truncated to milliseconds toward negative infinity.
+func parseTimestamp(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	} else if strings.Trim(s, "-0123456789") == "" && s != "" && s != "-" {
+		return 0, fmt.Errorf("out of the range of a 64-bit millisecond timestamp")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("expected epoch milliseconds (e.g. 1700000000123) or an RFC 3339 time (e.g. 2023-11-14T22:13:20.123Z)")
+	}
+	return t.UnixMilli(), nil
+}
+
 func runExplainWindow(cmd *cobra.Command, _ []string) error {
 	if !cmd.Flags().Changed("ts") {
 		return badInput("--ts is required")
 	}
-	ts, _ := cmd.Flags().GetInt64("ts")
+	text, _ := cmd.Flags().GetString("ts")
+	ts, err := parseTimestamp(text)
+	if err != nil {
+		return badInput("--ts %s: %v", input.Quote(text), err)
+	}
 	size, hasSize, err := parseExplainDuration(cmd, "size", false)
 	if err != nil {
 		return err

@@ -6,8 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/input"
 )
 
 // Exit codes shared by every subcommand.
@@ -17,6 +22,10 @@ const (
 	exitBadInput  = 2 // bad flags, settings or input files
 	exitInvariant = 3 // a simulation invariant broke (FAIL seed=...)
 	exitJobFailed = 4 // the simulated job ended FAILED, as Flink's CLI fails
+	// exitInterrupted and exitTerminated end a run cut short by SIGINT or
+	// SIGTERM (128 + the signal number, as a shell reports them).
+	exitInterrupted = 130
+	exitTerminated  = 143
 )
 
 // usageError marks an error caused by the user's input: exit code 2.
@@ -37,19 +46,79 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 
+// exitCodesHelp ends every command's help.
+const exitCodesHelp = `Exit codes:
+  0    ok
+  1    replay found a difference
+  2    bad input: flags, settings, an input file (named with its line), a combination Flink refuses
+  3    a broken invariant (FAIL seed=... vt=... invariant=..., with the command that reproduces it)
+  4    the simulated job ended FAILED (its log is still written in full)
+  130  interrupted (SIGINT); 143 terminated (SIGTERM)`
+
+// goVersion is the Go release the binary was built with.
+var goVersion = runtime.Version()
+
+// version is what --version and "flinksim version" print.
+func version() string {
+	return fmt.Sprintf("%s (simulates Apache Flink 1.20; log format %s; %s)", eventlog.ProgramVersion, eventlog.FormatVersion, goVersion)
+}
+
 var rootCmd = &cobra.Command{
-	Use:           "flinksim",
-	Short:         "A deterministic simulator of an Apache Flink 1.20 streaming job",
+	Use:   "flinksim",
+	Short: "A deterministic simulator of an Apache Flink 1.20 streaming job",
+	Long: `flinksim runs an Apache Flink 1.20 streaming job (Kafka source, keyBy, a window or
+process function, Kafka sink) on a simulated cluster in virtual time: the same
+settings, seed and actions give the same event log, byte for byte.
+
+Commands: run, replay, settings, explain (key, split, window), version.
+
+` + actionVerbsHelp + `
+
+Settings come from --config FILE (Flink's config.yaml, flat or nested), --set
+key=value, --duration and --seed; 'flinksim settings' lists them.`,
+	Example: `  flinksim run
+  flinksim run --events examples/data/playground-clicks.jsonl --set job.window.size=15s
+  flinksim settings taskmanager.memory.process.size
+  flinksim explain split --topic orders --partitions 4 --readers 6`,
+	Version:       version(),
 	SilenceUsage:  true,
 	SilenceErrors: true,
 }
+
+func init() {
+	rootCmd.SetVersionTemplate("{{.Version}}\n")
+	rootCmd.SetUsageTemplate(rootCmd.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return badInput("%w (see %s --help)", err, cmd.CommandPath())
+	})
+	rootCmd.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the version of flinksim, the Flink version it simulates and the log format",
+		Long:  "version prints flinksim's version, the Flink version it simulates, the event log format it writes and reads, and the Go version it was built with.",
+		Example: `  flinksim version
+  flinksim --version`,
+		Args: cobra.NoArgs,
+		Run:  func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version()) },
+	})
+}
+
+// maxErrorLine is the longest line of an error message printed: input
+// quoted in an error is cut (input.Quote) where it is made, and this is
+// the backstop for what is not.
+const maxErrorLine = 2000
 
 func main() {
 	err := rootCmd.Execute()
 	if err == nil {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "flinksim:", err)
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		if len(l) > maxErrorLine {
+			lines[i] = input.Cut(l)
+		}
+	}
+	fmt.Fprintln(os.Stderr, "flinksim:", strings.Join(lines, "\n"))
 	var ee exitError
 	if errors.As(err, &ee) {
 		os.Exit(ee.code)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -32,11 +32,22 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Re-run the run recorded in a JSON event log and compare",
-		Long: `Re-run the run recorded in FILE (a JSON event log written by 'flinksim run')
-from its header (settings, seed, events file) and compare the new log with FILE
-line by line. Prints 'identical' (exit 0) or the first differing line (exit 1).
-An unreadable, truncated or console-format file exits 2.`,
-		Args: cobra.ExactArgs(1),
+		Long: `Re-run the run recorded in FILE (a JSON event log written by 'flinksim run'
+with --log FILE, or its stdout piped) from its header (settings, seed, events
+file, actions) and compare the new log with FILE line by line. Prints
+'identical' (exit 0) or the first differing line (exit 1). An unreadable,
+truncated or console-format file exits 2, naming the file and the line.
+
+The events file is read at the path recorded in the header, relative to the
+directory where 'run' was started: replay from the same directory.`,
+		Example: `  flinksim run --duration 1min --log run.log && flinksim replay run.log
+  flinksim run --events examples/data/orders-sample.jsonl --log-format json > run.log; flinksim replay run.log`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return badInput("replay takes exactly one FILE (a JSON event log), got %d arguments", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			same, msg, err := replay(args[0])
 			if err != nil {
@@ -55,10 +66,11 @@ An unreadable, truncated or console-format file exits 2.`,
 // replay re-runs the log at path; it reports whether the logs are
 // identical and a message saying so or naming the first difference.
 func replay(path string) (bool, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.LogLimits)
 	if err != nil {
 		return false, "", badInput("%v", err)
 	}
+	data = input.Clean(data)
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var h header
 	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
@@ -75,7 +87,7 @@ func replay(path string) (bool, string, error) {
 		JobStatus string `json:"job_status"`
 	}
 	if err := json.Unmarshal(trimmed[lastNL+1:], &last); err != nil || last.Event != string(eventlog.KindSummary) {
-		return false, "", badInput("%s: truncated: the last line is not the summary event", path)
+		return false, "", badInput("%s:%d: truncated: the last line is not the summary event", path, bytes.Count(trimmed, []byte("\n"))+1)
 	}
 	live, err := liveActions(path, data)
 	if err != nil {
@@ -96,12 +108,17 @@ func replay(path string) (bool, string, error) {
 		return false, "", badInput("%s:1: %v", path, err)
 	}
 	spec := runSpec{cfg: cfg}
-	acts, err := parseActions(h.Actions, "")
-	if err != nil {
-		return false, "", err
+	var acts []action.Action
+	for _, text := range h.Actions {
+		a, err := action.Parse(text)
+		if err != nil {
+			return false, "", badInput("%s:1: actions: %s", path, input.Cut(err.Error()))
+		}
+		acts = append(acts, a)
 	}
+	action.Sort(acts)
 	if h.EventsFile != "" {
-		recs, sum, err := readEvents(h.EventsFile, cfg)
+		recs, sum, err := readEvents(path+":1: events_file ", h.EventsFile, cfg)
 		if err != nil {
 			return false, "", err
 		}
@@ -117,11 +134,11 @@ func replay(path string) (bool, string, error) {
 		spec.opt.StopAt = vt.Of(last.VT)
 	}
 	var out bytes.Buffer
-	if _, err := execute(spec, &out); err != nil {
+	if _, err := execute(spec, &out, nil, nil); err != nil {
 		return false, "", err
 	}
 	if line, want, got, differ := firstDifference(data, out.Bytes()); differ {
-		return false, fmt.Sprintf("differs at line %d\n  expected: %s\n  got:      %s", line, want, got), nil
+		return false, fmt.Sprintf("differs at line %d\n  expected: %s\n  got:      %s", line, input.Cut(want), input.Cut(got)), nil
 	}
 	return true, "identical", nil
 }

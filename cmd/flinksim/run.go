@@ -5,20 +5,27 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/input"
 )
 
 type runFlags struct {
@@ -34,67 +41,154 @@ type runFlags struct {
 	determinism bool
 	actions     []string
 	actionsFile string
+	only        []string
+	exclude     []string
+	quiet       bool
 }
+
+// Log formats of what run prints on stdout (--log FILE always gets JSON).
+const (
+	formatAuto    = "auto"    // human on a terminal, json otherwise
+	formatJSON    = "json"    // the JSON event log, as replay reads it
+	formatConsole = "console" // the same events, one zerolog console line each
+	formatHuman   = "human"   // the person's view: notable events, status line, summary table
+)
+
+var actionVerbsHelp = `Actions (--action or one per line of an --actions file; # starts a comment):
+  at=DURATION kill-taskmanager tm-N      the TaskManager dies; its heartbeat times out
+  at=DURATION trigger-checkpoint          a checkpoint now (CheckpointCoordinator)
+  at=DURATION trigger-savepoint           a savepoint now
+  at=DURATION stop-with-savepoint         stop the job with a savepoint (no drain)
+  at=DURATION rescale N [max-parallelism=M]   stop with a savepoint, start again at parallelism N
+  at=DURATION send-event key=K ts=now|now-D|MS [partition=P] [FIELD=VALUE ...]   a record by hand
+  at=DURATION pause-partition P           the producer of partition P stalls
+  at=DURATION resume-partition P          ... and goes on
+  at=DURATION set KEY=VALUE               change ` + strings.Join(action.SetKeys, ", ") + `
+                                          (the job restarts from a savepoint with it; the isolation level only changes the view)
+DURATION is virtual time from the start, with a unit: 90s, 2 min, 500ms.`
 
 func init() {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run the job and print its event log",
+		Use:   "run [flags]",
+		Short: "Run the job on a simulated cluster and show what happens",
 		Long: `Run the orders-per-minute job (or the job the settings describe) on a simulated
-cluster and print the structured event log (JSON lines) while it runs.
+cluster.
 
-Without --events the built-in generator fills the source topic for sim.duration of
-virtual time. With --events FILE the topic holds the file's records and the source
-is bounded (KafkaSource.setBounded(OffsetsInitializer.latest())): the job ends
-FINISHED when every window has fired.`,
+On a terminal, run shows a person's view: one short line per notable event
+(bring-up, job status, splits, checkpoints, failures, restores, rescale, a sample
+of window firings), a live status line (virtual time, records/s, Kafka lag,
+watermark, results) and a summary table at the end. Piped, or with
+--log-format json, it prints the JSON event log, one event per line, which
+'flinksim replay' reads. --log FILE always gets the full JSON log. Warnings that
+name a trap (a reader without a split, a watermark that does not move, late
+records dropped, the root cause of a FAILED job, a setting with no effect, an
+action not carried out) go to stderr, once each, with the setting that fixes it.
+
+Without --events the built-in generator fills the source topic for sim.duration
+of virtual time. With --events FILE the topic holds the file's records and the
+source is bounded (KafkaSource.setBounded(OffsetsInitializer.latest())): the job
+ends FINISHED when every window has fired.
+
+` + actionVerbsHelp + `
+
+--only and --exclude take event kinds (window_fired, checkpoint_completed, ...) or
+groups (bring-up, checkpoints, failures, metrics, network, sink, source, windows),
+comma-separated; they filter what is printed, never --log.`,
+		Example: `  flinksim run
+  flinksim run --events examples/data/playground-clicks.jsonl --set job.window.size=15s --output out.jsonl
+  flinksim run --config examples/readers-without-splits/config.yaml
+  flinksim run --duration 3min --set restart-strategy.type=fixed-delay --action 'at=90s kill-taskmanager tm-1'
+  flinksim run --log run.log --log-format json --exclude metrics | head`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMain(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.events, "events", "", "events file: JSON lines or CSV with key,ts[,partition]")
-	fl.StringVar(&f.output, "output", "", "write what a consumer of the sink topic sees to this file (JSON lines)")
+	fl.StringVar(&f.output, "output", "", "write what a consumer of the sink topic sees to this file (JSON lines); - for stdout")
 	fl.StringArrayVar(&f.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
-	fl.StringVar(&f.configFile, "config", "", "a YAML settings file, like Flink's config.yaml")
-	fl.StringVar(&f.logFile, "log", "", "write the event log to this file instead of stdout")
-	fl.StringVar(&f.logFormat, "log-format", "json", "json or console")
+	fl.StringVar(&f.configFile, "config", "", "a YAML settings file, like Flink's config.yaml (flat or nested)")
+	fl.StringVar(&f.logFile, "log", "", "write the full JSON event log to this file; - for stdout")
+	fl.StringVar(&f.logFormat, "log-format", formatAuto, "what stdout shows: auto (human on a terminal, else json), json, console or human")
 	fl.StringVar(&f.duration, "duration", "", "virtual run length (sets sim.duration), e.g. '10 min'")
 	fl.StringVar(&f.seed, "seed", "", "random seed (sets sim.seed)")
 	fl.BoolVar(&f.unbounded, "unbounded", false, "with --events: keep the job running until --duration")
 	fl.StringArrayVar(&f.actions, "action", nil, "a user action, e.g. 'at=90s kill-taskmanager tm-1' (repeatable)")
 	fl.StringVar(&f.actionsFile, "actions", "", "a file of actions, one per line")
 	fl.BoolVar(&f.determinism, "check-determinism", false, "run twice in this process and fail if the logs differ")
+	fl.StringArrayVar(&f.only, "only", nil, "print only these event kinds or groups (comma-separated, repeatable)")
+	fl.StringArrayVar(&f.exclude, "exclude", nil, "do not print these event kinds or groups (comma-separated, repeatable)")
+	fl.BoolVar(&f.quiet, "quiet", false, "print no events: only warnings and the closing summary")
 	rootCmd.AddCommand(cmd)
 }
 
-// loadConfig applies --config, then each --set, then validates.
-func loadConfig(configFile string, sets []string) (config.Config, error) {
-	cfg := config.Default()
+// loadedConfig is a run's settings and what loading them told.
+type loadedConfig struct {
+	cfg config.Config
+	// notSimulated are the Flink keys given that the simulator does not
+	// model, in the order given, once each.
+	notSimulated []string
+	// explicit are the keys the user gave a value other than the default,
+	// or named with --set.
+	explicit map[string]bool
+}
+
+// loadConfig applies --config, then each --set, derives what Flink derives
+// (Resolve), then validates.
+func loadConfig(configFile string, sets []string) (loadedConfig, error) {
+	lc := loadedConfig{cfg: config.Default(), explicit: map[string]bool{}}
+	seen := map[string]bool{}
+	noteKey := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			lc.notSimulated = append(lc.notSimulated, k)
+		}
+	}
 	if configFile != "" {
-		if err := cfg.LoadYAML(configFile); err != nil {
-			return cfg, badInput("%v", err)
+		notSim, err := lc.cfg.LoadYAML(configFile)
+		if err != nil {
+			return lc, badInput("--config %v", err)
+		}
+		for _, k := range notSim {
+			noteKey(k)
 		}
 	}
 	for _, kv := range sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return cfg, badInput("--set %q: expected key=value", kv)
+			return lc, badInput("--set %s: expected key=value", input.Quote(kv))
 		}
-		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-			return cfg, badInput("%v", err)
+		k = strings.TrimSpace(k)
+		if err := lc.cfg.Set(k, strings.TrimSpace(v)); err != nil {
+			var ns *config.NotSimulatedError
+			if errors.As(err, &ns) {
+				noteKey(k)
+				continue
+			}
+			return lc, badInput("--set %v", err)
+		}
+		lc.explicit[k] = true
+	}
+	def := config.Default()
+	for i, kv := range lc.cfg.Values() {
+		if kv.Value != def.Values()[i].Value {
+			lc.explicit[kv.Key] = true
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, badInput("%v", err)
+	if err := lc.cfg.Resolve(); err != nil {
+		return lc, badInput("%v", err)
 	}
-	return cfg, nil
+	if err := lc.cfg.Validate(); err != nil {
+		return lc, badInput("%v", err)
+	}
+	return lc, nil
 }
 
 // runSpec is everything that determines a run's log.
 type runSpec struct {
-	cfg     config.Config
-	opt     cluster.Options
-	console bool
+	cfg config.Config
+	opt cluster.Options
+	lc  loadedConfig
 }
 
 func prepare(f runFlags) (runSpec, error) {
@@ -105,21 +199,23 @@ func prepare(f runFlags) (runSpec, error) {
 	if f.seed != "" {
 		sets = append(sets, "sim.seed="+f.seed)
 	}
-	cfg, err := loadConfig(f.configFile, sets)
+	lc, err := loadConfig(f.configFile, sets)
 	if err != nil {
 		return runSpec{}, err
 	}
-	if f.logFormat != "json" && f.logFormat != "console" {
-		return runSpec{}, badInput("--log-format %q: allowed values are json, console", f.logFormat)
+	switch f.logFormat {
+	case formatAuto, formatJSON, formatConsole, formatHuman:
+	default:
+		return runSpec{}, badInput("--log-format %s: allowed values are auto, json, console, human", input.Quote(f.logFormat))
 	}
-	spec := runSpec{cfg: cfg, console: f.logFormat == "console"}
+	spec := runSpec{cfg: lc.cfg, lc: lc}
 	acts, err := parseActions(f.actions, f.actionsFile)
 	if err != nil {
 		return runSpec{}, err
 	}
 	spec.opt.Actions = acts
 	if f.events != "" {
-		recs, sum, err := readEvents(f.events, cfg)
+		recs, sum, err := readEvents("--events ", f.events, lc.cfg)
 		if err != nil {
 			return runSpec{}, err
 		}
@@ -131,127 +227,340 @@ func prepare(f runFlags) (runSpec, error) {
 	return spec, nil
 }
 
-func readEvents(path string, cfg config.Config) ([]events.Record, string, error) {
-	data, err := os.ReadFile(path)
+// readEvents reads an events file within its limits; what names where the
+// path came from in errors ("--events ", or "LOG:1: events_file ").
+func readEvents(what, path string, cfg config.Config) ([]events.Record, string, error) {
+	data, err := input.ReadFile(path, input.EventsLimits)
 	if err != nil {
-		return nil, "", badInput("--events: %v", err)
+		return nil, "", badInput("%s%v", what, err)
 	}
-	recs, err := events.Read(bytes.NewReader(data), path, events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField,
-		Partitions: cfg.SourcePartitions})
+	opt := events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions}
+	if cfg.Operator == "window" && cfg.Aggregate != "count" {
+		opt.NumberField = cfg.AggregateField
+	}
+	recs, err := events.Parse(data, path, opt)
 	if err != nil {
-		return nil, "", badInput("%v", err)
+		return nil, "", badInput("%s%v", what, err)
 	}
 	if len(recs) == 0 {
-		return nil, "", badInput("%s: no records", path)
+		return nil, "", badInput("%s%s: no records", what, path)
 	}
 	sum := sha256.Sum256(data)
 	return recs, hex.EncodeToString(sum[:]), nil
 }
 
-// execute runs spec writing its log to w.
-func execute(spec runSpec, w io.Writer) (*cluster.Result, error) {
+// consoleWriter renders JSON log lines as --log-format console shows them:
+// the zerolog console format sim/eventlog's Writer uses (vt as seconds,
+// actor, event, then the fields), without colour.
+func consoleWriter(w io.Writer) io.Writer {
+	return zerolog.ConsoleWriter{Out: w, NoColor: true,
+		PartsOrder:    []string{"vt", "actor", "event"},
+		FieldsExclude: []string{"vt", "actor", "event"},
+		FormatPartValueByName: func(v any, name string) string {
+			s := fmt.Sprint(v)
+			if name == "vt" {
+				if us, err := strconv.ParseInt(s, 10, 64); err == nil {
+					return eventlog.FormatVT(us)
+				}
+			}
+			return s
+		}}
+}
+
+// execute runs spec, writing its JSON log to w (which may be io.Discard)
+// and handing every event to the observers (cluster.Options.Observe);
+// progress, when not nil, is told the virtual time now and then; closing
+// interrupt cuts the run short (its summary then says INTERRUPTED).
+func execute(spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
-	opt.Console = spec.console
-	if isatty.IsTerminal(os.Stderr.Fd()) {
-		limit := spec.cfg.Duration.Microseconds()
-		opt.Progress = func(us int64) {
-			if opt.Bounded() {
-				fmt.Fprintf(os.Stderr, "\r  virtual time %s ", eventlog.FormatVT(us))
-			} else {
-				fmt.Fprintf(os.Stderr, "\r  virtual time %s of %s ", eventlog.FormatVT(us), eventlog.FormatVT(limit))
+	if len(observers) > 0 {
+		opt.Observe = func(ev *messages.LogEvent) {
+			for _, o := range observers {
+				o(ev)
 			}
 		}
 	}
+	opt.Progress = progress
+	opt.Interrupt = interrupt
 	res, err := cluster.Run(spec.cfg, opt)
-	if opt.Progress != nil {
-		fmt.Fprint(os.Stderr, "\r\033[K")
-	}
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
 	return res, nil
 }
 
+// ioFile is one file flag of run, for the identity checks.
+type ioFile struct{ flag, path string }
+
+// checkOutputs refuses an output that is one of the inputs or the other
+// output: the same file by identity (os.SameFile: also through a link or
+// another spelling), or the same path when it does not exist yet. It runs
+// before anything is created, so no input is ever truncated.
+func checkOutputs(inputs, outputs []ioFile) error {
+	stat := func(p string) os.FileInfo {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil
+		}
+		return st
+	}
+	same := func(a, b string) bool {
+		sa, sb := stat(a), stat(b)
+		if sa != nil && sb != nil {
+			return os.SameFile(sa, sb)
+		}
+		ca, _ := filepath.Abs(a)
+		cb, _ := filepath.Abs(b)
+		return ca == cb
+	}
+	for i, out := range outputs {
+		if out.path == "" || out.path == "-" {
+			continue
+		}
+		if st := stat(out.path); st != nil && st.IsDir() {
+			return badInput("%s %s: is a directory", out.flag, out.path)
+		}
+		for _, in := range inputs {
+			if in.path != "" && same(out.path, in.path) {
+				return badInput("%s %s is the %s file: refusing to overwrite an input", out.flag, out.path, in.flag)
+			}
+		}
+		for _, other := range outputs[i+1:] {
+			if other.path != "" && other.path != "-" && same(out.path, other.path) {
+				return badInput("%s and %s name the same file %s", out.flag, other.flag, out.path)
+			}
+		}
+	}
+	return nil
+}
+
 func runMain(cmd *cobra.Command, f runFlags) error {
+	if err := checkOutputs(
+		[]ioFile{{"--events", f.events}, {"--config", f.configFile}, {"--actions", f.actionsFile}},
+		[]ioFile{{"--output", f.output}, {"--log", f.logFile}}); err != nil {
+		return err
+	}
+	if f.output == "-" && f.logFile == "-" {
+		return badInput("--output - and --log - both want stdout: give one of them a file")
+	}
+	only, err := parseKinds("--only", f.only)
+	if err != nil {
+		return err
+	}
+	exclude, err := parseKinds("--exclude", f.exclude)
+	if err != nil {
+		return err
+	}
+	filter := kindFilter{only: only, exclude: exclude}
 	spec, err := prepare(f)
 	if err != nil {
 		return err
 	}
-	if f.output != "" {
-		if f.output == f.logFile {
-			return badInput("--output and --log name the same file %s", f.output)
-		}
+	stderr := cmd.ErrOrStderr()
+	if len(spec.lc.notSimulated) > 0 {
+		fmt.Fprintf(stderr, "flinksim: not simulated (Flink keys accepted and ignored): %s\n", strings.Join(spec.lc.notSimulated, ", "))
+	}
+	if f.output != "" && f.output != "-" {
 		// refuse an unwritable output before the run, not after it
 		if err := os.WriteFile(f.output, nil, 0o644); err != nil {
 			return badInput("--output: %v", err)
 		}
 	}
-	var out io.Writer = cmd.OutOrStdout()
-	if f.logFile != "" {
-		file, err := os.Create(f.logFile)
-		if err != nil {
+
+	// where the JSON log goes, and what stdout shows
+	stdout := cmd.OutOrStdout()
+	stdoutTerm := isTerminal(stdout)
+	format := f.logFormat
+	if format == formatAuto {
+		format = formatJSON
+		if stdoutTerm {
+			format = formatHuman
+		}
+	}
+	bw := bufio.NewWriterSize(stdout, 1<<16)
+	var logSinks []io.Writer
+	var logFile *os.File
+	switch f.logFile {
+	case "":
+	case "-":
+		logSinks = append(logSinks, bw)
+	default:
+		if logFile, err = os.Create(f.logFile); err != nil {
 			return badInput("--log: %v", err)
 		}
-		defer file.Close()
-		out = file
+		defer logFile.Close()
+		logSinks = append(logSinks, bufio.NewWriterSize(logFile, 1<<16))
 	}
-	bw := bufio.NewWriterSize(out, 1<<16)
+	// the person's view writes to stdout unbuffered, so that each line shows
+	// when it happens; nothing else writes to stdout then
+	scr := &screen{out: stdout, errOut: stderr, colour: stdoutTerm && os.Getenv("NO_COLOR") == ""}
+	var v *view
+	var observers []observer
+	stdoutFree := f.output != "-" && f.logFile != "-"
+	if stdoutFree {
+		switch format {
+		case formatHuman:
+			v = newView(scr, spec.cfg, filter, f.quiet)
+			scr.live = stdoutTerm && !f.quiet
+			observers = append(observers, v.observe)
+		case formatConsole:
+			if !f.quiet {
+				logSinks = append(logSinks, filtered(consoleWriter(bw), filter))
+			}
+		case formatJSON:
+			if f.logFile == "" {
+				switch {
+				case f.quiet:
+					logSinks = append(logSinks, filtered(bw, kindFilter{only: map[string]bool{string(eventlog.KindSummary): true}}))
+				case filter.active():
+					logSinks = append(logSinks, filtered(bw, filter))
+				default:
+					logSinks = append(logSinks, bw)
+				}
+			}
+		}
+	}
+	// warnings go to stderr, keeping a status line intact
+	warnLine := func(text string) {
+		scr.clearStatus()
+		bw.Flush()
+		fmt.Fprintln(stderr, text)
+		scr.draw(true)
+	}
+	w := newWarner(spec.cfg, warnLine)
+	observers = append(observers, w.observe)
+	for _, text := range noEffectWarnings(spec.cfg, spec.lc.explicit, spec.opt.Bounded(), spec.opt.Events != nil) {
+		warnLine(text)
+	}
+	var progress func(int64)
+	if v == nil && isTerminal(stderr) {
+		limit := spec.cfg.Duration.Microseconds()
+		bounded := spec.opt.Bounded()
+		progress = func(us int64) {
+			if bounded {
+				fmt.Fprintf(stderr, "\r  virtual time %s ", config.FormatDuration(time.Duration(us/1000)*time.Millisecond))
+			} else {
+				fmt.Fprintf(stderr, "\r  virtual time %s of %s ", config.FormatDuration(time.Duration(us/1000)*time.Millisecond),
+					config.FormatDuration(time.Duration(limit/1000)*time.Millisecond))
+			}
+		}
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+
+	if v != nil {
+		v.start(spec.opt)
+	}
+	logOut := io.MultiWriter(logSinks...)
+	stop := catchSignals()
+	defer stop.release()
 	start := time.Now()
 	var res *cluster.Result
 	if f.determinism {
 		var a, b bytes.Buffer
-		if res, err = execute(spec, &a); err != nil {
+		if res, err = execute(spec, io.MultiWriter(logOut, &a), progress, stop.c, observers...); err != nil {
 			return err
 		}
-		if _, err = execute(spec, &b); err != nil {
+		if res.Interrupted {
+			return interrupted(stderr, stop, res, f, spec)
+		}
+		if _, err = execute(spec, &b, nil, nil); err != nil {
 			return err
 		}
 		if line, x, y, differ := firstDifference(a.Bytes(), b.Bytes()); differ {
 			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d\n  run 1: %s\n  run 2: %s",
-				spec.cfg.Seed, line, x, y)}
+				spec.cfg.Seed, line, input.Cut(x), input.Cut(y))}
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
-		bw.Write(a.Bytes())
-	} else if res, err = execute(spec, bw); err != nil {
+		fmt.Fprintf(stderr, "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
+	} else if res, err = execute(spec, logOut, progress, stop.c, observers...); err != nil {
 		return err
 	}
-	if err := bw.Flush(); err != nil {
-		return err
+	stop.release()
+	for _, s := range logSinks {
+		if fl, ok := s.(interface{ Flush() error }); ok {
+			if err := fl.Flush(); err != nil && !isBrokenPipe(err) {
+				return err
+			}
+		}
 	}
 	wall := time.Since(start)
-	for _, a := range res.IgnoredActions {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: action not carried out: %s\n", a)
+	w.finish()
+	if v != nil {
+		v.finish(res, fmt.Sprintf("%.2f s", wall.Seconds()))
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "job %s in %s virtual, %.2fs wall, %d records read, %d results written, %d visible to a %s consumer (%d duplicates, %d uncommitted)\n",
-		res.JobStatus, res.EndVT, wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
+	if err := bw.Flush(); err != nil && !isBrokenPipe(err) {
+		return err
+	}
+	for _, a := range res.IgnoredActions {
+		text := "warning: action not carried out: " + a
+		if hint := actionHint(a, spec.cfg); hint != "" {
+			text += " (" + hint + ")"
+		}
+		fmt.Fprintln(stderr, text)
+	}
+	fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %d records read, %d results written, %d visible to a %s consumer (%d duplicates, %d uncommitted)\n",
+		res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
 		len(res.Sink), res.OutputIsolation, res.Duplicates, res.Uncommitted)
 	if f.output != "" {
-		if err := writeOutput(f.output, res); err != nil {
+		if err := writeOutput(f.output, res, stdout); err != nil {
 			return err
 		}
 	}
+	if res.Interrupted {
+		return interrupted(stderr, stop, res, f, spec)
+	}
 	if res.Invariant != "" {
 		replay := "flinksim run " + strings.Join(os.Args[2:], " ")
-		if f.logFile != "" {
+		if f.logFile != "" && f.logFile != "-" {
 			replay = "flinksim replay " + f.logFile
 		}
 		return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d vt=%d invariant=%s: %s (actor %s)\nreproduce with: %s",
 			spec.cfg.Seed, res.FailureVT, res.Invariant, res.Failure, res.FailedActor, replay)}
 	}
 	if res.JobStatus == "FAILED" {
-		return exitError{exitJobFailed, fmt.Errorf("the job FAILED: %s", res.FailureCause)}
+		msg := "the job FAILED: " + res.FailureCause
+		if w.lastCause != "" && w.lastCause != res.FailureCause {
+			msg = "the job FAILED: " + w.lastCause + " (then: " + res.FailureCause + ")"
+		}
+		return exitError{exitJobFailed, errors.New(msg)}
 	}
 	return nil
 }
 
+// filtered passes w only the JSON lines f lets through (f inactive: w).
+func filtered(w io.Writer, f kindFilter) io.Writer {
+	if !f.active() {
+		return w
+	}
+	return &filterWriter{f: f, w: func(line []byte) error { _, err := w.Write(line); return err }}
+}
+
+// isTerminal reports whether w is a terminal (an *os.File on a tty).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// isBrokenPipe reports a write to a pipe whose reader went away (| head).
+func isBrokenPipe(err error) bool {
+	return err != nil && (errors.Is(err, errBrokenPipe) || strings.Contains(err.Error(), "broken pipe"))
+}
+
+var errBrokenPipe = errors.New("broken pipe")
+
 // writeOutput writes the sink topic as a consumer sees it, one JSON record
-// per line.
-func writeOutput(path string, res *cluster.Result) error {
+// per line, to path ("-": stdout).
+func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 	var b bytes.Buffer
 	for _, r := range res.Sink {
 		b.Write(r.Value)
 		b.WriteByte('\n')
+	}
+	if path == "-" {
+		if _, err := stdout.Write(b.Bytes()); err != nil && !isBrokenPipe(err) {
+			return err
+		}
+		return nil
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return badInput("%v", err)
@@ -291,21 +600,27 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 	for _, s := range flags {
 		a, err := action.Parse(s)
 		if err != nil {
-			return nil, badInput("--action: %v", err)
+			return nil, badInput("--action: %s", input.Cut(err.Error()))
 		}
 		out = append(out, a)
 	}
 	if file != "" {
-		text, err := os.ReadFile(file)
+		data, err := input.ReadFile(file, input.ActionsLimits)
 		if err != nil {
-			return nil, badInput("--actions: %v", err)
+			return nil, badInput("--actions %v", err)
 		}
-		as, err := action.ParseScript(file, string(text))
+		data = input.Clean(data)
+		if line, col := input.CheckUTF8(data); line > 0 {
+			return nil, badInput("--actions %s:%d: invalid UTF-8 at byte %d of the line", file, line, col)
+		}
+		as, err := action.ParseScript(file, string(data))
 		if err != nil {
-			return nil, badInput("%v", err)
+			return nil, badInput("--actions %v", err)
 		}
 		out = append(out, as...)
 	}
 	action.Sort(out)
 	return out, nil
 }
+
+var _ = slices.Contains[[]string]

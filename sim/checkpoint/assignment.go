@@ -156,7 +156,7 @@ func Plan(vertices []*messages.CheckpointVertex, execs []Execution) (trigger, fi
 		at[e.Vertex][e.Index] = e
 	}
 	done := func(v string, i int) bool { return at[v][i].State == status.Finished.String() }
-	var up map[string]*messages.CheckpointVertex = map[string]*messages.CheckpointVertex{}
+	up := map[string]*messages.CheckpointVertex{}
 	for _, v := range vertices {
 		up[v.Id] = v
 	}

@@ -53,6 +53,32 @@ type Config struct {
 	// (key taskmanager.memory.network.max).
 	NetworkMemoryBytes int64
 
+	// Inputs of Flink's memory derivation (TaskExecutorMemory, Resolve).
+	// They are not in the log header: the sizes they derive are.
+
+	// ProcessMemoryBytes is taskmanager.memory.process.size; 0 is unset.
+	ProcessMemoryBytes int64
+	// FlinkMemoryBytes is taskmanager.memory.flink.size; 0 is unset.
+	FlinkMemoryBytes int64
+	// FrameworkHeapBytes and FrameworkOffHeapBytes are
+	// taskmanager.memory.framework.heap.size and .off-heap.size.
+	FrameworkHeapBytes, FrameworkOffHeapBytes int64
+	// MetaspaceBytes is taskmanager.memory.jvm-metaspace.size.
+	MetaspaceBytes int64
+	// OverheadMinBytes, OverheadMaxBytes and OverheadFraction are
+	// taskmanager.memory.jvm-overhead.min, .max and .fraction.
+	OverheadMinBytes, OverheadMaxBytes int64
+	OverheadFraction                   float64
+	// ManagedFraction is taskmanager.memory.managed.fraction.
+	ManagedFraction float64
+	// NetworkMinBytes and NetworkFraction are taskmanager.memory.network.min
+	// and .fraction.
+	NetworkMinBytes int64
+	NetworkFraction float64
+	// memSet marks the memory keys set explicitly (memoryBit), which is
+	// what Flink's derivation asks (config.contains).
+	memSet uint32
+
 	// the job's shape
 
 	// SourceTopic is job.source.topic: the Kafka topic read by the source.
@@ -212,6 +238,15 @@ func Default() Config {
 		TaskOffHeapBytes:         0,
 		ManagedMemoryBytes:       512 * mebibyte,
 		NetworkMemoryBytes:       128 * mebibyte,
+		FrameworkHeapBytes:       defaultFrameworkHeap,
+		FrameworkOffHeapBytes:    defaultFrameworkOffHeap,
+		MetaspaceBytes:           defaultMetaspace,
+		OverheadMinBytes:         defaultOverheadMin,
+		OverheadMaxBytes:         defaultOverheadMax,
+		OverheadFraction:         defaultOverheadFraction,
+		ManagedFraction:          defaultManagedFraction,
+		NetworkMinBytes:          defaultNetworkMin,
+		NetworkFraction:          defaultNetworkFraction,
 		SourceTopic:              "orders",
 		SourcePartitions:         4,
 		StartingOffsets:          "earliest",

@@ -219,7 +219,8 @@ func TestMemoryRoundTrip(t *testing.T) {
 }
 
 func FuzzParseDuration(f *testing.F) {
-	for _, s := range []string{"1 s", "200 ms", "15m", "", "-1", "9223372036854775807 ns", "1µs", "3 DAYS"} {
+	for _, s := range []string{"1 s", "200 ms", "15m", "", "-1", "9223372036854775807 ns", "1µs", "3 DAYS",
+		"99999999999999999999 s", "1\xff s", "\xef\xbb\xbf1 s", strings.Repeat("9", 300) + " ms"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -237,7 +238,8 @@ func FuzzParseDuration(f *testing.F) {
 }
 
 func FuzzParseMemorySize(f *testing.F) {
-	for _, s := range []string{"64 mb", "1g", "", "12", "1 tebibytes", "8388608 t"} {
+	for _, s := range []string{"64 mb", "1g", "", "12", "1 tebibytes", "8388608 t",
+		"1728m", "4096m", "99999999999999999999 b", "1\xff m", strings.Repeat("7", 300) + " kb"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flinksim/flinksim/sim/input"
 )
 
 // Setting is one row of the registry: a configuration key, how its value is
@@ -32,6 +34,10 @@ type Setting struct {
 	Range string
 	// Doc says what the setting does, its unit, and what zero means.
 	Doc string
+	// Input marks a setting that only feeds a derivation (Resolve): it is
+	// accepted and listed, but the log header carries the settings it
+	// derives instead of it (Values leaves it out).
+	Input bool
 
 	set func(c *Config, value string) error
 	get func(c *Config) string
@@ -71,7 +77,7 @@ func (e *ValueError) Error() string { return e.Message }
 // not parse, followed by the parser's reason and the allowed range.
 func parseError(key, value, rng string, cause string) *ValueError {
 	return &ValueError{Key: key, Value: value, Range: rng, Message: fmt.Sprintf(
-		"Could not parse value '%s' for key '%s'. %s (allowed: %s)", value, key, cause, rng)}
+		"Could not parse value '%s' for key '%s'. %s (allowed: %s)", input.Cut(value), key, cause, rng)}
 }
 
 // rangeError reports a parsed value outside the allowed range. flinkMsg is
@@ -79,7 +85,7 @@ func parseError(key, value, rng string, cause string) *ValueError {
 func rangeError(key, value, rng, flinkMsg string) *ValueError {
 	msg := flinkMsg
 	if msg == "" {
-		msg = value + " is out of range"
+		msg = input.Cut(value) + " is out of range"
 	}
 	if !strings.Contains(msg, key) {
 		msg = key + ": " + msg
@@ -120,7 +126,7 @@ func intSetting(key, flinkDefault string, r intRange, doc string, field func(*Co
 		set: func(c *Config, value string) error {
 			v, err := strconv.ParseInt(javaTrim(value), 10, 32)
 			if err != nil {
-				return parseError(key, value, rng, fmt.Sprintf("For input string: %q", value))
+				return parseError(key, value, rng, "For input string: "+input.Quote(value))
 			}
 			if !r.contains(v) {
 				msg := ""
@@ -142,7 +148,7 @@ func uint64Setting(key string, doc string, field func(*Config) *uint64) Setting 
 		set: func(c *Config, value string) error {
 			v, err := strconv.ParseUint(javaTrim(value), 10, 64)
 			if err != nil {
-				return parseError(key, value, rng, fmt.Sprintf("For input string: %q", value))
+				return parseError(key, value, rng, "For input string: "+input.Quote(value))
 			}
 			*field(c) = v
 			return nil
@@ -162,7 +168,7 @@ func floatSetting(key, flinkDefault string, min, max float64, doc string, field 
 		set: func(c *Config, value string) error {
 			v, err := strconv.ParseFloat(javaTrim(value), 64)
 			if err != nil {
-				return parseError(key, value, rng, fmt.Sprintf("For input string: %q", value))
+				return parseError(key, value, rng, "For input string: "+input.Quote(value))
 			}
 			if math.IsNaN(v) || v < min || v > max || math.IsInf(v, 0) {
 				return rangeError(key, value, rng, "")
@@ -275,13 +281,24 @@ func stringSetting(key string, required bool, doc string, field func(*Config) *s
 	}
 }
 
-// enumSetting accepts one of words in any case (as Flink matches enum
-// constants) and stores it lower-case.
-func enumSetting(key, flinkDefault string, words []string, doc string, field func(*Config) *string) Setting {
+// enumSetting accepts one of words in any case (as Flink's
+// ConfigurationUtils.convertToEnum matches an enum constant's toString,
+// upper-cased on both sides) and stores it lower-case. aliases maps other
+// spellings Flink accepts for the same value (lower-case) to the word, such
+// as the Java constant name exactly_once for exactly-once, or
+// StateBackendLoader's fixeddelay for fixed-delay.
+func enumSetting(key, flinkDefault string, words []string, doc string, field func(*Config) *string, aliases ...string) Setting {
 	rng := strings.Join(words, "|")
+	alias := map[string]string{}
+	for i := 0; i+1 < len(aliases); i += 2 {
+		alias[aliases[i]] = aliases[i+1]
+	}
 	return Setting{Key: key, Type: "enum", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
 		set: func(c *Config, value string) error {
 			v := strings.ToLower(javaTrim(value))
+			if w, ok := alias[v]; ok {
+				v = w
+			}
 			if !slices.Contains(words, v) {
 				return parseError(key, value, rng, "Expected one of: ["+strings.Join(words, ", ")+"]")
 			}
@@ -291,6 +308,9 @@ func enumSetting(key, flinkDefault string, words []string, doc string, field fun
 		get: func(c *Config) string { return *field(c) },
 	}
 }
+
+// sortedFlinkKeys is FlinkKeys(), for suggestions.
+var sortedFlinkKeys = FlinkKeys()
 
 // registry holds every setting sorted by key; index maps a key to its row.
 var registry, index = buildRegistry()
@@ -326,12 +346,23 @@ func Lookup(key string) (Setting, bool) {
 // that does not parse or is out of range gives a *ValueError naming the
 // key, the value and the allowed range. On error c is unchanged.
 // Cross-field rules are checked by Validate, not here.
+//
+// A key Flink 1.20 documents that the simulator does not model
+// (IsFlinkKey) gives a *NotSimulatedError and leaves c unchanged: callers
+// accept it and tell the user once.
 func (c *Config) Set(key, value string) error {
 	i, ok := index[key]
 	if !ok {
+		if IsFlinkKey(key) {
+			return &NotSimulatedError{Key: key}
+		}
 		return &UnknownKeyError{Key: key, Suggestion: suggest(key)}
 	}
-	return registry[i].set(c, value)
+	if err := registry[i].set(c, value); err != nil {
+		return err
+	}
+	c.memSet |= memoryBit(key)
+	return nil
 }
 
 // Get returns the current value of key as text, in the form Values uses.
@@ -345,26 +376,42 @@ func (c Config) Get(key string) (string, error) {
 
 // Values returns every setting's current value as text, sorted by key, with
 // Flink's default beside it. Setting each Value back with Set reproduces c.
+// Input settings (Setting.Input) are left out: what they derive is in.
 func (c Config) Values() []KV {
-	out := make([]KV, len(registry))
-	for i, s := range registry {
-		out[i] = KV{Key: s.Key, Value: s.get(&c), FlinkDefault: s.FlinkDefault}
+	out := make([]KV, 0, len(registry))
+	for _, s := range registry {
+		if !s.Input {
+			out = append(out, KV{Key: s.Key, Value: s.get(&c), FlinkDefault: s.FlinkDefault})
+		}
 	}
 	return out
 }
 
-// suggest returns the known key nearest to key: an exact match ignoring
-// case, or else the smallest edit distance if it is at most 2 or a third of
-// the key's length. Ties go to the first key in sorted order. "" when
-// nothing is near.
+// suggest returns the known key nearest to key, among the simulator's
+// settings and then Flink's other keys: an exact match ignoring case, or
+// else the smallest edit distance if it is at most 2 or a third of the
+// key's length. Ties go to the simulator's key, then the first in sorted
+// order. "" when nothing is near.
 func suggest(key string) string {
 	best, bestDist := "", math.MaxInt
-	for _, s := range registry {
-		if strings.EqualFold(s.Key, key) {
-			return s.Key
+	consider := func(k string) bool {
+		if strings.EqualFold(k, key) {
+			best, bestDist = k, -1
+			return true
 		}
-		if d := editDistance(key, s.Key); d < bestDist {
-			best, bestDist = s.Key, d
+		if d := editDistance(key, k); d < bestDist {
+			best, bestDist = k, d
+		}
+		return false
+	}
+	for _, s := range registry {
+		if consider(s.Key) {
+			return best
+		}
+	}
+	for _, k := range sortedFlinkKeys {
+		if consider(k) {
+			return best
 		}
 	}
 	if bestDist <= 2 || bestDist*3 <= len(best) {

@@ -6,6 +6,23 @@ import (
 	"time"
 )
 
+// flinkMemory is what Flink derives from taskmanager.memory.process.size
+// 1728m: the Flink column of the derived sizes.
+var flinkMemory = FlinkDefaultMemory()
+
+// derivedDefault is the Flink column of a size Flink derives: the size
+// rounded to whole mebibytes, e.g. "(derived: 384 mb)" for 402653174
+// bytes (384.000mb as Flink prints it).
+func derivedDefault(bytes int64) string {
+	return "(derived: " + FormatMemorySize((bytes+mebibyte/2)/mebibyte*mebibyte) + ")"
+}
+
+// inputOnly marks s as an input of a derivation (Setting.Input).
+func inputOnly(s Setting) Setting {
+	s.Input = true
+	return s
+}
+
 // settings lists every setting, one row per Config field. Keep rows in the
 // order of the Config struct; Registry sorts them by key.
 func settings() []Setting {
@@ -48,21 +65,54 @@ func settings() []Setting {
 		floatSetting("taskmanager.cpu.cores", "(unset: number of slots)", 0, 1e6,
 			"CPU cores of a TaskManager, split equally over its slots (TaskManagerOptions.CPU_CORES); 0 means unset, and the number of slots is used as Flink does.",
 			func(c *Config) *float64 { return &c.TaskManagerCPUCores }),
-		memorySetting("taskmanager.memory.task.heap.size", "(derived: 384 mb)", 0,
-			"Task heap of a TaskManager, split equally over its slots (TaskManagerOptions.TASK_HEAP_MEMORY). Flink derives it from taskmanager.memory.process.size 1728m.",
+		memorySetting("taskmanager.memory.task.heap.size", derivedDefault(flinkMemory.TaskHeap), 0,
+			"Task heap of a TaskManager, split equally over its slots (TaskManagerOptions.TASK_HEAP_MEMORY). Flink derives it from taskmanager.memory.process.size 1728m: "+HumanReadable(flinkMemory.TaskHeap)+"; so does the simulator when taskmanager.memory.process.size or .flink.size is set.",
 			func(c *Config) *int64 { return &c.TaskHeapBytes }),
 		memorySetting("taskmanager.memory.task.off-heap.size", "0 bytes", 0,
 			"Task off-heap memory of a TaskManager (TaskManagerOptions.TASK_OFF_HEAP_MEMORY).",
 			func(c *Config) *int64 { return &c.TaskOffHeapBytes }),
-		memorySetting("taskmanager.memory.managed.size", "(derived: 512 mb)", 0,
-			"Managed memory of a TaskManager (TaskManagerOptions.MANAGED_MEMORY_SIZE). Flink derives fraction 0.4 of the total Flink memory, 512 mb at the default process size.",
+		memorySetting("taskmanager.memory.managed.size", derivedDefault(flinkMemory.Managed), 0,
+			"Managed memory of a TaskManager (TaskManagerOptions.MANAGED_MEMORY_SIZE). Flink derives fraction 0.4 of the total Flink memory: "+HumanReadable(flinkMemory.Managed)+" at the default process size 1728m.",
 			func(c *Config) *int64 { return &c.ManagedMemoryBytes }),
 		enumSetting("state.backend.type", "hashmap", []string{"hashmap", "rocksdb"},
 			"Keyed state backend (StateBackendOptions.STATE_BACKEND): hashmap keeps objects on the heap; rocksdb keeps serialized bytes, each access costing sim.cost.state.rocksdb more.",
 			func(c *Config) *string { return &c.StateBackend }),
-		memorySetting("taskmanager.memory.network.max", "infinite (derived: 128 mb)", 0,
-			"Network memory of a TaskManager; the simulator uses this as the exact size (TaskManagerOptions.NETWORK_MEMORY_MAX). Flink derives fraction 0.1 of the total Flink memory, clamped to [network.min 64 mb, network.max]: 128 mb at the default process size.",
+		memorySetting("taskmanager.memory.network.max", "infinite "+derivedDefault(flinkMemory.Network), 0,
+			"Network memory of a TaskManager; the simulator uses this as the exact size (TaskManagerOptions.NETWORK_MEMORY_MAX). Flink derives fraction 0.1 of the total Flink memory, clamped to [network.min 64 mb, network.max]: "+HumanReadable(flinkMemory.Network)+" at the default process size 1728m. With taskmanager.memory.process.size or .flink.size set it is the bound Flink's is.",
 			func(c *Config) *int64 { return &c.NetworkMemoryBytes }),
+		inputOnly(memorySetting(keyProcessMemory, "(unset; 1728 mb in Flink's config.yaml)", 0,
+			"Total process memory of a TaskManager (TaskManagerOptions.TOTAL_PROCESS_MEMORY); 0 is unset. When set, task heap, managed and network memory are derived from it as Flink does (TaskExecutorProcessUtils): JVM overhead = fraction of it within [min, max], total Flink memory = it - metaspace - overhead, managed = managed.fraction and network = network.fraction of the total Flink memory, task heap the rest.",
+			func(c *Config) *int64 { return &c.ProcessMemoryBytes })),
+		inputOnly(memorySetting(keyFlinkMemory, "(unset)", 0,
+			"Total Flink memory of a TaskManager (TaskManagerOptions.TOTAL_FLINK_MEMORY); 0 is unset. When set, it takes precedence over taskmanager.memory.process.size for the derivation of task heap, managed and network memory.",
+			func(c *Config) *int64 { return &c.FlinkMemoryBytes })),
+		inputOnly(memorySetting("taskmanager.memory.framework.heap.size", "128 mb", 0,
+			"Framework heap of a TaskManager (TaskManagerOptions.FRAMEWORK_HEAP_MEMORY), subtracted before task heap is derived.",
+			func(c *Config) *int64 { return &c.FrameworkHeapBytes })),
+		inputOnly(memorySetting("taskmanager.memory.framework.off-heap.size", "128 mb", 0,
+			"Framework off-heap memory of a TaskManager (TaskManagerOptions.FRAMEWORK_OFF_HEAP_MEMORY).",
+			func(c *Config) *int64 { return &c.FrameworkOffHeapBytes })),
+		inputOnly(memorySetting("taskmanager.memory.jvm-metaspace.size", "256 mb", 0,
+			"JVM metaspace of a TaskManager (TaskManagerOptions.JVM_METASPACE).",
+			func(c *Config) *int64 { return &c.MetaspaceBytes })),
+		inputOnly(memorySetting("taskmanager.memory.jvm-overhead.min", "192 mb", 0,
+			"Least JVM overhead (TaskManagerOptions.JVM_OVERHEAD_MIN).",
+			func(c *Config) *int64 { return &c.OverheadMinBytes })),
+		inputOnly(memorySetting("taskmanager.memory.jvm-overhead.max", "1 gb", 0,
+			"Most JVM overhead (TaskManagerOptions.JVM_OVERHEAD_MAX).",
+			func(c *Config) *int64 { return &c.OverheadMaxBytes })),
+		inputOnly(floatSetting("taskmanager.memory.jvm-overhead.fraction", "0.1", 0, 1,
+			"JVM overhead as a fraction of the total process memory, within [min, max] (TaskManagerOptions.JVM_OVERHEAD_FRACTION); below 1.",
+			func(c *Config) *float64 { return &c.OverheadFraction })),
+		inputOnly(floatSetting("taskmanager.memory.managed.fraction", "0.4", 0, 1,
+			"Managed memory as a fraction of the total Flink memory when taskmanager.memory.managed.size is not set (TaskManagerOptions.MANAGED_MEMORY_FRACTION); below 1.",
+			func(c *Config) *float64 { return &c.ManagedFraction })),
+		inputOnly(memorySetting(keyNetworkMin, "64 mb", 0,
+			"Least network memory (TaskManagerOptions.NETWORK_MEMORY_MIN).",
+			func(c *Config) *int64 { return &c.NetworkMinBytes })),
+		inputOnly(floatSetting(keyNetworkFraction, "0.1", 0, 1,
+			"Network memory as a fraction of the total Flink memory, within [network.min, network.max] (TaskManagerOptions.NETWORK_MEMORY_FRACTION); below 1.",
+			func(c *Config) *float64 { return &c.NetworkFraction })),
 
 		// ---- the job's shape --------------------------------------------
 		stringSetting("job.source.topic", true, "Kafka topic the KafkaSource reads.",
@@ -196,7 +246,9 @@ func settings() []Setting {
 			func(c *Config) *time.Duration { return &c.HeartbeatTimeout }),
 		enumSetting("restart-strategy.type", "(unset)", []string{"default", "none", "fixed-delay", "failure-rate", "exponential-delay"},
 			"Restart strategy (RestartStrategyOptions.RESTART_STRATEGY); default is Flink's choice when unset: exponential-delay with checkpointing (execution.checkpointing.interval > 0), none without.",
-			func(c *Config) *string { return &c.RestartStrategy }),
+			func(c *Config) *string { return &c.RestartStrategy },
+			// RestartBackoffTimeStrategyFactoryLoader's other names
+			"off", "none", "disable", "none", "fixeddelay", "fixed-delay", "failurerate", "failure-rate", "exponentialdelay", "exponential-delay"),
 		durationSetting("restart-strategy.exponential-delay.initial-backoff", "1 s", durRange{min: time.Millisecond, max: noMax},
 			"First restart delay of the exponential-delay strategy.",
 			func(c *Config) *time.Duration { return &c.RestartInitialBackoff }),
@@ -235,7 +287,9 @@ func settings() []Setting {
 			func(c *Config) *bool { return &c.IncrementalCheckpoints }),
 		enumSetting("sink.delivery-guarantee", "none", []string{"none", "at-least-once", "exactly-once"},
 			"KafkaSink's DeliveryGuarantee: none writes at once; at-least-once flushes on the barrier; exactly-once writes in a Kafka transaction per checkpoint, committed on notifyCheckpointComplete.",
-			func(c *Config) *string { return &c.DeliveryGuarantee }),
+			func(c *Config) *string { return &c.DeliveryGuarantee },
+			// the Java constants of DeliveryGuarantee, as KafkaSinkBuilder.setDeliveryGuarantee names them
+			"exactly_once", "exactly-once", "at_least_once", "at-least-once"),
 		stringSetting("sink.transactional-id-prefix", true, "Prefix of the exactly-once KafkaSink's transactional ids: PREFIX-SUBTASK-CHECKPOINT.",
 			func(c *Config) *string { return &c.TransactionalIDPrefix }),
 		durationSetting("properties.transaction.timeout.ms", "1 h", durRange{min: time.Millisecond, max: noMax},

@@ -37,6 +37,10 @@ func millis(d time.Duration) int64 { return d.Milliseconds() }
 //   - job.state.ttl, when set, is at least 1 ms ("TTL is expected to be
 //     positive.", StateTtlConfig);
 //   - watermark alignment, when on, needs an update interval of at least 1 ms;
+//   - heartbeat.interval at least 1 ms and heartbeat.timeout not below it
+//     (HeartbeatServicesImpl: "The heartbeat timeout should be larger or
+//     equal than the heartbeat interval.");
+//   - the memory fractions below 1 (RangeFraction);
 //   - an input channel has at least one buffer (exclusive + floating).
 func (c Config) Validate() error {
 	var errs []error
@@ -77,6 +81,23 @@ func (c Config) Validate() error {
 	if c.CheckpointInterval > 0 && c.CheckpointInterval < 10*time.Millisecond {
 		// CheckpointConfig.setCheckpointInterval, MINIMAL_CHECKPOINT_TIME
 		add("execution.checkpointing.interval %s: Checkpoint interval must be larger than or equal to 10 ms", FormatDuration(c.CheckpointInterval))
+	}
+	// HeartbeatServicesImpl's preconditions, in milliseconds as Flink takes them
+	if c.HeartbeatInterval.Milliseconds() <= 0 {
+		add("heartbeat.interval %s: The heartbeat interval must be larger than 0.", FormatDuration(c.HeartbeatInterval))
+	} else if c.HeartbeatTimeout.Milliseconds() < c.HeartbeatInterval.Milliseconds() {
+		add("heartbeat.timeout %s < heartbeat.interval %s: The heartbeat timeout should be larger or equal than the heartbeat interval.",
+			FormatDuration(c.HeartbeatTimeout), FormatDuration(c.HeartbeatInterval))
+	}
+	// RangeFraction's precondition
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"taskmanager.memory.jvm-overhead.fraction", c.OverheadFraction}, {"taskmanager.memory.managed.fraction", c.ManagedFraction},
+		{keyNetworkFraction, c.NetworkFraction}} {
+		if widen(f.v) >= 1 {
+			add("%s %v: fraction must be in range [0, 1)", f.key, f.v)
+		}
 	}
 	if c.BuffersPerChannel+c.FloatingBuffersPerGate < 1 {
 		add("taskmanager.network.memory.buffers-per-channel 0 and taskmanager.network.memory.floating-buffers-per-gate 0: an input channel needs at least one buffer")

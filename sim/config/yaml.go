@@ -1,14 +1,18 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flinksim/flinksim/sim/input"
 )
 
 // FileError locates an error in a settings file. Err is the underlying
@@ -35,71 +39,150 @@ var yaml11Bool = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|fal
 // yamlLine finds the line number in a yaml.v3 error text ("yaml: line 3: ...").
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// Limits of a settings file's YAML: Flink's SnakeYAML refuses more than 50
+// aliases to collections (LoaderOptions.maxAliasesForCollections, the
+// "billion laughs" guard); a settings file has a few hundred keys at most.
+const (
+	maxYAMLCollectionAliases = 50
+	maxYAMLSettings          = 10000
+	maxYAMLErrors            = 20 // reported at most; the load stops there
+)
+
 // LoadYAML reads settings from a Flink 1.20 config.yaml-style file and sets
 // them in c. As in Flink's GlobalConfiguration, nested mappings are
 // flattened by joining keys with "." (parallelism: {default: 2} is
 // parallelism.default: 2), flat and nested forms may be mixed, and when two
 // forms name the same key the later one wins. A key repeated in one mapping
-// is refused, as SnakeYAML does. Plain scalars yes/no/on/off are booleans as
-// in YAML 1.1. Unlike Flink, a key the simulator does not know is an error
-// (with a suggestion), so a typo is never silently ignored.
+// is refused, as SnakeYAML does, and so is a second document (SnakeYAML:
+// "expected a single document in the stream"). Plain scalars yes/no/on/off
+// are booleans as in YAML 1.1. A key Flink 1.20 documents that the
+// simulator does not model is accepted (whatever its value, lists
+// included) and returned in notSimulated, in file order, once each; a key
+// neither knows is an error with the nearest key suggested, so a typo is
+// never silently ignored.
+//
+// The file is read within input.SettingsLimits (size, line length), must
+// be UTF-8 (a byte order mark and CRLF line ends are fine), and aliases are
+// followed at most maxYAMLCollectionAliases times to a mapping and never
+// into a mapping that contains them, so no file can hang the load or
+// expand without bound.
 //
 // Every error found is reported, in file order, each as a *FileError naming
 // FILE:LINE; they are joined with errors.Join. On any error c is unchanged.
-func (c *Config) LoadYAML(path string) error {
-	data, err := os.ReadFile(path)
+func (c *Config) LoadYAML(path string) (notSimulated []string, err error) {
+	data, err := input.ReadFile(path, input.SettingsLimits)
 	if err != nil {
-		return &FileError{File: path, Err: err}
+		var ie *input.Error
+		if errors.As(err, &ie) {
+			return nil, &FileError{File: path, Line: ie.Line, Err: inputErr{ie}}
+		}
+		return nil, &FileError{File: path, Err: err}
 	}
 	return c.loadYAML(path, data)
 }
 
-func (c *Config) loadYAML(name string, data []byte) error {
+func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
+	data = input.Clean(data)
+	if line, col := input.CheckUTF8(data); line > 0 {
+		return nil, &FileError{File: name, Line: line, Err: fmt.Errorf("invalid UTF-8 at byte %d of the line: a settings file must be UTF-8 text", col)}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := 0, err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, yamlError(name, err)
+	}
+	var second yaml.Node
+	switch err := dec.Decode(&second); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, yamlError(name, err)
+	default:
+		line := second.Line
+		if len(second.Content) > 0 {
+			line = second.Content[0].Line
 		}
-		return &FileError{File: name, Line: line, Err: errors.New(msg)}
+		return nil, &FileError{File: name, Line: line, Err: errors.New(
+			"a second YAML document: a settings file is one document, like Flink's config.yaml (SnakeYAML: expected a single document in the stream)")}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil // empty file or only comments
+		return nil, nil // empty file or only comments
 	}
-	root := deref(doc.Content[0])
+	root := doc.Content[0]
+	if root.Kind == yaml.AliasNode {
+		return nil, &FileError{File: name, Line: root.Line, Err: errors.New("expected a mapping of setting keys to values")}
+	}
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return nil
+		return nil, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return &FileError{File: name, Line: root.Line, Err: errors.New("expected a mapping of setting keys to values")}
+		return nil, &FileError{File: name, Line: root.Line, Err: errors.New("expected a mapping of setting keys to values")}
+	}
+	if n := countCollectionAliases(root, 0); n.count > maxYAMLCollectionAliases {
+		return nil, &FileError{File: name, Line: n.line, Err: fmt.Errorf(
+			"more than %d aliases to mappings or lists (Flink's SnakeYAML refuses them: Number of aliases for non-scalar nodes exceeds the specified max=%d)",
+			maxYAMLCollectionAliases, maxYAMLCollectionAliases)}
 	}
 	next := *c
 	var errs []error
-	fail := func(line int, err error) { errs = append(errs, &FileError{File: name, Line: line, Err: err}) }
-	var walk func(prefix string, m *yaml.Node)
-	walk = func(prefix string, m *yaml.Node) {
+	var notSim []string
+	seenNotSim := map[string]bool{}
+	fail := func(line int, err error) {
+		if len(errs) < maxYAMLErrors {
+			errs = append(errs, &FileError{File: name, Line: line, Err: err})
+		}
+	}
+	settings := 0
+	var stack []*yaml.Node // the mappings being walked, for cycles
+	var walk func(prefix string, m *yaml.Node) bool
+	walk = func(prefix string, m *yaml.Node) bool {
+		stack = append(stack, m)
+		defer func() { stack = stack[:len(stack)-1] }()
 		seen := make(map[string]int, len(m.Content)/2)
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, v := deref(m.Content[i]), deref(m.Content[i+1])
+			if len(errs) == maxYAMLErrors {
+				return false // enough to fix first
+			}
+			k := m.Content[i]
+			v, alias := m.Content[i+1], m.Content[i+1]
+			for v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if k.Kind == yaml.AliasNode {
+				fail(k.Line, errors.New("a setting key must be plain text, not an alias"))
+				continue
+			}
 			if k.Kind != yaml.ScalarNode {
 				fail(k.Line, errors.New("a setting key must be plain text"))
 				continue
 			}
 			if first, dup := seen[k.Value]; dup {
-				fail(k.Line, fmt.Errorf("found duplicate key %s (first at line %d)", k.Value, first))
+				fail(k.Line, fmt.Errorf("found duplicate key %s (first at line %d)", input.Cut(k.Value), first))
 				continue
 			}
 			seen[k.Value] = k.Line
+			if settings++; settings > maxYAMLSettings {
+				fail(k.Line, fmt.Errorf("more than %d settings: a settings file holds a few hundred at most", maxYAMLSettings))
+				return false
+			}
 			key := prefix + k.Value
 			switch v.Kind {
 			case yaml.MappingNode:
-				walk(key+".", v)
+				if alias != v && slices.Contains(stack, v) {
+					fail(alias.Line, fmt.Errorf("%s: the alias *%s names a mapping that contains it (an endless loop)", input.Cut(key), alias.Value))
+					continue
+				}
+				if !walk(key+".", v) {
+					return false
+				}
 			case yaml.ScalarNode:
 				if v.Tag == "!!null" {
-					fail(v.Line, fmt.Errorf("%s: a value is missing", key))
+					if IsFlinkKey(key) {
+						if _, simulated := index[key]; !simulated {
+							note(&notSim, seenNotSim, key)
+							continue
+						}
+					}
+					fail(v.Line, fmt.Errorf("%s: a value is missing", input.Cut(key)))
 					continue
 				}
 				value := v.Value
@@ -112,6 +195,11 @@ func (c *Config) loadYAML(name string, data []byte) error {
 					}
 				}
 				if err := next.Set(key, value); err != nil {
+					var ns *NotSimulatedError
+					if errors.As(err, &ns) {
+						note(&notSim, seenNotSim, key)
+						continue
+					}
 					line := v.Line
 					var unknown *UnknownKeyError
 					if errors.As(err, &unknown) {
@@ -120,22 +208,83 @@ func (c *Config) loadYAML(name string, data []byte) error {
 					fail(line, err)
 				}
 			default:
+				if _, simulated := index[key]; !simulated && IsFlinkKey(key) {
+					note(&notSim, seenNotSim, key) // a list-typed Flink option, e.g. pipeline.jars
+					continue
+				}
+				if _, simulated := index[key]; !simulated {
+					fail(k.Line, &UnknownKeyError{Key: key, Suggestion: suggest(key)})
+					continue
+				}
 				fail(v.Line, fmt.Errorf("%s: expected a single value, not a list", key))
 			}
 		}
+		return true
 	}
 	walk("", root)
 	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
 	*c = next
-	return nil
+	return notSim, nil
 }
 
-// deref follows YAML aliases (*anchor) to the node they name.
-func deref(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
+// inputErr is an *input.Error inside a *FileError: its text without the
+// file name, which the FileError prints.
+type inputErr struct{ e *input.Error }
+
+func (e inputErr) Error() string { return e.e.Msg }
+func (e inputErr) Unwrap() error { return e.e.Err }
+
+// aliasCount is how many alias nodes name a mapping or a list, and the
+// line of the one past the limit.
+type aliasCount struct{ count, line int }
+
+// countCollectionAliases counts, without following them, the aliases in n
+// that name a mapping or a list, as SnakeYAML's composer does against
+// LoaderOptions.maxAliasesForCollections. Cost: one pass over the nodes as
+// written.
+func countCollectionAliases(n *yaml.Node, depth int) aliasCount {
+	var out aliasCount
+	if depth > 1000 {
+		return out
 	}
-	return n
+	for _, ch := range n.Content {
+		if ch.Kind == yaml.AliasNode {
+			if ch.Alias != nil && (ch.Alias.Kind == yaml.MappingNode || ch.Alias.Kind == yaml.SequenceNode) {
+				out.count++
+				if out.count == maxYAMLCollectionAliases+1 {
+					out.line = ch.Line
+				}
+			}
+			continue
+		}
+		sub := countCollectionAliases(ch, depth+1)
+		if out.count <= maxYAMLCollectionAliases && out.count+sub.count > maxYAMLCollectionAliases && sub.line != 0 {
+			out.line = sub.line
+		} else if out.count <= maxYAMLCollectionAliases && out.count+sub.count > maxYAMLCollectionAliases {
+			out.line = ch.Line
+		}
+		out.count += sub.count
+	}
+	return out
+}
+
+func note(list *[]string, seen map[string]bool, key string) {
+	if !seen[key] {
+		seen[key] = true
+		*list = append(*list, key)
+	}
+}
+
+// yamlError turns a yaml.v3 error into a *FileError with its line.
+func yamlError(name string, err error) error {
+	line, msg := 0, err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	return &FileError{File: name, Line: line, Err: errors.New(input.Cut(msg))}
 }

@@ -114,7 +114,7 @@ pipeline.auto-watermark-interval: *interval
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			c := Default()
-			if err := c.LoadYAML(writeFile(t, tt.give)); err != nil {
+			if _, err := c.LoadYAML(writeFile(t, tt.give)); err != nil {
 				t.Fatalf("LoadYAML: %v", err)
 			}
 			tt.check(t, c)
@@ -158,7 +158,7 @@ func TestLoadYAMLErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, tt.give)
 			c := Default()
-			err := c.LoadYAML(path)
+			_, err := c.LoadYAML(path)
 			if err == nil {
 				t.Fatalf("LoadYAML = nil, want %q", tt.want)
 			}
@@ -184,7 +184,7 @@ func TestLoadYAMLErrors(t *testing.T) {
 
 func TestLoadYAMLUnwrap(t *testing.T) {
 	c := Default()
-	err := c.LoadYAML(writeFile(t, "sim.taskmanagers: 99\nsim.tasmanagers: 2\n"))
+	_, err := c.LoadYAML(writeFile(t, "sim.taskmanagers: 99\nsim.tasmanagers: 2\n"))
 	var ve *ValueError
 	var uk *UnknownKeyError
 	if !errors.As(err, &ve) || ve.Key != "sim.taskmanagers" {
@@ -198,7 +198,7 @@ func TestLoadYAMLUnwrap(t *testing.T) {
 func TestLoadYAMLMissingFile(t *testing.T) {
 	c := Default()
 	path := filepath.Join(t.TempDir(), "nope.yaml")
-	err := c.LoadYAML(path)
+	_, err := c.LoadYAML(path)
 	var fe *FileError
 	if !errors.As(err, &fe) || fe.File != path || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadYAML(missing) = %v", err)
@@ -209,12 +209,22 @@ func TestLoadYAMLMissingFile(t *testing.T) {
 }
 
 func FuzzLoadYAML(f *testing.F) {
-	for _, s := range []string{"parallelism.default: 2\n", "a:\n  b: c\n", "- x\n", "k: [\n", "sim: {seed: 3}\n", "? [a]\n: b\n"} {
+	for _, s := range []string{"parallelism.default: 2\n", "a:\n  b: c\n", "- x\n", "k: [\n", "sim: {seed: 3}\n", "? [a]\n: b\n",
+		// hostile inputs (issue 12): aliases into themselves, alias floods,
+		// a second document, invalid UTF-8, a BOM with CRLF, Flink keys
+		"a: &a\n  b: *a\n", "x: &x\n  y:\n    z: *x\n", "&a a: *a\n", "a: &a [*a]\n",
+		"a: &a {x: 1, y: 1}\nb: &b {p: *a, q: *a, r: *a}\nc: {p: *b, q: *b, r: *b}\n",
+		"a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n",
+		"parallelism.default: 2\n---\nsim.seed: 3\n", "sim.se\xffed: 3\n", "\xef\xbb\xbfsim:\r\n  seed: 7\r\n",
+		"rest.port: 8081\npipeline.jars: [a, b]\ntaskmanager:\n  memory:\n    process:\n      size: 1728m\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return // the file limit is tested elsewhere
+		}
 		c := Default()
-		if err := c.loadYAML("fuzz.yaml", data); err != nil {
+		if _, err := c.loadYAML("fuzz.yaml", data); err != nil {
 			if c != Default() {
 				t.Fatal("a failed load changed the config")
 			}

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flinksim/flinksim/sim/input"
 )
 
 // PartitionField is the field (JSON) or column (CSV) that names a record's
@@ -51,6 +53,14 @@ type Options struct {
 	// Partitions is the number of partitions of the topic: a named partition
 	// must be in [0, Partitions). 0 or less skips that check.
 	Partitions int
+	// NumberField, when not empty, names a field that must hold a JSON
+	// number where a record has it (the field a sum, min, max or avg
+	// aggregate reads): a string such as "12x", a boolean, an object or an
+	// array is refused instead of counting as 0. null, and an empty CSV
+	// cell, count as a missing field.
+	NumberField string
+	// Limits bound the input (input.EventsLimits when zero).
+	Limits input.Limits
 }
 
 // Error is a problem in an events file, at File:Line.
@@ -75,9 +85,13 @@ func ReadFile(path string, opt Options) ([]Record, error) {
 // Read reads every record from r, in file order. name is used in error
 // messages and for format detection: a name ending in ".csv" (any case) is
 // CSV; otherwise the input is JSON Lines when its first non-space character
-// is '{', and CSV when not. Empty lines are skipped. The first error stops
-// the read and is returned as an *Error naming name:LINE; no records are
-// returned with it. Empty input gives no records and no error.
+// is '{', refused as a JSON array when it is '[', and CSV otherwise. A UTF-8
+// byte order mark is dropped and CRLF line ends read as LF (input.Clean).
+// Empty lines are skipped. The input is read within opt.Limits (size and
+// line length), must be valid UTF-8, and a JSON line must not name one
+// field twice at any depth. The first error stops the read and is returned
+// as an *Error naming name:LINE (or an *input.Error for a broken limit); no
+// records are returned with it. Empty input gives no records and no error.
 func Read(r io.Reader, name string, opt Options) ([]Record, error) {
 	if opt.KeyField == "" {
 		opt.KeyField = "key"
@@ -85,11 +99,29 @@ func Read(r io.Reader, name string, opt Options) ([]Record, error) {
 	if opt.TimeField == "" {
 		opt.TimeField = "ts"
 	}
-	data, err := io.ReadAll(r)
+	lim := opt.Limits
+	if lim == (input.Limits{}) {
+		lim = input.EventsLimits
+	}
+	data, err := input.Read(r, name, lim)
 	if err != nil {
 		return nil, err
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	return Parse(data, name, opt)
+}
+
+// Parse is Read on data already in memory (no size or line limits).
+func Parse(data []byte, name string, opt Options) ([]Record, error) {
+	if opt.KeyField == "" {
+		opt.KeyField = "key"
+	}
+	if opt.TimeField == "" {
+		opt.TimeField = "ts"
+	}
+	data = input.Clean(data)
+	if line, col := input.CheckUTF8(data); line > 0 {
+		return nil, &Error{name, line, fmt.Sprintf("invalid UTF-8 at byte %d of the line: an events file must be UTF-8 text", col)}
+	}
 	if strings.EqualFold(filepath.Ext(name), ".csv") {
 		return readCSV(data, name, opt)
 	}
@@ -99,6 +131,10 @@ func Read(r io.Reader, name string, opt Options) ([]Record, error) {
 		return nil, nil
 	case text[0] == '{':
 		return readJSONLines(data, name, opt)
+	case text[0] == '[':
+		line := 1 + bytes.Count(data[:len(data)-len(text)], []byte{'\n'})
+		return nil, &Error{name, line, "a JSON array: an events file is JSON lines, one object per line, like {\"" + opt.KeyField +
+			"\": \"user-1\", \"" + opt.TimeField + "\": 1700000000000} (jq -c '.[]' turns an array into JSON lines)"}
 	default:
 		return readCSV(data, name, opt)
 	}
@@ -122,6 +158,9 @@ func readJSONLines(data []byte, name string, opt Options) ([]Record, error) {
 			}
 			if compact.Bytes()[0] != '{' {
 				return nil, &Error{name, line, "a line must be a JSON object, like {\"" + opt.KeyField + "\": \"user-1\", \"" + opt.TimeField + "\": 1700000000000}"}
+			}
+			if dup, path := duplicateField(compact.Bytes()); dup != "" {
+				return nil, &Error{name, line, "field " + input.Quote(dup) + " appears twice" + path + "; a record names each field once"}
 			}
 			rec, msg := record(bytes.Clone(compact.Bytes()), opt)
 			if msg != "" {
@@ -157,7 +196,13 @@ func record(value []byte, opt Options) (Record, string) {
 	case isNumber(raw):
 		rec.Key = string(raw)
 	default:
-		return rec, fmt.Sprintf("key field %q must be a string or a number, got %s", opt.KeyField, raw)
+		return rec, fmt.Sprintf("key field %q must be a string or a number, got %s", opt.KeyField, input.Cut(string(raw)))
+	}
+	if opt.NumberField != "" {
+		if raw, ok := rawField(value, opt.NumberField); ok && !isNumber(raw) && string(raw) != "null" && string(raw) != `""` {
+			return rec, fmt.Sprintf("field %q must be a number (the window aggregate reads it, job.window.aggregate-field), got %s",
+				opt.NumberField, input.Cut(string(raw)))
+		}
 	}
 
 	raw, ok = rawField(value, opt.TimeField)
@@ -173,7 +218,7 @@ func record(value []byte, opt Options) (Record, string) {
 	if raw, ok = rawField(value, PartitionField); ok && string(raw) != "null" {
 		p, err := strconv.ParseInt(string(raw), 10, 32)
 		if err != nil || !isInteger(raw) {
-			return rec, fmt.Sprintf("partition must be an integer, got %s", raw)
+			return rec, fmt.Sprintf("partition must be an integer, got %s", input.Cut(string(raw)))
 		}
 		if p < 0 || (opt.Partitions > 0 && p >= int64(opt.Partitions)) {
 			if opt.Partitions > 0 {
@@ -194,7 +239,7 @@ func timestamp(raw []byte, field string) (int64, string) {
 		s := unquote(raw)
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, raw)
+			return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, input.Cut(string(raw)))
 		}
 		return t.UnixMilli(), "" // floors: Go's nanoseconds of a second are never negative
 	}
@@ -202,9 +247,9 @@ func timestamp(raw []byte, field string) (int64, string) {
 		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return v, ""
 		}
-		return 0, fmt.Sprintf("time field %q is out of the range of a 64-bit millisecond timestamp: %s", field, raw)
+		return 0, fmt.Sprintf("time field %q is out of the range of a 64-bit millisecond timestamp: %s", field, input.Cut(string(raw)))
 	}
-	return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, raw)
+	return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, input.Cut(string(raw)))
 }
 
 // isNumber reports whether raw is a JSON number:
@@ -287,14 +332,14 @@ func readCSV(data []byte, name string, opt Options) ([]Record, error) {
 			return nil, &Error{name, headerLine, fmt.Sprintf("header column %d has no name", i+1)}
 		}
 		if seen[h] {
-			return nil, &Error{name, headerLine, fmt.Sprintf("header names column %q twice", h)}
+			return nil, &Error{name, headerLine, fmt.Sprintf("header names column %s twice", input.Quote(h))}
 		}
 		seen[h] = true
 		cols[i] = h
 	}
 	for _, need := range []string{opt.KeyField, opt.TimeField} {
 		if !seen[need] {
-			return nil, &Error{name, headerLine, fmt.Sprintf("header has no column %q (the header is %s)", need, strings.Join(cols, ","))}
+			return nil, &Error{name, headerLine, fmt.Sprintf("header has no column %q (the header is %s)", need, input.Cut(strings.Join(cols, ",")))}
 		}
 	}
 

@@ -322,6 +322,13 @@ func FuzzRead(f *testing.F) {
 	for _, s := range []string{
 		"{\"key\":\"a\",\"ts\":1}\n", "key,ts\na,1\n", "{\"key\":1,\"ts\":\"2020-01-01T00:00:00Z\",\"partition\":0}",
 		"key,ts,partition\n\"a\",2,\n", "{", "key\n", "\n{\"ts\":1}",
+		// hostile inputs (issue 12): a JSON array, duplicate fields at any
+		// depth, invalid UTF-8, a BOM with CRLF, Long.MIN_VALUE, a non-numeric
+		// aggregate field, a long garbage line
+		"[{\"key\":\"a\",\"ts\":1}]", "{\"key\":\"a\",\"ts\":1,\"ts\":2}", "{\"key\":\"a\",\"ts\":1,\"p\":{\"x\":1,\"x\":2}}",
+		"{\"k\xffey\":\"a\",\"ts\":1}", "\xef\xbb\xbf{\"key\":\"a\",\"ts\":1}\r\n{\"key\":\"b\",\"ts\":2}\r\n",
+		"\xef\xbb\xbfkey,ts\r\na,1\r\n", "{\"key\":\"a\",\"ts\":-9223372036854775808}", "{\"key\":\"a\",\"ts\":1,\"amount\":\"12x\"}",
+		strings.Repeat("x", 5000) + "\n1,2\n",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
@@ -331,7 +338,7 @@ func FuzzRead(f *testing.F) {
 		if csvName {
 			name = "f.csv"
 		}
-		recs, err := Read(strings.NewReader(string(data)), name, Options{Partitions: 3})
+		recs, err := Read(strings.NewReader(string(data)), name, Options{Partitions: 3, NumberField: "amount"})
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), name+":") {
 				t.Fatalf("error %q does not name the file", err)
@@ -357,6 +364,10 @@ func FuzzFields(f *testing.F) {
 	f.Add([]byte(`{"a":1,"b":"x"}`), "a")
 	f.Add([]byte(`{"a":[{"}":"]"}],"b":2}`), "b")
 	f.Add([]byte(`{"a\\"":1}`), `a"`)
+	f.Add([]byte(`{"a":1,"a":"x"}`), "a")              // a duplicate field
+	f.Add([]byte("{\"a\xff\":1}"), "a\xff")            // invalid UTF-8
+	f.Add([]byte(`{"amount":"12x"}`), "amount")        // not a number
+	f.Add([]byte(`{"ts":-9223372036854775808}`), "ts") // Long.MIN_VALUE
 	f.Fuzz(func(t *testing.T, value []byte, field string) {
 		n, okN := NumericField(value, field)
 		s, okS := StringField(value, field)

@@ -100,6 +100,38 @@ func (g *InputGate) BarrierQueued(ci int, id int64) bool {
 	return false
 }
 
+// QueuedBarrier is the barrier of checkpoint id queued in channel ci.
+func (g *InputGate) QueuedBarrier(ci int, id int64) (*messages.Buffer, bool) {
+	for _, q := range g.channels[ci].Buffers {
+		if q.IsEvent && q.Kinds[0] == KindBarrier && q.CheckpointId == id {
+			return q, true
+		}
+	}
+	return nil, false
+}
+
+// RemoveBarrier takes the barrier of checkpoint id out of channel ci's
+// queue (it overtook the data ahead of it); it reports false when none is
+// queued.
+func (g *InputGate) RemoveBarrier(ci int, id int64) bool {
+	ch := g.channels[ci]
+	for k, q := range ch.Buffers {
+		if q.IsEvent && q.Kinds[0] == KindBarrier && q.CheckpointId == id {
+			ch.Buffers = append(ch.Buffers[:k], ch.Buffers[k+1:]...)
+			if len(ch.Buffers) == 0 {
+				for r, c := range g.ready {
+					if c == ci {
+						g.ready = append(g.ready[:r], g.ready[r+1:]...)
+						break
+					}
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // HasData reports whether any channel has a buffer queued.
 func (g *InputGate) HasData() bool { return len(g.ready) > 0 }
 

@@ -55,6 +55,7 @@ type Subpartition struct {
 	ended     bool               // EndOfPartitionEvent queued
 	sentEnd   bool               // EndOfPartitionEvent sent
 	blocked   bool               // an aligned barrier went out: nothing more until ResumeConsumption
+	last      int                // elements of the last buffer finished (the size hint of the next)
 }
 
 // Send is one message the producer must send to a consumer channel.
@@ -72,6 +73,7 @@ type ResultPartition struct {
 	inUse            int // data buffers allocated: non-nil current + queued data buffers
 	recordsPerBuffer int
 	recordBytes      int
+	slab             elementSlab
 
 	// counters (numBuffersOut, numRecordsOut, numBytesOut)
 	BuffersOut, RecordsOut, BytesOut int64
@@ -152,9 +154,39 @@ func (p *ResultPartition) buffer(i int) *messages.Buffer {
 	s := &p.subs[i]
 	if s.current == nil {
 		s.current = &messages.Buffer{}
+		// room for as many elements as the subpartition's last buffer
+		// held, and a few watermarks, up to a full buffer
+		p.slab.carve(s.current, min(p.recordsPerBuffer, max(1, s.last))+4)
 		p.inUse++
 	}
 	return s.current
+}
+
+// slabElements is the size of one chunk of an elementSlab (elements).
+const slabElements = 4096
+
+// elementSlab hands out the element arrays of new buffers from large shared
+// chunks, so that filling a buffer allocates nothing per record. A buffer
+// gets a capacity-limited region of each array; one that outgrows it is
+// moved out by append, never overwriting its neighbour. A chunk lives as
+// long as any buffer carved from it.
+type elementSlab struct {
+	kinds []byte
+	keys  []string
+	ts    []int64
+	vals  []float64
+}
+
+// carve gives b empty element arrays with room for n elements.
+func (sl *elementSlab) carve(b *messages.Buffer, n int) {
+	if cap(sl.kinds)-len(sl.kinds) < n {
+		c := max(slabElements, n)
+		sl.kinds, sl.keys = make([]byte, 0, c), make([]string, 0, c)
+		sl.ts, sl.vals = make([]int64, 0, c), make([]float64, 0, c)
+	}
+	k := len(sl.kinds)
+	b.Kinds, b.Keys, b.Timestamps, b.Values = sl.kinds[k:k:k+n], sl.keys[k:k:k+n], sl.ts[k:k:k+n], sl.vals[k:k:k+n]
+	sl.kinds, sl.keys, sl.ts, sl.vals = sl.kinds[:k+n], sl.keys[:k+n], sl.ts[:k+n], sl.vals[:k+n]
 }
 
 // AddRecord writes a record into subpartition i. The caller checks CanWrite
@@ -200,6 +232,7 @@ func (p *ResultPartition) finish(i int) {
 		return
 	}
 	s.queue = append(s.queue, s.current)
+	s.last = len(s.current.Kinds)
 	s.current = nil
 	s.records = 0
 }

@@ -171,6 +171,10 @@ func FuzzMatch(f *testing.F) {
 	f.Add("key != user-3", "user-3", []byte(`{}`))
 	f.Add(`page == "/index"`, "", []byte(`{"page": "/index"}`))
 	f.Add("x=1", "", []byte(`{"x": "1"}`))
+	f.Add("amount > 12x", "k", []byte(`{"amount": "12x"}`))         // a non-numeric value
+	f.Add("amount >= 1", "k", []byte(`{"amount": 1, "amount": 2}`)) // a duplicate field
+	f.Add("k\xff == 1", "\xff", []byte("{\"k\xff\": 1}"))           // invalid UTF-8
+	f.Add("amount > 1", "k", []byte(`[{"amount": 2}]`))             // a JSON array
 	f.Fuzz(func(t *testing.T, filter, key string, value []byte) {
 		p, err := Parse(filter)
 		if err != nil {

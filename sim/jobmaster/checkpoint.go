@@ -151,15 +151,6 @@ func (j *JobMaster) checkpointRequestFailed(o *kernel.Out, m *messages.Checkpoin
 	}
 }
 
-// numTasks is the number of subtasks of the job graph.
-func (j *JobMaster) numTasks() int {
-	n := 0
-	for _, v := range j.graph.Vertices {
-		n += v.Parallelism
-	}
-	return n
-}
-
 // startRescaled asks the coordinator for the savepoint the
 // stop-with-savepoint took, checked for the new job (rescale's parallelism,
 // its max parallelism); submitFromSavepoint goes on with the answer.

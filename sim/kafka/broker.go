@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"hash/fnv"
 	"slices"
 	"strconv"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -42,7 +44,9 @@ type Broker struct {
 	txnTimers  int64             // transaction timeout timers set so far
 	txnBegun   map[string]int64  // transactional id -> timer of its latest transaction
 	txnTimerID map[int64]string  // timer -> transactional id
-	source     *Topic
+	source     Log               // the source topic: gen or topic
+	gen        *GeneratedTopic   // the generator's topic; nil with an events file
+	topic      *Topic            // the events file's topic; nil with the generator
 	sink       *TxnLog
 	events     []events.Record // nil: use the generator
 	pending    []int           // event-time pace: indexes into events, in append order
@@ -51,25 +55,49 @@ type Broker struct {
 	parked     []parkedFetch
 	position   map[int32]int64 // last fetch offset per source partition (consumer position)
 	parkSeq    int64
-	genAcc     float64
-	genSeq     int64
-	produced   int64   // sink records accepted (plain or transactional)
-	rejected   int64   // sink records refused (produce_rejected)
-	txnErrs    int64   // transaction requests refused (txn_errors)
-	paused     []bool  // per source partition: its producer is stalled (pause-partition)
-	held       [][]int // per source partition: paced events due while it was paused
-	maxTs      int64   // the newest event time in the source topic (ms)
+	edit       *EditedTopic // the generator's topic once a user edited it (send-event, pause-partition)
+	paused     []bool       // events file: per source partition, its producer is stalled (pause-partition)
+	held       [][]int      // events file: per source partition, paced events due while it was paused
+	maxTs      int64        // events file: the newest event time in the source topic (ms)
 	haveTs     bool
+	ranges     []fetchRange // scratch of fetch
+	produced   int64        // sink records accepted (plain or transactional)
+	rejected   int64        // sink records refused (produce_rejected)
+	txnErrs    int64        // transaction requests refused (txn_errors)
 }
 
 // NewBroker returns the broker. With evs non-nil the source topic holds those
 // records (all at start, or paced by event time); otherwise the generator
 // appends sim.source.rate records per virtual second.
 func NewBroker(cfg *config.Config, evs []events.Record) *Broker {
-	return &Broker{cfg: cfg, events: evs, source: NewTopic(cfg.SourceTopic, cfg.SourcePartitions),
+	k := &Broker{cfg: cfg, events: evs,
 		sink: NewTxnLog(NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
 		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{},
 		paused: make([]bool, cfg.SourcePartitions), held: make([][]int, cfg.SourcePartitions)}
+	if evs == nil {
+		k.gen = newGenerator(cfg, 0)
+		k.source = k.gen
+	} else {
+		k.topic = NewTopic(cfg.SourceTopic, cfg.SourcePartitions)
+		k.source = k.topic
+	}
+	return k
+}
+
+// newGenerator is the source topic of the built-in generator ticking every
+// generatorTick from virtual time first on. Its draws are those of the
+// broker's own random generator (vt.NewRand(seed, jobgraph.KafkaName)), the
+// generator being the only user of it.
+func newGenerator(cfg *config.Config, first vt.Time) *GeneratedTopic {
+	h := fnv.New64a()
+	h.Write([]byte(jobgraph.KafkaName))
+	return NewGeneratedTopic(cfg.SourceTopic, GeneratorConfig{
+		Partitions: cfg.SourcePartitions, Rate: cfg.SourceRate, Keys: cfg.SourceKeys,
+		DisorderMs:   cfg.SourceDisorder.Milliseconds(),
+		LateMs:       cfg.OutOfOrderness.Milliseconds() + cfg.WindowSize.Milliseconds() + cfg.AllowedLateness.Milliseconds(),
+		LateFraction: cfg.SourceLateFraction, EpochMs: GeneratorEpochMillis,
+		FirstTickUs: first, TickUs: generatorTick, Seed: cfg.Seed, Stream: h.Sum64(),
+	})
 }
 
 // SinkTopic is the sink topic with every record appended, whatever its
@@ -81,7 +109,7 @@ func (k *Broker) SinkTopic() *Topic { return k.sink.Topic() }
 func (k *Broker) SinkLog() *TxnLog { return k.sink }
 
 // SourceTopic is the source topic.
-func (k *Broker) SourceTopic() *Topic { return k.source }
+func (k *Broker) SourceTopic() Log { return k.source }
 
 // Receive implements Component.
 func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
@@ -113,8 +141,8 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 			return
 		}
 		final := k.finalEndOffsets()
-		for p := range k.source.Partitions {
-			off := k.source.Partitions[p].LogStartOffset
+		for p := range k.source.NumPartitions() {
+			off := k.source.LogStartOffset(p)
 			switch m.Spec {
 			case "latest":
 				off = k.source.EndOffset(p)
@@ -156,10 +184,14 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 }
 
 func (k *Broker) start(o *kernel.Out) {
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.source.Name), messages.Int("partitions", int64(len(k.source.Partitions))))
+	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.cfg.SourceTopic), messages.Int("partitions", int64(k.source.NumPartitions())))
 	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1))
 	o.Timer(1_000_000, timerMetrics, 0)
 	if k.events == nil {
+		if o.Now() != 0 {
+			k.gen = newGenerator(k.cfg, o.Now())
+			k.source = k.gen
+		}
 		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
 			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
 		o.Timer(0, timerGenerate, 0)
@@ -169,7 +201,7 @@ func (k *Broker) start(o *kernel.Out) {
 		for i := range k.events {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.KindBackfill, messages.Str("topic", k.source.Name), messages.Int("records", int64(len(k.events))),
+		o.Log(eventlog.KindBackfill, messages.Str("topic", k.cfg.SourceTopic), messages.Int("records", int64(len(k.events))),
 			messages.Raw("end_offsets", k.endOffsetsJSON()))
 		return
 	}
@@ -201,12 +233,15 @@ func (k *Broker) start(o *kernel.Out) {
 // record of the events file is appended (the same as the current ones when
 // nothing is paced).
 func (k *Broker) finalEndOffsets() []int64 {
-	out := make([]int64, len(k.source.Partitions))
+	out := make([]int64, k.source.NumPartitions())
 	for p := range out {
 		out[p] = k.source.EndOffset(p)
 	}
 	for _, idx := range k.pending[k.next:] {
 		out[k.partitionOf(k.events[idx])]++
+	}
+	for p, h := range k.held {
+		out[p] += int64(len(h)) // paced records of a stalled producer, appended when it resumes
 	}
 	return out
 }
@@ -215,13 +250,21 @@ func (k *Broker) partitionOf(e events.Record) int32 {
 	if e.Partition >= 0 {
 		return e.Partition
 	}
-	return int32(DefaultPartition([]byte(e.Key), len(k.source.Partitions)))
+	return int32(DefaultPartition([]byte(e.Key), k.source.NumPartitions()))
 }
 
 func (k *Broker) appendEvent(i int) {
 	e := k.events[i]
-	p := k.partitionOf(e)
-	k.appendSource(&messages.KafkaRecord{Partition: p, Timestamp: e.Timestamp, Key: e.Key, Value: e.Value})
+	k.appendStored(int(k.partitionOf(e)), e.Timestamp, e.Key, e.Value)
+}
+
+// appendStored appends a record to the events file's topic, keeping track
+// of the newest event time, and returns its offset.
+func (k *Broker) appendStored(p int, ts int64, key string, value []byte) int64 {
+	if !k.haveTs || ts > k.maxTs {
+		k.maxTs, k.haveTs = ts, true
+	}
+	return k.topic.AppendRecord(p, ts, key, value)
 }
 
 func (k *Broker) appendDue(o *kernel.Out) {
@@ -240,90 +283,150 @@ func (k *Broker) appendDue(o *kernel.Out) {
 	k.serveParked(o)
 }
 
-// generate appends the records the generator owes for one tick: keys
-// uniform over sim.source.keys, event time up to sim.source.disorder behind
-// the virtual clock, a sim.source.late-fraction of records far enough behind
-// to be late.
+// generate makes the records of the generator's tick at the current
+// virtual time visible (GeneratedTopic: keys uniform over
+// sim.source.keys, event time up to sim.source.disorder behind the virtual
+// clock, a sim.source.late-fraction of records far enough behind to be late)
+// and serves the parked fetches.
 func (k *Broker) generate(o *kernel.Out) {
-	k.genAcc += k.cfg.SourceRate * generatorTick / 1e6
-	n := int(k.genAcc)
-	k.genAcc -= float64(n)
-	rng := o.Rand()
-	nowMs := GeneratorEpochMillis + vt.Millis(o.Now())
-	disorder := k.cfg.SourceDisorder.Milliseconds()
-	late := k.cfg.OutOfOrderness.Milliseconds() + k.cfg.WindowSize.Milliseconds() + k.cfg.AllowedLateness.Milliseconds()
-	for i := 0; i < n; i++ {
-		key := "user-" + strconv.Itoa(rng.IntN(max(1, k.cfg.SourceKeys)))
-		ts := nowMs
-		if disorder > 0 {
-			ts -= rng.Int64N(disorder + 1)
-		}
-		if k.cfg.SourceLateFraction > 0 && rng.Float64() < k.cfg.SourceLateFraction {
-			ts = nowMs - disorder - late
-		}
-		amount := float64(rng.IntN(50000)+100) / 100
-		val := make([]byte, 0, 64)
-		val = append(val, `{"order_id":"o-`...)
-		val = strconv.AppendInt(val, k.genSeq, 10)
-		val = append(val, `","amount":`...)
-		val = strconv.AppendFloat(val, amount, 'f', -1, 64)
-		val = append(val, '}')
-		k.genSeq++
-		p := int32(DefaultPartition([]byte(key), len(k.source.Partitions)))
-		if k.paused[p] {
-			continue // a stalled producer: the record is never produced
-		}
-		k.appendSource(&messages.KafkaRecord{Partition: p, Timestamp: ts, Key: key, Value: val})
-	}
-	if n > 0 {
+	if k.gen.AdvanceTo(o.Now()) > 0 {
 		k.serveParked(o)
 	}
 }
 
 // fetch answers a Fetch with up to max_records records over the requested
 // partitions, in request order; with nothing to return it parks the fetch
-// until data arrives or fetch.max.wait.ms passes.
+// until data arrives or fetch.max.wait.ms passes. The fetch.max.wait.ms
+// timer is set only if no data is due before it (dataBefore): a timer that
+// would find the fetch answered already is never set.
 func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAlready bool) bool {
-	res := &messages.FetchResponse{RequestId: req.RequestId}
 	// every partition gets a fair share of max_records first (as
 	// max.partition.fetch.bytes bounds each partition of a fetch), then
-	// what is left goes to partitions in request order
+	// what is left goes to partitions in request order; each pass reads a
+	// range of offsets, counted here and materialised below
 	left := int(req.MaxRecords)
 	share := (left + len(req.Partitions) - 1) / max(1, len(req.Partitions))
 	total := 0
-	got := make([][]*messages.KafkaRecord, len(req.Partitions))
+	k.ranges = slices.Grow(k.ranges[:0], len(req.Partitions))[:len(req.Partitions)]
+	clear(k.ranges)
 	for pass := 0; pass < 2 && left > 0; pass++ {
 		for i, fp := range req.Partitions {
 			want := min(share, left)
 			if pass == 1 {
 				want = left
 			}
-			recs := k.source.Read(int(fp.Partition), fp.Offset+int64(len(got[i])), want)
-			got[i] = append(got[i], recs...)
-			left -= len(recs)
-			total += len(recs)
+			r := &k.ranges[i]
+			p := int(fp.Partition)
+			off := Clamp(k.source, p, fp.Offset+int64(r.n[0]+r.n[1]))
+			n := 0
+			if want > 0 {
+				n = int(max(0, min(int64(want), k.source.EndOffset(p)-off)))
+			}
+			r.off[pass], r.n[pass] = off, n
+			left -= n
+			total += n
 		}
 	}
 	for i, fp := range req.Partitions {
 		pos := fp.Offset
-		if n := len(got[i]); n > 0 {
-			pos = got[i][n-1].Offset + 1
+		if r := &k.ranges[i]; r.n[1] > 0 {
+			pos = r.off[1] + int64(r.n[1])
+		} else if r.n[0] > 0 {
+			pos = r.off[0] + int64(r.n[0])
 		}
 		k.position[fp.Partition] = pos
-		res.Partitions = append(res.Partitions, &messages.PartitionRecords{Partition: fp.Partition, Records: got[i],
-			HighWatermark: k.source.EndOffset(int(fp.Partition))})
-	}
-	if total == 0 && !parkedAlready {
-		k.parkSeq++
-		k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
-		o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
-		return false
 	}
 	if total == 0 {
+		if !parkedAlready {
+			k.parkSeq++
+			k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
+			if !k.dataBefore(req, o.Now()+fetchMaxWait) {
+				o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
+			}
+		}
 		return false
+	}
+	res := &messages.FetchResponse{RequestId: req.RequestId}
+	recs := NewRecords(total)
+	parts := make([]messages.PartitionRecords, len(req.Partitions))
+	res.Partitions = make([]*messages.PartitionRecords, len(req.Partitions))
+	var vals []byte // the generator's values, formatted as they are read
+	if k.gen != nil {
+		vals = make([]byte, 0, total*48)
+	}
+	at := 0
+	for i, fp := range req.Partitions {
+		r := &k.ranges[i]
+		pr := &parts[i]
+		pr.Partition, pr.HighWatermark = fp.Partition, k.source.EndOffset(int(fp.Partition))
+		if n := r.n[0] + r.n[1]; n > 0 {
+			pr.Records = recs[at : at+n : at+n]
+			for pass := range 2 {
+				k.source.ReadInto(recs[at:at+r.n[pass]], int(fp.Partition), r.off[pass], &vals)
+				at += r.n[pass]
+			}
+		}
+		res.Partitions[i] = pr
 	}
 	o.Send(from, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_FetchResponse{FetchResponse: res})
 	return true
+}
+
+// fetchRange is what one fetch reads of one partition: in each of the two
+// passes, n records from offset off.
+type fetchRange struct {
+	off [2]int64
+	n   [2]int
+}
+
+// dataBefore reports whether a parked fetch would get records before
+// virtual time deadline: whether the generator's ticks, or the events still
+// to be appended at their event-time pace, bring a record beyond the
+// fetch's offset to one of its partitions before then. Nothing else appends
+// to the source topic. Cost: the ticks up to the first such record (generated
+// ahead, so at no extra cost), or a scan of the events due before deadline.
+func (k *Broker) dataBefore(req *messages.Fetch, deadline vt.Time) bool {
+	if req.MaxRecords <= 0 {
+		return false
+	}
+	if k.edit != nil {
+		for _, fp := range req.Partitions {
+			p := int(fp.Partition)
+			if k.edit.NextData(p, Clamp(k.source, p, fp.Offset), deadline) {
+				return true
+			}
+		}
+		return false
+	}
+	if k.gen != nil {
+		for _, fp := range req.Partitions {
+			p := int(fp.Partition)
+			if k.gen.NextData(p, Clamp(k.source, p, fp.Offset), deadline) {
+				return true
+			}
+		}
+		return false
+	}
+	// need[i]: records partition i must still get to pass the fetch offset
+	need := make([]int64, len(req.Partitions))
+	for i, fp := range req.Partitions {
+		p := int(fp.Partition)
+		need[i] = Clamp(k.source, p, fp.Offset) - k.source.EndOffset(p) + 1
+	}
+	for j := k.next; j < len(k.pending) && k.appendAt[j] < deadline; j++ {
+		p := k.partitionOf(k.events[k.pending[j]])
+		if k.paused[p] {
+			continue // held until the producer resumes
+		}
+		for i, fp := range req.Partitions {
+			if fp.Partition == p {
+				if need[i]--; need[i] <= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (k *Broker) serveParked(o *kernel.Out) {
@@ -350,7 +453,7 @@ func (k *Broker) expireParked(o *kernel.Out, id int64) {
 }
 
 func (k *Broker) endOffsetsJSON() string {
-	offs := make([]int64, len(k.source.Partitions))
+	offs := make([]int64, k.source.NumPartitions())
 	for p := range offs {
 		offs[p] = k.source.EndOffset(p)
 	}
@@ -361,7 +464,7 @@ func (k *Broker) endOffsetsJSON() string {
 // position and the lag (end offset - read offset).
 func (k *Broker) metrics(o *kernel.Out) {
 	s := "["
-	for p := range k.source.Partitions {
+	for p := range k.source.NumPartitions() {
 		end := k.source.EndOffset(p)
 		pos := k.position[int32(p)]
 		if p > 0 {
@@ -373,7 +476,7 @@ func (k *Broker) metrics(o *kernel.Out) {
 		}
 		s += `}`
 	}
-	fields := []*messages.Field{messages.Str("topic", k.source.Name), messages.Raw("partitions", s+"]"),
+	fields := []*messages.Field{messages.Str("topic", k.cfg.SourceTopic), messages.Raw("partitions", s+"]"),
 		messages.Int("sink_records", k.sink.Topic().Total())}
 	o.Log(eventlog.KindKafkaMetrics, append(fields, k.sinkFields()...)...)
 }

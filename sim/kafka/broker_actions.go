@@ -30,10 +30,10 @@ func (k *Broker) action(o *kernel.Out, text string) {
 			ignore(err.Error())
 			return
 		}
-		n := len(k.source.Partitions)
+		n := k.source.NumPartitions()
 		p := e.Partition
 		if p >= n {
-			ignore("partition " + strconv.Itoa(p) + " does not exist: topic " + k.source.Name + " has " + strconv.Itoa(n) + " partitions (0.." + strconv.Itoa(n-1) + ")")
+			ignore("partition " + strconv.Itoa(p) + " does not exist: topic " + k.cfg.SourceTopic + " has " + strconv.Itoa(n) + " partitions (0.." + strconv.Itoa(n-1) + ")")
 			return
 		}
 		if p < 0 {
@@ -43,23 +43,38 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		if e.Now {
 			ts += k.nowMs(o)
 		}
-		rec := &messages.KafkaRecord{Partition: int32(p), Timestamp: ts, Key: e.Key, Value: eventValue(e.Fields)}
-		off := k.appendSource(rec)
+		value := eventValue(e.Fields)
+		var off int64
+		if k.gen != nil {
+			off = k.edited().Append(p, &messages.KafkaRecord{Timestamp: ts, Key: e.Key, Value: value})
+		} else {
+			off = k.appendStored(p, ts, e.Key, value)
+		}
 		o.Log(eventlog.KindEventSent, messages.Int("partition", int64(p)), messages.Int("offset", off), messages.Str("key", e.Key),
-			messages.Int("timestamp", ts), messages.Raw("value", string(rec.Value)))
+			messages.Int("timestamp", ts), messages.Raw("value", string(value)))
 		k.serveParked(o)
 	case action.PausePartition, action.ResumePartition:
 		p, _ := strconv.Atoi(a.Arg)
-		if p >= len(k.source.Partitions) {
-			ignore("partition " + a.Arg + " does not exist: topic " + k.source.Name + " has " + strconv.Itoa(len(k.source.Partitions)) + " partitions")
+		if n := k.source.NumPartitions(); p >= n {
+			ignore("partition " + a.Arg + " does not exist: topic " + k.cfg.SourceTopic + " has " + strconv.Itoa(n) + " partitions")
 			return
 		}
 		pause := a.Verb == action.PausePartition
-		if k.paused[p] == pause {
+		if k.isPaused(p) == pause {
 			ignore("partition " + a.Arg + " is " + map[bool]string{true: "already paused", false: "not paused"}[pause])
 			return
 		}
-		k.paused[p] = pause
+		if k.gen != nil {
+			// the generator goes on drawing: what it draws for the
+			// partition meanwhile is never produced
+			if pause {
+				k.edited().Pause(p)
+			} else {
+				k.edited().Resume(p)
+			}
+		} else {
+			k.paused[p] = pause
+		}
 		if pause {
 			o.Log(eventlog.KindPartitionPaused, messages.Int("partition", int64(p)))
 			return
@@ -83,22 +98,32 @@ func (k *Broker) action(o *kernel.Out, text string) {
 	}
 }
 
-// nowMs is "now" for send-event: the newest event time in the source topic,
-// or the generator's clock when the topic is still empty.
+// nowMs is "now" for send-event: the generator's clock while it generates
+// (its newest records' event time), otherwise the newest event time in the
+// source topic, or the generator's clock when the topic is still empty.
 func (k *Broker) nowMs(o *kernel.Out) int64 {
-	if k.haveTs {
+	if k.gen == nil && k.haveTs {
 		return k.maxTs
 	}
 	return GeneratorEpochMillis + vt.Millis(o.Now())
 }
 
-// appendSource appends a record to the source topic, keeping track of the
-// newest event time, and returns its offset.
-func (k *Broker) appendSource(r *messages.KafkaRecord) int64 {
-	if !k.haveTs || r.Timestamp > k.maxTs {
-		k.maxTs, k.haveTs = r.Timestamp, true
+// edited is the generator's topic with the users' edits, made the source
+// topic at the first edit (before it the generated topic is read as it is).
+func (k *Broker) edited() *EditedTopic {
+	if k.edit == nil {
+		k.edit = Edit(k.gen)
+		k.source = k.edit
 	}
-	return k.source.Append(r)
+	return k.edit
+}
+
+// isPaused reports whether partition p's producer is stalled.
+func (k *Broker) isPaused(p int) bool {
+	if k.edit != nil {
+		return k.edit.Paused(p)
+	}
+	return k.paused[p]
 }
 
 // eventValue renders send-event's fields as the record's JSON value: a

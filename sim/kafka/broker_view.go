@@ -45,10 +45,10 @@ type SinkRecordView struct {
 
 // Inspect implements kernel.Inspector.
 func (k *Broker) Inspect(now vt.Time) any {
-	v := &KafkaView{SourceTopic: k.source.Name, SinkTopic: k.sink.Topic().Name, SinkRecords: k.sink.Topic().Total(),
+	v := &KafkaView{SourceTopic: k.cfg.SourceTopic, SinkTopic: k.sink.Topic().Name, SinkRecords: k.sink.Topic().Total(),
 		LastStableOffset: k.sink.LastStableOffset(0)}
 	v.SinkOpen, v.SinkPreCommitted, v.SinkCommitted, v.SinkAborted, v.SinkPlain = k.sink.Counts()
-	for p := range k.source.Partitions {
+	for p := range k.source.NumPartitions() {
 		end := k.source.EndOffset(p)
 		pos := k.position[int32(p)]
 		c, ok := k.committed[int32(p)]

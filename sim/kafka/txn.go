@@ -122,6 +122,7 @@ type txn struct {
 	state   TxnState
 	first   []partitionOffset // first offset on each partition written
 	records int
+	no      int32 // 1 + its index in TxnLog.txns
 }
 
 type partitionOffset struct {
@@ -152,9 +153,11 @@ type producerID struct {
 // offset or begin order; no map order reaches them.
 type TxnLog struct {
 	topic *Topic
-	// meta[p][i] is the transaction of topic.Partitions[p].Records[i]; nil
-	// (or i beyond the slice) for a non-transactional record.
-	meta    [][]*txn
+	// meta[p][i] is the transaction of the record at index i of partition p,
+	// as txns[meta[p][i]-1]; 0 (or i beyond the slice) for a
+	// non-transactional record. Pointer-free per record.
+	meta    [][]int32
+	txns    []*txn // every transaction begun, in begin order
 	ids     map[string]*producerID
 	ongoing []*txn // transactions not ended, in begin order
 	counts  [TxnNone + 1]int
@@ -162,13 +165,13 @@ type TxnLog struct {
 
 // NewTxnLog wraps t. t must not be nil.
 func NewTxnLog(t *Topic) *TxnLog {
-	return &TxnLog{topic: t, meta: make([][]*txn, len(t.Partitions)), ids: map[string]*producerID{}}
+	return &TxnLog{topic: t, meta: make([][]int32, t.NumPartitions()), ids: map[string]*producerID{}}
 }
 
 // Topic is the wrapped topic.
 func (l *TxnLog) Topic() *Topic { return l.topic }
 
-func (l *TxnLog) validPartition(p int) bool { return p >= 0 && p < len(l.topic.Partitions) }
+func (l *TxnLog) validPartition(p int) bool { return p >= 0 && p < l.topic.NumPartitions() }
 
 // initID is InitProducerId for id: register it at epoch 0, or bump its epoch
 // and abort its transaction in progress. It reports whether the id had been
@@ -223,7 +226,8 @@ func (l *TxnLog) Begin(transactionalID string) error {
 	}
 	l.initID(transactionalID)
 	ps := l.ids[transactionalID]
-	t := &txn{id: transactionalID, epoch: ps.epoch, state: TxnOpen}
+	t := &txn{id: transactionalID, epoch: ps.epoch, state: TxnOpen, no: int32(len(l.txns) + 1)}
+	l.txns = append(l.txns, t)
 	ps.last = t
 	l.ongoing = append(l.ongoing, t)
 	return nil
@@ -277,13 +281,22 @@ func (l *TxnLog) Append(transactionalID string, r *messages.KafkaRecord) (int64,
 }
 
 // setMeta records the transaction of the record at offset off of partition
-// p, padding with nil for records appended to the Topic directly.
+// p, padding with 0 for records appended to the Topic directly.
 func (l *TxnLog) setMeta(p int, off int64, t *txn) {
-	i := int(off - l.topic.Partitions[p].LogStartOffset)
+	i := int(off - l.topic.LogStartOffset(p))
 	for len(l.meta[p]) < i {
-		l.meta[p] = append(l.meta[p], nil)
+		l.meta[p] = append(l.meta[p], 0)
 	}
-	l.meta[p] = append(l.meta[p], t)
+	l.meta[p] = append(l.meta[p], t.no)
+}
+
+// txnAt is the transaction of the record at index i of partition p, nil for
+// a non-transactional record.
+func (l *TxnLog) txnAt(p, i int) *txn {
+	if i >= len(l.meta[p]) || l.meta[p][i] == 0 {
+		return nil
+	}
+	return l.txns[l.meta[p][i]-1]
 }
 
 // AppendPlain writes r outside any transaction (delivery guarantee NONE or
@@ -445,10 +458,8 @@ func (l *TxnLog) LastStableOffset(partition int) int64 {
 // visibleCommitted reports whether the record at index i of partition p is
 // visible to read_committed, given that it lies below the LSO.
 func (l *TxnLog) visibleCommitted(p, i int) bool {
-	if i >= len(l.meta[p]) || l.meta[p][i] == nil {
-		return true
-	}
-	return l.meta[p][i].state == TxnCommitted
+	t := l.txnAt(p, i)
+	return t == nil || t.state == TxnCommitted
 }
 
 // ReadCommitted is what a read_committed consumer can read of partition p
@@ -470,23 +481,35 @@ func (l *TxnLog) FetchCommitted(partition int, offset int64, maxRecords int) ([]
 	if !l.validPartition(partition) {
 		return nil, offset
 	}
-	pt := l.topic.Partitions[partition]
-	offset = max(offset, pt.LogStartOffset)
+	start := l.topic.LogStartOffset(partition)
+	offset = max(offset, start)
 	lso := l.LastStableOffset(partition)
 	if offset >= lso || maxRecords <= 0 {
 		return nil, offset
 	}
-	var out []*messages.KafkaRecord
-	for i := int(offset - pt.LogStartOffset); i < int(lso-pt.LogStartOffset); i++ {
+	// count first, then materialise the records in one slab
+	n, next := 0, lso
+	for i := int(offset - start); i < int(lso-start); i++ {
 		if !l.visibleCommitted(partition, i) {
 			continue
 		}
-		out = append(out, pt.Records[i])
-		if len(out) == maxRecords {
-			return out, pt.LogStartOffset + int64(i) + 1
+		if n++; n == maxRecords {
+			next = start + int64(i) + 1
+			break
 		}
 	}
-	return out, lso
+	if n == 0 {
+		return nil, next
+	}
+	out := NewRecords(n)
+	k := 0
+	for i := int(offset - start); k < n; i++ {
+		if l.visibleCommitted(partition, i) {
+			l.topic.fill(out[k], partition, i)
+			k++
+		}
+	}
+	return out, next
 }
 
 // ReadUncommitted is what a read_uncommitted consumer (Kafka's default
@@ -497,8 +520,7 @@ func (l *TxnLog) ReadUncommitted(partition int) []*messages.KafkaRecord {
 	if !l.validPartition(partition) {
 		return nil
 	}
-	recs := l.topic.Partitions[partition].Records
-	return append([]*messages.KafkaRecord(nil), recs...)
+	return l.topic.Read(partition, 0, int(^uint(0)>>1))
 }
 
 // StateOf is the state of the record at offset of partition p and its
@@ -508,15 +530,14 @@ func (l *TxnLog) StateOf(partition int, offset int64) (TxnState, string) {
 	if !l.validPartition(partition) {
 		return 0, ""
 	}
-	pt := l.topic.Partitions[partition]
-	i := offset - pt.LogStartOffset
-	if offset < pt.LogStartOffset || i >= int64(len(pt.Records)) {
+	start := l.topic.LogStartOffset(partition)
+	if offset < start || offset >= l.topic.EndOffset(partition) {
 		return 0, ""
 	}
-	if int(i) >= len(l.meta[partition]) || l.meta[partition][i] == nil {
+	t := l.txnAt(partition, int(offset-start))
+	if t == nil {
 		return TxnNone, ""
 	}
-	t := l.meta[partition][i]
 	return t.state, t.id
 }
 

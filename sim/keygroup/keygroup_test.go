@@ -393,7 +393,8 @@ func TestAssignKeyProperty(t *testing.T) {
 }
 
 func FuzzHashCodeOf(f *testing.F) {
-	for _, s := range []string{"0", "-1", "+7", "9223372036854775807", "abc", "", "1_0"} {
+	for _, s := range []string{"0", "-1", "+7", "9223372036854775807", "abc", "", "1_0",
+		"-9223372036854775808", "9223372036854775808", "k\xffey", "\xef\xbb\xbfuser-1", strings.Repeat("9", 1000)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -18,6 +18,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(unhex(f, "00000009 deadbeef 05"), uint16(0))
 	f.Add(unhex(f, "0000000a badc0ffe 01 00"), uint16(3))
 	f.Add([]byte{}, uint16(0))
+	// hostile inputs (issue 12): a frame that claims 4 GiB, one that claims
+	// less than its header, zeros as from /dev/zero
+	f.Add(unhex(f, "ffffffff badc0ffe 00"), uint16(9))
+	f.Add(unhex(f, "00000003 badc0ffe 00"), uint16(9))
+	f.Add(make([]byte, 4096), uint16(100))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		m, n, err := DecodeLimit(data, 1<<16)
 		if err != nil {

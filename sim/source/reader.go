@@ -63,6 +63,9 @@ type Reader struct {
 	head         int
 	noMoreSplits bool
 	gotSplits    bool
+	// offsetsToCommit: the split positions each checkpoint's snapshot
+	// took, committed when that checkpoint completes
+	offsetsToCommit map[int64][]*messages.PartitionOffset
 }
 
 // NewReader returns a reader without splits.
@@ -290,21 +293,34 @@ func (r *Reader) Done() bool {
 // (Long.MAX_VALUE).
 func (r *Reader) EndOfInput() (int64, error) { return r.mux.EndOfInput() }
 
-// Snapshot is the reader's state for a checkpoint: each split with its
-// position (KafkaSourceReader.snapshotState).
-func (r *Reader) Snapshot() []*messages.SplitState {
+// Snapshot is the reader's state for checkpoint id: each split with its
+// position (KafkaSourceReader.snapshotState, which also keeps the positions
+// as the offsets to commit when the checkpoint completes).
+func (r *Reader) Snapshot(id int64) []*messages.SplitState {
 	out := make([]*messages.SplitState, 0, len(r.splits))
+	offs := make([]*messages.PartitionOffset, 0, len(r.splits))
 	for _, sp := range r.splits {
 		out = append(out, &messages.SplitState{Partition: sp.Partition, Offset: sp.Offset, StoppingOffset: sp.Stop})
+		offs = append(offs, &messages.PartitionOffset{Partition: sp.Partition, Offset: sp.Offset})
+	}
+	if len(offs) > 0 {
+		if r.offsetsToCommit == nil {
+			r.offsetsToCommit = map[int64][]*messages.PartitionOffset{}
+		}
+		r.offsetsToCommit[id] = offs
 	}
 	return out
 }
 
-// Positions are the splits' current offsets, in assignment order.
-func (r *Reader) Positions() []*messages.PartitionOffset {
-	out := make([]*messages.PartitionOffset, 0, len(r.splits))
-	for _, sp := range r.splits {
-		out = append(out, &messages.PartitionOffset{Partition: sp.Partition, Offset: sp.Offset})
+// OffsetsToCommit is KafkaSourceReader.notifyCheckpointComplete(id): the
+// offsets its snapshot of checkpoint id took (nil when it took none, or they
+// were committed already), and the entries up to id are dropped.
+func (r *Reader) OffsetsToCommit(id int64) []*messages.PartitionOffset {
+	offs := r.offsetsToCommit[id]
+	for k := range r.offsetsToCommit {
+		if k <= id {
+			delete(r.offsetsToCommit, k)
+		}
 	}
-	return out
+	return offs
 }

@@ -141,7 +141,7 @@ func TestReaderFetchesEmitsAndFinishes(t *testing.T) {
 	if wm, err := r.EndOfInput(); err != nil || wm != math.MaxInt64 {
 		t.Fatalf("final watermark %d (%v)", wm, err)
 	}
-	snap := r.Snapshot()
+	snap := r.Snapshot(7)
 	if len(snap) != 2 || snap[0].Offset != 8 || snap[0].StoppingOffset != 8 || snap[1].Offset != 4 {
 		t.Fatalf("snapshot %v", snap)
 	}
@@ -160,5 +160,24 @@ func TestReaderFetchOffsetAfterQueue(t *testing.T) {
 	f := r.NextFetch(false)
 	if f == nil || f.Partitions[0].Offset != 2 || f.RequestId != 2 {
 		t.Fatalf("fetch %v, want from offset 2 (after the queued records), request 2", f)
+	}
+}
+
+// KafkaSourceReader commits, when checkpoint id completes, the offsets its
+// snapshot of id stored, not its position then, and forgets older ones.
+func TestReaderOffsetsToCommit(t *testing.T) {
+	r, _ := NewReader(ReaderConfig{Topic: "t", MaxPollRecords: 10})
+	r.AddSplits([]*messages.KafkaSplit{{Topic: "t", Partition: 0, StartingOffset: 3, StoppingOffset: -1}})
+	r.Snapshot(1)
+	r.NextFetch(false)
+	r.OnFetchResponse(&messages.FetchResponse{Partitions: []*messages.PartitionRecords{{Partition: 0, Records: records(0, 3, 1, 2)}}})
+	r.Consume(0)
+	r.Snapshot(2)
+	r.Consume(0)
+	if got := r.OffsetsToCommit(2); len(got) != 1 || got[0].Offset != 4 {
+		t.Fatalf("checkpoint 2 commits %v, want offset 4 (its snapshot's), not the position 5", got)
+	}
+	if got := r.OffsetsToCommit(1); got != nil {
+		t.Fatalf("checkpoint 1 after 2 commits %v, want nothing (dropped)", got)
 	}
 }

@@ -68,7 +68,7 @@ func (s *Subtask) endOfPartitionArrives(o *kernel.Out, ci int) {
 	}
 	if b := s.ck.beforeEnd[ci]; b.Unaligned {
 		s.ck.beforeEnd[ci] = nil
-		s.spend(o, s.onChannelBarrier(o, ci, b))
+		s.spend(o, s.onChannelBarrier(o, ci, b, false))
 		return
 	}
 	s.gate.Enqueue(ci, s.ck.beforeEnd[ci])
@@ -85,7 +85,7 @@ func barrierOf(b *messages.Buffer) checkpoint.Barrier {
 // onChannelBarrier processes a barrier from channel ci: an aligned one when
 // the task reaches it in the channel, an unaligned (priority) one as soon as
 // it arrives. It returns the cost of a snapshot it triggers.
-func (s *Subtask) onChannelBarrier(o *kernel.Out, ci int, b *messages.Buffer) vt.Time {
+func (s *Subtask) onChannelBarrier(o *kernel.Out, ci int, b *messages.Buffer, queued bool) vt.Time {
 	first := s.ck.current == nil || b.CheckpointId > s.ck.current.CheckpointId
 	if first || b.CheckpointId == s.ck.current.CheckpointId {
 		s.ck.current = b
@@ -95,7 +95,7 @@ func (s *Subtask) onChannelBarrier(o *kernel.Out, ci int, b *messages.Buffer) vt
 		// an obsolete barrier starts no alignment: its channel goes on at once
 		s.resumeChannel(o, ci)
 	}
-	cost := s.applyBarrierAction(o, act, ci, !b.Unaligned)
+	cost := s.applyBarrierAction(o, act, ci, queued)
 	if first && !act.Ignored {
 		// channels whose producer finished send no barrier: the barrier
 		// goes before their queued EndOfPartition (FLIP-147)
@@ -137,6 +137,39 @@ func (s *Subtask) checkpointTimer(o *kernel.Out) {
 // barrier was taken from its channel's queue (aligned) rather than
 // overtaking it.
 func (s *Subtask) applyBarrierAction(o *kernel.Out, act checkpoint.BarrierAction, from int, queued bool) vt.Time {
+	cost := s.applyBarrierActionNow(o, act, from, queued)
+	for _, ch := range act.PrioritizeChannels {
+		cost += s.prioritizeBarrier(o, ch)
+	}
+	return cost
+}
+
+// prioritizeBarrier is an announced aligned barrier queued in channel ch
+// that must now overtake the data ahead of it (the alignment timed out:
+// RemoteInputChannel.convertToPriorityEvent, CheckpointBarrier.asUnaligned):
+// it is processed at once as an unaligned barrier, the records ahead of it
+// becoming channel state, and leaves the queue; its producer, blocked since
+// it sent an aligned barrier, resumes when the checkpoint's barriers are
+// all in.
+func (s *Subtask) prioritizeBarrier(o *kernel.Out, ch int) vt.Time {
+	id := s.ck.handler.CurrentCheckpoint()
+	b, ok := s.gate.QueuedBarrier(ch, id)
+	if !ok {
+		return 0 // processed already
+	}
+	pb := exchange.BarrierBuffer(b)
+	pb.Unaligned = true
+	s.ck.resume[ch] = true
+	cost := s.onChannelBarrier(o, ch, pb, true)
+	if s.gate.RemoveBarrier(ch, id) {
+		s.ck.barrierQueued[ch]--
+	}
+	return cost
+}
+
+// applyBarrierActionNow is applyBarrierAction before the prioritized
+// barriers.
+func (s *Subtask) applyBarrierActionNow(o *kernel.Out, act checkpoint.BarrierAction, from int, queued bool) vt.Time {
 	c := &s.ck
 	if act.Ignored {
 		return 0
@@ -249,4 +282,26 @@ func (s *Subtask) onDataArrived(ci int, b *messages.Buffer) {
 		c.pending.delay += up
 		c.pending.ack.AsyncMs = vt.Millis(vt.FromMillis(c.pending.ack.AsyncMs) + up)
 	}
+}
+
+// announceBarrier tells the barrier handler of an aligned barrier that
+// reached channel ci and waits behind its data (RemoteInputChannel adds an
+// EventAnnouncement for a barrier that may time out; CheckpointedInputGate
+// hands it to processBarrierAnnouncement): the checkpoint's alignment timer
+// starts now, and once the alignment times out the barrier overtakes the
+// data ahead of it. Barriers that cannot time out are ignored by the
+// handler.
+func (s *Subtask) announceBarrier(o *kernel.Out, ci int, b *messages.Buffer) {
+	if s.ck.handler == nil {
+		return
+	}
+	first := s.ck.current == nil || b.CheckpointId > s.ck.current.CheckpointId
+	act := s.ck.handler.OnAnnouncement(ci, barrierOf(b), vt.Millis(o.Now()))
+	if act.Ignored {
+		return
+	}
+	if first {
+		s.ck.current = b
+	}
+	s.spend(o, s.applyBarrierAction(o, act, -1, false))
 }

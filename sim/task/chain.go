@@ -4,6 +4,7 @@ package task
 // process function, then the sink or the output partition.
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
@@ -11,6 +12,7 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/window"
 )
@@ -115,6 +117,16 @@ func (s *Subtask) processElement(o *kernel.Out, key string, ts int64) vt.Time {
 // them, counts late records, and returns the sink's cost.
 func (s *Subtask) emitResults(o *kernel.Out, out window.Output) vt.Time {
 	var cost vt.Time
+	if out.Err != nil && s.status == status.Running {
+		// the exception escapes processElement and fails the task (StreamTask),
+		// e.g. a Long.MIN_VALUE timestamp in TumblingEventTimeWindows.assignWindows
+		cause := out.Err.Error()
+		var fe *window.FlinkError
+		if errors.As(out.Err, &fe) && fe.Exception != "" {
+			cause = fe.Exception + ": " + fe.Message
+		}
+		s.setState(o, status.Failed, cause)
+	}
 	for _, r := range out.Results {
 		s.m.windowsFired++
 		o.Log(eventlog.KindWindowFired, messages.Str("key", r.Key), messages.Int("window_start", r.Window.Start),

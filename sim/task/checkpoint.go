@@ -179,7 +179,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 		}
 	}
 	if s.isSource {
-		st.Splits = s.src.Snapshot()
+		st.Splits = s.src.Snapshot(id)
 		full += int64(len(st.Splits)) * splitStateBytes
 		entries += len(st.Splits)
 		changed = full
@@ -314,9 +314,13 @@ func (s *Subtask) checkpointComplete(o *kernel.Out, id int64) {
 	if s.exactlyOnce() {
 		s.sendTxn(o, s.w.Commit(id))
 	}
-	if s.isSource && len(s.src.Splits()) > 0 {
-		m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id, Offsets: s.src.Positions()}
-		s.sendKafka(o, 0, &messages.Envelope_CommitOffsets{CommitOffsets: m})
+	if s.isSource {
+		// the offsets the snapshot of this checkpoint stored, not the
+		// reader's position now
+		if offs := s.src.OffsetsToCommit(id); offs != nil {
+			m := &messages.CommitOffsets{Group: s.cfg.SourceTopic + "-flinksim", CheckpointId: id, Offsets: offs}
+			s.sendKafka(o, 0, &messages.Envelope_CommitOffsets{CommitOffsets: m})
+		}
 	}
 	if (c.awaitFinal && c.finalID > 0 && id >= c.finalID) || (c.stopping && id >= c.stopID) {
 		s.finishTask(o)

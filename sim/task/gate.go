@@ -77,7 +77,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 			if !buf.Unaligned && !buf.Inserted {
 				s.ck.resume[ci] = true // its producer blocked the subpartition after it
 			}
-			cost += s.onChannelBarrier(o, ci, buf)
+			cost += s.onChannelBarrier(o, ci, buf, !buf.Unaligned)
 		case exchange.KindEndOfPartition:
 			ch.Ended, ch.DataEnded = true, true
 			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", s.d.InputGate.Producers[ci]))

@@ -187,7 +187,7 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 			if m.Buffer.Unaligned {
 				// a priority event: processed at once, overtaking the
 				// buffers queued in its channel
-				s.spend(o, s.onChannelBarrier(o, int(m.ChannelIndex), m.Buffer))
+				s.spend(o, s.onChannelBarrier(o, int(m.ChannelIndex), m.Buffer, false))
 				break
 			}
 			s.ck.barrierQueued[m.ChannelIndex]++
@@ -197,6 +197,9 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 			s.onDataArrived(int(m.ChannelIndex), m.Buffer)
 		}
 		s.gate.Enqueue(int(m.ChannelIndex), m.Buffer)
+		if m.Buffer.IsEvent && m.Buffer.Kinds[0] == exchange.KindBarrier {
+			s.announceBarrier(o, int(m.ChannelIndex), m.Buffer)
+		}
 	case *messages.Envelope_EndOfRun:
 		if !s.finalLogged {
 			s.metrics(o)

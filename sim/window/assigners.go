@@ -20,6 +20,9 @@ type WindowAssigner interface {
 	// timestamp, processing-time assigners the processing time. An error is
 	// the exception Flink would throw.
 	AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error)
+	// AppendWindows is AssignWindows appending to dst: the operator passes
+	// a scratch slice so that no element allocates.
+	AppendWindows(dst []TimeWindow, timestamp, currentProcessingTime int64) ([]TimeWindow, error)
 	// IsEventTime reports whether windows are measured on the event-time
 	// clock (watermarks) rather than the processing-time clock.
 	IsEventTime() bool
@@ -86,13 +89,13 @@ func newTumbling(name string, size, offset int64, stagger WindowStagger) (tumbli
 	return tumbling{size: size, globalOffset: offset, stagger: stagger}, nil
 }
 
-func (t *tumbling) assign(timestamp, currentProcessingTime int64) []TimeWindow {
+func (t *tumbling) assign(dst []TimeWindow, timestamp, currentProcessingTime int64) []TimeWindow {
 	if !t.staggerKnown {
 		t.staggerOffset = t.stagger.StaggerOffset(currentProcessingTime, t.size)
 		t.staggerKnown = true
 	}
 	start := WindowStartWithOffset(timestamp, (t.globalOffset+t.staggerOffset)%t.size, t.size)
-	return []TimeWindow{{Start: start, End: start + t.size}}
+	return append(dst, TimeWindow{Start: start, End: start + t.size})
 }
 
 // absJava is Math.abs(long): Long.MIN_VALUE stays negative.
@@ -125,10 +128,15 @@ func NewTumblingEventTimeWindows(size, offset int64, stagger WindowStagger) (*Tu
 // math.MinInt64 (Flink's "no timestamp") gives Flink's RuntimeException. The
 // first call fixes the stagger offset from currentProcessingTime.
 func (a *TumblingEventTimeWindows) AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.AppendWindows(nil, timestamp, currentProcessingTime)
+}
+
+// AppendWindows is AssignWindows appending to dst.
+func (a *TumblingEventTimeWindows) AppendWindows(dst []TimeWindow, timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
 	if timestamp == math.MinInt64 {
-		return nil, &FlinkError{Exception: RuntimeException, Message: noTimestampMessage}
+		return dst, &FlinkError{Exception: RuntimeException, Message: noTimestampMessage}
 	}
-	return a.t.assign(timestamp, currentProcessingTime), nil
+	return a.t.assign(dst, timestamp, currentProcessingTime), nil
 }
 
 // IsEventTime is true.
@@ -154,8 +162,13 @@ func NewTumblingProcessingTimeWindows(size, offset int64, stagger WindowStagger)
 }
 
 // AssignWindows returns the window holding currentProcessingTime.
-func (a *TumblingProcessingTimeWindows) AssignWindows(_, currentProcessingTime int64) ([]TimeWindow, error) {
-	return a.t.assign(currentProcessingTime, currentProcessingTime), nil
+func (a *TumblingProcessingTimeWindows) AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.AppendWindows(nil, timestamp, currentProcessingTime)
+}
+
+// AppendWindows is AssignWindows appending to dst.
+func (a *TumblingProcessingTimeWindows) AppendWindows(dst []TimeWindow, _, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.t.assign(dst, currentProcessingTime, currentProcessingTime), nil
 }
 
 // IsEventTime is false.
@@ -182,8 +195,7 @@ func newSliding(name string, size, slide, offset int64) (sliding, error) {
 // between windows shorter than the slide). Unlike Java, the walk stops
 // instead of wrapping past Long.MIN_VALUE, where Java would loop until it
 // runs out of memory. Cost: O(size/slide).
-func (s sliding) assign(ts int64) []TimeWindow {
-	var windows []TimeWindow
+func (s sliding) assign(windows []TimeWindow, ts int64) []TimeWindow {
 	lastStart := WindowStartWithOffset(ts, s.offset, s.slide)
 	for start := lastStart; start > ts-s.size; start -= s.slide {
 		windows = append(windows, TimeWindow{Start: start, End: start + s.size})
@@ -214,11 +226,16 @@ func NewSlidingEventTimeWindows(size, slide, offset int64) (*SlidingEventTimeWin
 // AssignWindows returns the windows holding timestamp, in descending start
 // order; none if it falls in a gap. math.MinInt64 gives Flink's
 // RuntimeException.
-func (a *SlidingEventTimeWindows) AssignWindows(timestamp, _ int64) ([]TimeWindow, error) {
+func (a *SlidingEventTimeWindows) AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.AppendWindows(nil, timestamp, currentProcessingTime)
+}
+
+// AppendWindows is AssignWindows appending to dst.
+func (a *SlidingEventTimeWindows) AppendWindows(dst []TimeWindow, timestamp, _ int64) ([]TimeWindow, error) {
 	if timestamp == math.MinInt64 {
-		return nil, &FlinkError{Exception: RuntimeException, Message: noTimestampMessage}
+		return dst, &FlinkError{Exception: RuntimeException, Message: noTimestampMessage}
 	}
-	return a.s.assign(timestamp), nil
+	return a.s.assign(dst, timestamp), nil
 }
 
 // IsEventTime is true.
@@ -243,8 +260,13 @@ func NewSlidingProcessingTimeWindows(size, slide, offset int64) (*SlidingProcess
 }
 
 // AssignWindows returns the windows holding currentProcessingTime.
-func (a *SlidingProcessingTimeWindows) AssignWindows(_, currentProcessingTime int64) ([]TimeWindow, error) {
-	return a.s.assign(currentProcessingTime), nil
+func (a *SlidingProcessingTimeWindows) AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.AppendWindows(nil, timestamp, currentProcessingTime)
+}
+
+// AppendWindows is AssignWindows appending to dst.
+func (a *SlidingProcessingTimeWindows) AppendWindows(dst []TimeWindow, _, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.s.assign(dst, currentProcessingTime), nil
 }
 
 // IsEventTime is false.
@@ -271,8 +293,13 @@ func NewEventTimeSessionWindows(gap int64) (*EventTimeSessionWindows, error) {
 
 // AssignWindows returns [timestamp, timestamp+gap). Flink does not reject a
 // missing (Long.MIN_VALUE) timestamp here.
-func (a *EventTimeSessionWindows) AssignWindows(timestamp, _ int64) ([]TimeWindow, error) {
-	return []TimeWindow{{Start: timestamp, End: timestamp + a.gap}}, nil
+func (a *EventTimeSessionWindows) AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.AppendWindows(nil, timestamp, currentProcessingTime)
+}
+
+// AppendWindows is AssignWindows appending to dst.
+func (a *EventTimeSessionWindows) AppendWindows(dst []TimeWindow, timestamp, _ int64) ([]TimeWindow, error) {
+	return append(dst, TimeWindow{Start: timestamp, End: timestamp + a.gap}), nil
 }
 
 // IsEventTime is true.
@@ -295,8 +322,13 @@ func NewProcessingTimeSessionWindows(gap int64) (*ProcessingTimeSessionWindows, 
 }
 
 // AssignWindows returns [currentProcessingTime, currentProcessingTime+gap).
-func (a *ProcessingTimeSessionWindows) AssignWindows(_, currentProcessingTime int64) ([]TimeWindow, error) {
-	return []TimeWindow{{Start: currentProcessingTime, End: currentProcessingTime + a.gap}}, nil
+func (a *ProcessingTimeSessionWindows) AssignWindows(timestamp, currentProcessingTime int64) ([]TimeWindow, error) {
+	return a.AppendWindows(nil, timestamp, currentProcessingTime)
+}
+
+// AppendWindows is AssignWindows appending to dst.
+func (a *ProcessingTimeSessionWindows) AppendWindows(dst []TimeWindow, _, currentProcessingTime int64) ([]TimeWindow, error) {
+	return append(dst, TimeWindow{Start: currentProcessingTime, End: currentProcessingTime + a.gap}), nil
 }
 
 // IsEventTime is false.

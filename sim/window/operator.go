@@ -175,9 +175,22 @@ type Output struct {
 // (the window itself unless the assigner merges), firings by window, and the
 // merging window set of a merging assigner.
 type keyState struct {
-	accs  map[TimeWindow]Accumulator
-	fired map[TimeWindow]int
+	accs  winMap[accEntry]
+	fired winMap[int]
 	set   *MergingWindowSet
+}
+
+// accEntry is the accumulator of one state window. armed says that an
+// element of this operator (not a restore) registered the window's timers
+// while the watermark was where it is now or earlier, for a non-merging
+// assigner: the trigger timer at maxTimestamp is then still registered
+// unless the window already fires on every element (event time, watermark
+// at or past maxTimestamp), and the cleanup timer is registered while the
+// accumulator exists. The timers of an armed window need no registration,
+// which would be a no-op.
+type accEntry struct {
+	acc   Accumulator
+	armed bool
 }
 
 // Operator is Flink's keyed WindowOperator with the assigner's default
@@ -192,6 +205,9 @@ type Operator struct {
 	eventTime      bool
 	merging        bool
 	keys           map[string]*keyState
+	windows        int          // sum of numWindows over keys
+	assigned       []TimeWindow // ProcessElement's scratch for the assigner
+	neverArm       bool         // tests: register every timer, as the oracle of accEntry.armed
 	eventTimers    *timerQueue
 	procTimers     *timerQueue
 	watermark      int64
@@ -239,20 +255,24 @@ func (o *Operator) NumLateRecordsDropped() int64 { return o.lateDropped }
 // NumKeys is the number of keys holding at least one live window.
 func (o *Operator) NumKeys() int { return len(o.keys) }
 
-// NumWindows is the number of live (key, window) states.
-func (o *Operator) NumWindows() int {
-	n := 0
-	for _, ks := range o.keys {
-		n += ks.numWindows()
-	}
-	return n
-}
+// NumWindows is the number of live (key, window) states. Cost: O(1) (kept
+// up to date by every call that changes a key's windows).
+func (o *Operator) NumWindows() int { return o.windows }
 
 func (ks *keyState) numWindows() int {
 	if ks.set != nil {
 		return ks.set.Len()
 	}
-	return len(ks.accs)
+	return ks.accs.len()
+}
+
+// countWindows is NumWindows by a scan of every key (tests compare the two).
+func (o *Operator) countWindows() int {
+	n := 0
+	for _, ks := range o.keys {
+		n += ks.numWindows()
+	}
+	return n
 }
 
 // NextProcessingTimeTimer returns the earliest registered processing-time
@@ -349,13 +369,15 @@ func (o *Operator) triggerClear(key string, w TimeWindow) {
 
 // emit records a firing of key's window w with contents acc.
 func (o *Operator) emit(out *Output, key string, ks *keyState, w TimeWindow, acc Accumulator, late bool) {
-	ks.fired[w]++
+	n, _ := ks.fired.get(w)
+	n++
+	ks.fired.set(w, n)
 	out.Results = append(out.Results, Result{
 		Key:    key,
 		Window: w,
 		Value:  acc.Result(o.cfg.Aggregate),
 		Count:  acc.Count,
-		Firing: ks.fired[w],
+		Firing: n,
 		Late:   late,
 	})
 }
@@ -363,7 +385,7 @@ func (o *Operator) emit(out *Output, key string, ks *keyState, w TimeWindow, acc
 func (o *Operator) keyStateFor(key string) *keyState {
 	ks := o.keys[key]
 	if ks == nil {
-		ks = &keyState{accs: make(map[TimeWindow]Accumulator), fired: make(map[TimeWindow]int)}
+		ks = &keyState{}
 		if o.merging {
 			ks.set = NewMergingWindowSet()
 		}
@@ -372,9 +394,12 @@ func (o *Operator) keyStateFor(key string) *keyState {
 	return ks
 }
 
-// dropIfEmpty forgets a key without live windows.
-func (o *Operator) dropIfEmpty(key string) {
-	if ks := o.keys[key]; ks != nil && ks.numWindows() == 0 && len(ks.accs) == 0 {
+// changed accounts for a change of key's windows from before to what ks
+// holds now and forgets the key if it holds no window.
+func (o *Operator) changed(key string, ks *keyState, before int) {
+	n := ks.numWindows()
+	o.windows += n - before
+	if n == 0 && ks.accs.len() == 0 {
 		delete(o.keys, key)
 	}
 }
@@ -404,20 +429,34 @@ func (o *Operator) dropIfEmpty(key string) {
 // merge whose result would already be late (Flink's
 // UnsupportedOperationException).
 func (o *Operator) ProcessElement(key string, ts int64, value float64, processingTime int64) Output {
-	windows, err := o.assigner.AssignWindows(ts, processingTime)
+	windows, err := o.assigner.AppendWindows(o.assigned[:0], ts, processingTime)
+	o.assigned = windows[:0]
 	if err != nil {
 		return Output{Err: err}
 	}
 	prevProcessingTime := o.processingTime
 	o.processingTime = processingTime
-	fail := func(err error) Output {
-		o.processingTime = prevProcessingTime
-		return Output{Err: err}
-	}
-	var out Output
 	ks := o.keyStateFor(key)
-	defer o.dropIfEmpty(key)
+	before := ks.numWindows()
+	out, err := o.processElement(key, ks, windows, ts, value)
+	if err != nil {
+		o.processingTime = prevProcessingTime
+		out = Output{Err: err}
+	}
+	o.changed(key, ks, before)
+	if len(out.Results) > 1 {
+		sort.SliceStable(out.Results, func(i, j int) bool {
+			a, b := out.Results[i], out.Results[j]
+			return timerLess(Timer{a.Window.MaxTimestamp(), a.Key, a.Window}, Timer{b.Window.MaxTimestamp(), b.Key, b.Window})
+		})
+	}
+	return out
+}
 
+// processElement adds the element to its windows (see ProcessElement).
+func (o *Operator) processElement(key string, ks *keyState, windows []TimeWindow, ts int64, value float64) (Output, error) {
+	var out Output
+	var err error
 	skipped := true
 	for _, w := range windows {
 		actual := w
@@ -425,17 +464,17 @@ func (o *Operator) ProcessElement(key string, ts int64, value float64, processin
 		if o.merging {
 			actual, err = ks.set.AddWindow(w, o.mergeFunc(key, ks))
 			if err != nil {
-				return fail(err)
+				return out, err
 			}
 			if o.isWindowLate(actual) {
 				if err := ks.set.RetireWindow(actual); err != nil {
-					return fail(err)
+					return out, err
 				}
 				continue
 			}
 			sw, ok := ks.set.StateWindow(actual)
 			if !ok {
-				return fail(notInFlight(w))
+				return out, notInFlight(w)
 			}
 			stateWindow = sw
 		} else if o.isWindowLate(w) {
@@ -443,12 +482,27 @@ func (o *Operator) ProcessElement(key string, ts int64, value float64, processin
 		}
 		skipped = false
 
-		acc := ks.accs[stateWindow].add(value)
-		ks.accs[stateWindow] = acc
-		if o.triggerOnElement(key, actual) {
-			o.emit(&out, key, ks, actual, acc, true)
+		e, had := ks.accs.get(stateWindow)
+		e.acc = e.acc.add(value)
+		if had && e.armed {
+			// the window's timers are registered (accEntry); the trigger
+			// fires at once if the watermark passed maxTimestamp
+			ks.accs.set(stateWindow, e)
+			if o.eventTime && actual.MaxTimestamp() <= o.watermark {
+				o.emit(&out, key, ks, actual, e.acc, true)
+			}
+			continue
 		}
-		o.registerCleanupTimer(key, actual)
+		e.armed = !o.merging && !o.neverArm
+		ks.accs.set(stateWindow, e)
+		fired := o.triggerOnElement(key, actual)
+		if fired {
+			o.emit(&out, key, ks, actual, e.acc, true)
+		}
+		if fired || o.cleanupTime(actual) != actual.MaxTimestamp() {
+			// otherwise the cleanup timer is the trigger timer just registered
+			o.registerCleanupTimer(key, actual)
+		}
 	}
 
 	if skipped && o.isElementLate(ts) {
@@ -458,11 +512,7 @@ func (o *Operator) ProcessElement(key string, ts int64, value float64, processin
 			o.lateDropped++
 		}
 	}
-	sort.SliceStable(out.Results, func(i, j int) bool {
-		a, b := out.Results[i], out.Results[j]
-		return timerLess(Timer{a.Window.MaxTimestamp(), a.Key, a.Window}, Timer{b.Window.MaxTimestamp(), b.Key, b.Window})
-	})
-	return out
+	return out, nil
 }
 
 // mergeFunc is the MergeFunction WindowOperator.processElement hands to
@@ -488,10 +538,10 @@ func (o *Operator) mergeFunc(key string, ks *keyState) MergeFunc {
 			o.triggerClear(key, m)
 			o.deleteCleanupTimer(key, m)
 			if m != mergeResult {
-				delete(ks.fired, m)
+				ks.fired.del(m)
 			}
 		}
-		mergeNamespaces(ks.accs, stateWindowResult, mergedStateWindows)
+		mergeNamespaces(&ks.accs, stateWindowResult, mergedStateWindows)
 		return nil
 	}
 }
@@ -499,18 +549,19 @@ func (o *Operator) mergeFunc(key string, ks *keyState) MergeFunc {
 // mergeNamespaces is InternalMergingState.mergeNamespaces for the heap
 // backend: fold the source accumulators in order, removing them, then merge
 // the fold into the target's accumulator.
-func mergeNamespaces(accs map[TimeWindow]Accumulator, target TimeWindow, sources []TimeWindow) {
+func mergeNamespaces(accs *winMap[accEntry], target TimeWindow, sources []TimeWindow) {
 	var merged Accumulator
 	for _, s := range sources {
-		if src, ok := accs[s]; ok {
-			delete(accs, s)
-			merged = merged.merge(src)
+		if src, ok := accs.get(s); ok {
+			accs.del(s)
+			merged = merged.merge(src.acc)
 		}
 	}
 	if merged.Count == 0 {
 		return
 	}
-	accs[target] = accs[target].merge(merged)
+	t, _ := accs.get(target)
+	accs.set(target, accEntry{acc: t.acc.merge(merged)})
 }
 
 // AdvanceWatermark is processWatermark: it sets the watermark to wm (virtual
@@ -557,7 +608,7 @@ func (o *Operator) onTimer(out *Output, t Timer, eventTimeTimer bool) {
 	if ks == nil {
 		return
 	}
-	defer o.dropIfEmpty(t.Key)
+	defer o.changed(t.Key, ks, ks.numWindows())
 	stateWindow := t.Window
 	if o.merging {
 		sw, ok := ks.set.StateWindow(t.Window)
@@ -573,14 +624,14 @@ func (o *Operator) onTimer(out *Output, t Timer, eventTimeTimer bool) {
 	} else {
 		fire = !eventTimeTimer
 	}
-	if acc, ok := ks.accs[stateWindow]; fire && ok {
-		o.emit(out, t.Key, ks, t.Window, acc, false)
+	if e, ok := ks.accs.get(stateWindow); fire && ok {
+		o.emit(out, t.Key, ks, t.Window, e.acc, false)
 	}
 
 	if o.eventTime == eventTimeTimer && t.Timestamp == o.cleanupTime(t.Window) {
-		delete(ks.accs, stateWindow)
+		ks.accs.del(stateWindow)
 		o.triggerClear(t.Key, t.Window)
-		delete(ks.fired, t.Window)
+		ks.fired.del(t.Window)
 		if ks.set != nil {
 			_ = ks.set.RetireWindow(t.Window) // in flight: StateWindow found it
 		}

@@ -440,3 +440,67 @@ func TestSnapshotRestoreProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestArmedWindowsProperty: skipping the timer registrations of armed
+// windows (accEntry) changes nothing: an operator that registers every
+// timer on every element gives the same outputs and the same state and
+// timers (Snapshot) after every call, across watermarks, processing time,
+// late firings within the allowed lateness, and a snapshot restored into
+// both mid-way (restored windows are not armed).
+func TestArmedWindowsProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		kind := rapid.SampledFrom([]AssignerKind{Tumbling, Sliding}).Draw(t, "assigner")
+		cfg := Config{Assigner: kind, AllowedLateness: rapid.Int64Range(0, 20).Draw(t, "lateness"), Aggregate: Sum,
+			SideOutputLateData: rapid.Bool().Draw(t, "side")}
+		if rapid.IntRange(0, 3).Draw(t, "clock") == 0 {
+			cfg.TimeCharacteristic = ProcessingTime
+		}
+		cfg.Size = rapid.Int64Range(1, 30).Draw(t, "size")
+		if kind == Sliding {
+			cfg.Slide = rapid.Int64Range(1, 30).Draw(t, "slide")
+		}
+		fast, err := NewOperator(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, _ := NewOperator(cfg)
+		slow.neverArm = true
+		check := func(what string, a, b Output) {
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Fatalf("%s: armed %+v, oracle %+v", what, a, b)
+			}
+			if sa, sb := fmt.Sprint(fast.Snapshot()), fmt.Sprint(slow.Snapshot()); sa != sb {
+				t.Fatalf("%s: state\n%s\noracle\n%s", what, sa, sb)
+			}
+			if fast.NumWindows() != fast.countWindows() || fast.NumWindows() != slow.NumWindows() || fast.NumKeys() != slow.NumKeys() {
+				t.Fatalf("%s: NumWindows %d (scan %d, oracle %d)", what, fast.NumWindows(), fast.countWindows(), slow.NumWindows())
+			}
+		}
+		wm, pt := int64(0), int64(0)
+		for i, n := 0, rapid.IntRange(0, 80).Draw(t, "n"); i < n; i++ {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			case 0:
+				wm += rapid.Int64Range(0, 20).Draw(t, "advance")
+				check("watermark", fast.AdvanceWatermark(wm), slow.AdvanceWatermark(wm))
+			case 1:
+				pt += rapid.Int64Range(0, 20).Draw(t, "tick")
+				check("processing time", fast.AdvanceProcessingTime(pt), slow.AdvanceProcessingTime(pt))
+			case 2:
+				snap := fast.Snapshot()
+				if err := fast.Restore(snap); err != nil {
+					t.Fatal(err)
+				}
+				if err := slow.Restore(snap); err != nil {
+					t.Fatal(err)
+				}
+				check("restore", Output{}, Output{})
+			default:
+				key := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "key")
+				ts := rapid.Int64Range(-20, 200).Draw(t, "ts")
+				v := float64(rapid.IntRange(-5, 5).Draw(t, "value"))
+				check("element", fast.ProcessElement(key, ts, v, pt), slow.ProcessElement(key, ts, v, pt))
+			}
+		}
+		check("end", fast.AdvanceWatermark(math.MaxInt64), slow.AdvanceWatermark(math.MaxInt64))
+	})
+}

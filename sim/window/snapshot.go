@@ -3,7 +3,8 @@ package window
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // WindowState is the checkpointed state of one live window of a key: the
@@ -31,50 +32,73 @@ type KeyState struct {
 
 // Snapshot returns a deep copy of all keyed state and timers, sorted by key.
 // The watermark is not part of it: Flink does not checkpoint an operator's
-// watermark. Cost: O(n log n) in windows and timers.
+// watermark. Cost: O(n log n) in keys, windows and timers, with a handful of
+// allocations (the states, windows and timers each share one array).
 func (o *Operator) Snapshot() []KeyState {
-	byKey := make(map[string]*KeyState)
-	get := func(key string) *KeyState {
-		s := byKey[key]
-		if s == nil {
-			s = &KeyState{Key: key}
-			byKey[key] = s
-		}
-		return s
-	}
-	for key, ks := range o.keys {
-		s := get(key)
-		if ks.set != nil {
-			for _, m := range ks.set.Mapping() {
-				s.Windows = append(s.Windows, WindowState{
-					Window: m.Window, StateWindow: m.StateWindow, Acc: ks.accs[m.StateWindow], Fired: ks.fired[m.Window],
-				})
-			}
-			continue
-		}
-		for w, acc := range ks.accs {
-			s.Windows = append(s.Windows, WindowState{Window: w, StateWindow: w, Acc: acc, Fired: ks.fired[w]})
-		}
-		sort.Slice(s.Windows, func(i, j int) bool { return s.Windows[i].Window.less(s.Windows[j].Window) })
-	}
-	for _, t := range o.eventTimers.all() {
-		s := get(t.Key)
-		s.EventTimeTimers = append(s.EventTimeTimers, t)
-	}
-	for _, t := range o.procTimers.all() {
-		s := get(t.Key)
-		s.ProcessingTimeTimers = append(s.ProcessingTimeTimers, t)
-	}
-	keys := make([]string, 0, len(byKey))
-	for k := range byKey {
+	// timers in firing order, then grouped by key keeping that order
+	et, pt := o.eventTimers.all(), o.procTimers.all()
+	byKey := func(a, b Timer) int { return strings.Compare(a.Key, b.Key) }
+	slices.SortStableFunc(et, byKey)
+	slices.SortStableFunc(pt, byKey)
+	// the keys holding state or timers
+	keys := make([]string, 0, len(o.keys))
+	for k := range o.keys {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	for _, ts := range [][]Timer{et, pt} {
+		for i, t := range ts {
+			if (i == 0 || ts[i-1].Key != t.Key) && o.keys[t.Key] == nil {
+				keys = append(keys, t.Key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys) // a stateless key may have timers of both clocks
+	n := 0
+	for _, ks := range o.keys {
+		n += max(ks.numWindows(), ks.accs.len())
+	}
+	windows := make([]WindowState, 0, n)
 	out := make([]KeyState, len(keys))
-	for i, k := range keys {
-		out[i] = *byKey[k]
+	for i, key := range keys {
+		s := &out[i]
+		s.Key = key
+		if ks := o.keys[key]; ks != nil {
+			a := len(windows)
+			if ks.set != nil {
+				for _, m := range ks.set.Mapping() {
+					e, _ := ks.accs.get(m.StateWindow)
+					fired, _ := ks.fired.get(m.Window)
+					windows = append(windows, WindowState{Window: m.Window, StateWindow: m.StateWindow, Acc: e.acc, Fired: fired})
+				}
+			} else {
+				ks.accs.each(func(w TimeWindow, e accEntry) {
+					fired, _ := ks.fired.get(w)
+					windows = append(windows, WindowState{Window: w, StateWindow: w, Acc: e.acc, Fired: fired})
+				})
+				slices.SortFunc(windows[a:], func(x, y WindowState) int { return x.Window.compare(y.Window) })
+			}
+			if len(windows) > a {
+				s.Windows = windows[a:len(windows):len(windows)]
+			}
+		}
+		s.EventTimeTimers, et = takeKey(et, key)
+		s.ProcessingTimeTimers, pt = takeKey(pt, key)
 	}
 	return out
+}
+
+// takeKey splits the timers of key off the front of ts (grouped by key in
+// key order): nil if it has none.
+func takeKey(ts []Timer, key string) (mine, rest []Timer) {
+	n := 0
+	for n < len(ts) && ts[n].Key == key {
+		n++
+	}
+	if n == 0 {
+		return nil, ts
+	}
+	return ts[:n:n], ts[n:]
 }
 
 // Restore replaces all keyed state and timers with states (as Snapshot
@@ -96,7 +120,7 @@ func (o *Operator) Restore(states []KeyState) error {
 			return fmt.Errorf("restore: duplicate key %q", s.Key)
 		}
 		seen[s.Key] = true
-		ks := &keyState{accs: make(map[TimeWindow]Accumulator), fired: make(map[TimeWindow]int)}
+		ks := &keyState{}
 		if o.merging {
 			ks.set = NewMergingWindowSet()
 		}
@@ -110,7 +134,7 @@ func (o *Operator) Restore(states []KeyState) error {
 			if !o.merging && ws.StateWindow != ws.Window {
 				return fmt.Errorf("restore: key %q window %v: state window %v differs, but the assigner does not merge", s.Key, ws.Window, ws.StateWindow)
 			}
-			if _, dup := ks.accs[ws.StateWindow]; dup {
+			if _, dup := ks.accs.get(ws.StateWindow); dup {
 				return fmt.Errorf("restore: key %q: duplicate state window %v", s.Key, ws.StateWindow)
 			}
 			if ks.set != nil {
@@ -119,9 +143,9 @@ func (o *Operator) Restore(states []KeyState) error {
 				}
 				ks.set.put(ws.Window, ws.StateWindow)
 			}
-			ks.accs[ws.StateWindow] = ws.Acc
+			ks.accs.set(ws.StateWindow, accEntry{acc: ws.Acc}) // not armed: the timers are as restored
 			if ws.Fired > 0 {
-				ks.fired[ws.Window] = ws.Fired
+				ks.fired.set(ws.Window, ws.Fired)
 			}
 		}
 		for _, t := range s.EventTimeTimers {
@@ -136,7 +160,7 @@ func (o *Operator) Restore(states []KeyState) error {
 			}
 			procTimers.register(t)
 		}
-		if len(ks.accs) > 0 {
+		if ks.accs.len() > 0 {
 			keys[s.Key] = ks
 		}
 	}
@@ -146,6 +170,7 @@ func (o *Operator) Restore(states []KeyState) error {
 	}
 	o.assigner = a
 	o.keys = keys
+	o.windows = o.countWindows()
 	o.eventTimers, o.procTimers = eventTimers, procTimers
 	o.watermark = math.MinInt64
 	return nil

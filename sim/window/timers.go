@@ -1,9 +1,6 @@
 package window
 
-import (
-	"container/heap"
-	"sort"
-)
+import "slices"
 
 // Timer is a registered timer of the window operator: it fires for Key's
 // Window when its clock (event time for watermarks, processing time
@@ -29,6 +26,17 @@ func timerLess(a, b Timer) bool {
 	return a.Window.less(b.Window)
 }
 
+// timerCompare is timerLess as a three-way comparison (for slices.SortFunc).
+func timerCompare(a, b Timer) int {
+	switch {
+	case timerLess(a, b):
+		return -1
+	case timerLess(b, a):
+		return 1
+	}
+	return 0
+}
+
 // timerQueue is a set of timers with ordered extraction: a binary heap in
 // timerLess order plus a membership set. Deletion is lazy: a deleted timer
 // stays in the heap until it reaches the top, where it is skipped.
@@ -47,7 +55,7 @@ func (q *timerQueue) register(t Timer) {
 		return
 	}
 	q.live[t] = struct{}{}
-	heap.Push(&q.h, t)
+	q.h.push(t)
 	if len(q.h) > 64 && len(q.h) > 4*len(q.live) {
 		q.compact()
 	}
@@ -63,7 +71,7 @@ func (q *timerQueue) peek() (Timer, bool) {
 		if _, ok := q.live[t]; ok {
 			return t, true
 		}
-		heap.Pop(&q.h)
+		q.h.pop()
 	}
 	return Timer{}, false
 }
@@ -74,7 +82,7 @@ func (q *timerQueue) popUpTo(limit int64) (Timer, bool) {
 	if !ok || t.Timestamp > limit {
 		return Timer{}, false
 	}
-	heap.Pop(&q.h)
+	q.h.pop()
 	delete(q.live, t)
 	return t, true
 }
@@ -88,27 +96,55 @@ func (q *timerQueue) all() []Timer {
 	for t := range q.live {
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return timerLess(out[i], out[j]) })
+	slices.SortFunc(out, timerCompare)
 	return out
 }
 
 // compact rebuilds the heap from the live set, dropping deleted entries.
 func (q *timerQueue) compact() {
-	q.h = timerHeap(q.all())
-	heap.Init(&q.h)
+	q.h = timerHeap(q.all()) // sorted, so already a heap
 }
 
-// timerHeap implements heap.Interface in timerLess order.
+// timerHeap is a binary min-heap of timers in timerLess order, typed (no
+// interface boxing per push, unlike container/heap): h[(i-1)/2] is never
+// after h[i]. Cost: push and pop O(log n).
 type timerHeap []Timer
 
-func (h timerHeap) Len() int           { return len(h) }
-func (h timerHeap) Less(i, j int) bool { return timerLess(h[i], h[j]) }
-func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)        { *h = append(*h, x.(Timer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	n := len(old)
-	t := old[n-1]
-	*h = old[:n-1]
-	return t
+// push adds t.
+func (h *timerHeap) push(t Timer) {
+	*h = append(*h, t)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !timerLess(s[i], s[parent]) {
+			break
+		}
+		s[i], s[parent] = s[parent], s[i]
+		i = parent
+	}
+}
+
+// pop removes the first timer (h must not be empty).
+func (h *timerHeap) pop() {
+	s := *h
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = Timer{}
+	s = s[:n]
+	*h = s
+	for i := 0; ; {
+		first := i
+		if l := 2*i + 1; l < n && timerLess(s[l], s[first]) {
+			first = l
+		}
+		if r := 2*i + 2; r < n && timerLess(s[r], s[first]) {
+			first = r
+		}
+		if first == i {
+			return
+		}
+		s[i], s[first] = s[first], s[i]
+		i = first
+	}
 }

@@ -77,6 +77,17 @@ func (w TimeWindow) less(o TimeWindow) bool {
 	return w.End < o.End
 }
 
+// compare is less as a three-way comparison (for slices.SortFunc).
+func (w TimeWindow) compare(o TimeWindow) int {
+	switch {
+	case w.less(o):
+		return -1
+	case o.less(w):
+		return 1
+	}
+	return 0
+}
+
 // WindowStartWithOffset is TimeWindow.getWindowStartWithOffset: the start of
 // the window of length size (> 0, milliseconds), shifted by offset, that
 // contains timestamp. With rem = (timestamp - offset) % size (Go's % truncates

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+)
+
+func TestFormats(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{fmtVT(65_200_000), " 1:05.200"},
+		{fmtVT(3_725_000_000), "1:02:05.000"},
+		{fmtVT(0), " 0:00.000"},
+		{fmtTimestamp(math.MinInt64), "Long.MIN_VALUE"},
+		{fmtTimestamp(math.MaxInt64), "Long.MAX_VALUE"},
+		{fmtTimestamp(1_700_000_000_123), "22:13:20.123"},
+		{fmtTimestamp(15000), "15000"},
+		{windowText(1_699_999_980_000, 1_700_000_040_000), "[22:13:00, 22:14:00)"},
+		{windowText(0, 15000), "[0, 15000)"},
+		{shortCause("org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException: Slot request bulk is not fulfillable!"),
+			"NoResourceAvailableException: Slot request bulk is not fulfillable!"},
+		{shortCause("The heartbeat of TaskManager with id tm-1 timed out."), "The heartbeat of TaskManager with id tm-1 timed out."},
+		{rootException("java.lang.RuntimeException: boom\nCaused by: x.Y: z"), "RuntimeException: boom"},
+		{plural(1, "slot"), "1 slot"},
+		{plural(2, "slot"), "2 slots"},
+		{fmtNumber(60004), "60004"},
+		{fmtNumber(2.5), "2.50"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// The fix for too few slots names the figures that make the job fit.
+func TestFailureFix(t *testing.T) {
+	c := config.Default()
+	c.Parallelism = 8
+	got := failureFix("org.apache...NoResourceAvailableException: Slot request bulk", c)
+	want := "the job needs 8 slots and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=8, or --set taskmanager.numberOfTaskSlots=4, or --set parallelism.default=2"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestKindFilters(t *testing.T) {
+	only, err := parseKinds("--only", []string{"checkpoints, window_fired", "job_status"})
+	if err != nil || !only["checkpoint_completed"] || !only["window_fired"] || !only["job_status"] || only["task_metrics"] {
+		t.Fatalf("%v %v", only, err)
+	}
+	f := kindFilter{only: only, exclude: map[string]bool{"checkpoint_triggered": true}}
+	if !f.pass("checkpoint_completed") || f.pass("checkpoint_triggered") || f.pass("task_metrics") {
+		t.Error("pass")
+	}
+	if _, err := parseKinds("--exclude", []string{"metrix"}); err == nil || !strings.Contains(err.Error(), `did you mean "metrics"?`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+	// every kind sim/eventlog declares is known to the filters
+	for _, k := range allKinds {
+		if _, err := parseKinds("--only", []string{string(k)}); err != nil {
+			t.Error(err)
+		}
+	}
+	// a line split over writes is judged whole
+	var out bytes.Buffer
+	fw := filtered(&out, kindFilter{only: map[string]bool{"window_fired": true}})
+	for _, part := range []string{`{"vt":1,"actor":"a","event":"job_st`, "atus\"}\n{\"vt\":2,\"actor\":\"w\",\"ev", "ent\":\"window_fired\"}\n"} {
+		fw.Write([]byte(part))
+	}
+	if out.String() != `{"vt":2,"actor":"w","event":"window_fired"}`+"\n" {
+		t.Errorf("filtered %q", out.String())
+	}
+}
+
+func ev(vt int64, actor string, kind eventlog.Kind, fields ...*messages.Field) *messages.LogEvent {
+	return &messages.LogEvent{Vt: vt, Actor: actor, Kind: string(kind), Fields: fields}
+}
+
+// The warner on a hand-made event stream: readers without a split become
+// one warning once the next event comes; a watermark that stands still 30 s
+// while records arrive warns once; a new attempt starts the count afresh.
+func TestWarnerOnEvents(t *testing.T) {
+	var got []string
+	w := newWarner(config.Default(), func(s string) { got = append(got, s) })
+	w.observe(ev(2800, "jobmanager", eventlog.KindReaderNoSplits, messages.Str("reader", "source-2")))
+	w.observe(ev(2800, "jobmanager", eventlog.KindReaderNoSplits, messages.Str("reader", "source-3")))
+	if len(got) != 0 {
+		t.Fatal("warned before the readers were all known")
+	}
+	w.observe(ev(3000, "source-0", eventlog.KindWatermarkStatus))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "warning: 2 source readers (source-2, source-3) have no split") {
+		t.Fatalf("%q", got)
+	}
+	metrics := func(vt, wm, in int64) {
+		w.observe(ev(vt, "window-0", eventlog.KindTaskMetrics, messages.Int("currentInputWatermark", wm), messages.Int("numRecordsIn", in)))
+	}
+	w.cfg.WindowSize = 10_000_000_000 // 10 s: 30 s is the threshold
+	for s := int64(1); s <= 30; s++ {
+		metrics(s*1_000_000, math.MinInt64, s*100)
+	}
+	if len(got) != 1 {
+		t.Fatalf("warned before 30 s: %q", got[1:])
+	}
+	metrics(31_000_000, math.MinInt64, 3100)
+	if len(got) != 2 || !strings.Contains(got[1], "has stayed at Long.MIN_VALUE for 30 s of virtual time while 3000 records arrived: a source reader without a split holds it back (see above)") {
+		t.Fatalf("%q", got)
+	}
+	metrics(40_000_000, math.MinInt64, 4000)
+	if len(got) != 2 {
+		t.Error("warned twice")
+	}
+	// a FAILED job names the first cause, not "Recovery is suppressed"
+	w.observe(ev(50_000_000, "jobmanager", eventlog.KindFailover, messages.Str("cause", "java.util.concurrent.TimeoutException: The heartbeat of TaskManager with id tm-1 timed out.")))
+	w.observe(ev(50_000_000, "jobmanager", eventlog.KindJobStatus, messages.Str("status", "FAILED"), messages.Str("cause", "org.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy")))
+	if len(got) != 3 || !strings.HasPrefix(got[2], "warning: the job FAILED; the root cause is TimeoutException: The heartbeat of TaskManager with id tm-1 timed out., from jobmanager at 0:50.000 (the job then stopped: JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy). Fix: with a restart strategy") {
+		t.Fatalf("%q", got[2:])
+	}
+}
+
+// The view groups firings: the first three alone, then one line per
+// window bound with the number of keys and the total.
+func TestViewFirings(t *testing.T) {
+	var out bytes.Buffer
+	v := newView(&screen{out: &out}, config.Default(), kindFilter{}, false)
+	fire := func(vt, start int64, key string, value float64) {
+		v.observe(ev(vt, "window-0", eventlog.KindWindowFired, messages.Str("key", key), messages.Int("window_start", start),
+			messages.Int("window_end", start+60000), messages.Float("value", value), messages.Int("firing", 1)))
+	}
+	for i, k := range []string{"a", "b", "c", "d", "e"} {
+		fire(1000, 0, k, float64(i+1))
+	}
+	fire(2000, 60000, "a", 7)
+	v.observe(ev(3000, "kafka", eventlog.KindTopicCreated))
+	want := []string{
+		" 0:00.001  window     window-0 [0, 60000) fired: a = 1",
+		" 0:00.001  window     window-0 [0, 60000) fired: b = 2",
+		" 0:00.001  window     window-0 [0, 60000) fired: c = 3",
+		" 0:00.001  window     [0, 60000) fired for 2 keys (total 9)",
+		" 0:00.002  window     [60000, 120000) fired for 1 key (total 7)",
+	}
+	if got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

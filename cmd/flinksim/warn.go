@@ -1,0 +1,252 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
+)
+
+// warner is the observer that names the traps a run fell into, on stderr,
+// once each, with the setting that fixes it (warn). It reads only events
+// and the run's settings.
+type warner struct {
+	cfg  config.Config
+	warn func(text string)
+	done map[string]bool
+
+	noSplit       []string // readers without a split, gathered for one warning
+	noSplitVT     int64
+	wmValue       int64 // the window watermark last seen, and since when
+	wmSince       int64
+	wmSeen        bool
+	windowMetrics map[string]int64 // window subtask -> its input watermark
+	recordsIn     map[string]int64
+	inAtWm        int64 // records into windows when the watermark last moved
+	lastCause     string
+	lastCauseFrom string
+	lastCauseVT   int64
+}
+
+// stuckAfter is how long the watermark may stand still, in virtual time,
+// while records arrive, before it is worth a warning: longer than any
+// window or out-of-orderness bound of the run, and at least 30 s.
+func (w *warner) stuckAfter() int64 {
+	d := max(30*time.Second, 2*w.cfg.WindowSize, 2*w.cfg.WindowGap, 2*w.cfg.OutOfOrderness)
+	return d.Microseconds()
+}
+
+func newWarner(cfg config.Config, warn func(string)) *warner {
+	return &warner{cfg: cfg, warn: warn, done: map[string]bool{}, windowMetrics: map[string]int64{}, recordsIn: map[string]int64{}}
+}
+
+// once prints the warning id the first time only.
+func (w *warner) once(id, text string) {
+	if w.done[id] {
+		return
+	}
+	w.done[id] = true
+	w.warn("warning: " + text)
+}
+
+func (w *warner) eventTimeWindows() bool {
+	return w.cfg.Operator == "window" && w.cfg.TimeCharacteristic == "event-time"
+}
+
+func (w *warner) observe(ev *messages.LogEvent) {
+	if eventlog.Kind(ev.Kind) != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
+		w.flushNoSplit()
+	}
+	switch eventlog.Kind(ev.Kind) {
+	case eventlog.KindReaderNoSplits:
+		if w.eventTimeWindows() && w.cfg.Idleness == 0 {
+			w.noSplit = append(w.noSplit, str(ev, "reader"))
+			w.noSplitVT = ev.Vt
+		}
+	case eventlog.KindTaskMetrics:
+		w.metrics(ev)
+	case eventlog.KindFinal:
+		if d := integer(ev, "numLateRecordsDropped"); d > 0 {
+			w.late(d)
+		}
+	case eventlog.KindFailover, eventlog.KindNoResourceAvailable:
+		cause := str(ev, "cause")
+		if eventlog.Kind(ev.Kind) == eventlog.KindNoResourceAvailable {
+			cause = str(ev, "exception")
+			w.lastCauseFrom = fmt.Sprintf("the JobManager at %s: %d slots needed, %d offered within slot.request.timeout %s",
+				strings.TrimSpace(fmtVT(ev.Vt)), integer(ev, "slots_needed"), integer(ev, "slots_offered"), str(ev, "slot_request_timeout"))
+		} else if w.lastCause != cause || w.lastCauseFrom == "" {
+			w.lastCauseFrom = fmt.Sprintf("%s at %s", ev.Actor, strings.TrimSpace(fmtVT(ev.Vt)))
+		}
+		w.lastCause, w.lastCauseVT = cause, ev.Vt
+	case eventlog.KindTaskState:
+		if str(ev, "state") == "FAILED" && str(ev, "reason") != "" {
+			w.lastCause, w.lastCauseFrom = str(ev, "reason"), fmt.Sprintf("task %s at %s", str(ev, "task"), strings.TrimSpace(fmtVT(ev.Vt)))
+		}
+	case eventlog.KindJobStatus:
+		if str(ev, "status") == "RUNNING" {
+			// a new attempt or job: the old subtasks' watermarks no longer count
+			w.windowMetrics, w.recordsIn, w.wmSeen = map[string]int64{}, map[string]int64{}, false
+		}
+		switch str(ev, "status") {
+		case "FAILING", "RESTARTING":
+			if c := str(ev, "cause"); c != "" && w.lastCause == "" {
+				w.lastCause, w.lastCauseFrom = c, fmt.Sprintf("the JobManager at %s", strings.TrimSpace(fmtVT(ev.Vt)))
+			}
+		case "FAILED":
+			w.failed(str(ev, "cause"))
+		}
+	}
+}
+
+// finish gives what is still gathered once the run is over.
+func (w *warner) finish() { w.flushNoSplit() }
+
+func (w *warner) flushNoSplit() {
+	if len(w.noSplit) == 0 {
+		return
+	}
+	readers := w.noSplit
+	w.noSplit = nil
+	noun := "source reader " + readers[0] + " has"
+	if len(readers) > 1 {
+		noun = fmt.Sprintf("%d source readers (%s) have", len(readers), strings.Join(readers, ", "))
+	}
+	w.once("no-split", fmt.Sprintf("%s no split (%d partitions of %s, parallelism %d) and job.watermark.idleness is off: a reader without a split does not go idle by itself and holds every downstream watermark at Long.MIN_VALUE, so no event-time window will fire. Fix: --set job.watermark.idleness=10s (WatermarkStrategy.withIdleness), or --set parallelism.default=%d",
+		noun, w.cfg.SourcePartitions, w.cfg.SourceTopic, w.cfg.Parallelism, min(w.cfg.Parallelism, w.cfg.SourcePartitions)))
+}
+
+func (w *warner) metrics(ev *messages.LogEvent) {
+	if d := integer(ev, "numLateRecordsDropped"); d > 0 {
+		w.late(d)
+	}
+	if !has(ev, "currentInputWatermark") || !w.eventTimeWindows() {
+		return
+	}
+	w.windowMetrics[ev.Actor] = integer(ev, "currentInputWatermark")
+	w.recordsIn[ev.Actor] = integer(ev, "numRecordsIn")
+	wm, in := int64(math.MaxInt64), int64(0)
+	for name, v := range w.windowMetrics {
+		wm = min(wm, v)
+		in += w.recordsIn[name]
+	}
+	if !w.wmSeen || wm != w.wmValue {
+		w.wmSeen, w.wmValue, w.wmSince, w.inAtWm = true, wm, ev.Vt, in
+		return
+	}
+	if wm == math.MaxInt64 {
+		return // the input ended
+	}
+	if ev.Vt-w.wmSince >= w.stuckAfter() && in > w.inAtWm {
+		cause := "a source split without records (an idle partition) holds it back"
+		if w.done["no-split"] {
+			cause = "a source reader without a split holds it back (see above)"
+		}
+		w.once("watermark-stuck", fmt.Sprintf("the window operators' watermark has stayed at %s for %s of virtual time while %d records arrived: %s, and no event-time window fires meanwhile. Fix: --set job.watermark.idleness=10s so that idle splits leave the minimum",
+			fmtTimestamp(wm), config.FormatDuration(time.Duration(ev.Vt-w.wmSince)*time.Microsecond/time.Second*time.Second), in-w.inAtWm, cause))
+	}
+}
+
+func (w *warner) late(n int64) {
+	w.once("late", fmt.Sprintf("records arrived after the watermark had passed the end of all their windows (plus allowed lateness %s) and were dropped: numLateRecordsDropped %d so far (the summary has the total). Fix: --set job.window.allowed-lateness=... or a larger job.watermark.out-of-orderness (now %s), or --set job.window.side-output-late-data=true to keep them",
+		config.FormatDuration(w.cfg.AllowedLateness), n, config.FormatDuration(w.cfg.OutOfOrderness)))
+}
+
+func (w *warner) failed(finalCause string) {
+	root := w.lastCause
+	if root == "" {
+		root = finalCause
+	}
+	text := "the job FAILED; the root cause is " + rootException(root)
+	if w.lastCauseFrom != "" {
+		text += ", from " + w.lastCauseFrom
+	}
+	if finalCause != "" && finalCause != root {
+		text += " (the job then stopped: " + shortCause(finalCause) + ")"
+	}
+	if fix := failureFix(root, w.cfg); fix != "" {
+		text += ". Fix: " + fix
+	}
+	w.once("failed", text)
+}
+
+// rootException is the first exception of a cause chain as Flink prints
+// it: the text before any "Caused by", without the Java package.
+func rootException(c string) string {
+	c, _, _ = strings.Cut(c, "\nCaused by")
+	return shortCause(c)
+}
+
+// failureFix names the settings that fix a known root cause.
+func failureFix(cause string, c config.Config) string {
+	switch {
+	case strings.Contains(cause, "NoResourceAvailableException"):
+		need := c.Parallelism
+		have := c.TaskManagers * c.Slots()
+		return fmt.Sprintf("the job needs %d slots and the cluster has %d (sim.taskmanagers %d x taskmanager.numberOfTaskSlots %d): --set sim.taskmanagers=%d, or --set taskmanager.numberOfTaskSlots=%d, or --set parallelism.default=%d",
+			need, have, c.TaskManagers, c.Slots(), (need+c.Slots()-1)/c.Slots(), (need+c.TaskManagers-1)/c.TaskManagers, have)
+	case strings.Contains(cause, "heartbeat of TaskManager"):
+		return "with a restart strategy the job restarts: --set restart-strategy.type=fixed-delay, or turn checkpointing on (--set execution.checkpointing.interval=10s, exponential-delay by default)"
+	case strings.Contains(cause, "Long.MIN_VALUE timestamp"):
+		return "give every record a timestamp (the events file's time field, job.time-field)"
+	}
+	return ""
+}
+
+// noEffectWarnings names the settings the user gave that do nothing in this
+// run, with why.
+func noEffectWarnings(c config.Config, explicit map[string]bool, bounded, events bool) []string {
+	var out []string
+	add := func(key, why string) {
+		if explicit[key] {
+			out = append(out, fmt.Sprintf("warning: %s has no effect in this run: %s", key, why))
+		}
+	}
+	if bounded {
+		add("sim.duration", "the input is bounded (--events), so the job runs until every record is processed; --unbounded keeps it running for sim.duration")
+	}
+	if events {
+		for _, k := range []string{"sim.source.rate", "sim.source.keys", "sim.source.disorder", "sim.source.late-fraction"} {
+			add(k, "the records come from --events, not from the generator")
+		}
+	} else {
+		add("sim.events.pace", "there is no --events file")
+	}
+	if c.StateBackend != "rocksdb" {
+		add("state.backend.incremental", "only the rocksdb backend takes incremental checkpoints (state.backend.type is "+c.StateBackend+")")
+		add("sim.cost.state.rocksdb", "state.backend.type is "+c.StateBackend)
+	}
+	if !c.UnalignedCheckpoints {
+		add("execution.checkpointing.aligned-checkpoint-timeout", "it applies to unaligned checkpoints (execution.checkpointing.unaligned.enabled is false)")
+	}
+	if c.Operator != "window" {
+		for _, k := range []string{"job.window.type", "job.window.size", "job.window.slide", "job.window.gap", "job.window.aggregate", "job.window.allowed-lateness"} {
+			add(k, "job.operator is "+c.Operator)
+		}
+	}
+	if c.TimeCharacteristic == "processing-time" {
+		add("job.watermark.idleness", "processing-time windows ignore watermarks")
+		add("job.window.allowed-lateness", "processing-time windows ignore watermarks")
+	}
+	if c.DeliveryGuarantee != "exactly-once" {
+		add("sink.transactional-id-prefix", "only the exactly-once sink uses transactions (sink.delivery-guarantee is "+c.DeliveryGuarantee+")")
+	}
+	return out
+}
+
+// actionHint says how to make an action that was not carried out happen.
+func actionHint(reason string, c config.Config) string {
+	switch {
+	case strings.Contains(reason, "not submitted yet"):
+		return "give it a later at=, after the job is submitted (a few ms into the run)"
+	case strings.Contains(reason, "no such actor"):
+		return fmt.Sprintf("the TaskManagers are tm-1..tm-%d (sim.taskmanagers)", c.TaskManagers)
+	case strings.Contains(reason, "ended before its time"):
+		return "a longer --duration, or --unbounded with --events"
+	}
+	return ""
+}
