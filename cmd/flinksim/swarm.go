@@ -47,9 +47,12 @@ invariant in the log, liveness after the faults heal, the wall limit).
 
 One line per seed on stdout, in seed order whatever --parallel says; a table by
 outcome and by fault kind at the end; for each failure its seed, scenario,
-invariant and the flinksim run command that reproduces it. Exit code: 0 all
-passed, 3 a safety invariant broke, 5 liveness, 6 a crash, 7 the wall limit (the
-worst class found).`,
+invariant and the flinksim run command that reproduces it. The swarm's exit code
+is the worst class found: 0 all passed, 3 a safety invariant broke, 6 a crash,
+5 liveness, 7 the wall limit (2 bad flags).`,
+		Example: `  flinksim swarm --seeds 200 --parallel 2
+  flinksim swarm --from 1000 --seeds 50 --keep /tmp/swarm
+  flinksim swarm --seed 42`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return swarmMain(cmd, f) },
 	}
@@ -59,7 +62,7 @@ worst class found).`,
 	fl.StringVar(&f.seed, "seed", "", "run this one seed, printing its scenario first")
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "seeds run at once")
 	fl.DurationVar(&f.wallLimit, "wall-limit", 30*time.Second, "wall time one run of a seed may take")
-	fl.StringVar(&f.keep, "keep", "", "write the logs (and actions) of failed seeds into this directory")
+	fl.StringVar(&f.keep, "keep", "", "write the logs and scenarios (JSON) of failed seeds into this directory")
 	fl.IntVar(&f.maxFailures, "max-failures", 0, "stop starting seeds after this many failed (0: no limit)")
 	fl.StringVar(&f.driver, "driver", "plain", "plain (the plain loop, faster) or actors (every component a Hollywood actor); both write the same log")
 	rootCmd.AddCommand(cmd)
