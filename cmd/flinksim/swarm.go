@@ -20,7 +20,6 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
-	"github.com/flinksim/flinksim/sim/vt"
 )
 
 type swarmFlags struct {
@@ -259,7 +258,7 @@ func runScenario(sc *swarm.Scenario, reference bool, wallLimit time.Duration, lo
 		out.Err = err
 		return out
 	}
-	obs := swarm.NewObserver(vt.FromDuration(sc.HealAt), sc.Horizon())
+	obs := swarm.NewObserver(sc)
 	interrupt := make(chan struct{})
 	timer := time.AfterFunc(wallLimit, func() { close(interrupt) })
 	defer timer.Stop()

@@ -3,6 +3,7 @@ package swarm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,10 @@ type Observer struct {
 	seen       map[string]bool // invariants already reported
 
 	// what the checks read
-	LateSide          []KeyTs          // late_side_output events, any attempt
-	LateFirings       []WindowID       // window firings after the first (firing >= 2), any attempt
+	LateSide          []KeyTs               // late_side_output events, any attempt
+	LateFirings       []WindowID            // firings after the first (firing >= 2), and sessions a late record merged after they fired, any attempt
+	fired             map[string][][2]int64 // per key: the session windows that fired
+	sessions          bool
 	Firings           map[KeyEnd]int64 // window_start of each (key, window_end) that fired, any attempt
 	CheckpointsAfter  int              // checkpoints completed after the heal
 	Failovers         int              // failover events
@@ -74,11 +77,10 @@ func (v Violation) String() string {
 	return s
 }
 
-// NewObserver observes a run whose faults end at healAt and whose sink
-// watermark must pass horizon (ms).
-func NewObserver(healAt vt.Time, horizon int64) *Observer {
-	return &Observer{healAt: healAt, horizon: horizon, reached: map[string]vt.Time{}, wm: map[string]int64{},
-		seen: map[string]bool{}, Firings: map[KeyEnd]int64{}, keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{},
+// NewObserver observes a run of scenario s.
+func NewObserver(s *Scenario) *Observer {
+	return &Observer{healAt: vt.FromDuration(s.HealAt), horizon: s.Horizon(), sessions: s.Window.Type == "session", reached: map[string]vt.Time{}, wm: map[string]int64{},
+		seen: map[string]bool{}, Firings: map[KeyEnd]int64{}, fired: map[string][][2]int64{}, keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{},
 		keyedAttempt: -1}
 }
 
@@ -145,8 +147,22 @@ func (ob *Observer) Observe(ev *messages.LogEvent) {
 	case eventlog.WindowFired:
 		ob.watermark(ev.Actor, t, e.Watermark)
 		ob.Firings[KeyEnd{e.Key, e.WindowEnd}] = e.WindowStart
+		w := WindowID{e.Key, e.WindowStart, e.WindowEnd}
 		if e.Firing > 1 {
-			ob.LateFirings = append(ob.LateFirings, WindowID{e.Key, e.WindowStart, e.WindowEnd})
+			ob.LateFirings = append(ob.LateFirings, w)
+		}
+		// a late record that merges a session that already fired into a
+		// bigger one fires the merged window too: both count as late
+		if !ob.sessions {
+			break
+		}
+		for _, p := range ob.fired[e.Key] {
+			if p != [2]int64{w.Start, w.End} && p[0] < w.End && w.Start < p[1] {
+				ob.LateFirings = append(ob.LateFirings, w, WindowID{e.Key, p[0], p[1]})
+			}
+		}
+		if !slices.Contains(ob.fired[e.Key], [2]int64{w.Start, w.End}) {
+			ob.fired[e.Key] = append(ob.fired[e.Key], [2]int64{w.Start, w.End})
 		}
 	case eventlog.TaskMetrics:
 		if e.HasWatermark {

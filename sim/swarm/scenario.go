@@ -421,10 +421,13 @@ func Generate(seed uint64) Scenario {
 	// keys it owns) busy for a share u of its time, from idle to heavy
 	// backpressure in bursts
 	s.Utilization = []float64{0.01, 0.2, 0.4, 0.7}[weighted(rj, 25, 30, 25, 20)]
-	set("sim.buffer.records", strconv.Itoa(pickInt(rj, []int{1, 4, 16, 64}, 5, 20, 35, 40)))
+	bufferRecords := pickInt(rj, []int{1, 4, 16, 64}, 5, 20, 35, 40)
+	set("sim.buffer.records", strconv.Itoa(bufferRecords))
+	perChannel, floating := 2, 8 // Flink's defaults
 	if rj.IntN(4) == 0 {
-		set("taskmanager.network.memory.buffers-per-channel", strconv.Itoa(pickInt(rj, []int{0, 1}, 1, 1)))
-		set("taskmanager.network.memory.floating-buffers-per-gate", strconv.Itoa(pickInt(rj, []int{1, 2, 8}, 1, 1, 2)))
+		perChannel, floating = pickInt(rj, []int{0, 1}, 1, 1), pickInt(rj, []int{1, 2, 8}, 1, 1, 2)
+		set("taskmanager.network.memory.buffers-per-channel", strconv.Itoa(perChannel))
+		set("taskmanager.network.memory.floating-buffers-per-gate", strconv.Itoa(floating))
 	}
 
 	// checkpointing and the sink
@@ -464,7 +467,21 @@ func Generate(seed uint64) Scenario {
 	s.Rate = min(s.Rate, float64(int(maxRecords/s.Deadline.Seconds()/10)*10))
 	s.Rate = max(s.Rate, 10)
 	set("sim.source.rate", strconv.FormatFloat(s.Rate, 'f', -1, 64))
-	costUs := int64(s.Utilization * 1e6 / (s.Rate * hottestShare(s.Keys, s.Parallelism)))
+	share := hottestShare(s.Keys, s.Parallelism)
+	costUs := int64(s.Utilization * 1e6 / (s.Rate * share))
+	if s.CheckpointMode == "aligned" {
+		// an aligned barrier waits behind what fills a gate and its
+		// producers' output pools; when catching up that drains at the
+		// per-record cost, and a checkpoint that cannot drain it within its
+		// timeout never completes (a real restart loop of Flink's, with
+		// tolerable failures 0, that unaligned checkpoints exist to break):
+		// keep the drain within a few seconds
+		queued := int64(2 * (s.Parallelism*perChannel + floating) * bufferRecords)
+		if lim := alignedDrainMax.Microseconds() / queued; costUs > lim {
+			costUs = lim
+			s.Utilization = float64(int(float64(costUs)*s.Rate*share/1e4)) / 100 // what the cost now gives
+		}
+	}
 	if rocksdb {
 		costUs -= 15 // sim.cost.state.rocksdb comes on top
 	}
@@ -475,6 +492,10 @@ func Generate(seed uint64) Scenario {
 
 // maxRecords bounds the records the generator produces in one run.
 const maxRecords = 30_000
+
+// alignedDrainMax bounds how long an aligned barrier waits behind the
+// buffers queued ahead of it at the scenario's per-record cost.
+const alignedDrainMax = 3 * time.Second
 
 // hottestShare is the largest share of the generator's keys (user-0 ...
 // user-(keys-1), drawn uniformly) that one keyed subtask owns at
