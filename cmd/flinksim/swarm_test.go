@@ -120,6 +120,10 @@ func TestSwarmSeed250LivenessWatermark(t *testing.T) { runRegression(t, "seed-25
 // (liveness_job_running).
 func TestSwarmSeed364RecordsAccounted(t *testing.T) { runRegression(t, "seed-364-records_accounted") }
 
+// A late record produced after the flush counted in a window (its reader
+// ran ahead of one that had not read the flush yet) is no over-count.
+func TestSwarmSeed1634RecordsAccounted(t *testing.T) { runRegression(t, "seed-1634-records_accounted") }
+
 func TestSwarmSeed1199ExactlyOnceOutput(t *testing.T) {
 	runRegression(t, "seed-1199-exactly_once_output")
 }
