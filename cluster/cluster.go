@@ -94,6 +94,14 @@ type Result struct {
 	// earlier in Sink (kafka.CountDuplicates).
 	Duplicates int64
 	Source     int64 // records in the source topic
+	// SinkCommitted is partition 0 of the sink topic as a read_committed
+	// consumer reads it from offset 0 at the end of the run, whatever
+	// sim.output.isolation-level and the output view (the swarm's
+	// exactly-once check reads the whole topic).
+	SinkCommitted []*messages.KafkaRecord
+	// SourceRecords are the source topic's records, per partition in offset
+	// order.
+	SourceRecords [][]*messages.KafkaRecord
 	// OutputIsolation is the isolation.level of the output view: the
 	// setting's, or the last a set action gave.
 	OutputIsolation string

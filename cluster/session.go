@@ -134,7 +134,7 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 	if opt.Bounded() {
 		limit = 24 * 3600 * vt.Second // a bounded job ends by itself; this only guards against a hang
 	}
-	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter}
+	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter, HostOf: hostOf, ParseCut: parseCut}
 	if opt.Progress != nil {
 		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
 	}
@@ -409,6 +409,11 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	out.Sink = view
 	out.Uncommitted = int64(open + preCommitted)
 	out.Duplicates = kafka.CountDuplicates(out.Sink)
+	out.SinkCommitted = sink.ReadCommitted(0)
+	src := s.broker.SourceTopic()
+	for p := range src.NumPartitions() {
+		out.SourceRecords = append(out.SourceRecords, kafka.Read(src, p, 0, int(src.EndOffset(p))))
+	}
 	return out
 }
 

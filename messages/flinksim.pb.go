@@ -189,6 +189,8 @@ type Envelope struct {
 	//	*Envelope_CommitOffsets
 	//	*Envelope_ResumeConsumption
 	//	*Envelope_LocalBufferRecycled
+	//	*Envelope_ConnectionLost
+	//	*Envelope_FailTask
 	//	*Envelope_CheckpointCoordinatorStart
 	//	*Envelope_ExecutionStates
 	//	*Envelope_JobStatusChanged
@@ -661,6 +663,24 @@ func (x *Envelope) GetLocalBufferRecycled() *LocalBufferRecycled {
 	return nil
 }
 
+func (x *Envelope) GetConnectionLost() *ConnectionLost {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_ConnectionLost); ok {
+			return x.ConnectionLost
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetFailTask() *FailTask {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_FailTask); ok {
+			return x.FailTask
+		}
+	}
+	return nil
+}
+
 func (x *Envelope) GetCheckpointCoordinatorStart() *CheckpointCoordinatorStart {
 	if x != nil {
 		if x, ok := x.Body.(*Envelope_CheckpointCoordinatorStart); ok {
@@ -909,6 +929,14 @@ type Envelope_LocalBufferRecycled struct {
 	LocalBufferRecycled *LocalBufferRecycled `protobuf:"bytes,62,opt,name=local_buffer_recycled,json=localBufferRecycled,proto3,oneof"`
 }
 
+type Envelope_ConnectionLost struct {
+	ConnectionLost *ConnectionLost `protobuf:"bytes,63,opt,name=connection_lost,json=connectionLost,proto3,oneof"`
+}
+
+type Envelope_FailTask struct {
+	FailTask *FailTask `protobuf:"bytes,64,opt,name=fail_task,json=failTask,proto3,oneof"`
+}
+
 type Envelope_CheckpointCoordinatorStart struct {
 	CheckpointCoordinatorStart *CheckpointCoordinatorStart `protobuf:"bytes,70,opt,name=checkpoint_coordinator_start,json=checkpointCoordinatorStart,proto3,oneof"`
 }
@@ -1026,6 +1054,10 @@ func (*Envelope_CommitOffsets) isEnvelope_Body() {}
 func (*Envelope_ResumeConsumption) isEnvelope_Body() {}
 
 func (*Envelope_LocalBufferRecycled) isEnvelope_Body() {}
+
+func (*Envelope_ConnectionLost) isEnvelope_Body() {}
+
+func (*Envelope_FailTask) isEnvelope_Body() {}
 
 func (*Envelope_CheckpointCoordinatorStart) isEnvelope_Body() {}
 
@@ -5462,6 +5494,101 @@ func (x *ResumeConsumption) GetSubpartitionIndex() int32 {
 	return 0
 }
 
+// ConnectionLost: the scheduler tells an actor that an envelope between it
+// and peer was lost to a network partition (partition-network): the
+// connection between their hosts broke. Each end hears it once per cut,
+// when the first envelope between them is dropped.
+type ConnectionLost struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Peer          string                 `protobuf:"bytes,1,opt,name=peer,proto3" json:"peer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectionLost) Reset() {
+	*x = ConnectionLost{}
+	mi := &file_messages_flinksim_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectionLost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectionLost) ProtoMessage() {}
+
+func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectionLost.ProtoReflect.Descriptor instead.
+func (*ConnectionLost) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *ConnectionLost) GetPeer() string {
+	if x != nil {
+		return x.Peer
+	}
+	return ""
+}
+
+// FailTask: a task fails with cause (Task.failExternally): its input
+// channel's connection broke (RemoteTransportException), or its TaskManager
+// lost the JobManager.
+type FailTask struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cause         string                 `protobuf:"bytes,1,opt,name=cause,proto3" json:"cause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailTask) Reset() {
+	*x = FailTask{}
+	mi := &file_messages_flinksim_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailTask) ProtoMessage() {}
+
+func (x *FailTask) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
+func (*FailTask) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *FailTask) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
 // CheckpointVertex is a JobVertex as the CheckpointCoordinator plans with it
 // (DefaultCheckpointPlanCalculator): which tasks to trigger, which finished.
 type CheckpointVertex struct {
@@ -5476,7 +5603,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5488,7 +5615,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5501,7 +5628,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -5549,7 +5676,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5561,7 +5688,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5574,7 +5701,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -5625,7 +5752,7 @@ type ExecutionState struct {
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5637,7 +5764,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5650,7 +5777,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ExecutionState) GetName() string {
@@ -5693,7 +5820,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5705,7 +5832,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5718,7 +5845,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ExecutionStates) GetExecutions() []*ExecutionState {
@@ -5740,7 +5867,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5752,7 +5879,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5765,7 +5892,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *JobStatusChanged) GetStatus() string {
@@ -5786,7 +5913,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5798,7 +5925,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5811,7 +5938,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -5833,7 +5960,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5845,7 +5972,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5858,7 +5985,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -5887,7 +6014,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5899,7 +6026,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5912,7 +6039,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *FailJob) GetCause() string {
@@ -5937,7 +6064,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5949,7 +6076,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5962,7 +6089,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -6005,7 +6132,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6017,7 +6144,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6030,7 +6157,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -6073,7 +6200,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6085,7 +6212,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6098,7 +6225,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -6175,7 +6302,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xe4!\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xee\"\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -6234,7 +6361,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"txnRequest\x12I\n" +
 	"\x0ecommit_offsets\x18; \x01(\v2 .flinksim.messages.CommitOffsetsH\x00R\rcommitOffsets\x12U\n" +
 	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12\\\n" +
-	"\x15local_buffer_recycled\x18> \x01(\v2&.flinksim.messages.LocalBufferRecycledH\x00R\x13localBufferRecycled\x12q\n" +
+	"\x15local_buffer_recycled\x18> \x01(\v2&.flinksim.messages.LocalBufferRecycledH\x00R\x13localBufferRecycled\x12L\n" +
+	"\x0fconnection_lost\x18? \x01(\v2!.flinksim.messages.ConnectionLostH\x00R\x0econnectionLost\x12:\n" +
+	"\tfail_task\x18@ \x01(\v2\x1b.flinksim.messages.FailTaskH\x00R\bfailTask\x12q\n" +
 	"\x1ccheckpoint_coordinator_start\x18F \x01(\v2-.flinksim.messages.CheckpointCoordinatorStartH\x00R\x1acheckpointCoordinatorStart\x12O\n" +
 	"\x10execution_states\x18G \x01(\v2\".flinksim.messages.ExecutionStatesH\x00R\x0fexecutionStates\x12S\n" +
 	"\x12job_status_changed\x18H \x01(\v2#.flinksim.messages.JobStatusChangedH\x00R\x10jobStatusChanged\x12k\n" +
@@ -6583,7 +6712,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11ResumeConsumption\x12\x1f\n" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12-\n" +
-	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"z\n" +
+	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"$\n" +
+	"\x0eConnectionLost\x12\x12\n" +
+	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
+	"\bFailTask\x12\x14\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\"z\n" +
 	"\x10CheckpointVertex\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12 \n" +
 	"\vparallelism\x18\x02 \x01(\x05R\vparallelism\x12\x1a\n" +
@@ -6658,7 +6791,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 81)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 83)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -6731,18 +6864,20 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*TxnRequest)(nil),                  // 68: flinksim.messages.TxnRequest
 	(*CommitOffsets)(nil),               // 69: flinksim.messages.CommitOffsets
 	(*ResumeConsumption)(nil),           // 70: flinksim.messages.ResumeConsumption
-	(*CheckpointVertex)(nil),            // 71: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 72: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 73: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 74: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 75: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 76: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 77: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 78: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 79: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 80: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 81: flinksim.messages.RestoreState
-	nil,                                 // 82: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(*ConnectionLost)(nil),              // 71: flinksim.messages.ConnectionLost
+	(*FailTask)(nil),                    // 72: flinksim.messages.FailTask
+	(*CheckpointVertex)(nil),            // 73: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 74: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 75: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 76: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 77: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 78: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 79: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 80: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 81: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 82: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 83: flinksim.messages.RestoreState
+	nil,                                 // 84: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -6788,63 +6923,65 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	69, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
 	70, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
 	45, // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	72, // 43: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	74, // 44: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	75, // 45: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	76, // 46: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	77, // 47: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	78, // 48: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	79, // 49: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	81, // 50: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	2,  // 51: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 52: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 53: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 54: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 55: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 56: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 57: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 58: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 59: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 60: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	62, // 61: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 62: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	28, // 63: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	32, // 64: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	34, // 65: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	36, // 66: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 67: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	36, // 68: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 69: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	42, // 70: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	42, // 71: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 72: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	58, // 73: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	57, // 74: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	57, // 75: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	56, // 76: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	59, // 77: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	60, // 78: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	61, // 79: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	61, // 80: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	62, // 81: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 82: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 83: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	32, // 84: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	71, // 85: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	25, // 86: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	73, // 87: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	0,  // 88: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	0,  // 89: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	62, // 90: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 91: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	80, // 92: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	32, // 93: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	82, // 94: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	95, // [95:95] is the sub-list for method output_type
-	95, // [95:95] is the sub-list for method input_type
-	95, // [95:95] is the sub-list for extension type_name
-	95, // [95:95] is the sub-list for extension extendee
-	0,  // [0:95] is the sub-list for field type_name
+	71, // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	72, // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	74, // 45: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	76, // 46: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	77, // 47: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	78, // 48: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	79, // 49: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	80, // 50: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	81, // 51: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	83, // 52: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	2,  // 53: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 54: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 55: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 56: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 57: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	14, // 58: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	14, // 59: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	19, // 60: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	22, // 61: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	23, // 62: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	62, // 63: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 64: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	28, // 65: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	32, // 66: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	34, // 67: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	36, // 68: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 69: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	36, // 70: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 71: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	42, // 72: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	42, // 73: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 74: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	58, // 75: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	57, // 76: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	57, // 77: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	56, // 78: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	59, // 79: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	60, // 80: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	61, // 81: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	61, // 82: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	62, // 83: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 84: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 85: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	32, // 86: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	73, // 87: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	25, // 88: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	75, // 89: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	0,  // 90: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	0,  // 91: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	62, // 92: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 93: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	82, // 94: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	32, // 95: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	84, // 96: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	97, // [97:97] is the sub-list for method output_type
+	97, // [97:97] is the sub-list for method input_type
+	97, // [97:97] is the sub-list for extension type_name
+	97, // [97:97] is the sub-list for extension extendee
+	0,  // [0:97] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -6896,6 +7033,8 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_CommitOffsets)(nil),
 		(*Envelope_ResumeConsumption)(nil),
 		(*Envelope_LocalBufferRecycled)(nil),
+		(*Envelope_ConnectionLost)(nil),
+		(*Envelope_FailTask)(nil),
 		(*Envelope_CheckpointCoordinatorStart)(nil),
 		(*Envelope_ExecutionStates)(nil),
 		(*Envelope_JobStatusChanged)(nil),
@@ -6918,7 +7057,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   81,
+			NumMessages:   83,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -70,7 +70,7 @@ var rootCmd = &cobra.Command{
 process function, Kafka sink) on a simulated cluster in virtual time: the same
 settings, seed and actions give the same event log, byte for byte.
 
-Commands: run, replay, settings, explain (key, split, window), version.
+Commands: run, replay, settings, explain (key, split, window), swarm, version.
 
 ` + actionVerbsHelp + `
 

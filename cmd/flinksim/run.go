@@ -66,6 +66,7 @@ var actionVerbsHelp = `Actions (--action or one per line of an --actions file; #
   at=DURATION resume-partition P          ... and goes on
   at=DURATION set KEY=VALUE               change ` + strings.Join(action.SetKeys, ", ") + `
                                           (the job restarts from a savepoint with it; the isolation level only changes the view)
+  at=DURATION partition-network A B for D  the network between A and B (tm-N or jobmanager) loses everything for D
 DURATION is virtual time from the start, with a unit: 90s, 2 min, 500ms.`
 
 func init() {

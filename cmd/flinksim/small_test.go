@@ -24,7 +24,7 @@ func TestVersion(t *testing.T) {
 // Every command's --help says what it takes, the exit codes and at least
 // two examples; run's and the root's name every action verb.
 func TestEveryHelp(t *testing.T) {
-	cmds := [][]string{{}, {"run"}, {"replay"}, {"settings"}, {"explain"}, {"explain", "key"}, {"explain", "split"}, {"explain", "window"}, {"version"}}
+	cmds := [][]string{{}, {"run"}, {"replay"}, {"settings"}, {"explain"}, {"explain", "key"}, {"explain", "split"}, {"explain", "window"}, {"swarm"}, {"version"}}
 	for _, c := range cmds {
 		out, _, code := cli(t, append(c, "--help")...)
 		name := strings.Join(append([]string{"flinksim"}, c...), " ")

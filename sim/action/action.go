@@ -12,6 +12,7 @@
 //	at=50s pause-partition 2
 //	at=70s resume-partition 2
 //	at=80s set execution.checkpointing.unaligned.enabled=true
+//	at=85s partition-network tm-1 jobmanager for 10s
 //
 // The time is a Flink duration (sim/config.ParseDuration) from the start of
 // the run.
@@ -49,10 +50,14 @@ const (
 	ResumePartition Verb = "resume-partition"
 	// Set changes one of SetKeys while the job runs: arg KEY=VALUE.
 	Set Verb = "set"
+	// PartitionNetwork cuts the network between two hosts for a while
+	// (the scheduler drops every envelope between them): arg "A B for D",
+	// A and B each a task manager (tm-N) or jobmanager, D a duration.
+	PartitionNetwork Verb = "partition-network"
 )
 
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
-	SendEvent, PausePartition, ResumePartition, Set}
+	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork}
 
 // SetKeys are the settings `set` may change during a run, and how each is
 // applied (README.md, "Actions"): the first two are job configuration, which
@@ -162,6 +167,12 @@ func Parse(s string) (Action, error) {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
 		a.Arg = args[0]
+	case PartitionNetwork:
+		arg, err := parsePartition(args)
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Arg = arg
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)
@@ -294,11 +305,14 @@ func verbList() string {
 // Target is the actor an action is delivered to: the TaskManager a kill
 // names, the broker for what happens to the source topic and the output
 // consumer, the JobManager for the rest (what Flink's REST API or CLI asks
-// of the JobMaster).
+// of the JobMaster); a network cut goes to the scheduler, which drops what
+// crosses it.
 func (a Action) Target() string {
 	switch a.Verb {
 	case KillTaskManager:
 		return a.Arg
+	case PartitionNetwork:
+		return SchedulerName // a scheduler decision (sim/kernel/network.go)
 	case SendEvent, PausePartition, ResumePartition:
 		return jobgraph.KafkaName
 	case Set:
@@ -307,4 +321,58 @@ func (a Action) Target() string {
 		}
 	}
 	return jobgraph.JobManagerName
+}
+
+// JobManagerHost is the host partition-network names for the JobManager's
+// process (its other hosts are the TaskManagers, tm-N).
+const JobManagerHost = "jobmanager"
+
+// SchedulerName is the scheduler's actor name (kernel.SchedulerName): the
+// target of partition-network.
+const SchedulerName = "scheduler"
+
+// Partition is a parsed partition-network argument.
+type Partition struct {
+	A, B     string        // jobmanager or tm-N, A != B
+	Duration time.Duration // > 0
+}
+
+// ParsePartition reads the argument of a partition-network action.
+func ParsePartition(arg string) (Partition, error) {
+	f := strings.Fields(arg)
+	if len(f) < 4 || f[2] != "for" {
+		return Partition{}, fmt.Errorf("partition-network needs 'A B for DURATION', A and B each jobmanager or a task manager (tm-N), e.g. 'partition-network tm-1 jobmanager for 10s'")
+	}
+	for _, h := range f[:2] {
+		if h == JobManagerHost {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(h, "tm-")); !strings.HasPrefix(h, "tm-") || err != nil || n < 1 {
+			return Partition{}, fmt.Errorf("partition-network: %q is neither jobmanager nor a task manager name (tm-1, tm-2, ...)", h)
+		}
+	}
+	if f[0] == f[1] {
+		return Partition{}, fmt.Errorf("partition-network: %s cannot be cut off from itself", f[0])
+	}
+	d, err := config.ParseDuration(strings.Join(f[3:], " "))
+	if err != nil {
+		return Partition{}, fmt.Errorf("partition-network: for %s: %v", strings.Join(f[3:], " "), err)
+	}
+	if d <= 0 {
+		return Partition{}, fmt.Errorf("partition-network: the cut must last more than 0 ms")
+	}
+	return Partition{A: f[0], B: f[1], Duration: d}, nil
+}
+
+// String renders the argument in the form ParsePartition reads.
+func (p Partition) String() string {
+	return p.A + " " + p.B + " for " + strings.ReplaceAll(config.FormatDuration(p.Duration), " ", "")
+}
+
+func parsePartition(args []string) (string, error) {
+	p, err := ParsePartition(strings.Join(args, " "))
+	if err != nil {
+		return "", err
+	}
+	return p.String(), nil
 }

@@ -37,13 +37,52 @@ func Decode(ev *messages.LogEvent) Event {
 	case KindFinal:
 		return FinalCounters{List: ev.Fields}
 	case KindTaskMetrics:
-		return TaskMetrics{BusyTimeMsPerSecond: f.int("busyTimeMsPerSecond"),
+		m := TaskMetrics{BusyTimeMsPerSecond: f.int("busyTimeMsPerSecond"),
 			BackPressuredTimeMsPerSecond: f.int("backPressuredTimeMsPerSecond"),
 			IdleTimeMsPerSecond:          f.int("idleTimeMsPerSecond"),
 			NumRecordsIn:                 f.int("numRecordsIn"), NumRecordsOut: f.int("numRecordsOut")}
+		if x := f.get("currentInputWatermark"); x != nil {
+			m.Watermark, m.HasWatermark, m.InputWatermark = x.GetInt(), true, true
+		} else if x := f.get("currentOutputWatermark"); x != nil {
+			m.Watermark, m.HasWatermark = x.GetInt(), true
+		}
+		return m
+	case KindLateSideOutput:
+		return LateSideOutput{Key: f.str("key"), Timestamp: f.int("timestamp")}
+	case KindCheckpointCompleted:
+		return CheckpointCompleted{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind")}
+	case KindCheckpointSnapshot:
+		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind")}
+	case KindSubmitTask:
+		return SubmitTask{Task: f.str("task"), Attempt: f.int("attempt"), TaskManager: f.str("task_manager")}
+	case KindBacklogAnnouncement:
+		return BacklogAnnouncement{Producer: f.str("producer"), Backlog: f.int("backlog"), FreeBuffers: f.int("free_buffers"),
+			BuffersInUse: f.int("buffers_in_use"), FloatingBuffers: f.int("floating_buffers")}
+	case KindFailover:
+		return Failover{Cause: f.str("cause"), Restart: f.get("restart").GetBool(), Restarts: f.int("restarts")}
+	case KindNoResourceAvailable:
+		return NoResourceAvailable{SlotsNeeded: f.int("slots_needed"), SlotsOffered: f.int("slots_offered")}
+	case KindNetworkPartition:
+		return NetworkPartition{HostA: f.str("host_a"), HostB: f.str("host_b"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
+	case KindNetworkPartitionHealed:
+		return NetworkPartitionHealed{HostA: f.str("host_a"), HostB: f.str("host_b"), DroppedEnvelopes: f.int("dropped_envelopes"),
+			ConnectionsLost: f.int("connections_lost"), RunEnded: f.get("run_ended").GetBool()}
+	case KindChannelError:
+		return ChannelError{Producer: f.str("producer"), ConnectionID: f.str("connection_id"), Cause: f.str("cause")}
+	case KindHeartbeatTimeout:
+		return HeartbeatTimeout{TaskManager: f.str("task_manager"), JobManager: f.str("job_manager"),
+			ResourceManager: f.str("resource_manager"), Cause: f.str("cause")}
 	}
 	return nil
 }
+
+// Kinds of the network partitions (logged by the scheduler, sim/kernel) and
+// of their effect on a data connection (logged by the input channel).
+const (
+	KindNetworkPartition       Kind = "network_partition"
+	KindNetworkPartitionHealed Kind = "network_partition_healed"
+	KindChannelError           Kind = "channel_error"
+)
 
 // KindAction is a live user action, logged by the scheduler when it is
 // delivered (a UI session's or a replayed one's; actions of the header are
@@ -175,15 +214,187 @@ func (e FinalCounters) Ints(f func(key string, v int64)) {
 type TaskMetrics struct {
 	BusyTimeMsPerSecond, BackPressuredTimeMsPerSecond, IdleTimeMsPerSecond int64
 	NumRecordsIn, NumRecordsOut                                            int64
+	// Watermark is currentInputWatermark (InputWatermark set: a subtask
+	// reading an InputGate) or a source's currentOutputWatermark, when
+	// HasWatermark (ms; Long.MIN_VALUE before the first).
+	Watermark                    int64
+	HasWatermark, InputWatermark bool
 }
 
 func (TaskMetrics) Kind() Kind { return KindTaskMetrics }
 
 func (e TaskMetrics) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("busyTimeMsPerSecond", e.BusyTimeMsPerSecond),
+	fs := []*messages.Field{messages.Int("busyTimeMsPerSecond", e.BusyTimeMsPerSecond),
 		messages.Int("backPressuredTimeMsPerSecond", e.BackPressuredTimeMsPerSecond),
 		messages.Int("idleTimeMsPerSecond", e.IdleTimeMsPerSecond),
 		messages.Int("numRecordsIn", e.NumRecordsIn), messages.Int("numRecordsOut", e.NumRecordsOut)}
+	switch {
+	case e.HasWatermark && e.InputWatermark:
+		fs = append(fs, messages.Int("currentInputWatermark", e.Watermark))
+	case e.HasWatermark:
+		fs = append(fs, messages.Int("currentOutputWatermark", e.Watermark))
+	}
+	return fs
+}
+
+// LateSideOutput is a record too late for every window it falls into, sent
+// to the late side output (WindowOperator.sideOutput).
+type LateSideOutput struct {
+	Key       string
+	Timestamp int64 // ms
+}
+
+func (LateSideOutput) Kind() Kind { return KindLateSideOutput }
+
+func (e LateSideOutput) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("key", e.Key), messages.Int("timestamp", e.Timestamp)}
+}
+
+// CheckpointCompleted is a checkpoint or savepoint the coordinator
+// completed (CheckpointKind: periodic, manual, savepoint,
+// stop-with-savepoint). The event carries more fields.
+type CheckpointCompleted struct {
+	CheckpointID   int64
+	CheckpointKind string
+}
+
+func (CheckpointCompleted) Kind() Kind { return KindCheckpointCompleted }
+
+func (e CheckpointCompleted) Fields() []*messages.Field {
+	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind)}
+}
+
+// CheckpointSnapshot is a task's snapshot for a barrier (CheckpointKind:
+// checkpoint, savepoint, stop-with-savepoint). The event carries more fields.
+type CheckpointSnapshot struct {
+	CheckpointID   int64
+	CheckpointKind string
+}
+
+func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
+
+func (e CheckpointSnapshot) Fields() []*messages.Field {
+	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind)}
+}
+
+// SubmitTask is the JobManager deploying an execution to a TaskManager. The
+// event carries more fields.
+type SubmitTask struct {
+	Task        string // execution id: window-0, window-0#1, ...
+	Attempt     int64
+	TaskManager string
+}
+
+func (SubmitTask) Kind() Kind { return KindSubmitTask }
+
+func (e SubmitTask) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("task", e.Task), messages.Int("attempt", e.Attempt), messages.Str("task_manager", e.TaskManager)}
+}
+
+// BacklogAnnouncement is an input channel hearing a producer's backlog
+// without credit, with its own buffer counts.
+type BacklogAnnouncement struct {
+	Producer                                            string
+	Backlog, FreeBuffers, BuffersInUse, FloatingBuffers int64
+}
+
+func (BacklogAnnouncement) Kind() Kind { return KindBacklogAnnouncement }
+
+func (e BacklogAnnouncement) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("producer", e.Producer), messages.Int("backlog", e.Backlog),
+		messages.Int("free_buffers", e.FreeBuffers), messages.Int("buffers_in_use", e.BuffersInUse),
+		messages.Int("floating_buffers", e.FloatingBuffers)}
+}
+
+// Failover is the JobManager failing over the job. The event carries more
+// fields.
+type Failover struct {
+	Cause    string
+	Restart  bool
+	Restarts int64
+}
+
+func (Failover) Kind() Kind { return KindFailover }
+
+func (e Failover) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("cause", e.Cause), messages.Bool("restart", e.Restart), messages.Int("restarts", e.Restarts)}
+}
+
+// NoResourceAvailable is the JobManager's slot request timing out. The
+// event carries more fields.
+type NoResourceAvailable struct {
+	SlotsNeeded, SlotsOffered int64
+}
+
+func (NoResourceAvailable) Kind() Kind { return KindNoResourceAvailable }
+
+func (e NoResourceAvailable) Fields() []*messages.Field {
+	return []*messages.Field{messages.Int("slots_needed", e.SlotsNeeded), messages.Int("slots_offered", e.SlotsOffered)}
+}
+
+// NetworkPartition is the start of a network cut between two hosts.
+type NetworkPartition struct {
+	HostA, HostB string
+	DurationMs   int64
+	Action       string
+}
+
+func (NetworkPartition) Kind() Kind { return KindNetworkPartition }
+
+func (e NetworkPartition) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("host_a", e.HostA), messages.Str("host_b", e.HostB),
+		messages.Int("duration_ms", e.DurationMs), messages.Str("action", e.Action)}
+}
+
+// NetworkPartitionHealed is the end of a network cut: the envelopes it
+// dropped and the ends it told (RunEnded: the run ended first).
+type NetworkPartitionHealed struct {
+	HostA, HostB                      string
+	DroppedEnvelopes, ConnectionsLost int64
+	RunEnded                          bool
+}
+
+func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
+
+func (e NetworkPartitionHealed) Fields() []*messages.Field {
+	fs := []*messages.Field{messages.Str("host_a", e.HostA), messages.Str("host_b", e.HostB),
+		messages.Int("dropped_envelopes", e.DroppedEnvelopes), messages.Int("connections_lost", e.ConnectionsLost)}
+	if e.RunEnded {
+		fs = append(fs, messages.Bool("run_ended", true))
+	}
+	return fs
+}
+
+// ChannelError is a remote input channel whose connection to its producer
+// broke: it fails its task with Cause.
+type ChannelError struct {
+	Producer, ConnectionID, Cause string
+}
+
+func (ChannelError) Kind() Kind { return KindChannelError }
+
+func (e ChannelError) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("producer", e.Producer), messages.Str("connection_id", e.ConnectionID),
+		messages.Str("cause", e.Cause)}
+}
+
+// HeartbeatTimeout is a heartbeat monitor timing out: the JobManager's or
+// ResourceManager's of a TaskManager (TaskManager set), or a TaskManager's
+// of the JobManager or ResourceManager. The event carries more fields.
+type HeartbeatTimeout struct {
+	TaskManager, JobManager, ResourceManager, Cause string
+}
+
+func (HeartbeatTimeout) Kind() Kind { return KindHeartbeatTimeout }
+
+func (e HeartbeatTimeout) Fields() []*messages.Field {
+	var fs []*messages.Field
+	for _, kv := range [][2]string{{"task_manager", e.TaskManager}, {"job_manager", e.JobManager}, {"resource_manager", e.ResourceManager}} {
+		if kv[1] != "" {
+			fs = append(fs, messages.Str(kv[0], kv[1]))
+		}
+	}
+	return append(fs, messages.Str("cause", e.Cause))
 }
 
 // fields is a LogEvent's fields by key (the first of a key wins).

@@ -32,7 +32,9 @@ type InputChannel struct {
 	subpartition int
 	local        bool
 	connection   string // ConnectionID of a remote channel: producer's TaskManager address + connection index
+	producerTM   string
 	latency      vt.Time
+	broken       bool // the connection to the producer broke (network.go): nothing more on it
 
 	bm      BufferManager // exclusive and floating buffers, credit (remote channels)
 	lent    []bool        // local channels: the producer's buffers handed to the task, in order; true for a segment's last part
@@ -51,12 +53,17 @@ func NewInputChannel(cfg *config.Config, consumer string, index int, producer, p
 		lat = vt.FromDuration(cfg.LocalLatency)
 	}
 	return &InputChannel{cfg: cfg, consumer: consumer, index: index, producer: producer, subpartition: subpartition,
-		local: local, latency: lat, connection: producerTM + ":data#0"}
+		local: local, latency: lat, connection: producerTM + ":data#0", producerTM: producerTM}
 }
 
-// Receive implements Component.
+// Step implements kernel.Component.
 func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
+	if _, end := env.Body.(*messages.Envelope_EndOfRun); c.broken && !end {
+		return
+	}
 	switch b := env.Body.(type) {
+	case *messages.Envelope_ConnectionLost:
+		c.connectionLost(o, b.ConnectionLost.Peer)
 	case *messages.Envelope_Start:
 		req := &messages.PartitionRequest{PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition),
 			ReceiverId: o.Name(), Local: c.local}

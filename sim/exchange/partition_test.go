@@ -105,6 +105,10 @@ func TestPoolSize(t *testing.T) {
 		{subpartitions: 3, perChannel: 5, floating: 0, want: 15},
 		{subpartitions: 0, perChannel: 2, floating: 8, want: 8},
 		{subpartitions: 128, perChannel: 2, floating: 8, want: 264},
+		// the minimum numSubpartitions + 1 (swarm seed 26, liveness_watermark)
+		{subpartitions: 3, perChannel: 0, floating: 1, want: 4},
+		{subpartitions: 4, perChannel: 1, floating: 0, want: 5},
+		{subpartitions: 1, perChannel: 0, floating: 0, want: 2},
 	}
 	for _, tt := range tests {
 		if got := PoolSize(tt.subpartitions, tt.perChannel, tt.floating); got != tt.want {

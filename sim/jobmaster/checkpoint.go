@@ -8,6 +8,8 @@ import (
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
+	"github.com/flinksim/flinksim/sim/watermark"
+	"math"
 )
 
 // The JobMaster's side of checkpoints: it starts the CheckpointCoordinator
@@ -221,6 +223,14 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 	j.order = j.order[:0]
 	j.deploy = false
 	j.enum.Reset()
+	if j.alignment != nil {
+		// the new job's SourceCoordinator aligns its own readers: the old
+		// job's reported watermarks (of readers it may no longer have) go
+		if g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds()); err == nil {
+			g.Start(vt.Millis(o.Now()))
+			j.alignment, j.lastMax = g, math.MinInt64
+		}
+	}
 	j.useRestore(sp)
 	j.startCoordinatorJob(o, sp.CheckpointId)
 	// the new job's output: a consumer reading from the sink topic's end now

@@ -135,7 +135,9 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 			j.failover(o, NoResourceAvailableMessage)
 		}
 	case *messages.Envelope_ReportedWatermarkEvent:
-		if j.alignment != nil {
+		// only the current execution's readers count: a reader of a job
+		// that ended (a rescale's stop-with-savepoint) may report once more
+		if _, current := j.location[env.From]; j.alignment != nil && current {
 			m := b.ReportedWatermarkEvent
 			j.alignment.ReportWatermark(jobgraph.VertexSource, int(m.SubtaskIndex), m.Watermark)
 		}
@@ -274,7 +276,9 @@ func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlot
 		accepted = append(accepted, off.AllocationId)
 		if j.monitors[m.TaskManagerId] == nil {
 			// JobMaster.registerTaskManager starts monitoring its heartbeat
+			// (again, for one whose heartbeat timed out behind a network cut)
 			j.monitors[m.TaskManagerId] = heartbeat.NewMonitor(j.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
+			delete(j.lost, m.TaskManagerId)
 		}
 	}
 	o.Send(from, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SlotOfferResponse{SlotOfferResponse: &messages.SlotOfferResponse{Accepted: accepted}})

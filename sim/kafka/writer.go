@@ -60,6 +60,11 @@ func (w *Writer) Init(restored []string, restoredID int64, parallelism, restored
 		next, oldP = restoredID+1, restoredParallelism
 	}
 	for old := w.subtask; old < max(oldP, w.subtask+1); old += parallelism {
+		if brokenRecovery {
+			// the deliberately broken build (brokenbuild_abort.go)
+			out = append(out, writerTxn(messages.TxnRequest_COMMIT, TransactionalID(w.prefix, old, next)))
+			continue
+		}
 		out = append(out, &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING, Prefix: w.prefix, Subtask: int32(old), FromCheckpoint: next})
 	}
 	return append(out, w.begin(next))

@@ -98,6 +98,14 @@ type Config struct {
 	// Progress, when set, is called every 65,536 steps with the virtual
 	// time; it only reports to a person and never reaches the log.
 	Progress func(vt.Time)
+	// HostOf names the host of an actor when it starts, given the host of
+	// the actor that spawned it ("" for the first actors of a run). Nil:
+	// every actor is on one host, which nothing can cut (network.go).
+	HostOf func(actor, spawnerHost string) string
+	// ParseCut reads a user action addressed to the scheduler itself as a
+	// network cut between two hosts (network.go). Nil: such actions are
+	// ignored.
+	ParseCut func(text string) (Cut, error)
 }
 
 // Result is how a run ended.
@@ -132,6 +140,10 @@ type Kernel struct {
 	ended   bool
 	res     Result
 	buf     []*messages.Envelope
+	hosts   map[string]string // actor -> host (network.go)
+	cuts    []*activeCut      // network cuts in progress, in start order
+	cutID   int64
+	seq     uint64 // sender_seq of the kernel's own envelopes
 }
 
 // New returns a kernel at virtual time 0 with an empty queue.
@@ -139,14 +151,19 @@ func New(cfg Config) *Kernel {
 	if cfg.Log == nil {
 		cfg.Log = func(*messages.LogEvent) {}
 	}
-	return &Kernel{cfg: cfg, live: map[string]bool{}, dead: map[string]bool{}, last: -1}
+	return &Kernel{cfg: cfg, live: map[string]bool{}, dead: map[string]bool{}, last: -1, hosts: map[string]string{}}
 }
 
 // Register makes actors known: envelopes to them are delivered.
 func (k *Kernel) Register(sp []*messages.Spawned) {
+	k.register(sp, "")
+}
+
+func (k *Kernel) register(sp []*messages.Spawned, spawner string) {
 	for _, x := range sp {
 		k.live[x.Name] = true
 		delete(k.dead, x.Name)
+		k.place(x.Name, spawner)
 	}
 }
 
@@ -225,7 +242,7 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 		if k.cfg.Progress != nil && k.step&(1<<16-1) == 0 {
 			k.cfg.Progress(t)
 		}
-		k.buf = k.q.PopStep(k.buf[:0])
+		k.buf = k.network(t, k.q.PopStep(k.buf[:0]))
 		st := &Step{N: k.step, Now: t}
 		for i := 0; i < len(k.buf); {
 			j := i + 1
@@ -293,7 +310,7 @@ func (k *Kernel) Finish(dones []*messages.Done) {
 	slices.SortFunc(dones, func(a, b *messages.Done) int { return cmp.Compare(a.Actor, b.Actor) })
 	var events []*messages.LogEvent
 	for _, d := range dones {
-		k.Register(d.Spawned)
+		k.register(d.Spawned, d.Actor)
 		events = append(events, d.Events...)
 	}
 	slices.SortStableFunc(events, func(a, b *messages.LogEvent) int {
@@ -379,6 +396,7 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	if t > k.now {
 		k.now = t
 	}
+	k.heal(k.now, true)
 	names := make([]string, 0, len(k.live))
 	for n := range k.live {
 		names = append(names, n)

@@ -170,6 +170,11 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_CancelTask:
 		s.cancel(o)
 		return
+	case *messages.Envelope_FailTask:
+		s.failExternally(o, b.FailTask.Cause)
+		return
+	case *messages.Envelope_ConnectionLost:
+		return // RPC, or the producer's end of a data connection (network.go)
 	case *messages.Envelope_AddCredit:
 		m := b.AddCredit
 		if !s.rp.OnAddCredit(int(m.SubpartitionIndex), int(m.Credit)) {

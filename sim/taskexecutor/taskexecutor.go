@@ -27,6 +27,7 @@ type TaskExecutor struct {
 	tasks    []string            // deployed subtask names, in deployment order
 	children map[string][]string // subtask -> its input channel actors
 	killed   bool
+	net      tmNetwork // heartbeat monitors and registration (network.go)
 }
 
 // New returns the TaskManager component. A configured slot count
@@ -43,7 +44,8 @@ func New(cfg *config.Config) *TaskExecutor {
 	total := &messages.ResourceProfile{CpuCores: cpu, TaskHeapBytes: cfg.TaskHeapBytes,
 		TaskOffHeapBytes: cfg.TaskOffHeapBytes, ManagedMemoryBytes: cfg.ManagedMemoryBytes,
 		NetworkMemoryBytes: cfg.NetworkMemoryBytes}
-	return &TaskExecutor{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n)}
+	return &TaskExecutor{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n),
+		net: newTMNetwork()}
 }
 
 // DefaultSlotProfile divides a TaskManager's total resources into numSlots
@@ -71,18 +73,14 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		o.Log(eventlog.KindTaskManagerStarted, messages.Int("num_slots", int64(t.numSlots)),
 			messages.Raw("total_resource_profile", ProfileJSON(t.total)),
 			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)))
-		reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: "akka://flink@" + o.Name() + ":6122",
-			DataPort: 0, NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
-		o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
-			messages.Int("num_slots", int64(t.numSlots)),
-			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)),
-			messages.Raw("total_resource_profile", ProfileJSON(t.total)))
-		o.Send(jobgraph.ResourceManagerName, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
+		t.sendRegister(o)
 	case *messages.Envelope_RegistrationResponse:
+		t.net.registered, t.net.retrying = true, false
 		o.Log(eventlog.KindRegistrationResponse, messages.Bool("success", b.RegistrationResponse.Success))
 	case *messages.Envelope_RequestSlot:
 		m := b.RequestSlot
 		t.slots[m.SlotIndex] = m.AllocationId
+		t.net.job = m.JobId
 		o.Log(eventlog.KindOfferSlots, messages.Str("job_manager", m.JobManager), messages.Int("slot", int64(m.SlotIndex)),
 			messages.Str("allocation_id", m.AllocationId))
 		o.Send(m.JobManager, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
@@ -99,6 +97,7 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		o.Stop(o.Name())
 		return
 	case *messages.Envelope_HeartbeatRequest:
+		t.heard(o, env.From)
 		o.Send(env.From, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{
 			TaskManagerId: o.Name()}})
 	case *messages.Envelope_CancelTask:
@@ -112,14 +111,30 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
-		if m := b.TaskExecutionState; m.State == status.Canceled.String() {
-			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", status.Canceled.String()))
+		if m := b.TaskExecutionState; m.State == status.Canceled.String() || m.State == status.Failed.String() {
+			// a task in a final state leaves its slot (unregisterTaskAndNotifyFinalState)
+			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", m.State))
 			t.stopTask(o, m.ExecutionId)
 		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)
+	case *messages.Envelope_ConnectionLost:
+		t.connectionLost(o, b.ConnectionLost.Peer)
+	case *messages.Envelope_Timer:
+		t.networkTimer(o, b.Timer)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Int("tasks_deployed", int64(len(t.tasks))))
 	}
+}
+
+// sendRegister registers the TaskManager's slots with the ResourceManager.
+func (t *TaskExecutor) sendRegister(o *kernel.Out) {
+	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: "akka://flink@" + o.Name() + ":6122",
+		DataPort: 0, NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
+	o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
+		messages.Int("num_slots", int64(t.numSlots)),
+		messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)),
+		messages.Raw("total_resource_profile", ProfileJSON(t.total)))
+	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
 }
 
 // deploy starts a subtask and, when it reads from an InputGate, one

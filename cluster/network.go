@@ -1,0 +1,55 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// Hosts of the cluster, as the kernel sees them for network cuts: the
+// JobManager process (the JobMaster with the ResourceManager, as Flink's
+// JobManager process runs them), the Kafka broker, and one host per
+// TaskManager with its subtasks and input channels.
+const (
+	hostJobManager = action.JobManagerHost
+	hostKafka      = jobgraph.KafkaName
+)
+
+// hostOf places an actor on its host (kernel.Config.HostOf): a TaskManager,
+// also one the ResourceManager starts as a replacement, is a process of its
+// own; every other actor lives where the actor that spawned it lives (a
+// subtask and its input channels on their TaskManager).
+func hostOf(name, spawnerHost string) string {
+	switch {
+	case strings.HasPrefix(name, "tm-"):
+		return name
+	case name == jobgraph.JobManagerName || name == jobgraph.ResourceManagerName:
+		return hostJobManager
+	case name == jobgraph.KafkaName:
+		return hostKafka
+	case spawnerHost != "":
+		return spawnerHost
+	}
+	return name
+}
+
+// parseCut reads a partition-network action (kernel.Config.ParseCut); its
+// host names are the kernel's.
+func parseCut(text string) (kernel.Cut, error) {
+	a, err := action.Parse(text)
+	if err != nil {
+		return kernel.Cut{}, err
+	}
+	if a.Verb != action.PartitionNetwork {
+		return kernel.Cut{}, fmt.Errorf("not an action for the scheduler")
+	}
+	p, err := action.ParsePartition(a.Arg)
+	if err != nil {
+		return kernel.Cut{}, err
+	}
+	return kernel.Cut{A: p.A, B: p.B, Duration: vt.FromDuration(p.Duration)}, nil
+}
