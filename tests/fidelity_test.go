@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -102,5 +103,73 @@ func TestCommittedOffsetsAreTheCheckpoints(t *testing.T) {
 	}
 	if commits < 8 {
 		t.Fatalf("only %d committed offsets", commits)
+	}
+}
+
+// An events file that scripts out-of-order arrival (sim.events.pace=
+// file-order, issue 13.6): examples/data/late-arrival.jsonl, five records
+// of one key in the file's order, each at its arrival field. With
+// forBoundedOutOfOrderness(1 s) the watermark is the largest timestamp so
+// far - 1000 - 1 (B = 1700000000000):
+//
+//	arrival  ts        watermark after it
+//	0 s      B+1000    B-1
+//	1 s      B+5000    B+3999
+//	2 s      B+12000   B+10999: [B, B+10000) (maxTimestamp B+9999) fires, count 2
+//	3 s      B+3000    B+10999: its only window was cleaned up at B+9999 (no
+//	                   allowed lateness), so it is late: the side output
+//	3.5 s    B+11000   B+10999: on time in [B+10000, B+20000)
+//	end      -         Long.MAX_VALUE: [B+10000, B+20000) fires, count 2
+//
+// The watermark goes out at the source's next periodic emission
+// (pipeline.auto-watermark-interval, 200 ms), so the first firing is
+// within 2 s + 200 ms plus the fetch, parse and network hops, and the
+// late record reaches the side output within a fetch and two hops of 3 s.
+func TestEventsFileArrivalOrder(t *testing.T) {
+	const b = int64(1_700_000_000_000)
+	cfg := settings(t, "sim.events.pace=file-order", "parallelism.default=1", "job.window.size=10 s",
+		"job.watermark.out-of-orderness=1 s", "job.window.side-output-late-data=true")
+	recs := readEvents(t, dataPath("late-arrival.jsonl"), cfg)
+	res, log := run(t, cfg, cluster.Options{Events: recs})
+	_, again := run(t, cfg, cluster.Options{Events: recs})
+	if string(log) != string(again) {
+		t.Fatal("two runs of the same file differ")
+	}
+	if res.JobStatus != "FINISHED" {
+		t.Fatalf("job %s", res.JobStatus)
+	}
+	evs := parseLog(t, log)
+	fired := eventsOf(evs, "window_fired")
+	type firing struct{ start, end, value, wm int64 }
+	want := []firing{{b, b + 10_000, 2, b + 10_999}, {b + 10_000, b + 20_000, 2, math.MaxInt64}}
+	if len(fired) != len(want) {
+		t.Fatalf("%d firings, want %d", len(fired), len(want))
+	}
+	for i, w := range want {
+		e := fired[i]
+		if got := (firing{e.num("window_start"), e.num("window_end"), e.num("value"), e.num("watermark")}); got != w {
+			t.Errorf("firing %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if at := fired[0].num("vt"); at < 2_000_000 || at > 2_210_000 {
+		t.Errorf("the first window fired at %d µs, want within 2 s + 200 ms + a few hops", at)
+	}
+	late := eventsOf(evs, "late_side_output")
+	if len(late) != 1 || late[0].num("timestamp") != b+3000 {
+		t.Fatalf("late side output %v, want the one record of B+3000", late)
+	}
+	if at := late[0].num("vt"); at < 3_000_000 || at > 3_010_000 {
+		t.Errorf("the late record reached the side output at %d µs, want just after its arrival at 3 s", at)
+	}
+	// the window's input watermark at the metrics reports of 2 s and 3 s
+	for _, m := range metricsFrom(evs, "window-0", 2) {
+		sec := m.num("vt") / 1_000_000
+		if m.num("vt") >= 3_500_000 {
+			break // the last report, at the end of input
+		}
+		wm := m.num("currentInputWatermark")
+		if (sec == 2 && wm != b+3999) || (sec == 3 && wm != b+10_999) {
+			t.Errorf("window-0's watermark at %d µs = %d, want %d", m.num("vt"), wm, map[int64]int64{2: b + 3999, 3: b + 10_999}[sec])
+		}
 	}
 }

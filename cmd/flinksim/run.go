@@ -456,6 +456,15 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	for _, text := range noEffectWarnings(spec.cfg, spec.lc.explicit, spec.opt.Bounded(), spec.opt.Events != nil) {
 		warnLine(text)
 	}
+	if spec.cfg.EventsPace != "file-order" {
+		for _, r := range spec.opt.Events {
+			if r.Arrival >= 0 {
+				warnLine(fmt.Sprintf("warning: the events file's arrival fields (line %d, ...) have no effect in this run: they pace the records only with --set sim.events.pace=file-order (the pace is %s)",
+					r.Line, spec.cfg.EventsPace))
+				break
+			}
+		}
+	}
 	var progress func(int64)
 	if v == nil && isTerminal(stderr) {
 		limit := spec.cfg.Duration.Microseconds()

@@ -213,8 +213,12 @@ func noEffectWarnings(c config.Config, explicit map[string]bool, bounded, events
 		for _, k := range []string{"sim.source.rate", "sim.source.keys", "sim.source.disorder", "sim.source.late-fraction"} {
 			add(k, "the records come from --events, not from the generator")
 		}
+		if c.EventsPace != "file-order" {
+			add("sim.events.gap", "it spaces records only with sim.events.pace=file-order (the pace is "+c.EventsPace+")")
+		}
 	} else {
 		add("sim.events.pace", "there is no --events file")
+		add("sim.events.gap", "there is no --events file")
 	}
 	if c.StateBackend != "rocksdb" {
 		add("state.backend.incremental", "only the rocksdb backend takes incremental checkpoints (state.backend.type is "+c.StateBackend+")")

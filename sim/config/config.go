@@ -149,8 +149,12 @@ type Config struct {
 	SourceDisorder time.Duration
 	// SourceLateFraction is sim.source.late-fraction (0..1).
 	SourceLateFraction float64
-	// EventsPace is sim.events.pace: "backfill" or "event-time".
+	// EventsPace is sim.events.pace: "backfill", "event-time" or
+	// "file-order".
 	EventsPace string
+	// EventsGap is sim.events.gap: with file-order pace, the time between
+	// a record without an arrival field and the one before it.
+	EventsGap time.Duration
 	// CostParse, CostFilter, CostWindow and CostSink are sim.cost.*: virtual
 	// CPU time per record of each step.
 	CostParse, CostFilter, CostWindow, CostSink time.Duration
@@ -289,6 +293,7 @@ func Default() Config {
 		SourceDisorder:           2 * time.Second,
 		SourceLateFraction:       0,
 		EventsPace:               "backfill",
+		EventsGap:                10 * time.Millisecond,
 		CostParse:                20 * time.Microsecond,
 		CostFilter:               2 * time.Microsecond,
 		CostWindow:               10 * time.Microsecond,

@@ -25,6 +25,12 @@ import (
 // Kafka partition. It is optional.
 const PartitionField = "partition"
 
+// ArrivalField is the field (JSON) or column (CSV) that says when a record
+// reaches the topic with sim.events.pace=file-order: milliseconds of
+// virtual time from the start of the run. It is optional; where it is
+// missing the record arrives sim.events.gap after the one before.
+const ArrivalField = "arrival"
+
 // Record is one event read from an events file.
 type Record struct {
 	// Key is the key field's value: the text of a JSON string, or the
@@ -40,6 +46,9 @@ type Record struct {
 	Value []byte
 	// Line is the 1-based line of the file the record came from.
 	Line int
+	// Arrival is the line's arrival field in milliseconds, or -1 when it
+	// has none.
+	Arrival int64
 }
 
 // Options say which fields hold the key and the event time, and how many
@@ -122,22 +131,30 @@ func Parse(data []byte, name string, opt Options) ([]Record, error) {
 	if line, col := input.CheckUTF8(data); line > 0 {
 		return nil, &Error{name, line, fmt.Sprintf("invalid UTF-8 at byte %d of the line: an events file must be UTF-8 text", col)}
 	}
-	if strings.EqualFold(filepath.Ext(name), ".csv") {
-		return readCSV(data, name, opt)
-	}
+	var recs []Record
+	var err error
 	text := bytes.TrimLeft(data, " \t\r\n")
 	switch {
+	case strings.EqualFold(filepath.Ext(name), ".csv"):
+		recs, err = readCSV(data, name, opt)
 	case len(text) == 0:
 		return nil, nil
 	case text[0] == '{':
-		return readJSONLines(data, name, opt)
+		recs, err = readJSONLines(data, name, opt)
 	case text[0] == '[':
 		line := 1 + bytes.Count(data[:len(data)-len(text)], []byte{'\n'})
 		return nil, &Error{name, line, "a JSON array: an events file is JSON lines, one object per line, like {\"" + opt.KeyField +
 			"\": \"user-1\", \"" + opt.TimeField + "\": 1700000000000} (jq -c '.[]' turns an array into JSON lines)"}
 	default:
-		return readCSV(data, name, opt)
+		recs, err = readCSV(data, name, opt)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkArrivals(recs, name); err != nil {
+		return nil, err
+	}
+	return recs, nil
 }
 
 func readJSONLines(data []byte, name string, opt Options) ([]Record, error) {
@@ -186,7 +203,7 @@ func jsonReason(text []byte) string {
 // record extracts key, time and partition from a compact JSON object. It
 // returns a message instead of a Record when a field is missing or wrong.
 func record(value []byte, opt Options) (Record, string) {
-	rec := Record{Value: value, Partition: -1}
+	rec := Record{Value: value, Partition: -1, Arrival: -1}
 	raw, ok := rawField(value, opt.KeyField)
 	switch {
 	case !ok:
@@ -228,7 +245,32 @@ func record(value []byte, opt Options) (Record, string) {
 		}
 		rec.Partition = int32(p)
 	}
+	if raw, ok = rawField(value, ArrivalField); ok && string(raw) != "null" && string(raw) != `""` {
+		a, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || !isInteger(raw) || a < 0 {
+			return rec, fmt.Sprintf("arrival must be a non-negative integer (milliseconds from the start of the run), got %s", input.Cut(string(raw)))
+		}
+		rec.Arrival = a
+	}
 	return rec, ""
+}
+
+// checkArrivals refuses arrival times that go back: records reach the
+// topic in the file's order (sim.events.pace=file-order), so a line cannot
+// arrive before a line above it.
+func checkArrivals(recs []Record, name string) error {
+	last, lastLine := int64(-1), 0
+	for _, r := range recs {
+		if r.Arrival < 0 {
+			continue
+		}
+		if r.Arrival < last {
+			return &Error{name, r.Line, fmt.Sprintf("arrival %d is before the arrival %d of line %d: records arrive in the order of the file, so arrival must not decrease",
+				r.Arrival, last, lastLine)}
+		}
+		last, lastLine = r.Arrival, r.Line
+	}
+	return nil
 }
 
 // timestamp reads an event time: a JSON integer (milliseconds since the

@@ -42,6 +42,17 @@ func TestReadCSV(t *testing.T) {
 	checkRecords(t, got, want)
 }
 
+// The arrival field is read as milliseconds; a line without one has -1.
+func TestReadArrival(t *testing.T) {
+	recs, err := Parse([]byte("{\"key\":\"a\",\"ts\":1,\"arrival\":250}\n{\"key\":\"b\",\"ts\":2}\n{\"key\":\"c\",\"ts\":3,\"arrival\":250}\n"), "e.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[0].Arrival != 250 || recs[1].Arrival != -1 || recs[2].Arrival != 250 {
+		t.Fatalf("arrivals %v, want 250, -1, 250", recs)
+	}
+}
+
 func TestReadCSVByExtension(t *testing.T) {
 	// A .csv name is CSV even when the first cell starts with '{'.
 	in := "{key},ts\nuser-1,5\n"
@@ -131,6 +142,14 @@ func TestReadErrors(t *testing.T) {
 			`e.jsonl:1: partition must be an integer, got "0"`},
 		{"partition fraction", "e.jsonl", "{\"key\":\"a\",\"ts\":1,\"partition\":1.0}\n", Options{Partitions: 4},
 			`e.jsonl:1: partition must be an integer, got 1.0`},
+		{"negative arrival", "e.jsonl", "{\"key\":\"a\",\"ts\":1,\"arrival\":-5}\n", Options{},
+			"e.jsonl:1: arrival must be a non-negative integer (milliseconds from the start of the run), got -5"},
+		{"arrival as text", "e.jsonl", "{\"key\":\"a\",\"ts\":1,\"arrival\":\"1s\"}\n", Options{},
+			`e.jsonl:1: arrival must be a non-negative integer (milliseconds from the start of the run), got "1s"`},
+		{"arrival going back", "e.jsonl", "{\"key\":\"a\",\"ts\":1,\"arrival\":500}\n{\"key\":\"a\",\"ts\":2}\n{\"key\":\"a\",\"ts\":3,\"arrival\":300}\n", Options{},
+			"e.jsonl:3: arrival 300 is before the arrival 500 of line 1: records arrive in the order of the file, so arrival must not decrease"},
+		{"CSV arrival going back", "e.csv", "key,ts,arrival\na,1,20\nb,2,10\n", Options{},
+			"e.csv:3: arrival 10 is before the arrival 20 of line 2: records arrive in the order of the file, so arrival must not decrease"},
 		{"CSV too few columns", "e.csv", "key,ts,amount\na,1,2\nb,2\n", Options{},
 			"e.csv:3: expected 3 columns as in the header, got 2"},
 		{"CSV too many columns", "e.csv", "key,ts\na,1,2\n", Options{},

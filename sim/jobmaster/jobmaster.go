@@ -255,7 +255,7 @@ func (j *JobMaster) start(o *kernel.Out) {
 		// given explicitly instead (OffsetsInitializer.offsets(...)), so
 		// the job reads the whole file as it arrives
 		spec := "latest"
-		if j.cfg.EventsPace == "event-time" {
+		if j.cfg.EventsPace != "backfill" {
 			spec = "final"
 		}
 		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{

@@ -197,6 +197,10 @@ func (k *Broker) start(o *kernel.Out) {
 		o.Timer(0, timerGenerate, 0)
 		return
 	}
+	if k.cfg.EventsPace == "file-order" {
+		k.scheduleFileOrder(o)
+		return
+	}
 	if k.cfg.EventsPace != "event-time" {
 		for i := range k.events {
 			k.appendEvent(i)
@@ -225,6 +229,26 @@ func (k *Broker) start(o *kernel.Out) {
 	k.appendAt = make([]vt.Time, len(k.pending))
 	for i, idx := range k.pending {
 		k.appendAt[i] = at(idx)
+	}
+	k.appendDue(o)
+}
+
+// scheduleFileOrder paces the events file in the file's order: each record
+// at its arrival field (ms of virtual time from the start of the run), a
+// record without one sim.events.gap after the record before it (the events
+// reader refused arrivals that go back).
+func (k *Broker) scheduleFileOrder(o *kernel.Out) {
+	k.pending = make([]int, len(k.events))
+	k.appendAt = make([]vt.Time, len(k.events))
+	prev := vt.Time(0)
+	gap := vt.FromDuration(k.cfg.EventsGap)
+	for i, e := range k.events {
+		at := prev + gap
+		if e.Arrival >= 0 {
+			at = vt.FromMillis(e.Arrival)
+		}
+		k.pending[i], k.appendAt[i] = i, at
+		prev = at
 	}
 	k.appendDue(o)
 }
