@@ -2318,8 +2318,12 @@ type InputGateDeployment struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	Producers         []string               `protobuf:"bytes,1,rep,name=producers,proto3" json:"producers,omitempty"`                                          // producer subtask names, channel index order
 	ProducerLocations []string               `protobuf:"bytes,2,rep,name=producer_locations,json=producerLocations,proto3" json:"producer_locations,omitempty"` // task manager of each producer
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// the subpartition this subtask reads of every producer
+	// (InputGateDeploymentDescriptor's consumed subpartition): its own subtask
+	// index on an all-to-all edge (HASH, REBALANCE), 0 on a FORWARD one
+	ConsumedSubpartition int32 `protobuf:"varint,3,opt,name=consumed_subpartition,json=consumedSubpartition,proto3" json:"consumed_subpartition,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *InputGateDeployment) Reset() {
@@ -2364,6 +2368,13 @@ func (x *InputGateDeployment) GetProducerLocations() []string {
 		return x.ProducerLocations
 	}
 	return nil
+}
+
+func (x *InputGateDeployment) GetConsumedSubpartition() int32 {
+	if x != nil {
+		return x.ConsumedSubpartition
+	}
+	return 0
 }
 
 // ResultPartitionDeployment describes the ResultPartition of a producer.
@@ -6496,10 +6507,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x124\n" +
 	"\x06offers\x18\x02 \x03(\v2\x1c.flinksim.messages.SlotOfferR\x06offers\"/\n" +
 	"\x11SlotOfferResponse\x12\x1a\n" +
-	"\baccepted\x18\x01 \x03(\tR\baccepted\"b\n" +
+	"\baccepted\x18\x01 \x03(\tR\baccepted\"\x97\x01\n" +
 	"\x13InputGateDeployment\x12\x1c\n" +
 	"\tproducers\x18\x01 \x03(\tR\tproducers\x12-\n" +
-	"\x12producer_locations\x18\x02 \x03(\tR\x11producerLocations\"\xb7\x01\n" +
+	"\x12producer_locations\x18\x02 \x03(\tR\x11producerLocations\x123\n" +
+	"\x15consumed_subpartition\x18\x03 \x01(\x05R\x14consumedSubpartition\"\xb7\x01\n" +
 	"\x19ResultPartitionDeployment\x12 \n" +
 	"\vpartitioner\x18\x01 \x01(\tR\vpartitioner\x12+\n" +
 	"\x11num_subpartitions\x18\x02 \x01(\x05R\x10numSubpartitions\x12\x1c\n" +

@@ -78,7 +78,10 @@ func Deploy(g jobgraph.JobGraph, slots []Slot, attempt int) ([]Deployment, error
 				Chain: v.Operators, Attempt: int32(attempt)}
 			if in != nil {
 				pv, _ := g.Vertex(in.From)
-				gate := &messages.InputGateDeployment{}
+				gate := &messages.InputGateDeployment{ConsumedSubpartition: int32(i)}
+				if in.Partitioner == jobgraph.PartitionForward {
+					gate.ConsumedSubpartition = 0 // the producer's only one
+				}
 				for p := 0; p < pv.Parallelism; p++ {
 					if in.Partitioner == jobgraph.PartitionForward && p != i {
 						continue
