@@ -161,7 +161,7 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 	}
 	// the job is submitted once the cluster is up: after the task managers
 	// had time to register
-	add(jobgraph.JobManagerName, jobmaster.New(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.NetworkLatency)+1000)
+	add(jobgraph.JobManagerName, jobmaster.New(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.RPCLatency())+1000)
 
 	for _, a := range opt.Actions {
 		initial = append(initial, s.actionEnvelope(a, false))

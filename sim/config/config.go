@@ -213,8 +213,22 @@ type Config struct {
 	// keyed-state access when state.backend.type is rocksdb (serialization
 	// and a JNI call into RocksDB instead of a heap lookup).
 	CostRocksDB time.Duration
-	// NetworkLatency is sim.network.latency (remote channels).
+	// NetworkLatency is sim.network.latency (remote channels, and a Kafka
+	// client's requests to the broker).
 	NetworkLatency time.Duration
+	// RPCOneWay is sim.rpc.latency: one-way delay of an RPC between Flink
+	// components (JobMaster, CheckpointCoordinator, ResourceManager,
+	// TaskExecutor, and operator events between a task and its
+	// coordinator).
+	RPCOneWay time.Duration
+	// TaskDeployTime is sim.task.deploy-time: from a SubmitTask reaching the
+	// TaskExecutor to the task leaving DEPLOYING (Task.doRun: library
+	// loading, network setup).
+	TaskDeployTime time.Duration
+	// TaskInitTime is sim.task.init-time: INITIALIZING to RUNNING
+	// (StreamTask.restore: state restore, operator open, the Kafka client's
+	// creation, partition requests at its end).
+	TaskInitTime time.Duration
 	// LocalLatency is sim.network.local-latency (local channels).
 	LocalLatency time.Duration
 	// BufferRecords is sim.buffer.records: records per network buffer
@@ -299,6 +313,9 @@ func Default() Config {
 		CostWindow:               10 * time.Microsecond,
 		CostSink:                 10 * time.Microsecond,
 		NetworkLatency:           200 * time.Microsecond,
+		RPCOneWay:                time.Millisecond,
+		TaskDeployTime:           10 * time.Millisecond,
+		TaskInitTime:             100 * time.Millisecond,
 		StateBackend:             "hashmap",
 		CostRocksDB:              15 * time.Microsecond,
 		LogNettyFrames:           false,
@@ -327,10 +344,14 @@ func Default() Config {
 	}
 }
 
-// RPCLatency is the virtual delay of an RPC between cluster components
-// (JobManager, ResourceManager, TaskManagers, broker): the remote network
-// latency setting.
-func (c *Config) RPCLatency() time.Duration { return c.NetworkLatency }
+// RPCLatency is the one-way virtual delay of an RPC between Flink's
+// components (sim.rpc.latency).
+func (c *Config) RPCLatency() time.Duration { return c.RPCOneWay }
+
+// KafkaLatency is the one-way virtual delay of a Kafka client's request to
+// the broker or its answer (fetch, list offsets, produce, transactions):
+// the data network's latency, sim.network.latency.
+func (c *Config) KafkaLatency() time.Duration { return c.NetworkLatency }
 
 // RecordsPerBuffer is how many records one network buffer holds:
 // sim.buffer.records when set, otherwise as many serialized records of

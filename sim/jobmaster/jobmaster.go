@@ -247,7 +247,7 @@ func (j *JobMaster) start(o *kernel.Out) {
 	// the source coordinator resolves the starting (and, bounded, stopping)
 	// offsets of every partition (KafkaSourceEnumerator with its
 	// OffsetsInitializers)
-	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.KafkaLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 		Topic: j.cfg.SourceTopic, Spec: j.cfg.StartingOffsets, RequestId: reqStartOffsets}})
 	if j.bounded {
 		// KafkaSource.setBounded(OffsetsInitializer.latest()); when the
@@ -258,7 +258,7 @@ func (j *JobMaster) start(o *kernel.Out) {
 		if j.cfg.EventsPace != "backfill" {
 			spec = "final"
 		}
-		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.KafkaLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 			Topic: j.cfg.SourceTopic, Spec: spec, RequestId: reqStopOffsets}})
 	}
 }

@@ -52,7 +52,7 @@ func (s *Subtask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
 // fetch sends the reader's next Fetch, if it wants one.
 func (s *Subtask) fetch(o *kernel.Out) {
 	if req := s.src.NextFetch(s.ck.stopping); req != nil {
-		o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_Fetch{Fetch: req})
+		o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.KafkaLatency()), &messages.Envelope_Fetch{Fetch: req})
 	}
 }
 

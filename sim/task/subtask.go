@@ -37,6 +37,10 @@ type Subtask struct {
 	index  int
 	maxP   int
 	status status.Execution
+	// deferred holds what reached the task before it was RUNNING: a
+	// mailbox that only starts taking letters once the task is restored
+	deferred []*messages.Envelope
+	running  bool
 
 	// output
 	rp        *exchange.ResultPartition
@@ -94,9 +98,11 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 
 // Receive implements Component.
 func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
+	if !s.running {
+		s.notRunning(o, env)
+		return
+	}
 	switch b := env.Body.(type) {
-	case *messages.Envelope_Start:
-		s.start(o)
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerContinue:
@@ -217,6 +223,42 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	s.flushSends(o, 0)
 }
 
+// notRunning handles an envelope before the task is RUNNING: DEPLOYING
+// until Start, then INITIALIZING for sim.task.init-time (Task.doRun,
+// StreamTask.restore). A cancel or failure ends it there; everything else
+// waits for RUNNING, in arrival order.
+func (s *Subtask) notRunning(o *kernel.Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		if s.status == 0 {
+			s.setState(o, status.Initializing, "")
+			o.Timer(vt.FromDuration(s.cfg.TaskInitTime), timerInitialized, 0)
+		}
+	case *messages.Envelope_Timer:
+		if b.Timer.Kind != timerInitialized || s.status != status.Initializing {
+			return
+		}
+		s.running = true
+		s.start(o)
+		deferred := s.deferred
+		s.deferred = nil
+		for _, e := range deferred {
+			s.Step(o, e)
+		}
+	case *messages.Envelope_CancelTask:
+		s.setState(o, status.Canceled, "")
+	case *messages.Envelope_FailTask:
+		s.setState(o, status.Failed, b.FailTask.Cause)
+	case *messages.Envelope_ConnectionLost:
+	case *messages.Envelope_EndOfRun:
+		s.logFinal(o)
+	default:
+		if s.status == 0 || s.status == status.Initializing {
+			s.deferred = append(s.deferred, env)
+		}
+	}
+}
+
 func (s *Subtask) start(o *kernel.Out) {
 	d := s.d
 	if rp := d.ResultPartition; rp != nil {
@@ -278,7 +320,6 @@ func (s *Subtask) start(o *kernel.Out) {
 	}
 	s.mb = NewMailbox(o.Now())
 	o.Timer(1_000_000, timerMetrics, 0)
-	s.setState(o, status.Initializing, "")
 	s.initCheckpointing(o)
 	s.setState(o, status.Running, "")
 }
