@@ -389,10 +389,10 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	var recs []*messages.KafkaRecord
 	isolation := s.cfg.OutputIsolation
 	if t.OutputIsolation != "" {
-		isolation = t.OutputIsolation // changed during the run by a set action
+		isolation = config.IsolationLevel(t.OutputIsolation) // changed during the run by a set action
 	}
-	out.OutputIsolation = isolation
-	if isolation == "read_committed" {
+	out.OutputIsolation = string(isolation)
+	if isolation == config.ReadCommitted {
 		recs = sink.ReadCommitted(0)
 	} else {
 		recs = sink.ReadUncommitted(0)

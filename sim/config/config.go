@@ -48,7 +48,7 @@ type Config struct {
 	ManagedMemoryBytes int64
 	// StateBackend is state.backend.type: "hashmap" (objects on the heap) or
 	// "rocksdb" (serialized, slower per access).
-	StateBackend string
+	StateBackend StateBackendType
 	// NetworkMemoryBytes is the network memory of a task manager in bytes
 	// (key taskmanager.memory.network.max).
 	NetworkMemoryBytes int64
@@ -86,7 +86,7 @@ type Config struct {
 	// SourcePartitions is job.source.partitions: partitions of the source topic (1..10000).
 	SourcePartitions int
 	// StartingOffsets is job.source.starting-offsets: "earliest" or "latest".
-	StartingOffsets string
+	StartingOffsets StartingOffsets
 	// MaxPollRecords is job.source.max-poll-records: Kafka max.poll.records.
 	MaxPollRecords int
 	// KeyField is job.key-field: the record field used as key.
@@ -94,11 +94,11 @@ type Config struct {
 	// TimeField is job.time-field: the record field holding event time.
 	TimeField string
 	// TimeCharacteristic is job.time-characteristic: "event-time" or "processing-time".
-	TimeCharacteristic string
+	TimeCharacteristic TimeCharacteristic
 	// Operator is job.operator: "window" or "process".
-	Operator string
+	Operator OperatorKind
 	// WindowType is job.window.type: "tumbling", "sliding" or "session".
-	WindowType string
+	WindowType WindowType
 	// WindowSize is job.window.size.
 	WindowSize time.Duration
 	// WindowSlide is job.window.slide; 0 means unset.
@@ -112,7 +112,7 @@ type Config struct {
 	// SideOutputLateData is job.window.side-output-late-data.
 	SideOutputLateData bool
 	// Aggregate is job.window.aggregate: count, sum, min, max or avg.
-	Aggregate string
+	Aggregate AggregateKind
 	// AggregateField is job.window.aggregate-field.
 	AggregateField string
 	// Filter is job.filter: a predicate such as `amount > 100`; "" means none.
@@ -151,7 +151,7 @@ type Config struct {
 	SourceLateFraction float64
 	// EventsPace is sim.events.pace: "backfill", "event-time" or
 	// "file-order".
-	EventsPace string
+	EventsPace EventsPace
 	// EventsGap is sim.events.gap: with file-order pace, the time between
 	// a record without an arrival field and the one before it.
 	EventsGap time.Duration
@@ -164,7 +164,7 @@ type Config struct {
 	HeartbeatTimeout time.Duration
 	// RestartStrategy is restart-strategy.type; "default" lets Flink choose
 	// (exponential-delay with checkpointing, none without).
-	RestartStrategy string
+	RestartStrategy RestartStrategyType
 	// RestartInitialBackoff is restart-strategy.exponential-delay.initial-backoff.
 	RestartInitialBackoff time.Duration
 	// RestartJitterFactor is restart-strategy.exponential-delay.jitter-factor.
@@ -193,7 +193,7 @@ type Config struct {
 	IncrementalCheckpoints bool
 	// DeliveryGuarantee is sink.delivery-guarantee: none, at-least-once or
 	// exactly-once (KafkaSink's DeliveryGuarantee; Flink's default none).
-	DeliveryGuarantee string
+	DeliveryGuarantee DeliveryGuarantee
 	// TransactionalIDPrefix is sink.transactional-id-prefix.
 	TransactionalIDPrefix string
 	// TransactionTimeout is the sink producer's transaction.timeout.ms
@@ -202,7 +202,7 @@ type Config struct {
 	TransactionTimeout time.Duration
 	// OutputIsolation is sim.output.isolation-level: the isolation.level of
 	// the consumer whose view --output writes (Kafka's default read_uncommitted).
-	OutputIsolation string
+	OutputIsolation IsolationLevel
 	// UploadSpeed is sim.checkpoint.upload-speed: bytes per virtual second
 	// the asynchronous part of a snapshot uploads.
 	UploadSpeed int64
@@ -276,20 +276,20 @@ func Default() Config {
 		NetworkFraction:          defaultNetworkFraction,
 		SourceTopic:              "orders",
 		SourcePartitions:         4,
-		StartingOffsets:          "earliest",
+		StartingOffsets:          OffsetsEarliest,
 		MaxPollRecords:           500,
 		KeyField:                 "key",
 		TimeField:                "ts",
-		TimeCharacteristic:       "event-time",
-		Operator:                 "window",
-		WindowType:               "tumbling",
+		TimeCharacteristic:       EventTime,
+		Operator:                 OperatorWindow,
+		WindowType:               WindowTumbling,
 		WindowSize:               time.Minute,
 		WindowSlide:              0,
 		WindowGap:                0,
 		WindowOffset:             0,
 		AllowedLateness:          0,
 		SideOutputLateData:       false,
-		Aggregate:                "count",
+		Aggregate:                AggregateCount,
 		AggregateField:           "amount",
 		Filter:                   "",
 		OutOfOrderness:           5 * time.Second,
@@ -306,7 +306,7 @@ func Default() Config {
 		SourceKeys:               100,
 		SourceDisorder:           2 * time.Second,
 		SourceLateFraction:       0,
-		EventsPace:               "backfill",
+		EventsPace:               PaceBackfill,
 		EventsGap:                10 * time.Millisecond,
 		CostParse:                20 * time.Microsecond,
 		CostFilter:               2 * time.Microsecond,
@@ -316,7 +316,7 @@ func Default() Config {
 		RPCOneWay:                time.Millisecond,
 		TaskDeployTime:           10 * time.Millisecond,
 		TaskInitTime:             100 * time.Millisecond,
-		StateBackend:             "hashmap",
+		StateBackend:             BackendHashMap,
 		CostRocksDB:              15 * time.Microsecond,
 		LogNettyFrames:           false,
 		CheckpointInterval:       0,
@@ -324,14 +324,14 @@ func Default() Config {
 		CheckpointMinPause:       0,
 		MaxConcurrentCheckpoints: 1,
 		AlignedCheckpointTimeout: 0,
-		DeliveryGuarantee:        "none",
+		DeliveryGuarantee:        DeliveryNone,
 		TransactionalIDPrefix:    "flinksim",
 		TransactionTimeout:       15 * time.Minute,
-		OutputIsolation:          "read_uncommitted",
+		OutputIsolation:          ReadUncommitted,
 		UploadSpeed:              50 << 20,
 		HeartbeatInterval:        time.Second,
 		HeartbeatTimeout:         5 * time.Second,
-		RestartStrategy:          "default",
+		RestartStrategy:          RestartDefault,
 		RestartInitialBackoff:    time.Second,
 		RestartJitterFactor:      0.1,
 		FixedDelayAttempts:       1,

@@ -197,11 +197,11 @@ func (k *Broker) start(o *kernel.Out) {
 		o.Timer(0, timerGenerate, 0)
 		return
 	}
-	if k.cfg.EventsPace == "file-order" {
+	if k.cfg.EventsPace == config.PaceFileOrder {
 		k.scheduleFileOrder(o)
 		return
 	}
-	if k.cfg.EventsPace != "event-time" {
+	if k.cfg.EventsPace != config.PaceEventTime {
 		for i := range k.events {
 			k.appendEvent(i)
 		}

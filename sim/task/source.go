@@ -2,6 +2,7 @@ package task
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/exchange"
@@ -27,7 +28,7 @@ func (s *Subtask) logSplitFinished(o *kernel.Out, st *source.Split) {
 
 // aligned reports whether the source takes part in watermark alignment.
 func (s *Subtask) aligned() bool {
-	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != "processing-time"
+	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != config.ProcessingTime
 }
 
 func (s *Subtask) alignmentInterval() vt.Time {
@@ -137,7 +138,7 @@ func (s *Subtask) maybeFinishSource(o *kernel.Out) {
 	if s.finishedAll || !s.src.Done() || s.ck.awaitFinal {
 		return
 	}
-	if s.cfg.TimeCharacteristic != "processing-time" {
+	if s.cfg.TimeCharacteristic != config.ProcessingTime {
 		if wm, err := s.src.EndOfInput(); err == nil {
 			s.broadcastStatus(o, false)
 			s.sentWm = wm

@@ -90,7 +90,7 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 	for _, op := range d.Chain {
 		if len(op) > 5 && op[:5] == "Sink:" {
 			s.hasSink = true
-			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == "exactly-once")
+			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == config.DeliveryExactlyOnce)
 		}
 	}
 	return s
@@ -275,20 +275,20 @@ func (s *Subtask) start(o *kernel.Out) {
 	if s.isSource {
 		src, err := source.NewReader(source.ReaderConfig{Topic: s.cfg.SourceTopic, MaxPollRecords: s.cfg.MaxPollRecords,
 			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds(),
-			EventTime: s.cfg.TimeCharacteristic != "processing-time"})
+			EventTime: s.cfg.TimeCharacteristic != config.ProcessingTime})
 		if err != nil {
 			o.Invariant("watermark_config", "%v", err)
 			return
 		}
 		s.src = src
-		s.needValue = s.cfg.Operator == "window" && s.cfg.Aggregate != "count"
+		s.needValue = s.cfg.Operator == config.OperatorWindow && s.cfg.Aggregate != config.AggregateCount
 		s.sentWm = math.MinInt64
 		if s.cfg.Filter != "" {
 			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
 		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
 			SubtaskIndex: int32(s.index), Location: s.tm}})
-		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
+		if s.cfg.TimeCharacteristic != config.ProcessingTime && s.cfg.AutoWatermarkInterval > 0 {
 			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
 		}
 		if s.aligned() {
@@ -302,7 +302,7 @@ func (s *Subtask) start(o *kernel.Out) {
 		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate, local)
 		s.valve, _ = watermark.NewStatusWatermarkValve(s.gate.NumChannels())
 		s.lastInputWm = math.MinInt64
-		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
+		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == config.OperatorProcess {
 			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
 			if err != nil {
 				o.Invariant("process_config", "%v", err)
