@@ -35,7 +35,7 @@ type OutputSummary struct {
 // Cost: one pass over the sink topic with a JSON decode per visible record.
 func (s *Session) Output(isolation string) OutputSummary {
 	if isolation == "" {
-		isolation = s.cfg.OutputIsolation
+		isolation = string(s.cfg.OutputIsolation)
 		if s.tally.OutputIsolation != "" {
 			isolation = s.tally.OutputIsolation
 		}

@@ -161,7 +161,7 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 	}
 	// the job is submitted once the cluster is up: after the task managers
 	// had time to register
-	add(jobgraph.JobManagerName, jobmaster.New(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.NetworkLatency)+1000)
+	add(jobgraph.JobManagerName, jobmaster.New(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.RPCLatency())+1000)
 
 	for _, a := range opt.Actions {
 		initial = append(initial, s.actionEnvelope(a, false))
@@ -389,10 +389,10 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	var recs []*messages.KafkaRecord
 	isolation := s.cfg.OutputIsolation
 	if t.OutputIsolation != "" {
-		isolation = t.OutputIsolation // changed during the run by a set action
+		isolation = config.IsolationLevel(t.OutputIsolation) // changed during the run by a set action
 	}
-	out.OutputIsolation = isolation
-	if isolation == "read_committed" {
+	out.OutputIsolation = string(isolation)
+	if isolation == config.ReadCommitted {
 		recs = sink.ReadCommitted(0)
 	} else {
 		recs = sink.ReadUncommitted(0)

@@ -3,6 +3,8 @@ package tests
 import (
 	"testing"
 
+	"github.com/flinksim/flinksim/sim/config"
+
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/action"
 )
@@ -126,7 +128,7 @@ func TestSetRestartsFromSavepoint(t *testing.T) {
 			t.Fatalf("job statuses %v, want %v", jobs, want)
 		}
 	}
-	if res.OutputIsolation != "read_committed" {
+	if res.OutputIsolation != string(config.ReadCommitted) {
 		t.Fatalf("output view at %s", res.OutputIsolation)
 	}
 }

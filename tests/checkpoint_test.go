@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/keygroup"
 )
@@ -27,19 +26,6 @@ func randomInput(rng *rand.Rand, n, keys int) []events.Record {
 		key := "k" + strconv.Itoa(rng.IntN(keys))
 		out[i] = events.Record{Key: key, Timestamp: ts - rng.Int64N(2001), Partition: -1,
 			Value: []byte(`{"key":"` + key + `"}`), Line: i + 1}
-	}
-	return out
-}
-
-func parseActions(t *testing.T, texts ...string) []action.Action {
-	t.Helper()
-	var out []action.Action
-	for _, s := range texts {
-		a, err := action.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, a)
 	}
 	return out
 }
@@ -288,7 +274,7 @@ func TestRescaleFromSavepoint(t *testing.T) {
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	cfg := settings(t, "sim.events.pace=event-time", "taskmanager.numberOfTaskSlots=2")
 	base, baseLog := run(t, cfg, cluster.Options{Events: input})
-	res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, "at=70s rescale 3")})
+	res, log := run(t, cfg, cluster.Options{Events: input, Actions: actions(t, "at=70s rescale 3")})
 	evs := parseLog(t, log)
 	if res.JobStatus != "FINISHED" {
 		t.Fatalf("job %s", res.JobStatus)
@@ -322,7 +308,7 @@ func TestRescaleFromSavepoint(t *testing.T) {
 		{"at=70s rescale 200", "The maximum parallelism (128) of the restored state is lower than the configured parallelism (200). Please reduce the parallelism of the task to be lower or equal to the maximum parallelism."},
 		{"at=70s rescale 3 max-parallelism=256", "Cannot map operator window with max parallelism 128 to new program with max parallelism 256."},
 	} {
-		res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, tc.action)})
+		res, log := run(t, cfg, cluster.Options{Events: input, Actions: actions(t, tc.action)})
 		if res.JobStatus != "FAILED" || !bytes.Contains(log, []byte(tc.message)) {
 			t.Fatalf("%s: job %s, log without %q", tc.action, res.JobStatus, tc.message)
 		}
@@ -415,7 +401,7 @@ func TestMinPauseBetweenCheckpoints(t *testing.T) {
 // notified, the job ends FINISHED without the final watermark, so open
 // windows stay unfired; the source's committed offsets are the savepoint's.
 func TestStopWithSavepoint(t *testing.T) {
-	res, log := run(t, settings(t, "sim.duration=5 min"), cluster.Options{Actions: parseActions(t, "at=90s stop-with-savepoint")})
+	res, log := run(t, settings(t, "sim.duration=5 min"), cluster.Options{Actions: actions(t, "at=90s stop-with-savepoint")})
 	evs := parseLog(t, log)
 	done := eventsOf(evs, "checkpoint_completed")
 	if len(done) != 1 || done[0].str("kind") != "stop-with-savepoint" || done[0].str("savepoint_path") == "" {
@@ -440,7 +426,7 @@ func TestDeterminismCheckpointsAndFailures(t *testing.T) {
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	cfg := settings(t, "sim.events.pace=event-time", "taskmanager.numberOfTaskSlots=2", "execution.checkpointing.interval=7 s",
 		"execution.checkpointing.unaligned.enabled=true", "sim.cost.window=1 ms", "sink.delivery-guarantee=exactly-once")
-	opt := cluster.Options{Events: input, Actions: parseActions(t, "at=30s kill-taskmanager tm-1", "at=50s trigger-savepoint", "at=80s rescale 3")}
+	opt := cluster.Options{Events: input, Actions: actions(t, "at=30s kill-taskmanager tm-1", "at=50s trigger-savepoint", "at=80s rescale 3")}
 	res, a := run(t, cfg, opt)
 	var b []byte
 	withProcs(1, func() { _, b = run(t, cfg, opt) })
@@ -486,7 +472,7 @@ func TestTwoKillsExactlyOnce(t *testing.T) {
 			cfg := settings(t, append([]string{"execution.checkpointing.interval=10 s",
 				"sink.delivery-guarantee=exactly-once", "sim.output.isolation-level=read_committed"}, tc.kv...)...)
 			base, _ := run(t, cfg, cluster.Options{Events: tc.input})
-			res, log := run(t, cfg, cluster.Options{Events: tc.input, Actions: parseActions(t, tc.actions...)})
+			res, log := run(t, cfg, cluster.Options{Events: tc.input, Actions: actions(t, tc.actions...)})
 			if !mapsEqual(resultSet(t, base), resultSet(t, res)) || res.Duplicates != 0 || res.Uncommitted != 0 || res.JobStatus != "FINISHED" {
 				t.Fatalf("job %s, %d results (%d duplicates, %d uncommitted), want the %d of the run without failures\nmissing %d, extra %d",
 					res.JobStatus, len(res.Sink), res.Duplicates, res.Uncommitted, len(base.Sink), len(diff(resultSet(t, base), resultSet(t, res))), len(diff(resultSet(t, res), resultSet(t, base))))

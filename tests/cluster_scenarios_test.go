@@ -813,7 +813,7 @@ func (c *clusterScenario) state(name string) string {
 		}
 		return b.String()
 	}
-	if c.cfg.Operator == "process" {
+	if c.cfg.Operator == config.OperatorProcess {
 		fmt.Fprintf(&b, ", key groups %d-%d, watermark %s, %d key(s)\n", v.KeyGroupStart, v.KeyGroupEnd, fmtWm(v.Watermark), v.Keys)
 	} else {
 		fmt.Fprintf(&b, ", key groups %d-%d, watermark %s, %d key(s), %d window(s), %d late record(s) dropped\n",
@@ -853,7 +853,7 @@ func (c *clusterScenario) state(name string) string {
 // aggregate renders a window's accumulator: count, or the aggregate and
 // the count.
 func (c *clusterScenario) aggregate(count int64, value float64) string {
-	if c.cfg.Aggregate == "count" {
+	if c.cfg.Aggregate == config.AggregateCount {
 		return fmt.Sprintf("count=%d", count)
 	}
 	return fmt.Sprintf("%s=%s count=%d", c.cfg.Aggregate, strconv.FormatFloat(value, 'f', -1, 64), count)

@@ -25,7 +25,7 @@ func TestCutBetweenTaskManagersFailsTheirTasks(t *testing.T) {
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	cfg := settings(t, eoClicks...)
 	base, _ := run(t, cfg, cluster.Options{Events: input})
-	opt := cluster.Options{Events: input, Actions: parseActions(t, "at=40s partition-network tm-1 tm-2 for 3s")}
+	opt := cluster.Options{Events: input, Actions: actions(t, "at=40s partition-network tm-1 tm-2 for 3s")}
 	res, log := run(t, cfg, opt)
 	evs := parseLog(t, log)
 	cuts, heals := eventsOf(evs, "network_partition"), eventsOf(evs, "network_partition_healed")
@@ -64,7 +64,7 @@ func TestCutFromTheJobManagerMissesHeartbeats(t *testing.T) {
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	cfg := settings(t, eoClicks...)
 	base, _ := run(t, cfg, cluster.Options{Events: input})
-	res, log := run(t, cfg, cluster.Options{Events: input, Actions: parseActions(t, "at=40s partition-network tm-1 jobmanager for 12s")})
+	res, log := run(t, cfg, cluster.Options{Events: input, Actions: actions(t, "at=40s partition-network tm-1 jobmanager for 12s")})
 	evs := parseLog(t, log)
 	var sides []string
 	for _, e := range eventsOf(evs, "heartbeat_timeout") {
@@ -99,7 +99,7 @@ func TestCutFromTheJobManagerMissesHeartbeats(t *testing.T) {
 
 // A cut that names a host nothing lives on drops nothing.
 func TestCutOfNothing(t *testing.T) {
-	_, log := run(t, settings(t, "sim.duration=20 s"), cluster.Options{Actions: parseActions(t, "at=5s partition-network tm-7 jobmanager for 2s")})
+	_, log := run(t, settings(t, "sim.duration=20 s"), cluster.Options{Actions: actions(t, "at=5s partition-network tm-7 jobmanager for 2s")})
 	heals := eventsOf(parseLog(t, log), "network_partition_healed")
 	if len(heals) != 1 || heals[0].num("dropped_envelopes") != 0 {
 		t.Fatalf("heals %v", heals)
@@ -111,7 +111,7 @@ func TestCutOfNothing(t *testing.T) {
 func TestCutsSameOnBothDrivers(t *testing.T) {
 	input := readEvents(t, dataPath("playground-clicks.jsonl"), settings(t))
 	cfg := settings(t, eoClicks...)
-	opt := cluster.Options{Events: input, Actions: parseActions(t, "at=30s partition-network tm-1 tm-2 for 2s",
+	opt := cluster.Options{Events: input, Actions: actions(t, "at=30s partition-network tm-1 tm-2 for 2s",
 		"at=60s partition-network jobmanager tm-2 for 9s")}
 	var a, b bytes.Buffer
 	opt.Log = &a

@@ -241,7 +241,7 @@ func readEvents(what, path string, cfg config.Config) ([]events.Record, string, 
 		return nil, "", badInput("%s%v", what, err)
 	}
 	opt := events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions}
-	if cfg.Operator == "window" && cfg.Aggregate != "count" {
+	if cfg.Operator == config.OperatorWindow && cfg.Aggregate != config.AggregateCount {
 		opt.NumberField = cfg.AggregateField
 	}
 	recs, err := events.Parse(data, path, opt)
@@ -456,7 +456,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	for _, text := range noEffectWarnings(spec.cfg, spec.lc.explicit, spec.opt.Bounded(), spec.opt.Events != nil) {
 		warnLine(text)
 	}
-	if spec.cfg.EventsPace != "file-order" {
+	if spec.cfg.EventsPace != config.PaceFileOrder {
 		for _, r := range spec.opt.Events {
 			if r.Arrival >= 0 {
 				warnLine(fmt.Sprintf("warning: the events file's arrival fields (line %d, ...) have no effect in this run: they pace the records only with --set sim.events.pace=file-order (the pace is %s)",

@@ -277,7 +277,7 @@ func TestWarningsNameTheTrap(t *testing.T) {
 	}
 	r = cliIn(t, dir, time.Minute, "run", "--set", "parallelism.default=4", "--log", lp)
 	for _, w := range []string{"warning: the job FAILED; the root cause is NoResourceAvailableException: Slot request bulk is not fulfillable!",
-		"from the JobManager at 0:10.001: 4 slots needed, 2 offered within slot.request.timeout 10 s",
+		"from the JobManager at 0:10.005: 4 slots needed, 2 offered within slot.request.timeout 10 s",
 		"Fix: the job needs 4 slots and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=4, or --set taskmanager.numberOfTaskSlots=2, or --set parallelism.default=2",
 		"flinksim: the job FAILED: org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException"} {
 		if r.code != 4 || !strings.Contains(r.stderr, w) {

@@ -94,7 +94,7 @@ func TestTerminalView(t *testing.T) {
 		"job        job-1 RUNNING",
 		"source     source-0 reads partitions 1,3",
 		"checkpoint 1 (periodic) completed in",
-		"window     window-0 [22:13:00, 22:14:00) fired: user-0 = 401",
+		"window     window-1 [22:13:00, 22:14:00) fired: user-1 = 415",
 		"[22:14:00, 22:15:00) fired for 100 keys (total 60004)",
 		"failure    tm-1 killed (at=70s kill-taskmanager tm-1), 2 tasks lost",
 		"job        job-1 RESTARTING: TimeoutException: The heartbeat of TaskManager with id tm-1 timed out.",
@@ -169,7 +169,7 @@ func TestTerminalWarnings(t *testing.T) {
 	text, code = onTerminal(t, nil, "run", "--set", "parallelism.default=4")
 	text = plain(text)
 	if code != 4 || !strings.Contains(text, "warning: the job FAILED; the root cause is NoResourceAvailableException: Slot request bulk is not fulfillable!") ||
-		!strings.Contains(text, "--set sim.taskmanagers=4") || !strings.Contains(text, "job          FAILED after 10001 ms of virtual time") {
+		!strings.Contains(text, "--set sim.taskmanagers=4") || !strings.Contains(text, "job          FAILED after 10005 ms of virtual time") {
 		t.Errorf("FAILED: exit %d\n%s", code, text)
 	}
 	text, code = onTerminal(t, nil, "run", "--events", abs(t, "../../examples/data/orders-sample.jsonl"), "--duration", "10min")

@@ -514,9 +514,9 @@ func shortCause(c string) string {
 
 func describeJob(c config.Config) string {
 	op := "a keyed process function"
-	if c.Operator == "window" {
+	if c.Operator == config.OperatorWindow {
 		op = fmt.Sprintf("%s %s %s windows (%s)", config.FormatDuration(c.WindowSize), c.WindowType, c.TimeCharacteristic, c.Aggregate)
-		if c.WindowType == "session" {
+		if c.WindowType == config.WindowSession {
 			op = fmt.Sprintf("%s session windows, gap %s (%s)", c.TimeCharacteristic, config.FormatDuration(c.WindowGap), c.Aggregate)
 		}
 	}

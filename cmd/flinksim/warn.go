@@ -54,7 +54,7 @@ func (w *warner) once(id, text string) {
 }
 
 func (w *warner) eventTimeWindows() bool {
-	return w.cfg.Operator == "window" && w.cfg.TimeCharacteristic == "event-time"
+	return w.cfg.Operator == config.OperatorWindow && w.cfg.TimeCharacteristic == config.EventTime
 }
 
 func (w *warner) observe(ev *messages.LogEvent) {
@@ -213,31 +213,31 @@ func noEffectWarnings(c config.Config, explicit map[string]bool, bounded, events
 		for _, k := range []string{"sim.source.rate", "sim.source.keys", "sim.source.disorder", "sim.source.late-fraction"} {
 			add(k, "the records come from --events, not from the generator")
 		}
-		if c.EventsPace != "file-order" {
-			add("sim.events.gap", "it spaces records only with sim.events.pace=file-order (the pace is "+c.EventsPace+")")
+		if c.EventsPace != config.PaceFileOrder {
+			add("sim.events.gap", "it spaces records only with sim.events.pace=file-order (the pace is "+string(c.EventsPace)+")")
 		}
 	} else {
 		add("sim.events.pace", "there is no --events file")
 		add("sim.events.gap", "there is no --events file")
 	}
-	if c.StateBackend != "rocksdb" {
-		add("state.backend.incremental", "only the rocksdb backend takes incremental checkpoints (state.backend.type is "+c.StateBackend+")")
-		add("sim.cost.state.rocksdb", "state.backend.type is "+c.StateBackend)
+	if c.StateBackend != config.BackendRocksDB {
+		add("state.backend.incremental", "only the rocksdb backend takes incremental checkpoints (state.backend.type is "+string(c.StateBackend)+")")
+		add("sim.cost.state.rocksdb", "state.backend.type is "+string(c.StateBackend))
 	}
 	if !c.UnalignedCheckpoints {
 		add("execution.checkpointing.aligned-checkpoint-timeout", "it applies to unaligned checkpoints (execution.checkpointing.unaligned.enabled is false)")
 	}
-	if c.Operator != "window" {
+	if c.Operator != config.OperatorWindow {
 		for _, k := range []string{"job.window.type", "job.window.size", "job.window.slide", "job.window.gap", "job.window.aggregate", "job.window.allowed-lateness"} {
-			add(k, "job.operator is "+c.Operator)
+			add(k, "job.operator is "+string(c.Operator))
 		}
 	}
-	if c.TimeCharacteristic == "processing-time" {
+	if c.TimeCharacteristic == config.ProcessingTime {
 		add("job.watermark.idleness", "processing-time windows ignore watermarks")
 		add("job.window.allowed-lateness", "processing-time windows ignore watermarks")
 	}
-	if c.DeliveryGuarantee != "exactly-once" {
-		add("sink.transactional-id-prefix", "only the exactly-once sink uses transactions (sink.delivery-guarantee is "+c.DeliveryGuarantee+")")
+	if c.DeliveryGuarantee != config.DeliveryExactlyOnce {
+		add("sink.transactional-id-prefix", "only the exactly-once sink uses transactions (sink.delivery-guarantee is "+string(c.DeliveryGuarantee)+")")
 	}
 	return out
 }

@@ -48,7 +48,7 @@ type Config struct {
 	ManagedMemoryBytes int64
 	// StateBackend is state.backend.type: "hashmap" (objects on the heap) or
 	// "rocksdb" (serialized, slower per access).
-	StateBackend string
+	StateBackend StateBackendType
 	// NetworkMemoryBytes is the network memory of a task manager in bytes
 	// (key taskmanager.memory.network.max).
 	NetworkMemoryBytes int64
@@ -90,7 +90,7 @@ type Config struct {
 	// ParallelismDefault (-1) takes parallelism.default.
 	SourceParallelism int
 	// StartingOffsets is job.source.starting-offsets: "earliest" or "latest".
-	StartingOffsets string
+	StartingOffsets StartingOffsets
 	// MaxPollRecords is job.source.max-poll-records: Kafka max.poll.records.
 	MaxPollRecords int
 	// KeyField is job.key-field: the record field used as key.
@@ -98,15 +98,15 @@ type Config struct {
 	// TimeField is job.time-field: the record field holding event time.
 	TimeField string
 	// TimeCharacteristic is job.time-characteristic: "event-time" or "processing-time".
-	TimeCharacteristic string
+	TimeCharacteristic TimeCharacteristic
 	// Operator is job.operator: "window" or "process".
-	Operator string
+	Operator OperatorKind
 	// WindowParallelism is job.window.parallelism: subtasks of the keyed
 	// operator (the window or the process function), and so the number of
 	// key-group ranges; ParallelismDefault (-1) takes parallelism.default.
 	WindowParallelism int
 	// WindowType is job.window.type: "tumbling", "sliding" or "session".
-	WindowType string
+	WindowType WindowType
 	// WindowSize is job.window.size.
 	WindowSize time.Duration
 	// WindowSlide is job.window.slide; 0 means unset.
@@ -120,7 +120,7 @@ type Config struct {
 	// SideOutputLateData is job.window.side-output-late-data.
 	SideOutputLateData bool
 	// Aggregate is job.window.aggregate: count, sum, min, max or avg.
-	Aggregate string
+	Aggregate AggregateKind
 	// AggregateField is job.window.aggregate-field.
 	AggregateField string
 	// Filter is job.filter: a predicate such as `amount > 100`; "" means none.
@@ -162,7 +162,7 @@ type Config struct {
 	SourceLateFraction float64
 	// EventsPace is sim.events.pace: "backfill", "event-time" or
 	// "file-order".
-	EventsPace string
+	EventsPace EventsPace
 	// EventsGap is sim.events.gap: with file-order pace, the time between
 	// a record without an arrival field and the one before it.
 	EventsGap time.Duration
@@ -175,7 +175,7 @@ type Config struct {
 	HeartbeatTimeout time.Duration
 	// RestartStrategy is restart-strategy.type; "default" lets Flink choose
 	// (exponential-delay with checkpointing, none without).
-	RestartStrategy string
+	RestartStrategy RestartStrategyType
 	// RestartInitialBackoff is restart-strategy.exponential-delay.initial-backoff.
 	RestartInitialBackoff time.Duration
 	// RestartJitterFactor is restart-strategy.exponential-delay.jitter-factor.
@@ -204,7 +204,7 @@ type Config struct {
 	IncrementalCheckpoints bool
 	// DeliveryGuarantee is sink.delivery-guarantee: none, at-least-once or
 	// exactly-once (KafkaSink's DeliveryGuarantee; Flink's default none).
-	DeliveryGuarantee string
+	DeliveryGuarantee DeliveryGuarantee
 	// TransactionalIDPrefix is sink.transactional-id-prefix.
 	TransactionalIDPrefix string
 	// TransactionTimeout is the sink producer's transaction.timeout.ms
@@ -213,7 +213,7 @@ type Config struct {
 	TransactionTimeout time.Duration
 	// OutputIsolation is sim.output.isolation-level: the isolation.level of
 	// the consumer whose view --output writes (Kafka's default read_uncommitted).
-	OutputIsolation string
+	OutputIsolation IsolationLevel
 	// UploadSpeed is sim.checkpoint.upload-speed: bytes per virtual second
 	// the asynchronous part of a snapshot uploads.
 	UploadSpeed int64
@@ -224,8 +224,22 @@ type Config struct {
 	// keyed-state access when state.backend.type is rocksdb (serialization
 	// and a JNI call into RocksDB instead of a heap lookup).
 	CostRocksDB time.Duration
-	// NetworkLatency is sim.network.latency (remote channels).
+	// NetworkLatency is sim.network.latency (remote channels, and a Kafka
+	// client's requests to the broker).
 	NetworkLatency time.Duration
+	// RPCOneWay is sim.rpc.latency: one-way delay of an RPC between Flink
+	// components (JobMaster, CheckpointCoordinator, ResourceManager,
+	// TaskExecutor, and operator events between a task and its
+	// coordinator).
+	RPCOneWay time.Duration
+	// TaskDeployTime is sim.task.deploy-time: from a SubmitTask reaching the
+	// TaskExecutor to the task leaving DEPLOYING (Task.doRun: library
+	// loading, network setup).
+	TaskDeployTime time.Duration
+	// TaskInitTime is sim.task.init-time: INITIALIZING to RUNNING
+	// (StreamTask.restore: state restore, operator open, the Kafka client's
+	// creation, partition requests at its end).
+	TaskInitTime time.Duration
 	// LocalLatency is sim.network.local-latency (local channels).
 	LocalLatency time.Duration
 	// BufferRecords is sim.buffer.records: records per network buffer
@@ -300,21 +314,21 @@ func Default() Config {
 		SourceTopic:              "orders",
 		SourcePartitions:         4,
 		SourceParallelism:        ParallelismDefault,
-		StartingOffsets:          "earliest",
+		StartingOffsets:          OffsetsEarliest,
 		MaxPollRecords:           500,
 		KeyField:                 "key",
 		TimeField:                "ts",
-		TimeCharacteristic:       "event-time",
-		Operator:                 "window",
+		TimeCharacteristic:       EventTime,
+		Operator:                 OperatorWindow,
 		WindowParallelism:        ParallelismDefault,
-		WindowType:               "tumbling",
+		WindowType:               WindowTumbling,
 		WindowSize:               time.Minute,
 		WindowSlide:              0,
 		WindowGap:                0,
 		WindowOffset:             0,
 		AllowedLateness:          0,
 		SideOutputLateData:       false,
-		Aggregate:                "count",
+		Aggregate:                AggregateCount,
 		AggregateField:           "amount",
 		Filter:                   "",
 		OutOfOrderness:           5 * time.Second,
@@ -332,14 +346,17 @@ func Default() Config {
 		SourceKeys:               100,
 		SourceDisorder:           2 * time.Second,
 		SourceLateFraction:       0,
-		EventsPace:               "backfill",
+		EventsPace:               PaceBackfill,
 		EventsGap:                10 * time.Millisecond,
 		CostParse:                20 * time.Microsecond,
 		CostFilter:               2 * time.Microsecond,
 		CostWindow:               10 * time.Microsecond,
 		CostSink:                 10 * time.Microsecond,
 		NetworkLatency:           200 * time.Microsecond,
-		StateBackend:             "hashmap",
+		RPCOneWay:                time.Millisecond,
+		TaskDeployTime:           10 * time.Millisecond,
+		TaskInitTime:             100 * time.Millisecond,
+		StateBackend:             BackendHashMap,
 		CostRocksDB:              15 * time.Microsecond,
 		LogNettyFrames:           false,
 		CheckpointInterval:       0,
@@ -347,14 +364,14 @@ func Default() Config {
 		CheckpointMinPause:       0,
 		MaxConcurrentCheckpoints: 1,
 		AlignedCheckpointTimeout: 0,
-		DeliveryGuarantee:        "none",
+		DeliveryGuarantee:        DeliveryNone,
 		TransactionalIDPrefix:    "flinksim",
 		TransactionTimeout:       15 * time.Minute,
-		OutputIsolation:          "read_uncommitted",
+		OutputIsolation:          ReadUncommitted,
 		UploadSpeed:              50 << 20,
 		HeartbeatInterval:        time.Second,
 		HeartbeatTimeout:         5 * time.Second,
-		RestartStrategy:          "default",
+		RestartStrategy:          RestartDefault,
 		RestartInitialBackoff:    time.Second,
 		RestartJitterFactor:      0.1,
 		FixedDelayAttempts:       1,
@@ -367,10 +384,14 @@ func Default() Config {
 	}
 }
 
-// RPCLatency is the virtual delay of an RPC between cluster components
-// (JobManager, ResourceManager, TaskManagers, broker): the remote network
-// latency setting.
-func (c *Config) RPCLatency() time.Duration { return c.NetworkLatency }
+// RPCLatency is the one-way virtual delay of an RPC between Flink's
+// components (sim.rpc.latency).
+func (c *Config) RPCLatency() time.Duration { return c.RPCOneWay }
+
+// KafkaLatency is the one-way virtual delay of a Kafka client's request to
+// the broker or its answer (fetch, list offsets, produce, transactions):
+// the data network's latency, sim.network.latency.
+func (c *Config) KafkaLatency() time.Duration { return c.NetworkLatency }
 
 // RecordsPerBuffer is how many records one network buffer holds:
 // sim.buffer.records when set, otherwise as many serialized records of

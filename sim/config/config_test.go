@@ -180,6 +180,9 @@ var setCases = map[string]setCase{
 	"restart-strategy.fixed-delay.delay":                   {"5 s", "5 s", map[string]string{"-1 s": "does not start with a number"}},
 	"state.backend.type":                                   {"RocksDB", "rocksdb", map[string]string{"memory": "Expected one of: [hashmap, rocksdb]"}},
 	"sim.network.latency":                                  {"1 ms", "1 ms", map[string]string{"-1": "text does not start with a number"}},
+	"sim.rpc.latency":                                      {"2 ms", "2 ms", map[string]string{"2 min": "sim.rpc.latency: 2 min is out of range (allowed: 0 ms..1 min)"}},
+	"sim.task.deploy-time":                                 {"50 ms", "50 ms", map[string]string{"2 h": "sim.task.deploy-time: 2 h is out of range (allowed: 0 ms..1 h)"}},
+	"sim.task.init-time":                                   {"0 ms", "0 ms", map[string]string{"-1 s": "text does not start with a number"}},
 	"sim.network.local-latency":                            {"0", "0 ms", map[string]string{"local": "text does not start with a number"}},
 	"sim.buffer.records": {"1", "1", map[string]string{
 		"-1":     "sim.buffer.records: -1 is out of range (allowed: 0..100000)",

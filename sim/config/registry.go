@@ -305,8 +305,12 @@ func stringSetting(key string, required bool, doc string, field func(*Config) *s
 // spellings Flink accepts for the same value (lower-case) to the word, such
 // as the Java constant name exactly_once for exactly-once, or
 // StateBackendLoader's fixeddelay for fixed-delay.
-func enumSetting(key, flinkDefault string, words []string, doc string, field func(*Config) *string, aliases ...string) Setting {
-	rng := strings.Join(words, "|")
+func enumSetting[E ~string](key, flinkDefault string, words []E, doc string, field func(*Config) *E, aliases ...string) Setting {
+	names := make([]string, len(words))
+	for i, w := range words {
+		names[i] = string(w)
+	}
+	rng := strings.Join(names, "|")
 	alias := map[string]string{}
 	for i := 0; i+1 < len(aliases); i += 2 {
 		alias[aliases[i]] = aliases[i+1]
@@ -317,13 +321,13 @@ func enumSetting(key, flinkDefault string, words []string, doc string, field fun
 			if w, ok := alias[v]; ok {
 				v = w
 			}
-			if !slices.Contains(words, v) {
-				return parseError(key, value, rng, "Expected one of: ["+strings.Join(words, ", ")+"]")
+			if !slices.Contains(names, v) {
+				return parseError(key, value, rng, "Expected one of: ["+strings.Join(names, ", ")+"]")
 			}
-			*field(c) = v
+			*field(c) = E(v)
 			return nil
 		},
-		get: func(c *Config) string { return *field(c) },
+		get: func(c *Config) string { return string(*field(c)) },
 	}
 }
 

@@ -71,7 +71,7 @@ func (c Config) Validate() error {
 		}
 	}
 
-	if c.Operator == "window" {
+	if c.Operator == OperatorWindow {
 		errs = append(errs, c.validateWindow()...)
 	}
 
@@ -113,7 +113,7 @@ func (c Config) validateWindow() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	timeName := "EventTime"
-	if c.TimeCharacteristic == "processing-time" {
+	if c.TimeCharacteristic == ProcessingTime {
 		timeName = "ProcessingTime"
 	}
 	size, slide, gap, offset := millis(c.WindowSize), millis(c.WindowSlide), millis(c.WindowGap), millis(c.WindowOffset)
@@ -121,11 +121,11 @@ func (c Config) validateWindow() []error {
 	if absOffset < 0 {
 		absOffset = -absOffset
 	}
-	if c.WindowType != "sliding" && c.WindowSlide != 0 {
+	if c.WindowType != WindowSliding && c.WindowSlide != 0 {
 		add("job.window.slide %s is set but job.window.type is %s: a slide applies only to sliding windows",
 			FormatDuration(c.WindowSlide), c.WindowType)
 	}
-	if c.WindowType != "session" && c.WindowGap != 0 {
+	if c.WindowType != WindowSession && c.WindowGap != 0 {
 		add("job.window.gap %s is set but job.window.type is %s: a gap applies only to session windows",
 			FormatDuration(c.WindowGap), c.WindowType)
 	}
@@ -149,7 +149,7 @@ func (c Config) validateWindow() []error {
 				FormatDuration(c.WindowOffset))
 		}
 	}
-	if c.Aggregate != "count" && c.AggregateField == "" {
+	if c.Aggregate != AggregateCount && c.AggregateField == "" {
 		add("job.window.aggregate %s needs job.window.aggregate-field", c.Aggregate)
 	}
 	return errs

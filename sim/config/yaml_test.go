@@ -71,7 +71,7 @@ job:
     topic: "clicks"
 `, func(t *testing.T, c Config) {
 			if c.Parallelism != 3 || c.NumberOfTaskSlots != 4 || c.NetworkMemoryBytes != 256<<20 ||
-				c.TaskHeapBytes != 512<<20 || !c.OperatorChaining || c.WindowType != "session" ||
+				c.TaskHeapBytes != 512<<20 || !c.OperatorChaining || c.WindowType != WindowSession ||
 				c.WindowGap != 30*time.Second || c.SourceTopic != "clicks" {
 				t.Errorf("got %+v", c)
 			}

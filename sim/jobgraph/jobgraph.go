@@ -245,12 +245,12 @@ func (g JobGraph) vertexOf(name string) Vertex {
 // KeyedOperatorName names the keyed operator as Flink's web UI does, e.g.
 // "Window(TumblingEventTimeWindows(60000), EventTimeTrigger, CountAggregate)".
 func KeyedOperatorName(c config.Config) string {
-	if c.Operator == "process" {
+	if c.Operator == config.OperatorProcess {
 		return "KeyedProcess"
 	}
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	timeKind, trigger := "EventTime", "EventTimeTrigger"
-	if c.TimeCharacteristic == "processing-time" {
+	if c.TimeCharacteristic == config.ProcessingTime {
 		timeKind, trigger = "ProcessingTime", "ProcessingTimeTrigger"
 	}
 	var assigner string
@@ -263,8 +263,8 @@ func KeyedOperatorName(c config.Config) string {
 		assigner = fmt.Sprintf("Tumbling%sWindows(%s)", timeKind, ms(c.WindowSize))
 	}
 	agg := "CountAggregate"
-	if c.Aggregate != "" {
-		agg = strings.ToUpper(c.Aggregate[:1]) + c.Aggregate[1:] + "Aggregate"
+	if a := string(c.Aggregate); a != "" {
+		agg = strings.ToUpper(a[:1]) + a[1:] + "Aggregate"
 	}
 	return fmt.Sprintf("Window(%s, %s, %s)", assigner, trigger, agg)
 }

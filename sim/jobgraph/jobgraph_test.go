@@ -330,7 +330,8 @@ func TestKeyedOperatorName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := config.Default()
-		c.Operator, c.TimeCharacteristic, c.WindowType, c.Aggregate = tt.operator, tt.timeKind, tt.window, tt.aggregate
+		c.Operator, c.TimeCharacteristic = config.OperatorKind(tt.operator), config.TimeCharacteristic(tt.timeKind)
+		c.WindowType, c.Aggregate = config.WindowType(tt.window), config.AggregateKind(tt.aggregate)
 		c.WindowSize, c.WindowSlide, c.WindowGap = tt.size, tt.slide, tt.gap
 		if got := KeyedOperatorName(c); got != tt.want {
 			t.Errorf("KeyedOperatorName(%s %s %s %s) = %q, want %q", tt.operator, tt.timeKind, tt.window, tt.aggregate, got, tt.want)

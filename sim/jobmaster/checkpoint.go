@@ -269,7 +269,7 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 	j.useRestore(sp)
 	j.startCoordinatorJob(o, sp.CheckpointId)
 	// the new job's output: a consumer reading from the sink topic's end now
-	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.KafkaLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 		Topic: j.cfg.SinkTopic, Spec: "latest", RequestId: reqOutputView}})
 	j.setStatus(o, status.JobRunning, "")
 	j.deployOrWait(o)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flinksim/flinksim/sim/config"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -26,14 +28,14 @@ func (j *JobMaster) startFailover(o *kernel.Out) {
 	// Flink 1.19+ (RestartStrategyOptions): with checkpointing on and no
 	// strategy configured, exponential-delay; without checkpointing, none
 	rc := restart.DefaultConfig(j.cfg.CheckpointInterval > 0)
-	if j.cfg.RestartStrategy != "default" {
-		rc.Strategy = j.cfg.RestartStrategy
+	if j.cfg.RestartStrategy != config.RestartDefault {
+		rc.Strategy = string(j.cfg.RestartStrategy)
 	}
 	rc.InitialBackoffMs = j.cfg.RestartInitialBackoff.Milliseconds()
 	rc.JitterFactor = j.cfg.RestartJitterFactor
 	rc.FixedDelayAttempts = j.cfg.FixedDelayAttempts
 	rc.FixedDelayMs = j.cfg.FixedDelay.Milliseconds()
-	if j.cfg.RestartStrategy == "default" {
+	if j.cfg.RestartStrategy == config.RestartDefault {
 		// Flink ignores the exponential-delay options when no strategy is
 		// configured; the simulator's shorter initial backoff is what the
 		// user set, so it applies in both cases

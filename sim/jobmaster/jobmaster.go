@@ -235,7 +235,7 @@ func (j *JobMaster) start(o *kernel.Out) {
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
 	j.startFailover(o)
-	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != "processing-time" {
+	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != config.ProcessingTime {
 		g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds())
 		if err == nil {
 			j.alignment = g
@@ -247,18 +247,18 @@ func (j *JobMaster) start(o *kernel.Out) {
 	// the source coordinator resolves the starting (and, bounded, stopping)
 	// offsets of every partition (KafkaSourceEnumerator with its
 	// OffsetsInitializers)
-	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
-		Topic: j.cfg.SourceTopic, Spec: j.cfg.StartingOffsets, RequestId: reqStartOffsets}})
+	o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.KafkaLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		Topic: j.cfg.SourceTopic, Spec: string(j.cfg.StartingOffsets), RequestId: reqStartOffsets}})
 	if j.bounded {
 		// KafkaSource.setBounded(OffsetsInitializer.latest()); when the
 		// events are paced by event time the file's final offsets are
 		// given explicitly instead (OffsetsInitializer.offsets(...)), so
 		// the job reads the whole file as it arrives
 		spec := "latest"
-		if j.cfg.EventsPace != "backfill" {
+		if j.cfg.EventsPace != config.PaceBackfill {
 			spec = "final"
 		}
-		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
+		o.Send(jobgraph.KafkaName, vt.FromDuration(j.cfg.KafkaLatency()), &messages.Envelope_ListOffsets{ListOffsets: &messages.ListOffsets{
 			Topic: j.cfg.SourceTopic, Spec: spec, RequestId: reqStopOffsets}})
 	}
 }

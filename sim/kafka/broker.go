@@ -137,7 +137,7 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 		if m.Topic == k.cfg.SinkTopic && m.Topic != k.cfg.SourceTopic {
 			// the sink topic's end: where a new consumer at latest starts
 			res.Offsets = []*messages.PartitionOffset{{Partition: 0, Offset: k.sink.Topic().EndOffset(0)}}
-			o.Send(env.From, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
+			o.Send(env.From, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 			return
 		}
 		final := k.finalEndOffsets()
@@ -151,7 +151,7 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 			}
 			res.Offsets = append(res.Offsets, &messages.PartitionOffset{Partition: int32(p), Offset: off})
 		}
-		o.Send(env.From, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
+		o.Send(env.From, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 	case *messages.Envelope_Action:
 		k.action(o, b.Action.Text)
 	case *messages.Envelope_Fetch:
@@ -197,11 +197,11 @@ func (k *Broker) start(o *kernel.Out) {
 		o.Timer(0, timerGenerate, 0)
 		return
 	}
-	if k.cfg.EventsPace == "file-order" {
+	if k.cfg.EventsPace == config.PaceFileOrder {
 		k.scheduleFileOrder(o)
 		return
 	}
-	if k.cfg.EventsPace != "event-time" {
+	if k.cfg.EventsPace != config.PaceEventTime {
 		for i := range k.events {
 			k.appendEvent(i)
 		}
@@ -392,7 +392,7 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 		}
 		res.Partitions[i] = pr
 	}
-	o.Send(from, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_FetchResponse{FetchResponse: res})
+	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_FetchResponse{FetchResponse: res})
 	return true
 }
 
@@ -469,7 +469,7 @@ func (k *Broker) serveParked(o *kernel.Out) {
 func (k *Broker) expireParked(o *kernel.Out, id int64) {
 	for i, p := range k.parked {
 		if p.id == id {
-			o.Send(p.from, vt.FromDuration(k.cfg.RPCLatency()), &messages.Envelope_FetchResponse{FetchResponse: &messages.FetchResponse{RequestId: p.req.RequestId}})
+			o.Send(p.from, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_FetchResponse{FetchResponse: &messages.FetchResponse{RequestId: p.req.RequestId}})
 			k.parked = slices.Delete(k.parked, i, i+1)
 			return
 		}

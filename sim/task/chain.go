@@ -31,7 +31,7 @@ func WindowConfig(c *config.Config) window.Config {
 	default:
 		wc.Assigner = window.Tumbling
 	}
-	if c.TimeCharacteristic == "processing-time" {
+	if c.TimeCharacteristic == config.ProcessingTime {
 		wc.TimeCharacteristic = window.ProcessingTime
 	} else {
 		wc.TimeCharacteristic = window.EventTime
@@ -205,7 +205,7 @@ func (s *Subtask) recordCost() vt.Time {
 	switch {
 	case s.op != nil || s.proc != nil:
 		c := vt.FromDuration(s.cfg.CostWindow)
-		if s.cfg.StateBackend == "rocksdb" {
+		if s.cfg.StateBackend == config.BackendRocksDB {
 			c += vt.FromDuration(s.cfg.CostRocksDB)
 		}
 		return c

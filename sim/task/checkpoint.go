@@ -3,6 +3,7 @@ package task
 import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/checkpoint"
+	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -54,7 +55,7 @@ type pendingAck struct {
 func (s *Subtask) initCheckpointing(o *kernel.Out) {
 	c := &s.ck
 	c.enabled = s.d.Checkpointing
-	if s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints {
+	if s.cfg.StateBackend == config.BackendRocksDB && s.cfg.IncrementalCheckpoints {
 		c.changes = checkpoint.NewChangeTracker() // changed keys, only where snapshots are incremental
 	}
 	if !s.isSource {
@@ -169,7 +170,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	st := &messages.TaskStateSnapshot{InputChannelState: in}
 	var full, changed int64
 	entries := 0
-	incremental := s.cfg.StateBackend == "rocksdb" && s.cfg.IncrementalCheckpoints
+	incremental := s.cfg.StateBackend == config.BackendRocksDB && s.cfg.IncrementalCheckpoints
 	addKeyed := func(sizes map[string]int64) {
 		for k, sz := range sizes {
 			full += sz

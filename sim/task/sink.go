@@ -16,7 +16,7 @@ func (s *Subtask) exactlyOnce() bool { return s.w != nil && s.w.ExactlyOnce() }
 // sendKafka sends a message to the broker delay after now, never before an
 // earlier one (the producer's requests arrive in order).
 func (s *Subtask) sendKafka(o *kernel.Out, delay vt.Time, body messages.Body) {
-	at := max(o.Now()+delay+vt.FromDuration(s.cfg.RPCLatency()), s.ck.lastKafka)
+	at := max(o.Now()+delay+vt.FromDuration(s.cfg.KafkaLatency()), s.ck.lastKafka)
 	s.ck.lastKafka = at
 	o.SendAt(jobgraph.KafkaName, at, body)
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/exchange"
@@ -29,7 +30,7 @@ func (s *Subtask) logSplitFinished(o *kernel.Out, st *source.Split) {
 
 // aligned reports whether the source takes part in watermark alignment.
 func (s *Subtask) aligned() bool {
-	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != "processing-time"
+	return s.cfg.AlignmentGroup != "" && s.cfg.TimeCharacteristic != config.ProcessingTime
 }
 
 func (s *Subtask) alignmentInterval() vt.Time {
@@ -54,7 +55,7 @@ func (s *Subtask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
 // fetch sends the reader's next Fetch, if it wants one.
 func (s *Subtask) fetch(o *kernel.Out) {
 	if req := s.src.NextFetch(s.ck.stopping); req != nil {
-		o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_Fetch{Fetch: req})
+		o.Send(jobgraph.KafkaName, vt.FromDuration(s.cfg.KafkaLatency()), &messages.Envelope_Fetch{Fetch: req})
 	}
 }
 
@@ -158,7 +159,7 @@ func (s *Subtask) maybeFinishSource(o *kernel.Out) {
 	if s.finishedAll || !s.src.Done() || s.ck.awaitFinal {
 		return
 	}
-	if s.cfg.TimeCharacteristic != "processing-time" {
+	if s.cfg.TimeCharacteristic != config.ProcessingTime {
 		if wm, err := s.src.EndOfInput(); err == nil {
 			s.broadcastStatus(o, false)
 			s.sentWm = wm

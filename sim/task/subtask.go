@@ -39,6 +39,10 @@ type Subtask struct {
 	index  int
 	maxP   int
 	status status.Execution
+	// deferred holds what reached the task before it was RUNNING: a
+	// mailbox that only starts taking letters once the task is restored
+	deferred []*messages.Envelope
+	running  bool
 
 	// output
 	rp        *exchange.ResultPartition
@@ -90,10 +94,10 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 		switch {
 		case jobgraph.IsSinkOperator(op):
 			s.hasSink = true
-			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == "exactly-once")
+			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == config.DeliveryExactlyOnce)
 		case op == jobgraph.OperatorParseOrder:
 			s.parse = true
-			s.needValue = cfg.Operator == "window" && cfg.Aggregate != "count"
+			s.needValue = cfg.Operator == config.OperatorWindow && cfg.Aggregate != config.AggregateCount
 		case jobgraph.IsFilterOperator(op):
 			s.filter, _ = filter.Parse(cfg.Filter) // validated with the settings
 		}
@@ -103,9 +107,11 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 
 // Receive implements Component.
 func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
+	if !s.running {
+		s.notRunning(o, env)
+		return
+	}
 	switch b := env.Body.(type) {
-	case *messages.Envelope_Start:
-		s.start(o)
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerContinue:
@@ -226,6 +232,42 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 	s.flushSends(o, 0)
 }
 
+// notRunning handles an envelope before the task is RUNNING: DEPLOYING
+// until Start, then INITIALIZING for sim.task.init-time (Task.doRun,
+// StreamTask.restore). A cancel or failure ends it there; everything else
+// waits for RUNNING, in arrival order.
+func (s *Subtask) notRunning(o *kernel.Out, env *messages.Envelope) {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_Start:
+		if s.status == 0 {
+			s.setState(o, status.Initializing, "")
+			o.Timer(vt.FromDuration(s.cfg.TaskInitTime), timerInitialized, 0)
+		}
+	case *messages.Envelope_Timer:
+		if b.Timer.Kind != timerInitialized || s.status != status.Initializing {
+			return
+		}
+		s.running = true
+		s.start(o)
+		deferred := s.deferred
+		s.deferred = nil
+		for _, e := range deferred {
+			s.Step(o, e)
+		}
+	case *messages.Envelope_CancelTask:
+		s.setState(o, status.Canceled, "")
+	case *messages.Envelope_FailTask:
+		s.setState(o, status.Failed, b.FailTask.Cause)
+	case *messages.Envelope_ConnectionLost:
+	case *messages.Envelope_EndOfRun:
+		s.logFinal(o)
+	default:
+		if s.status == 0 || s.status == status.Initializing {
+			s.deferred = append(s.deferred, env)
+		}
+	}
+}
+
 func (s *Subtask) start(o *kernel.Out) {
 	d := s.d
 	if rp := d.ResultPartition; rp != nil {
@@ -254,7 +296,7 @@ func (s *Subtask) start(o *kernel.Out) {
 	if s.isSource {
 		src, err := source.NewReader(source.ReaderConfig{Topic: s.cfg.SourceTopic, MaxPollRecords: s.cfg.MaxPollRecords,
 			OutOfOrdernessMs: s.cfg.OutOfOrderness.Milliseconds(), IdleTimeoutMs: s.cfg.Idleness.Milliseconds(),
-			EventTime: s.cfg.TimeCharacteristic != "processing-time"})
+			EventTime: s.cfg.TimeCharacteristic != config.ProcessingTime})
 		if err != nil {
 			o.Invariant("watermark_config", "%v", err)
 			return
@@ -263,7 +305,7 @@ func (s *Subtask) start(o *kernel.Out) {
 		s.sentWm = math.MinInt64
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
 			SubtaskIndex: int32(s.index), Location: s.tm}})
-		if s.cfg.TimeCharacteristic != "processing-time" && s.cfg.AutoWatermarkInterval > 0 {
+		if s.cfg.TimeCharacteristic != config.ProcessingTime && s.cfg.AutoWatermarkInterval > 0 {
 			o.Timer(vt.FromDuration(s.cfg.AutoWatermarkInterval), timerWatermark, 0)
 		}
 		if s.aligned() {
@@ -277,7 +319,7 @@ func (s *Subtask) start(o *kernel.Out) {
 		s.gate = exchange.NewInputGate(len(d.InputGate.Producers), s.cfg.FloatingBuffersPerGate, local)
 		s.valve, _ = watermark.NewStatusWatermarkValve(s.gate.NumChannels())
 		s.lastInputWm = math.MinInt64
-		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == "process" {
+		if d.JobVertex == jobgraph.VertexKeyed && s.cfg.Operator == config.OperatorProcess {
 			fn, err := process.New(process.Config{TTLMs: s.cfg.StateTTL.Milliseconds()})
 			if err != nil {
 				o.Invariant("process_config", "%v", err)
@@ -295,7 +337,6 @@ func (s *Subtask) start(o *kernel.Out) {
 	}
 	s.mb = NewMailbox(o.Now())
 	o.Timer(1_000_000, timerMetrics, 0)
-	s.setState(o, status.Initializing, "")
 	s.initCheckpointing(o)
 	s.setState(o, status.Running, "")
 }

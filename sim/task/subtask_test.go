@@ -12,6 +12,18 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
+// states lists the execution states the subtask reported to its
+// TaskExecutor, in order.
+func (h *harness) states() []string {
+	var out []string
+	for _, e := range h.sent {
+		if st, ok := e.Body.(*messages.Envelope_TaskExecutionState); ok {
+			out = append(out, st.TaskExecutionState.State)
+		}
+	}
+	return out
+}
+
 // harness drives one window subtask (window-0 of 2, with the chained sink,
 // two input channels from source-0 and source-1) by hand, as the scheduler
 // would, and keeps what it sends.
@@ -23,19 +35,29 @@ type harness struct {
 	logs []*messages.LogEvent
 }
 
-func newHarness(t *testing.T, kv ...string) *harness {
+// newDeployedHarness makes the subtask as the TaskExecutor spawns it, not
+// started yet (DEPLOYING).
+func newDeployedHarness(t *testing.T, kv ...string) *harness {
 	cfg := config.Default()
 	for i := 0; i+1 < len(kv); i += 2 {
 		if err := cfg.Set(kv[i], kv[i+1]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cfg.Operator, cfg.CostWindow, cfg.CostSink = "window", time.Millisecond, 0
+	cfg.Operator, cfg.CostWindow, cfg.CostSink, cfg.TaskInitTime = "window", time.Millisecond, 0, 0
 	d := &messages.SubmitTask{ExecutionId: "window-0", JobVertex: jobgraph.VertexKeyed, TaskName: "Window -> Sink", Parallelism: 2,
 		MaxParallelism: 128, Chain: []string{"Window", "Sink: out"}, KeyGroupStart: 0, KeyGroupEnd: 63, Checkpointing: true,
 		InputGate: &messages.InputGateDeployment{Producers: []string{"source-0", "source-1"}, ProducerLocations: []string{"tm-1", "tm-2"}}}
-	h := &harness{t: t, s: NewSubtask(&cfg, d, "tm-1"), o: kernel.NewOut("window-0", 1, nil)}
+	return &harness{t: t, s: NewSubtask(&cfg, d, "tm-1"), o: kernel.NewOut("window-0", 1, nil)}
+}
+
+// newHarness is newDeployedHarness with the task started and RUNNING.
+func newHarness(t *testing.T, kv ...string) *harness {
+	h := newDeployedHarness(t, kv...)
 	h.at(0, &messages.Envelope_Start{Start: &messages.Start{}})
+	// INITIALIZING ends with the timer sim.task.init-time later (here at
+	// once): only then does the task take its mail
+	h.at(0, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerInitialized}})
 	return h
 }
 
@@ -145,5 +167,34 @@ func TestSubtaskUnalignedCheckpoint(t *testing.T) {
 	}
 	if got := len(acks[0].State.InputChannelState); got != 5 {
 		t.Fatalf("%d records of input channel state, want 5", got)
+	}
+}
+
+// A task takes no mail while DEPLOYING and INITIALIZING (Task.doRun,
+// StreamTask.restore): a buffer that arrives meanwhile is processed once
+// the task is RUNNING, and a cancel during INITIALIZING ends the task
+// there: the end of initialization then does nothing.
+func TestSubtaskInitializing(t *testing.T) {
+	h := newDeployedHarness(t)
+	h.at(0, &messages.Envelope_Start{Start: &messages.Start{}})
+	h.at(10, chBuf(0, records(3)))
+	if h.s.m.recordsIn != 0 || len(h.states()) != 1 || h.states()[0] != "INITIALIZING" {
+		t.Fatalf("while initializing: %d records in, states %v; want 0 and [INITIALIZING]", h.s.m.recordsIn, h.states())
+	}
+	h.at(100_000, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerInitialized}})
+	if got := h.states(); len(got) != 2 || got[1] != "RUNNING" {
+		t.Fatalf("states %v, want INITIALIZING then RUNNING", got)
+	}
+	h.at(200_000, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerContinue}})
+	if h.s.m.recordsIn != 3 {
+		t.Fatalf("%d records in after RUNNING, want the 3 that waited", h.s.m.recordsIn)
+	}
+
+	c := newDeployedHarness(t)
+	c.at(0, &messages.Envelope_Start{Start: &messages.Start{}})
+	c.at(50, &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: "window-0"}})
+	c.at(100_000, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerInitialized}})
+	if got := c.states(); len(got) != 2 || got[1] != "CANCELED" {
+		t.Fatalf("states %v, want INITIALIZING then CANCELED and nothing after", got)
 	}
 }

@@ -12,4 +12,5 @@ const (
 	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout (input)
 	timerCheckpointOutput    = "output_barrier_timeout"     // the same timeout for a barrier still in the output
 	timerReport              = "report_finished"            // a finished task reports once its slice and broker requests are done
+	timerInitialized         = "initialized"                // sim.task.init-time: INITIALIZING ends, the task runs
 )

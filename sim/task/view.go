@@ -7,6 +7,7 @@ import (
 
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/process"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -115,12 +116,20 @@ type WindowView struct {
 
 // Inspect implements kernel.Inspector.
 func (s *Subtask) Inspect(now vt.Time) any {
+	st := s.status
+	if st == 0 {
+		st = status.Deploying // spawned, not started yet
+	}
 	v := &SubtaskView{Name: s.name, Task: jobgraph.BaseSubtaskName(s.name), Vertex: s.d.JobVertex, TaskName: s.d.TaskName,
-		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: s.status.String(),
-		Chain: s.d.Chain, BusyTimeMsPerSecond: s.mb.Last().Busy, BackPressuredTimeMsPerSecond: s.mb.Last().BackPressured,
-		IdleTimeMsPerSecond: s.mb.Last().Idle, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
-		Backpressured: s.mb.Blocked(), KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
+		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: st.String(),
+		Chain: s.d.Chain, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
+		KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
 		Watermark: math.MinInt64, Consumers: s.consumers}
+	if s.running { // the mailbox keeps the busy time once the task runs
+		last := s.mb.Last()
+		v.BusyTimeMsPerSecond, v.BackPressuredTimeMsPerSecond, v.IdleTimeMsPerSecond = last.Busy, last.BackPressured, last.Idle
+		v.Backpressured = s.mb.Blocked()
+	}
 	if s.rp != nil {
 		v.OutputQueueLengths = s.rp.Backlogs()
 		v.OutPoolUsage = float64(s.rp.BuffersInUse()) / float64(max(1, s.rp.PoolCapacity()))
@@ -128,6 +137,9 @@ func (s *Subtask) Inspect(now vt.Time) any {
 	}
 	if s.isSource {
 		v.Watermark, v.Idle = s.sentWm, s.sentIdle
+		if s.src == nil {
+			return v // INITIALIZING: no reader yet
+		}
 		for _, sp := range s.src.Splits() {
 			sv := SplitView{Partition: int(sp.Partition), Offset: sp.Offset, Stop: sp.Stop, Paused: sp.Paused,
 				Finished: sp.Finished, Watermark: math.MinInt64}

@@ -155,7 +155,12 @@ func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 		cfg = &c
 	}
 	o.Spawn(m.ExecutionId, task.NewSubtask(cfg, m, o.Name()))
-	o.Send(m.ExecutionId, 0, start())
+	// the task leaves DEPLOYING after sim.task.deploy-time; its input
+	// channels request their partitions at the end of INITIALIZING
+	// (StreamTask.restoreStateAndGates: requestPartitions once the
+	// operators are open)
+	deploy := vt.FromDuration(cfg.TaskDeployTime)
+	o.Send(m.ExecutionId, deploy, start())
 	if g := m.InputGate; g != nil {
 		sub := int(g.ConsumedSubpartition)
 		for i, producer := range g.Producers {
@@ -163,7 +168,7 @@ func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 			local := g.ProducerLocations[i] == o.Name()
 			t.children[m.ExecutionId] = append(t.children[m.ExecutionId], name)
 			o.Spawn(name, exchange.NewInputChannel(cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
-			o.Send(name, 0, start())
+			o.Send(name, deploy+vt.FromDuration(cfg.TaskInitTime), start())
 		}
 	}
 	o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "DEPLOYING"),

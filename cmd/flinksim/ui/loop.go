@@ -161,7 +161,7 @@ func newLoop(cfg Config, r Recipe, h *hub) (*loop, error) {
 func (l *loop) rebuild(r Recipe, t vt.Time) error {
 	gen := l.gen + 1
 	rg := newRing(l.cfg.LogLines, gen)
-	obs := newObserver(r.Settings.OutputIsolation)
+	obs := newObserver(string(r.Settings.OutputIsolation))
 	var log io.Writer = rg
 	if l.cfg.SessionLog != nil {
 		if w := l.cfg.SessionLog(gen); w != nil {
@@ -175,7 +175,7 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 	l.gen, l.ring, l.obs = gen, rg, obs
 	l.recipe, l.sess, l.injected, l.finished = r, s, n, false
 	l.tmsSeen = nil
-	l.output = cluster.OutputSummary{Isolation: r.Settings.OutputIsolation}
+	l.output = cluster.OutputSummary{Isolation: string(r.Settings.OutputIsolation)}
 	l.lastOutput = time.Time{}
 	if t > 0 {
 		l.rerun = &Rerun{Target: t}
@@ -472,9 +472,9 @@ func (l *loop) publish() {
 		Mode: l.mode, Generation: l.gen, Seed: cfg.Seed, Rerun: l.rerun, Flights: fl, FlightsMore: more}
 	full.Timeline = Timeline{Max: max(l.tlMax, l.replayTo, st.Now), Future: len(l.recipe.Live) - l.injected}
 	full.Settings = ViewSettings{Isolation: l.isolation(), Unaligned: cfg.UnalignedCheckpoints,
-		Idleness: config.FormatDuration(cfg.Idleness), Guarantee: cfg.DeliveryGuarantee, Backend: cfg.StateBackend,
+		Idleness: config.FormatDuration(cfg.Idleness), Guarantee: string(cfg.DeliveryGuarantee), Backend: string(cfg.StateBackend),
 		Interval: config.FormatDuration(cfg.CheckpointInterval), SourceTopic: cfg.SourceTopic, SinkTopic: cfg.SinkTopic,
-		Operator: cfg.Operator, TimeChar: cfg.TimeCharacteristic, Slots: cfg.Slots(), BufferRecords: cfg.BufferRecords}
+		Operator: string(cfg.Operator), TimeChar: string(cfg.TimeCharacteristic), Slots: cfg.Slots(), BufferRecords: cfg.BufferRecords}
 	l.obs.mu.Lock()
 	if val, ok := l.obs.reconfigured["execution.checkpointing.unaligned.enabled"]; ok {
 		full.Settings.Unaligned = val == "true"
@@ -584,7 +584,7 @@ func (l *loop) isolation() string {
 	if l.obs.isolation != "" {
 		return l.obs.isolation
 	}
-	return l.sess.Settings().OutputIsolation
+	return string(l.sess.Settings().OutputIsolation)
 }
 
 // tmLess orders tm-2 before tm-10.
