@@ -2318,8 +2318,12 @@ type InputGateDeployment struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	Producers         []string               `protobuf:"bytes,1,rep,name=producers,proto3" json:"producers,omitempty"`                                          // producer subtask names, channel index order
 	ProducerLocations []string               `protobuf:"bytes,2,rep,name=producer_locations,json=producerLocations,proto3" json:"producer_locations,omitempty"` // task manager of each producer
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// the subpartition this subtask reads of every producer
+	// (InputGateDeploymentDescriptor's consumed subpartition): its own subtask
+	// index on an all-to-all edge (HASH, REBALANCE), 0 on a FORWARD one
+	ConsumedSubpartition int32 `protobuf:"varint,3,opt,name=consumed_subpartition,json=consumedSubpartition,proto3" json:"consumed_subpartition,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *InputGateDeployment) Reset() {
@@ -2364,6 +2368,13 @@ func (x *InputGateDeployment) GetProducerLocations() []string {
 		return x.ProducerLocations
 	}
 	return nil
+}
+
+func (x *InputGateDeployment) GetConsumedSubpartition() int32 {
+	if x != nil {
+		return x.ConsumedSubpartition
+	}
+	return 0
 }
 
 // ResultPartitionDeployment describes the ResultPartition of a producer.
@@ -3597,7 +3608,13 @@ type Buffer struct {
 	Unaligned             bool           `protobuf:"varint,10,opt,name=unaligned,proto3" json:"unaligned,omitempty"`
 	// a barrier a consumer put before an EndOfPartition itself (FLIP-147),
 	// not one its producer sent
-	Inserted      bool `protobuf:"varint,11,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	Inserted bool `protobuf:"varint,11,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	// one per element where the edge carries the record itself (empty for
+	// other kinds): the Kafka record's value from the source to ParseOrder and
+	// Filter, the rendered result from the keyed operator to an unchained
+	// sink; absent on the keyBy edge, where key, timestamp and value are all
+	// the window needs
+	Payloads      [][]byte `protobuf:"bytes,12,rep,name=payloads,proto3" json:"payloads,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3707,6 +3724,13 @@ func (x *Buffer) GetInserted() bool {
 		return x.Inserted
 	}
 	return false
+}
+
+func (x *Buffer) GetPayloads() [][]byte {
+	if x != nil {
+		return x.Payloads
+	}
+	return nil
 }
 
 type PartitionRequest struct {
@@ -4840,6 +4864,7 @@ type InFlightRecord struct {
 	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	Timestamp     int64                  `protobuf:"varint,2,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
 	Value         float64                `protobuf:"fixed64,3,opt,name=value,proto3" json:"value,omitempty"`
+	Payload       []byte                 `protobuf:"bytes,4,opt,name=payload,proto3" json:"payload,omitempty"` // Buffer.payloads of the record, where the edge carries it
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4893,6 +4918,13 @@ func (x *InFlightRecord) GetValue() float64 {
 		return x.Value
 	}
 	return 0
+}
+
+func (x *InFlightRecord) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
 }
 
 // TaskStateSnapshot is what one subtask stores in a checkpoint.
@@ -5597,6 +5629,7 @@ type CheckpointVertex struct {
 	Parallelism   int32                  `protobuf:"varint,2,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
 	Upstream      string                 `protobuf:"bytes,3,opt,name=upstream,proto3" json:"upstream,omitempty"` // the producing JobVertex ("" for a source)
 	Forward       bool                   `protobuf:"varint,4,opt,name=forward,proto3" json:"forward,omitempty"`  // the upstream edge is FORWARD (subtask i reads subtask i)
+	Sink          bool                   `protobuf:"varint,5,opt,name=sink,proto3" json:"sink,omitempty"`        // its chain ends in the KafkaSink (its subtasks hold the committables)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5655,6 +5688,13 @@ func (x *CheckpointVertex) GetUpstream() string {
 func (x *CheckpointVertex) GetForward() bool {
 	if x != nil {
 		return x.Forward
+	}
+	return false
+}
+
+func (x *CheckpointVertex) GetSink() bool {
+	if x != nil {
+		return x.Sink
 	}
 	return false
 }
@@ -6056,10 +6096,11 @@ type RestoreRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	RequestId      int64                  `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	Savepoint      bool                   `protobuf:"varint,2,opt,name=savepoint,proto3" json:"savepoint,omitempty"`                                 // from the latest savepoint (a rescale) rather than the latest completed checkpoint
-	Parallelism    int32                  `protobuf:"varint,3,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // the new deployment's parallelism (0: the job's)
 	MaxParallelism int32                  `protobuf:"varint,4,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // configured for the new job (0: the state's)
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// the new job's JobVertices with their parallelism (empty: the job's)
+	Vertices      []*CheckpointVertex `protobuf:"bytes,5,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RestoreRequest) Reset() {
@@ -6106,18 +6147,18 @@ func (x *RestoreRequest) GetSavepoint() bool {
 	return false
 }
 
-func (x *RestoreRequest) GetParallelism() int32 {
-	if x != nil {
-		return x.Parallelism
-	}
-	return 0
-}
-
 func (x *RestoreRequest) GetMaxParallelism() int32 {
 	if x != nil {
 		return x.MaxParallelism
 	}
 	return 0
+}
+
+func (x *RestoreRequest) GetVertices() []*CheckpointVertex {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
 }
 
 // SubtaskRestore is the state one subtask restores.
@@ -6194,8 +6235,11 @@ type RestoreState struct {
 	SourceOffsets       []*PartitionOffset     `protobuf:"bytes,8,rep,name=source_offsets,json=sourceOffsets,proto3" json:"source_offsets,omitempty"`
 	RestoredParallelism map[string]int32       `protobuf:"bytes,9,rep,name=restored_parallelism,json=restoredParallelism,proto3" json:"restored_parallelism,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // JobVertex -> parallelism the state was taken with
 	SavepointPath       string                 `protobuf:"bytes,10,opt,name=savepoint_path,json=savepointPath,proto3" json:"savepoint_path,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// the parallelism of the vertex that held the sink when the state was
+	// taken (the sink's lingering transactions are per old subtask)
+	SinkParallelism int32 `protobuf:"varint,11,opt,name=sink_parallelism,json=sinkParallelism,proto3" json:"sink_parallelism,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *RestoreState) Reset() {
@@ -6296,6 +6340,13 @@ func (x *RestoreState) GetSavepointPath() string {
 		return x.SavepointPath
 	}
 	return ""
+}
+
+func (x *RestoreState) GetSinkParallelism() int32 {
+	if x != nil {
+		return x.SinkParallelism
+	}
+	return 0
 }
 
 var File_messages_flinksim_proto protoreflect.FileDescriptor
@@ -6456,10 +6507,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x124\n" +
 	"\x06offers\x18\x02 \x03(\v2\x1c.flinksim.messages.SlotOfferR\x06offers\"/\n" +
 	"\x11SlotOfferResponse\x12\x1a\n" +
-	"\baccepted\x18\x01 \x03(\tR\baccepted\"b\n" +
+	"\baccepted\x18\x01 \x03(\tR\baccepted\"\x97\x01\n" +
 	"\x13InputGateDeployment\x12\x1c\n" +
 	"\tproducers\x18\x01 \x03(\tR\tproducers\x12-\n" +
-	"\x12producer_locations\x18\x02 \x03(\tR\x11producerLocations\"\xb7\x01\n" +
+	"\x12producer_locations\x18\x02 \x03(\tR\x11producerLocations\x123\n" +
+	"\x15consumed_subpartition\x18\x03 \x01(\x05R\x14consumedSubpartition\"\xb7\x01\n" +
 	"\x19ResultPartitionDeployment\x12 \n" +
 	"\vpartitioner\x18\x01 \x01(\tR\vpartitioner\x12+\n" +
 	"\x11num_subpartitions\x18\x02 \x01(\x05R\x10numSubpartitions\x12\x1c\n" +
@@ -6556,7 +6608,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aProduce\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x128\n" +
 	"\arecords\x18\x02 \x03(\v2\x1e.flinksim.messages.KafkaRecordR\arecords\x12)\n" +
-	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\x87\x03\n" +
+	"\x10transactional_id\x18\x03 \x01(\tR\x0ftransactionalId\"\xa3\x03\n" +
 	"\x06Buffer\x12\x14\n" +
 	"\x05kinds\x18\x01 \x01(\fR\x05kinds\x12\x12\n" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\x12\x1e\n" +
@@ -6572,7 +6624,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0fcheckpoint_kind\x18\t \x01(\x0e2!.flinksim.messages.CheckpointKindR\x0echeckpointKind\x12\x1c\n" +
 	"\tunaligned\x18\n" +
 	" \x01(\bR\tunaligned\x12\x1a\n" +
-	"\binserted\x18\v \x01(\bR\binserted\"\xb3\x01\n" +
+	"\binserted\x18\v \x01(\bR\binserted\x12\x1a\n" +
+	"\bpayloads\x18\f \x03(\fR\bpayloads\"\xb3\x01\n" +
 	"\x10PartitionRequest\x12!\n" +
 	"\fpartition_id\x18\x01 \x01(\tR\vpartitionId\x12-\n" +
 	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\x12\x1f\n" +
@@ -6654,11 +6707,12 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1b\n" +
 	"\tkey_group\x18\x02 \x01(\x05R\bkeyGroup\x12\x14\n" +
 	"\x05count\x18\x03 \x01(\x03R\x05count\x12$\n" +
-	"\x0elast_access_ms\x18\x04 \x01(\x03R\flastAccessMs\"V\n" +
+	"\x0elast_access_ms\x18\x04 \x01(\x03R\flastAccessMs\"p\n" +
 	"\x0eInFlightRecord\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x1c\n" +
 	"\ttimestamp\x18\x02 \x01(\x03R\ttimestamp\x12\x14\n" +
-	"\x05value\x18\x03 \x01(\x01R\x05value\"\x97\x03\n" +
+	"\x05value\x18\x03 \x01(\x01R\x05value\x12\x18\n" +
+	"\apayload\x18\x04 \x01(\fR\apayload\"\x97\x03\n" +
 	"\x11TaskStateSnapshot\x125\n" +
 	"\x06splits\x18\x01 \x03(\v2\x1d.flinksim.messages.SplitStateR\x06splits\x12=\n" +
 	"\awindows\x18\x02 \x03(\v2#.flinksim.messages.KeyedWindowStateR\awindows\x12:\n" +
@@ -6716,12 +6770,13 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eConnectionLost\x12\x12\n" +
 	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
 	"\bFailTask\x12\x14\n" +
-	"\x05cause\x18\x01 \x01(\tR\x05cause\"z\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\"\x8e\x01\n" +
 	"\x10CheckpointVertex\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12 \n" +
 	"\vparallelism\x18\x02 \x01(\x05R\vparallelism\x12\x1a\n" +
 	"\bupstream\x18\x03 \x01(\tR\bupstream\x12\x18\n" +
-	"\aforward\x18\x04 \x01(\bR\aforward\"\x9c\x02\n" +
+	"\aforward\x18\x04 \x01(\bR\aforward\x12\x12\n" +
+	"\x04sink\x18\x05 \x01(\bR\x04sink\"\x9c\x02\n" +
 	"\x1aCheckpointCoordinatorStart\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12?\n" +
 	"\bvertices\x18\x02 \x03(\v2#.flinksim.messages.CheckpointVertexR\bvertices\x12'\n" +
@@ -6745,17 +6800,17 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\x1f\n" +
 	"\aFailJob\x12\x14\n" +
-	"\x05cause\x18\x01 \x01(\tR\x05cause\"\x98\x01\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\"\xbd\x01\n" +
 	"\x0eRestoreRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x1c\n" +
-	"\tsavepoint\x18\x02 \x01(\bR\tsavepoint\x12 \n" +
-	"\vparallelism\x18\x03 \x01(\x05R\vparallelism\x12'\n" +
-	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"z\n" +
+	"\tsavepoint\x18\x02 \x01(\bR\tsavepoint\x12'\n" +
+	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\x12?\n" +
+	"\bvertices\x18\x05 \x03(\v2#.flinksim.messages.CheckpointVertexR\bverticesJ\x04\b\x03\x10\x04\"z\n" +
 	"\x0eSubtaskRestore\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\tR\x06vertex\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x05R\x05index\x12:\n" +
-	"\x05state\x18\x03 \x01(\v2$.flinksim.messages.TaskStateSnapshotR\x05state\"\xc4\x04\n" +
+	"\x05state\x18\x03 \x01(\v2$.flinksim.messages.TaskStateSnapshotR\x05state\"\xef\x04\n" +
 	"\fRestoreState\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x14\n" +
@@ -6768,7 +6823,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0esource_offsets\x18\b \x03(\v2\".flinksim.messages.PartitionOffsetR\rsourceOffsets\x12k\n" +
 	"\x14restored_parallelism\x18\t \x03(\v28.flinksim.messages.RestoreState.RestoredParallelismEntryR\x13restoredParallelism\x12%\n" +
 	"\x0esavepoint_path\x18\n" +
-	" \x01(\tR\rsavepointPath\x1aF\n" +
+	" \x01(\tR\rsavepointPath\x12)\n" +
+	"\x10sink_parallelism\x18\v \x01(\x05R\x0fsinkParallelism\x1aF\n" +
 	"\x18RestoredParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*H\n" +
@@ -6972,16 +7028,17 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	75, // 89: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
 	0,  // 90: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
 	0,  // 91: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	62, // 92: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 93: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	82, // 94: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	32, // 95: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	84, // 96: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	97, // [97:97] is the sub-list for method output_type
-	97, // [97:97] is the sub-list for method input_type
-	97, // [97:97] is the sub-list for extension type_name
-	97, // [97:97] is the sub-list for extension extendee
-	0,  // [0:97] is the sub-list for field type_name
+	73, // 92: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	62, // 93: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 94: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	82, // 95: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	32, // 96: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	84, // 97: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	98, // [98:98] is the sub-list for method output_type
+	98, // [98:98] is the sub-list for method input_type
+	98, // [98:98] is the sub-list for extension type_name
+	98, // [98:98] is the sub-list for extension extendee
+	0,  // [0:98] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }

@@ -28,6 +28,11 @@ const explainGoldenDir = "../../testdata/golden"
 // cobra keeps flag values between Execute calls on the same commands.
 func resetExplainFlags(c *cobra.Command) {
 	reset := func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			_ = sv.Replace(nil) // Set would append the printed default "[]"
+			f.Changed = false
+			return
+		}
 		_ = f.Value.Set(f.DefValue)
 		f.Changed = false
 	}
@@ -496,5 +501,68 @@ func TestExplainRefusalKeepsFlinkError(t *testing.T) {
 	var nfe *keygroup.NumberFormatError
 	if !errors.As(err, &nfe) {
 		t.Fatalf("got %v, want it to wrap keygroup.NumberFormatError", err)
+	}
+}
+
+// TestExplainJob checks explain job on source 2 / window 3 / sink 1 against
+// values worked out by hand: keyBy is HASH (2 x 3 = 6 channels), window 3 ->
+// sink 1 REBALANCE (3 channels); the key-group ranges of 128 key groups over 3
+// subtasks are KeyGroupRangeAssignment's start = ceil(i*128/3), end =
+// floor(((i+1)*128-1)/3): [0,42], [43,85], [86,127]; "orders" starts its
+// splits at ((-1008770331 * 31) & 0x7FFFFFFF) % 2 = 1, so partitions 0..3 go
+// to readers 1, 0, 1, 0; the job needs 3 slots, slot 2 holding window-2 alone.
+func TestExplainJob(t *testing.T) {
+	args := []string{"job", "--set", "job.source.parallelism=2", "--set", "job.window.parallelism=3", "--set", "job.sink.parallelism=1"}
+	var got explainJobResult
+	runExplainJSON(t, &got, args...)
+	var verts, edges, groups []string
+	for _, v := range got.Vertices {
+		verts = append(verts, fmt.Sprintf("%s/%d", v.ID, v.Parallelism))
+	}
+	for _, e := range got.Edges {
+		edges = append(edges, fmt.Sprintf("%s->%s %s %d", e.From, e.To, e.ShipStrategy, e.Channels))
+	}
+	for _, k := range got.KeyGroups {
+		groups = append(groups, fmt.Sprintf("%s[%d,%d]", k.Subtask, k.Start, k.End))
+	}
+	checks := []struct{ what, got, want string }{
+		{"vertices", fmt.Sprint(verts), "[source/2 window/3 sink/1]"},
+		{"edges", fmt.Sprint(edges), "[source->window HASH 6 window->sink REBALANCE 3]"},
+		{"key groups", fmt.Sprint(groups), "[window-0[0,42] window-1[43,85] window-2[86,127]]"},
+		{"slots", fmt.Sprint(got.Slots), "[[source-0 window-0 sink-0] [source-1 window-1] [window-2]]"},
+		{"splits", fmt.Sprint(got.Splits), "[[1 3] [0 2]]"},
+		{"slots needed", strconv.Itoa(got.SlotsNeeded), "3"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %s, want %s", c.what, c.got, c.want)
+		}
+	}
+
+	// The default job: keyBy is never chainable, so two vertices, the sink
+	// chained to the window at parallelism 2.
+	runExplainJSON(t, &got, "job")
+	verts = verts[:0]
+	for _, v := range got.Vertices {
+		verts = append(verts, fmt.Sprintf("%s/%d", v.ID, v.Parallelism))
+	}
+	if fmt.Sprint(verts) != "[source/2 window/2]" || len(got.Edges) != 1 || got.Edges[0].ShipStrategy != "HASH" {
+		t.Errorf("default job graph: vertices %v edges %+v", verts, got.Edges)
+	}
+
+	out, err := runExplain(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"window -> sink    REBALANCE", "window-2                                                             [86, 127]", "2     window-2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	// run's refusals, with Flink's message and the bad-input exit code.
+	_, err = runExplain(t, "job", "--set", "job.sink.parallelism=0")
+	if err == nil || !strings.Contains(err.Error(), "The parallelism of an operator must be at least 1") || errors.As(err, new(exitError)) {
+		t.Errorf("job.sink.parallelism=0: %v, want a bad-input error (exit 2)", err)
 	}
 }

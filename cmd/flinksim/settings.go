@@ -92,14 +92,25 @@ func flinkDefaultColumn(s config.Setting) string {
 	}
 }
 
+// defaultColumn is what the table shows for the simulator's default: the
+// value, with what it stands for when it is a special one ("-1
+// (parallelism.default)").
+func defaultColumn(s config.Setting) string {
+	def := s.SimDefault
+	if def == "" {
+		return `""`
+	}
+	if m, ok := s.Means[def]; ok {
+		def += " (" + m + ")"
+	}
+	return def
+}
+
 func writeSettingsTable(w io.Writer, reg []config.Setting) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tDEFAULT\tFLINK DEFAULT\tRANGE\tDOC")
 	for _, s := range reg {
-		def := s.SimDefault
-		if def == "" {
-			def = `""`
-		}
+		def := defaultColumn(s)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Key, s.Type, def, flinkDefaultColumn(s), s.Range, s.Doc)
 	}
 	return tw.Flush()
@@ -124,10 +135,7 @@ func writeOneSetting(w io.Writer, key string, asJSON bool) error {
 	if asJSON {
 		return writeSettingsJSON(w, []config.Setting{s})
 	}
-	def := s.SimDefault
-	if def == "" {
-		def = `""`
-	}
+	def := defaultColumn(s)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "key\t%s\n", s.Key)
 	fmt.Fprintf(tw, "type\t%s\n", s.Type)

@@ -20,6 +20,7 @@ type Saved struct {
 	Kind           Kind
 	MaxParallelism int
 	Parallelism    map[string]int                         // JobVertex id -> parallelism
+	SinkVertex     string                                 // the JobVertex whose chain ended in the sink
 	Tasks          map[string]*messages.TaskStateSnapshot // base task name (jobgraph.SubtaskName with attempt 0) -> state
 }
 
@@ -29,17 +30,33 @@ func SavepointPath(id int64) string {
 }
 
 // Assign builds the state subtask index of vertex v restores from saved
-// when the vertex now runs with parallelism p (StateAssignmentOperation):
-// keyed state and channel state by key group, in the contiguous ranges of
-// KeyGroupRangeAssignment for the new parallelism; the output channel state
-// and sink committables of old subtask k go to k mod p. A source's split
-// offsets are not assigned here: they go through the split enumerator
-// (RestoredOffsets). The keyed state comes out sorted by key.
-func Assign(saved *Saved, v string, index, p int) *messages.TaskStateSnapshot {
+// when the vertex now runs with v.Parallelism subtasks
+// (StateAssignmentOperation). State belongs to operators, not to the chains
+// they ran in, so it follows its operator into whichever vertex holds it
+// now:
+//   - keyed state (the keyed vertex, always the head of its chain) goes by
+//     key group, in the contiguous ranges of KeyGroupRangeAssignment for
+//     the new parallelism;
+//   - the sink's committables of old subtask k go to k mod p of the vertex
+//     that holds the sink now (v.Sink), from the vertex that held it then;
+//   - channel state stays with its vertex: into the keyed vertex (the keyBy
+//     edge) by key group, elsewhere old subtask k's goes to k mod p.
+//
+// A source's split offsets are not assigned here: they go through the
+// split enumerator (RestoredOffsets). The keyed state comes out sorted by
+// key.
+func Assign(saved *Saved, v *messages.CheckpointVertex, index int) *messages.TaskStateSnapshot {
 	out := &messages.TaskStateSnapshot{}
-	oldP := saved.Parallelism[v]
+	p := int(v.Parallelism)
+	if v.Sink && saved.SinkVertex != "" {
+		for k := 0; k < saved.Parallelism[saved.SinkVertex]; k++ {
+			if st := saved.Tasks[jobgraph.SubtaskName(saved.SinkVertex, k, 0)]; st != nil && k%p == index {
+				out.Committables = append(out.Committables, st.Committables...)
+			}
+		}
+	}
+	keyed := v.Id == jobgraph.VertexKeyed
 	var r keygroup.KeyGroupRange
-	keyed := v != jobgraph.VertexSource
 	if keyed {
 		var err error
 		if r, err = keygroup.RangeForOperatorIndex(saved.MaxParallelism, p, index); err != nil {
@@ -50,18 +67,16 @@ func Assign(saved *Saved, v string, index, p int) *messages.TaskStateSnapshot {
 		kg := keygroup.AssignToKeyGroup(keygroup.StringHashCode(key), saved.MaxParallelism)
 		return kg >= r.Start && kg <= r.End
 	}
-	for k := 0; k < oldP; k++ {
-		st := saved.Tasks[jobgraph.SubtaskName(v, k, 0)]
+	for k := 0; k < saved.Parallelism[v.Id]; k++ {
+		st := saved.Tasks[jobgraph.SubtaskName(v.Id, k, 0)]
 		if st == nil {
 			continue
 		}
-		if k%p == index {
-			out.Committables = append(out.Committables, st.Committables...)
-			if !keyed {
+		if !keyed {
+			if k%p == index {
+				out.InputChannelState = append(out.InputChannelState, st.InputChannelState...)
 				out.OutputChannelState = append(out.OutputChannelState, st.OutputChannelState...)
 			}
-		}
-		if !keyed {
 			continue
 		}
 		for _, w := range st.Windows {

@@ -14,7 +14,7 @@ import (
 // per given key group (key "kg<N>", key group N written as taken).
 func savedOf(keyGroups [2][]int32) *Saved {
 	s := &Saved{ID: 4, MaxParallelism: 128, Parallelism: map[string]int{jobgraph.VertexKeyed: 2, jobgraph.VertexSource: 2},
-		Tasks: map[string]*messages.TaskStateSnapshot{}}
+		SinkVertex: jobgraph.VertexKeyed, Tasks: map[string]*messages.TaskStateSnapshot{}}
 	for i, kgs := range keyGroups {
 		st := &messages.TaskStateSnapshot{Committables: []string{fmt.Sprintf("tx-%d-4", i)}}
 		for _, kg := range kgs {
@@ -43,8 +43,11 @@ func TestAssignRedistributesByKeyGroup(t *testing.T) {
 	saved := savedOf([2][]int32{{0, 42, 43, 63}, {64, 85, 86, 127}})
 	want := map[int][]string{0: {"kg000", "kg042"}, 1: {"kg043", "kg063", "kg064", "kg085"}, 2: {"kg086", "kg127"}}
 	wantTx := map[int][]string{0: {"tx-0-4"}, 1: {"tx-1-4"}, 2: nil}
+	keyed := func(p int) *messages.CheckpointVertex {
+		return &messages.CheckpointVertex{Id: jobgraph.VertexKeyed, Parallelism: int32(p), Sink: true}
+	}
 	for i := 0; i < 3; i++ {
-		st := Assign(saved, jobgraph.VertexKeyed, i, 3)
+		st := Assign(saved, keyed(3), i)
 		if got := windowKeys(st); !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("subtask %d of 3 restores keys %v, want %v", i, got, want[i])
 		}
@@ -52,13 +55,47 @@ func TestAssignRedistributesByKeyGroup(t *testing.T) {
 			t.Errorf("subtask %d of 3 commits %v, want %v", i, st.Committables, wantTx[i])
 		}
 	}
-	one := Assign(saved, jobgraph.VertexKeyed, 0, 1)
+	one := Assign(saved, keyed(1), 0)
 	if len(one.Windows) != 8 || !reflect.DeepEqual(one.Committables, []string{"tx-0-4", "tx-1-4"}) {
 		t.Errorf("subtask 0 of 1 restores %v with committables %v, want all 8 keys and both", windowKeys(one), one.Committables)
 	}
-	src := Assign(saved, jobgraph.VertexSource, 0, 1)
-	if len(src.OutputChannelState) != 2 || len(src.Windows) != 0 {
-		t.Errorf("source 0 of 1 restores %d channel records and %d keys, want 2 and 0", len(src.OutputChannelState), len(src.Windows))
+	src := Assign(saved, &messages.CheckpointVertex{Id: jobgraph.VertexSource, Parallelism: 1}, 0)
+	if len(src.OutputChannelState) != 2 || len(src.Windows) != 0 || len(src.Committables) != 0 {
+		t.Errorf("source 0 of 1 restores %d channel records, %d keys and %v, want 2, 0 and no committables",
+			len(src.OutputChannelState), len(src.Windows), src.Committables)
+	}
+}
+
+// State belongs to operators: when a rescale breaks the chain of the keyed
+// operator and the sink (window 2 -> 3, the sink staying at 2: the edge
+// becomes REBALANCE), the committables follow the sink into its own vertex
+// (old subtask k's to k mod 2) and the keyed vertex keeps only keyed state;
+// when the chain forms again (sink 3 -> window 2 with the sink at 2), they
+// come back from the sink vertex.
+func TestAssignFollowsTheSinkAcrossChains(t *testing.T) {
+	saved := savedOf([2][]int32{{0, 63}, {64, 127}})
+	for i := 0; i < 3; i++ {
+		if st := Assign(saved, &messages.CheckpointVertex{Id: jobgraph.VertexKeyed, Parallelism: 3}, i); len(st.Committables) != 0 {
+			t.Errorf("window-%d of 3 without the sink restores committables %v", i, st.Committables)
+		}
+	}
+	for i, want := range [][]string{{"tx-0-4"}, {"tx-1-4"}} {
+		st := Assign(saved, &messages.CheckpointVertex{Id: jobgraph.VertexSink, Parallelism: 2, Sink: true}, i)
+		if !reflect.DeepEqual(st.Committables, want) || len(st.Windows) != 0 {
+			t.Errorf("sink-%d of 2 restores %v and %d keys, want %v and none", i, st.Committables, len(st.Windows), want)
+		}
+	}
+	back := &Saved{ID: 5, MaxParallelism: 128, Parallelism: map[string]int{jobgraph.VertexKeyed: 3, jobgraph.VertexSink: 3},
+		SinkVertex: jobgraph.VertexSink, Tasks: map[string]*messages.TaskStateSnapshot{}}
+	for k := 0; k < 3; k++ {
+		back.Tasks[jobgraph.SubtaskName(jobgraph.VertexSink, k, 0)] = &messages.TaskStateSnapshot{Committables: []string{fmt.Sprintf("tx-%d-5", k)}}
+	}
+	// old sink subtasks 0, 1, 2 -> new 0, 1, 0 (k mod 2)
+	for i, want := range [][]string{{"tx-0-5", "tx-2-5"}, {"tx-1-5"}} {
+		st := Assign(back, &messages.CheckpointVertex{Id: jobgraph.VertexKeyed, Parallelism: 2, Sink: true}, i)
+		if !reflect.DeepEqual(st.Committables, want) {
+			t.Errorf("window-%d of 2 with the sink chained restores %v, want %v", i, st.Committables, want)
+		}
 	}
 }
 

@@ -364,6 +364,9 @@ func (c *Service) complete(o *kernel.Out, cp *CompletedCheckpoint) {
 	delete(c.pendingStates, cp.ID)
 	for _, v := range c.vertices {
 		saved.Parallelism[v.Id] = int(v.Parallelism)
+		if v.Sink {
+			saved.SinkVertex = v.Id
+		}
 	}
 	var offs []string
 	for _, t := range cp.Tasks {
@@ -462,10 +465,17 @@ func (c *Service) restore(m *messages.RestoreRequest) *messages.RestoreState {
 		out.RestoredParallelism[v] = int32(p)
 	}
 	out.MaxParallelism = int32(saved.MaxParallelism)
+	out.SinkParallelism = int32(saved.Parallelism[saved.SinkVertex])
+	vertices := c.vertices
+	if len(m.Vertices) > 0 {
+		vertices = m.Vertices // the new job's
+	}
 	if m.Savepoint {
-		p := int(m.Parallelism)
-		if p == 0 {
-			p = saved.Parallelism[jobgraph.VertexKeyed]
+		p := saved.Parallelism[jobgraph.VertexKeyed]
+		for _, v := range vertices {
+			if v.Id == jobgraph.VertexKeyed {
+				p = int(v.Parallelism)
+			}
 		}
 		maxP, refusal := CheckRestore(saved, p, int(m.MaxParallelism))
 		out.MaxParallelism = int32(maxP)
@@ -475,13 +485,9 @@ func (c *Service) restore(m *messages.RestoreRequest) *messages.RestoreState {
 		}
 		c.latest = saved // the new job starts from it
 	}
-	for _, v := range c.vertices {
-		p := int(v.Parallelism)
-		if m.Parallelism > 0 {
-			p = int(m.Parallelism)
-		}
-		for i := 0; i < p; i++ {
-			out.Subtasks = append(out.Subtasks, &messages.SubtaskRestore{Vertex: v.Id, Index: int32(i), State: Assign(saved, v.Id, i, p)})
+	for _, v := range vertices {
+		for i := 0; i < int(v.Parallelism); i++ {
+			out.Subtasks = append(out.Subtasks, &messages.SubtaskRestore{Vertex: v.Id, Index: int32(i), State: Assign(saved, v, i)})
 		}
 	}
 	return out

@@ -85,6 +85,10 @@ type Config struct {
 	SourceTopic string
 	// SourcePartitions is job.source.partitions: partitions of the source topic (1..10000).
 	SourcePartitions int
+	// SourceParallelism is job.source.parallelism: subtasks of the Kafka
+	// source and of the ParseOrder and Filter steps after it;
+	// ParallelismDefault (-1) takes parallelism.default.
+	SourceParallelism int
 	// StartingOffsets is job.source.starting-offsets: "earliest" or "latest".
 	StartingOffsets StartingOffsets
 	// MaxPollRecords is job.source.max-poll-records: Kafka max.poll.records.
@@ -97,6 +101,10 @@ type Config struct {
 	TimeCharacteristic TimeCharacteristic
 	// Operator is job.operator: "window" or "process".
 	Operator OperatorKind
+	// WindowParallelism is job.window.parallelism: subtasks of the keyed
+	// operator (the window or the process function), and so the number of
+	// key-group ranges; ParallelismDefault (-1) takes parallelism.default.
+	WindowParallelism int
 	// WindowType is job.window.type: "tumbling", "sliding" or "session".
 	WindowType WindowType
 	// WindowSize is job.window.size.
@@ -132,6 +140,9 @@ type Config struct {
 	StateTTL time.Duration
 	// SinkTopic is job.sink.topic.
 	SinkTopic string
+	// SinkParallelism is job.sink.parallelism: subtasks of the KafkaSink;
+	// ParallelismDefault (-1) takes parallelism.default.
+	SinkParallelism int
 
 	// simulator-only
 
@@ -248,6 +259,32 @@ type Config struct {
 
 const mebibyte = 1 << 20
 
+// ParallelismDefault is an operator parallelism that takes
+// parallelism.default, as Flink's ExecutionConfig.PARALLELISM_DEFAULT (-1)
+// does for an operator whose parallelism the job does not set.
+const ParallelismDefault = -1
+
+// orDefault is an operator's parallelism: p, or parallelism.default for
+// ParallelismDefault.
+func (c Config) orDefault(p int) int {
+	if p == ParallelismDefault {
+		return c.Parallelism
+	}
+	return p
+}
+
+// SourceSubtasks is the parallelism of the source and the ParseOrder and
+// Filter steps after it: job.source.parallelism, or parallelism.default.
+func (c Config) SourceSubtasks() int { return c.orDefault(c.SourceParallelism) }
+
+// WindowSubtasks is the parallelism of the keyed operator:
+// job.window.parallelism, or parallelism.default.
+func (c Config) WindowSubtasks() int { return c.orDefault(c.WindowParallelism) }
+
+// SinkSubtasks is the parallelism of the KafkaSink: job.sink.parallelism,
+// or parallelism.default.
+func (c Config) SinkSubtasks() int { return c.orDefault(c.SinkParallelism) }
+
 // Default returns the simulator's defaults for every setting.
 func Default() Config {
 	return Config{
@@ -276,12 +313,14 @@ func Default() Config {
 		NetworkFraction:          defaultNetworkFraction,
 		SourceTopic:              "orders",
 		SourcePartitions:         4,
+		SourceParallelism:        ParallelismDefault,
 		StartingOffsets:          OffsetsEarliest,
 		MaxPollRecords:           500,
 		KeyField:                 "key",
 		TimeField:                "ts",
 		TimeCharacteristic:       EventTime,
 		Operator:                 OperatorWindow,
+		WindowParallelism:        ParallelismDefault,
 		WindowType:               WindowTumbling,
 		WindowSize:               time.Minute,
 		WindowSlide:              0,
@@ -299,6 +338,7 @@ func Default() Config {
 		AlignmentUpdateInterval:  time.Second,
 		StateTTL:                 0,
 		SinkTopic:                "orders-per-minute",
+		SinkParallelism:          ParallelismDefault,
 		Seed:                     1,
 		Duration:                 5 * time.Minute,
 		TaskManagers:             2,

@@ -28,6 +28,24 @@ var setCases = map[string]setCase{
 		"two":   `Could not parse value 'two' for key 'parallelism.default'. For input string: "two" (allowed: 1..32768)`,
 		"1.5":   "Could not parse value '1.5'",
 	}},
+	// the operators' own parallelism (DataStream.setParallelism): -1 is
+	// ExecutionConfig.PARALLELISM_DEFAULT; Flink's messages from
+	// OperatorValidationUtils.validateParallelism and
+	// DefaultVertexParallelismInfo.checkBounds
+	"job.source.parallelism": {"3", "3", map[string]string{
+		"0":     "job.source.parallelism 0: The parallelism of an operator must be at least 1, or ExecutionConfig.PARALLELISM_DEFAULT (use system default). (allowed: -1 (parallelism.default) or 1..32768)",
+		"-2":    "job.source.parallelism -2: The parallelism of an operator must be at least 1",
+		"32769": "job.source.parallelism 32769: Setting parallelism is not in valid bounds (1..32768), found: 32769",
+		"x":     `Could not parse value 'x' for key 'job.source.parallelism'. For input string: "x" (allowed: -1 (parallelism.default) or 1..32768)`,
+	}},
+	"job.window.parallelism": {"3", "3", map[string]string{
+		"0":     "job.window.parallelism 0: The parallelism of an operator must be at least 1, or ExecutionConfig.PARALLELISM_DEFAULT (use system default).",
+		"40000": "Setting parallelism is not in valid bounds (1..32768), found: 40000",
+	}},
+	"job.sink.parallelism": {"1", "1", map[string]string{
+		"0":  "job.sink.parallelism 0: The parallelism of an operator must be at least 1",
+		"-7": "job.sink.parallelism -7: The parallelism of an operator must be at least 1",
+	}},
 	"pipeline.max-parallelism": {"128", "128", map[string]string{
 		"0":     "pipeline.max-parallelism: maxParallelism is out of bounds 0 < maxParallelism <= 32768. Found: 0 (allowed: -1 or 1..32768)",
 		"32769": "Found: 32769",

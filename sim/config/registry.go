@@ -34,6 +34,9 @@ type Setting struct {
 	Range string
 	// Doc says what the setting does, its unit, and what zero means.
 	Doc string
+	// Means names what a special value stands for, e.g. "-1" ->
+	// "parallelism.default" (nil: no such value).
+	Means map[string]string
 	// Input marks a setting that only feeds a derivation (Resolve): it is
 	// accepted and listed, but the log header carries the settings it
 	// derives instead of it (Values leaves it out).
@@ -96,16 +99,22 @@ func rangeError(key, value, rng, flinkMsg string) *ValueError {
 // unbounded marks an int range without an upper bound (Java's int limit).
 const unbounded = math.MaxInt32
 
-// intRange is min..max plus single extra allowed values (such as -1).
+// intRange is min..max plus single extra allowed values (such as -1), each
+// with what it means when alsoMeans has an entry for it.
 type intRange struct {
-	min, max int64
-	also     []int64
+	min, max  int64
+	also      []int64
+	alsoMeans []string // "" or the meaning of also[i], e.g. "parallelism.default"
 }
 
 func (r intRange) String() string {
 	var b strings.Builder
-	for _, v := range r.also {
-		b.WriteString(strconv.FormatInt(v, 10) + " or ")
+	for i, v := range r.also {
+		b.WriteString(strconv.FormatInt(v, 10))
+		if i < len(r.alsoMeans) && r.alsoMeans[i] != "" {
+			b.WriteString(" (" + r.alsoMeans[i] + ")")
+		}
+		b.WriteString(" or ")
 	}
 	b.WriteString(strconv.FormatInt(r.min, 10) + "..")
 	if r.max != unbounded {
@@ -122,7 +131,16 @@ func (r intRange) contains(v int64) bool {
 // when not nil, gives Flink's message for an out-of-range value.
 func intSetting(key, flinkDefault string, r intRange, doc string, field func(*Config) *int, refuse func(v int64) string) Setting {
 	rng := r.String()
-	return Setting{Key: key, Type: "int", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
+	var means map[string]string
+	for i, m := range r.alsoMeans {
+		if m != "" {
+			if means == nil {
+				means = map[string]string{}
+			}
+			means[strconv.FormatInt(r.also[i], 10)] = m
+		}
+	}
+	return Setting{Key: key, Type: "int", FlinkDefault: flinkDefault, Range: rng, Doc: doc, Means: means,
 		set: func(c *Config, value string) error {
 			v, err := strconv.ParseInt(javaTrim(value), 10, 32)
 			if err != nil {

@@ -23,17 +23,35 @@ func inputOnly(s Setting) Setting {
 	return s
 }
 
+// operatorParallelism is the parallelism setting of one operator of the
+// job (DataStream's setParallelism): -1, ExecutionConfig.PARALLELISM_DEFAULT,
+// takes parallelism.default; anything else below 1 is refused with
+// OperatorValidationUtils.validateParallelism's message, above 32768 with
+// DefaultVertexParallelismInfo's. Neighbours of different parallelism do
+// not chain (StreamingJobGraphGenerator.isChainable).
+func operatorParallelism(key, of string, field func(*Config) *int) Setting {
+	return intSetting(key, "-1", intRange{min: 1, max: 32768, also: []int64{ParallelismDefault}, alsoMeans: []string{"parallelism.default"}},
+		"Subtasks of "+of+"; -1 (ExecutionConfig.PARALLELISM_DEFAULT) takes parallelism.default. Where two neighbours differ, the chain breaks and the edge between them is REBALANCE (the keyBy edge stays HASH); a value above pipeline.max-parallelism is refused.",
+		field,
+		func(v int64) string {
+			if v > 32768 {
+				return fmt.Sprintf("%s %d: Setting parallelism is not in valid bounds (1..32768), found: %d", key, v, v)
+			}
+			return fmt.Sprintf("%s %d: The parallelism of an operator must be at least 1, or ExecutionConfig.PARALLELISM_DEFAULT (use system default).", key, v)
+		})
+}
+
 // settings lists every setting, one row per Config field. Keep rows in the
 // order of the Config struct; Registry sorts them by key.
 func settings() []Setting {
 	return []Setting{
 		// ---- Flink keys --------------------------------------------------
 		intSetting("parallelism.default", "1", intRange{min: 1, max: 32768},
-			"Subtasks per operator of the job (CoreOptions.DEFAULT_PARALLELISM). Bounds as KeyGroupRangeAssignment.checkParallelismPreconditions.",
+			"Subtasks of every operator of the job that does not set its own (job.source.parallelism, job.window.parallelism, job.sink.parallelism at -1; CoreOptions.DEFAULT_PARALLELISM). Bounds as KeyGroupRangeAssignment.checkParallelismPreconditions.",
 			func(c *Config) *int { return &c.Parallelism },
 			func(v int64) string { return "Operator parallelism not within bounds: " + strconv.FormatInt(v, 10) }),
 		intSetting("pipeline.max-parallelism", "-1", intRange{min: 1, max: 32768, also: []int64{-1}},
-			"Number of key groups (PipelineOptions.MAX_PARALLELISM); -1 derives it from the parallelism: min(max(roundUpToPowerOfTwo(p + p/2), 128), 32768).",
+			"Number of key groups and the bound of every operator's parallelism (PipelineOptions.MAX_PARALLELISM); -1 derives it, for each JobVertex, from its parallelism: min(max(roundUpToPowerOfTwo(p + p/2), 128), 32768), the key groups from the keyed operator's.",
 			func(c *Config) *int { return &c.MaxParallelism },
 			func(v int64) string {
 				return fmt.Sprintf("maxParallelism is out of bounds 0 < maxParallelism <= 32768. Found: %d", v)
@@ -120,6 +138,8 @@ func settings() []Setting {
 		intSetting("job.source.partitions", "", intRange{min: 1, max: 10000},
 			"Partitions of the source topic; each is one split (KafkaPartitionSplit).",
 			func(c *Config) *int { return &c.SourcePartitions }, nil),
+		operatorParallelism("job.source.parallelism", "the Kafka source and of the ParseOrder and Filter steps after it (the job sets the same parallelism on all three, so they chain)",
+			func(c *Config) *int { return &c.SourceParallelism }),
 		enumSetting("job.source.starting-offsets", "earliest", []StartingOffsets{OffsetsEarliest, OffsetsLatest},
 			"Where a new job starts reading each partition (KafkaSourceBuilder.setStartingOffsets; the builder's default is earliest).",
 			func(c *Config) *StartingOffsets { return &c.StartingOffsets }),
@@ -136,6 +156,8 @@ func settings() []Setting {
 		enumSetting("job.time-characteristic", "", []TimeCharacteristic{EventTime, ProcessingTime},
 			"Whether windows follow event time and watermarks or the virtual processing-time clock.",
 			func(c *Config) *TimeCharacteristic { return &c.TimeCharacteristic }),
+		operatorParallelism("job.window.parallelism", "the keyed operator, the window or the process function (and so the number of key-group ranges the key groups are split into)",
+			func(c *Config) *int { return &c.WindowParallelism }),
 		enumSetting("job.operator", "", []OperatorKind{OperatorWindow, OperatorProcess},
 			"The keyed operator: a window aggregate, or a KeyedProcessFunction that forwards each record.",
 			func(c *Config) *OperatorKind { return &c.Operator }),
@@ -186,6 +208,8 @@ func settings() []Setting {
 			func(c *Config) *time.Duration { return &c.StateTTL }),
 		stringSetting("job.sink.topic", true, "Kafka topic the KafkaSink writes results to.",
 			func(c *Config) *string { return &c.SinkTopic }),
+		operatorParallelism("job.sink.parallelism", "the KafkaSink",
+			func(c *Config) *int { return &c.SinkParallelism }),
 
 		// ---- simulator only ---------------------------------------------
 		uint64Setting("sim.seed", "Root of every random generator of the run; the same seed and settings give the same event log.",

@@ -39,6 +39,15 @@ type InFlight struct {
 	Key          string
 	Timestamp    int64
 	Value        float64
+	Payload      []byte // where the partition carries payloads (CarryPayloads), else nil
+}
+
+// PayloadAt is the payload of element k of b: nil when b carries none.
+func PayloadAt(b *messages.Buffer, k int) []byte {
+	if k < len(b.Payloads) {
+		return b.Payloads[k]
+	}
+	return nil
 }
 
 // queued is one buffer waiting in a subpartition's queue.
@@ -94,6 +103,7 @@ type ResultPartition struct {
 	inUse            int // pool buffers taken: held by some subpartition
 	recordsPerBuffer int
 	recordBytes      int
+	payloads         bool // every buffer carries Payloads, one per element (CarryPayloads)
 	slab             elementSlab
 
 	// counters (numBuffersOut, numRecordsOut, numBytesOut)
@@ -127,6 +137,12 @@ func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultP
 // maxBuffersPerChannel): a subpartition at the bound makes the producer
 // unavailable, backpressure, though the pool has buffers left. 0: no bound.
 func (p *ResultPartition) SetMaxBuffersPerChannel(n int) { p.maxPerChannel = n }
+
+// CarryPayloads makes every buffer carry each record's payload
+// (Buffer.Payloads, one entry per element): an edge whose consumer needs the
+// record itself, such as ParseOrder reading the Kafka record's value. The
+// buffer's size stays recordBytes per record either way.
+func (p *ResultPartition) CarryPayloads() { p.payloads = true }
 
 // NumSubpartitions is the number of subpartitions.
 func (p *ResultPartition) NumSubpartitions() int { return len(p.subs) }
@@ -203,6 +219,9 @@ func (p *ResultPartition) buffer(i int) *messages.Buffer {
 		// room for as many elements as the subpartition's last buffer
 		// held, and a few watermarks, up to a full buffer
 		p.slab.carve(s.current, min(p.recordsPerBuffer, max(1, s.last))+4)
+		if p.payloads {
+			s.current.Payloads = make([][]byte, 0, cap(s.current.Kinds))
+		}
 		p.inUse++
 		s.held++
 	}
@@ -225,6 +244,9 @@ func (p *ResultPartition) cut(b *messages.Buffer, from int) *messages.Buffer {
 	out.Keys = append(out.Keys, b.Keys[from:]...)
 	out.Timestamps = append(out.Timestamps, b.Timestamps[from:]...)
 	out.Values = append(out.Values, b.Values[from:]...)
+	if b.Payloads != nil {
+		out.Payloads = append(make([][]byte, 0, n), b.Payloads[from:]...)
+	}
 	for _, k := range out.Kinds {
 		if k == KindRecord {
 			out.SizeBytes += int32(p.recordBytes)
@@ -266,11 +288,20 @@ func (sl *elementSlab) carve(b *messages.Buffer, n int) {
 // first. It returns true when the record filled the buffer, which is then
 // finished and queued.
 func (p *ResultPartition) AddRecord(i int, key string, ts int64, value float64) bool {
+	return p.AddPayloadRecord(i, key, ts, value, nil)
+}
+
+// AddPayloadRecord is AddRecord with the record's payload, which the buffer
+// carries when the partition carries payloads (CarryPayloads).
+func (p *ResultPartition) AddPayloadRecord(i int, key string, ts int64, value float64, payload []byte) bool {
 	b := p.buffer(i)
 	b.Kinds = append(b.Kinds, KindRecord)
 	b.Keys = append(b.Keys, key)
 	b.Timestamps = append(b.Timestamps, ts)
 	b.Values = append(b.Values, value)
+	if p.payloads {
+		b.Payloads = append(b.Payloads, payload)
+	}
 	b.SizeBytes += int32(p.recordBytes)
 	p.RecordsOut++
 	p.subs[i].records++
@@ -321,6 +352,9 @@ func (p *ResultPartition) writeElement(i int, kind ElementKind, ts int64) {
 	b.Keys = append(b.Keys, "")
 	b.Timestamps = append(b.Timestamps, ts)
 	b.Values = append(b.Values, 0)
+	if p.payloads {
+		b.Payloads = append(b.Payloads, nil)
+	}
 	b.SizeBytes += 16
 }
 
@@ -471,7 +505,7 @@ func appendInFlight(dst []InFlight, i int, b *messages.Buffer) []InFlight {
 	}
 	for k, kind := range b.Kinds {
 		if kind == KindRecord {
-			dst = append(dst, InFlight{Subpartition: i, Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k]})
+			dst = append(dst, InFlight{Subpartition: i, Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k], Payload: PayloadAt(b, k)})
 		}
 	}
 	return dst

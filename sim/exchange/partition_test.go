@@ -569,7 +569,7 @@ func TestUnalignedBarrierOvertakes(t *testing.T) {
 	wantSends(t, "before", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0 k1@1]")
 	// the partly filled buffers ([k4], [k10]) are overtaken too
 	got := p.Barrier(&messages.Buffer{CheckpointId: 3, Unaligned: true})
-	want := []InFlight{{0, "k2", 2, 2}, {0, "k3", 3, 3}, {0, "k4", 4, 4}, {1, "k10", 10, 10}}
+	want := []InFlight{{0, "k2", 2, 2, nil}, {0, "k3", 3, 3, nil}, {0, "k4", 4, 4, nil}, {1, "k10", 10, 10, nil}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("persisted %v, want %v", got, want)
 	}
@@ -605,7 +605,7 @@ func TestTimeoutBarrier(t *testing.T) {
 		t.Fatalf("BarrierQueued(5) %v, (4) %v", p.BarrierQueued(5), p.BarrierQueued(4))
 	}
 	got := p.TimeoutBarrier(5)
-	if want := []InFlight{{0, "k0", 0, 0}, {0, "k1", 1, 1}}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := []InFlight{{0, "k0", 0, 0, nil}, {0, "k1", 1, 1, nil}}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("persisted %v, want %v", got, want)
 	}
 	wantSends(t, "timed out", p.Poll(nil), "R0 seq=0 backlog=3 [UB5]", "A0 backlog=3")

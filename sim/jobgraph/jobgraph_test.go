@@ -3,6 +3,8 @@ package jobgraph
 import (
 	"errors"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,10 +64,14 @@ func TestBuildDefaults(t *testing.T) {
 	}
 }
 
+// pipeline.operator-chaining.enabled=false: every operator is a JobVertex
+// of its own (StreamingJobGraphGenerator.isChainable needs chaining on), the
+// edges between equal parallelisms FORWARD, keyBy's HASH.
 func TestBuildWithoutChaining(t *testing.T) {
 	g := build(t, configWith(t, "pipeline.operator-chaining.enabled", "false"))
 	want := []Vertex{
-		{ID: VertexSource, Name: "Source: orders -> ParseOrder", Operators: []string{"Source: orders", "ParseOrder"}, Parallelism: 2},
+		{ID: VertexSource, Name: "Source: orders", Operators: []string{"Source: orders"}, Parallelism: 2},
+		{ID: VertexParse, Name: "ParseOrder", Operators: []string{"ParseOrder"}, Parallelism: 2},
 		{ID: VertexKeyed, Name: defaultWindow, Operators: []string{defaultWindow}, Parallelism: 2},
 		{ID: VertexSink, Name: "Sink: orders-per-minute", Operators: []string{"Sink: orders-per-minute"}, Parallelism: 2},
 	}
@@ -73,7 +79,8 @@ func TestBuildWithoutChaining(t *testing.T) {
 		t.Errorf("Vertices =\n%+v\nwant\n%+v", g.Vertices, want)
 	}
 	wantEdges := []Edge{
-		{From: VertexSource, To: VertexKeyed, Partitioner: PartitionHash},
+		{From: VertexSource, To: VertexParse, Partitioner: PartitionForward},
+		{From: VertexParse, To: VertexKeyed, Partitioner: PartitionHash},
 		{From: VertexKeyed, To: VertexSink, Partitioner: PartitionForward},
 	}
 	if !reflect.DeepEqual(g.Edges, wantEdges) {
@@ -82,8 +89,131 @@ func TestBuildWithoutChaining(t *testing.T) {
 	if g.SlotsNeeded != 2 || g.MaxParallelism != 128 {
 		t.Errorf("SlotsNeeded %d MaxParallelism %d, want 2 128", g.SlotsNeeded, g.MaxParallelism)
 	}
-	if v, ok := g.Vertex(VertexSink); !ok || v.Parallelism != 2 {
-		t.Errorf("Vertex(%q) = %+v, %v", VertexSink, v, ok)
+	if v, ok := g.Vertex(VertexSink); !ok || v.Parallelism != 2 || !v.HoldsSink() || g.SinkVertex() != VertexSink {
+		t.Errorf("Vertex(%q) = %+v, %v; SinkVertex %q", VertexSink, v, ok, g.SinkVertex())
+	}
+	// with a filter, Filter is a vertex of its own too, FORWARD from ParseOrder
+	g = build(t, configWith(t, "pipeline.operator-chaining.enabled", "false", "job.filter", "amount > 100"))
+	var ids []string
+	for _, v := range g.Vertices {
+		ids = append(ids, v.ID+"="+v.Name)
+	}
+	if want := []string{"source=Source: orders", "parse=ParseOrder", "filter=Filter(amount > 100)", "window=" + defaultWindow,
+		"sink=Sink: orders-per-minute"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("vertices %q, want %q", ids, want)
+	}
+	if e, _ := g.Input(VertexFilter); e != (Edge{VertexParse, VertexFilter, PartitionForward}) {
+		t.Errorf("edge into filter %+v", e)
+	}
+	if e, _ := g.Input(VertexKeyed); e != (Edge{VertexFilter, VertexKeyed, PartitionHash}) {
+		t.Errorf("edge into window %+v", e)
+	}
+}
+
+// The parallelism of each operator (source 2, window 3, sink 1), worked out
+// as Flink's StreamGraph and StreamingJobGraphGenerator do: the source and
+// ParseOrder share parallelism 2 and a FORWARD edge, so they chain; keyBy is
+// HASH whatever the parallelisms; the window (3) and the sink (1) differ,
+// so StreamGraph.addEdgeInternal gives their edge a RebalancePartitioner
+// and isChainable refuses to chain them: the sink is a JobVertex of its own.
+// The key groups come from the window's parallelism: min(max(
+// roundUpToPowerOfTwo(3 + 3/2), 128), 32768) = min(max(4, 128), 32768) =
+// 128. One slot-sharing group needs max(2, 3, 1) = 3 slots.
+func TestBuildOperatorParallelism(t *testing.T) {
+	g := build(t, configWith(t, "job.source.parallelism", "2", "job.window.parallelism", "3", "job.sink.parallelism", "1"))
+	want := JobGraph{
+		JobName: "orders-per-minute",
+		Vertices: []Vertex{
+			{ID: VertexSource, Name: "Source: orders -> ParseOrder", Operators: []string{"Source: orders", "ParseOrder"}, Parallelism: 2},
+			{ID: VertexKeyed, Name: defaultWindow, Operators: []string{defaultWindow}, Parallelism: 3},
+			{ID: VertexSink, Name: "Sink: orders-per-minute", Operators: []string{"Sink: orders-per-minute"}, Parallelism: 1},
+		},
+		Edges: []Edge{
+			{From: VertexSource, To: VertexKeyed, Partitioner: PartitionHash},
+			{From: VertexKeyed, To: VertexSink, Partitioner: PartitionRebalance},
+		},
+		MaxParallelism: 128,
+		SlotsNeeded:    3,
+	}
+	if !reflect.DeepEqual(g, want) {
+		t.Errorf("Build =\n%+v\nwant\n%+v", g, want)
+	}
+	tests := []struct {
+		name   string
+		kv     []string
+		shape  string // vertex(parallelism) joined by their edges
+		slots  int
+		maxPar int
+	}{
+		// the sink follows parallelism.default, not the window
+		{"a wider window", []string{"job.window.parallelism", "3"},
+			"source(2) HASH window(3) REBALANCE sink(2)", 3, 128},
+		{"a wider source", []string{"job.source.parallelism", "4"},
+			"source(4) HASH window(2)", 4, 128},
+		{"the sink set equal to the window chains", []string{"parallelism.default", "1", "job.window.parallelism", "2", "job.sink.parallelism", "2"},
+			"source(1) HASH window(2)", 2, 128},
+		{"a wider sink", []string{"job.sink.parallelism", "5"},
+			"source(2) HASH window(2) REBALANCE sink(5)", 5, 128},
+		// 200 + 100 = 300 -> roundUpToPowerOfTwo 512
+		{"key groups from the window's parallelism", []string{"job.window.parallelism", "200", "job.sink.parallelism", "-1"},
+			"source(2) HASH window(200) REBALANCE sink(2)", 200, 512},
+		{"without chaining, different parallelisms", []string{"pipeline.operator-chaining.enabled", "false", "job.sink.parallelism", "1"},
+			"source(2) FORWARD parse(2) HASH window(2) REBALANCE sink(1)", 2, 128},
+	}
+	for _, tt := range tests {
+		g := build(t, configWith(t, tt.kv...))
+		shape := ""
+		for i, v := range g.Vertices {
+			if i > 0 {
+				shape += " " + g.Edges[i-1].Partitioner + " "
+			}
+			shape += v.ID + "(" + strconv.Itoa(v.Parallelism) + ")"
+		}
+		if shape != tt.shape || g.SlotsNeeded != tt.slots || g.MaxParallelism != tt.maxPar {
+			t.Errorf("%s: %s, %d slots, max parallelism %d; want %s, %d, %d", tt.name, shape, g.SlotsNeeded, g.MaxParallelism, tt.shape, tt.slots, tt.maxPar)
+		}
+	}
+}
+
+// A configured max parallelism bounds every JobVertex: the scheduler
+// refuses a vertex above it with ExecutionJobVertex's JobException text,
+// here after the setting that gave the parallelism. A job started from a
+// savepoint keeps the savepoint's key groups (BuildRestored).
+func TestBuildRefusesOperatorAboveMaxParallelism(t *testing.T) {
+	tests := []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"pipeline.max-parallelism", "4", "job.sink.parallelism", "5"},
+			"job.sink.parallelism 5 > pipeline.max-parallelism 4: Vertex Sink: orders-per-minute's parallelism (5) is higher than the max parallelism (4). Please lower the parallelism or increase the max parallelism."},
+		{[]string{"pipeline.max-parallelism", "4", "job.source.parallelism", "8"},
+			"job.source.parallelism 8 > pipeline.max-parallelism 4: Vertex Source: orders -> ParseOrder's parallelism (8) is higher than the max parallelism (4). Please lower the parallelism or increase the max parallelism."},
+		{[]string{"pipeline.max-parallelism", "4", "job.window.parallelism", "6"},
+			"job.window.parallelism 6 > pipeline.max-parallelism 4: Vertex " + defaultWindow + "'s parallelism (6)"},
+		// the keyed operator following parallelism.default: KeyGroupRangeAssignment's message, as before
+		{[]string{"pipeline.max-parallelism", "4", "parallelism.default", "8", "job.source.parallelism", "2"},
+			"Maximum parallelism must not be smaller than parallelism."},
+		// a source following parallelism.default above it
+		{[]string{"pipeline.max-parallelism", "4", "parallelism.default", "8", "job.window.parallelism", "2"},
+			"parallelism.default 8 > pipeline.max-parallelism 4: Vertex Source: orders -> ParseOrder's parallelism (8) is higher"},
+	}
+	for _, tt := range tests {
+		c := configWith(t, tt.kv...)
+		if g, err := Build(c); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: Build = %+v, %v; want %q", tt.kv, g, err, tt.want)
+		}
+	}
+	// without a configured max parallelism each vertex has its own default,
+	// never below its parallelism: a source of 300 next to a window of 2
+	if _, err := Build(configWith(t, "job.source.parallelism", "300")); err != nil {
+		t.Errorf("source 300, window 2: %v", err)
+	}
+	g, err := BuildRestored(configWith(t, "parallelism.default", "3"), 256)
+	if err != nil || g.MaxParallelism != 256 {
+		t.Errorf("BuildRestored(p 3, 256 key groups) = %d key groups, %v", g.MaxParallelism, err)
+	}
+	if _, err := BuildRestored(configWith(t, "parallelism.default", "3"), 2); err == nil {
+		t.Errorf("BuildRestored(p 3, 2 key groups) accepted")
 	}
 }
 

@@ -3,6 +3,7 @@ package jobmaster
 import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/checkpoint"
+	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
@@ -48,13 +49,18 @@ func (j *JobMaster) startCoordinatorJob(o *kernel.Out, restoredID int64) {
 
 // checkpointVertices is the job graph as the coordinator plans with it.
 func (j *JobMaster) checkpointVertices() []*messages.CheckpointVertex {
+	return checkpointVertices(j.graph)
+}
+
+// checkpointVertices is g as the coordinator plans and assigns state with
+// it: each vertex with its parallelism, its upstream vertex and edge, and
+// whether it holds the sink.
+func checkpointVertices(g jobgraph.JobGraph) []*messages.CheckpointVertex {
 	var out []*messages.CheckpointVertex
-	for _, v := range j.graph.Vertices {
-		cv := &messages.CheckpointVertex{Id: v.ID, Parallelism: int32(v.Parallelism)}
-		for _, e := range j.graph.Edges {
-			if e.To == v.ID {
-				cv.Upstream, cv.Forward = e.From, e.Partitioner == jobgraph.PartitionForward
-			}
+	for _, v := range g.Vertices {
+		cv := &messages.CheckpointVertex{Id: v.ID, Parallelism: int32(v.Parallelism), Sink: v.HoldsSink()}
+		if e, ok := g.Input(v.ID); ok {
+			cv.Upstream, cv.Forward = e.From, e.Partitioner == jobgraph.PartitionForward
 		}
 		out = append(out, cv)
 	}
@@ -152,18 +158,48 @@ func (j *JobMaster) checkpointRequestFailed(o *kernel.Out, m *messages.Checkpoin
 }
 
 // startRescaled asks the coordinator for the savepoint the
-// stop-with-savepoint took, checked for the new job (rescale's parallelism,
-// its max parallelism); submitFromSavepoint goes on with the answer.
+// stop-with-savepoint took, checked and assigned for the new job;
+// submitFromSavepoint goes on with the answer. The new job is the old one
+// with parallelism.default set to the rescale's parallelism (so every
+// operator that follows parallelism.default moves, and one with its own
+// job.*.parallelism keeps it, as Flink's rescale of a job's parallelism
+// does), or with the changed setting; its max parallelism is the rescale's,
+// or the one configured, or (0) the savepoint's.
 func (j *JobMaster) startRescaled(o *kernel.Out) {
-	n := j.rescaleTo
 	maxP := 0
 	if j.rescaleMaxP > 0 {
 		maxP = j.rescaleMaxP
 	} else if j.cfg.MaxParallelism != -1 {
 		maxP = j.cfg.MaxParallelism
 	}
+	req := &messages.RestoreRequest{Savepoint: true, MaxParallelism: int32(maxP)}
+	cfg, err := j.nextJobConfig()
+	if err == nil {
+		cfg.MaxParallelism = -1 // the vertices' parallelism does not depend on it; the checks come with the answer
+		var g jobgraph.JobGraph
+		if g, err = jobgraph.Build(cfg); err == nil {
+			req.Vertices = checkpointVertices(g)
+		}
+	}
+	// a graph that does not build is refused once the answer is there
 	j.pendingRescale = true
-	j.requestRestore(o, &messages.RestoreRequest{Savepoint: true, Parallelism: int32(n), MaxParallelism: int32(maxP)})
+	j.requestRestore(o, req)
+}
+
+// nextJobConfig is the configuration of the job a rescale or a
+// reconfiguration submits: the current job's with the rescale's
+// parallelism.default or the changed setting.
+func (j *JobMaster) nextJobConfig() (config.Config, error) {
+	c := *j.cfg
+	if j.rescaleTo > 0 {
+		c.Parallelism = j.rescaleTo
+	}
+	if set := j.reconfig; set != nil {
+		if err := c.Set(set.Key, set.Value); err != nil { // validated by the action's parser
+			return c, err
+		}
+	}
+	return c, nil
 }
 
 // submitFromSavepoint submits the job anew from the savepoint its
@@ -175,29 +211,26 @@ func (j *JobMaster) startRescaled(o *kernel.Out) {
 // and the new job fails.
 func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState) {
 	n := j.rescaleTo
-	j.rescaleTo = 0
 	if !sp.Found {
+		j.rescaleTo = 0
 		j.restartFailed(o, "no savepoint to start the new job from")
 		return
 	}
-	rescaling := n > 0
-	if !rescaling {
-		n = int(sp.RestoredParallelism[jobgraph.VertexKeyed]) // a reconfiguration keeps the parallelism
-	}
+	next, err := j.nextJobConfig()
+	j.rescaleTo = 0
 	if set := j.reconfig; set != nil {
 		j.reconfig = nil
-		c := *j.cfg
-		if err := c.Set(set.Key, set.Value); err != nil { // validated by the action's parser
+		if err != nil {
 			o.Invariant("reconfigure", "%s=%s: %v", set.Key, set.Value, err)
 			return
 		}
-		j.cfg = &c
 		j.overrides = append(j.overrides, set)
 		o.Log(eventlog.KindReconfigure, messages.Str("step", "submit from savepoint"), messages.Str("setting", set.Key),
 			messages.Str("value", set.Value), messages.Str("savepoint_path", sp.SavepointPath))
 	}
+	j.cfg = &next
 	maxP := int(sp.MaxParallelism)
-	if rescaling {
+	if n > 0 {
 		o.Log(eventlog.KindRescale, messages.Str("step", "submit from savepoint"), messages.Str("savepoint_path", sp.SavepointPath),
 			messages.Int("from_parallelism", int64(sp.RestoredParallelism[jobgraph.VertexKeyed])), messages.Int("to_parallelism", int64(n)),
 			messages.Int("max_parallelism", int64(maxP)))
@@ -210,8 +243,10 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 		return
 	}
 	cfg := *j.cfg
-	cfg.Parallelism, cfg.MaxParallelism = n, maxP
-	g, err := jobgraph.Build(cfg)
+	if j.rescaleMaxP > 0 {
+		cfg.MaxParallelism = j.rescaleMaxP
+	}
+	g, err := jobgraph.BuildRestored(cfg, maxP)
 	if err != nil {
 		j.setStatus(o, status.JobFailed, err.Error())
 		return

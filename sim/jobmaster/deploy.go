@@ -44,9 +44,11 @@ type Deployment struct {
 // TaskDeploymentDescriptorFactory): subtask i of every vertex goes into
 // slots[i] (slots sorted with SortSlots, at least g.SlotsNeeded of them);
 // an InputGate has one channel per producer subtask (one, the same index,
-// on a FORWARD edge) and a ResultPartition one subpartition per consumer,
-// each naming where its peer runs; a keyed vertex's subtask owns the
-// key-group range of KeyGroupRangeAssignment. Deployments come in vertex
+// on a FORWARD edge) and a ResultPartition one subpartition per consumer
+// (one on a FORWARD edge), each naming where its peer runs; a subtask of the
+// keyed vertex owns the key-group range of KeyGroupRangeAssignment for that
+// vertex's parallelism. A vertex of lower parallelism leaves the slots
+// above it without a subtask of its own. Deployments come in vertex
 // order, then subtask index.
 func Deploy(g jobgraph.JobGraph, slots []Slot, attempt int) ([]Deployment, error) {
 	if len(slots) < g.SlotsNeeded {
@@ -76,7 +78,10 @@ func Deploy(g jobgraph.JobGraph, slots []Slot, attempt int) ([]Deployment, error
 				Chain: v.Operators, Attempt: int32(attempt)}
 			if in != nil {
 				pv, _ := g.Vertex(in.From)
-				gate := &messages.InputGateDeployment{}
+				gate := &messages.InputGateDeployment{ConsumedSubpartition: int32(i)}
+				if in.Partitioner == jobgraph.PartitionForward {
+					gate.ConsumedSubpartition = 0 // the producer's only one
+				}
 				for p := 0; p < pv.Parallelism; p++ {
 					if in.Partitioner == jobgraph.PartitionForward && p != i {
 						continue
@@ -102,7 +107,7 @@ func Deploy(g jobgraph.JobGraph, slots []Slot, attempt int) ([]Deployment, error
 				rp.NumSubpartitions = int32(len(rp.Consumers))
 				st.ResultPartition = rp
 			}
-			if v.ID != jobgraph.VertexSource {
+			if v.ID == jobgraph.VertexKeyed {
 				r, err := keygroup.RangeForOperatorIndex(g.MaxParallelism, v.Parallelism, i)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", st.ExecutionId, err)

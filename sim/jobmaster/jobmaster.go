@@ -313,6 +313,11 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 			}
 			st.RestoreCheckpointId = r.CheckpointId
 			st.RestoreParallelism = r.RestoredParallelism[v]
+			if v == j.graph.SinkVertex() {
+				// the sink's lingering transactions are those of the
+				// subtasks of whichever vertex held it then
+				st.RestoreParallelism = r.SinkParallelism
+			}
 		}
 		name := st.ExecutionId
 		j.tasks[name] = status.Scheduled

@@ -100,8 +100,8 @@ func (v Verdict) Invariant() string {
 // result is one sink record as the checks see it.
 type result struct {
 	key        string
-	start, end int64 // window bounds; start unknown (MinInt64) for an unchained sink's record
-	firing     int64 // 0 when the record does not say (an unchained sink)
+	start, end int64 // window bounds
+	firing     int64
 	value      float64
 	ts         int64 // process function: the record's timestamp
 	window     bool
@@ -134,10 +134,10 @@ func (r result) String() string {
 }
 
 // decode reads sink records: window results {"key","window_start",
-// "window_end","value","firing"}, an unchained sink's {"key","timestamp",
-// "value"} (a window's max timestamp, or a process function's record), and
-// the process function's {"key","value","timestamp"}.
-func (s *Scenario) decode(recs []*messages.KafkaRecord, fired map[KeyEnd]int64) []result {
+// "window_end","value","firing"} and the process function's
+// {"key","value","timestamp"}, chained to the keyed operator or not (an
+// unchained sink writes what the keyed operator rendered).
+func (s *Scenario) decode(recs []*messages.KafkaRecord) []result {
 	out := make([]result, 0, len(recs))
 	for _, rec := range recs {
 		var v struct {
@@ -155,13 +155,6 @@ func (s *Scenario) decode(recs []*messages.KafkaRecord, fired map[KeyEnd]int64) 
 		switch {
 		case v.WindowEnd != nil && v.WindowStart != nil:
 			r.window, r.start, r.end, r.firing = true, *v.WindowStart, *v.WindowEnd, v.Firing
-		case s.Operator == "window" && v.Timestamp != nil:
-			// an unchained sink: the window's max timestamp
-			r.window, r.end = true, *v.Timestamp+1
-			r.start = r.end - s.Window.SizeMs
-			if st, ok := fired[KeyEnd{r.key, r.end}]; ok {
-				r.start = st
-			}
 		case v.Timestamp != nil:
 			r.ts = *v.Timestamp
 		default:
@@ -383,13 +376,7 @@ func Check(s *Scenario, ref, run *Run) Verdict {
 	}
 	ex := s.exclusions(ref, run)
 	sc := s.scope(ref.Source)
-	fired := map[KeyEnd]int64{}
-	for _, r := range []*Run{ref, run} {
-		for k, st := range r.Obs.Firings {
-			fired[k] = st
-		}
-	}
-	want, got := s.decode(ref.Sink, fired), s.decode(run.Sink, fired)
+	want, got := s.decode(ref.Sink), s.decode(run.Sink)
 	// with stop-with-savepoint the faulty run's output ends at the
 	// savepoint: compare up to what its keyed subtasks had seen
 	complete := h
@@ -515,7 +502,7 @@ func compare(want, got []result, ex *exclusions, sc *scope, complete int64, exac
 // process function writes one result per record produced before the flush.
 func (s *Scenario) accounted(r *Run, sc *scope) string {
 	horizon := sc.horizon
-	results := s.decode(r.Sink, r.Obs.Firings)
+	results := s.decode(r.Sink)
 	if s.Operator == "process" {
 		var want, got []KeyTs
 		for k, n := range sc.before {
@@ -559,9 +546,6 @@ func (s *Scenario) accounted(r *Run, sc *scope) string {
 	// over (a window purged and made again, e.g. by a record that the
 	// watermark, starting from Long.MIN_VALUE after a restore, no longer
 	// finds late)
-	if w.LatenessMs > 0 && !s.chained() {
-		return "" // an unchained sink's records do not say which firing they are
-	}
 	type wk struct {
 		key        string
 		start, end int64
@@ -573,7 +557,7 @@ func (s *Scenario) accounted(r *Run, sc *scope) string {
 			continue
 		}
 		k := wk{x.key, x.start, x.end}
-		if prev, ok := current[k]; ok && (x.firing <= prev.firing || x.firing == 0) {
+		if prev, ok := current[k]; ok && x.firing <= prev.firing {
 			counted += int64(prev.value)
 		}
 		current[k] = x
@@ -621,17 +605,6 @@ func (s *Scenario) accounted(r *Run, sc *scope) string {
 		return fmt.Sprintf("%d records neither counted nor sent to the side output, %d dropped as late", missing, r.Dropped)
 	}
 	return ""
-}
-
-// chained reports whether the sink runs chained to the keyed operator (a
-// window result then says which firing it is).
-func (s *Scenario) chained() bool {
-	for _, kv := range s.Settings {
-		if kv.Key == "pipeline.operator-chaining.enabled" {
-			return kv.Value != "false"
-		}
-	}
-	return true
 }
 
 // dedupe keeps each (key, ts) of got at most as often as want has it (an

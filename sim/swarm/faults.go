@@ -190,13 +190,14 @@ func (s *Scenario) livenessBound(maxCut time.Duration) time.Duration {
 	return min(max(d, livenessMin), livenessMax).Truncate(time.Second)
 }
 
-// rescaleTarget is a new parallelism the cluster has slots for, that
-// leaves no source reader without a split (unless idleness is on) and
-// overloads no keyed subtask; 0 when there is none.
+// rescaleTarget is a new parallelism.default the cluster has slots for,
+// that leaves no source reader without a split (unless idleness is on) and
+// overloads no keyed subtask; 0 when there is none. A source or sink with a
+// parallelism of its own keeps it.
 func (s *Scenario) rescaleTarget(r *rand.Rand, p, tms int) int {
 	var ok []int
 	for to := 1; to <= 8; to++ {
-		if to == p || to > tms*s.Slots || (to > s.Partitions && s.IdlenessMs == 0) {
+		if to == p || s.slotsNeeded(to) > tms*s.Slots || (s.readers(to) > s.Partitions && s.IdlenessMs == 0) {
 			continue
 		}
 		if s.Utilization*hottestShare(s.Keys, to)/hottestShare(s.Keys, s.Parallelism) > 0.85 {

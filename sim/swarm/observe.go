@@ -30,7 +30,6 @@ type Observer struct {
 	LateFirings       []WindowID            // firings after the first (firing >= 2), and sessions a late record merged after they fired, any attempt
 	fired             map[string][][2]int64 // per key: the session windows that fired
 	sessions          bool
-	Firings           map[KeyEnd]int64 // window_start of each (key, window_end) that fired, any attempt
 	CheckpointsAfter  int              // checkpoints completed after the heal
 	Failovers         int              // failover events
 	NoResource        bool             // the slot request timed out at least once
@@ -54,13 +53,6 @@ type WindowID struct {
 	Start, End int64
 }
 
-// KeyEnd is a window of one key named by its end (what an unchained sink's
-// record keeps of it).
-type KeyEnd struct {
-	Key string
-	End int64
-}
-
 // Violation is a broken invariant: its name, where and when, and what.
 type Violation struct {
 	Invariant string
@@ -80,7 +72,7 @@ func (v Violation) String() string {
 // NewObserver observes a run of scenario s.
 func NewObserver(s *Scenario) *Observer {
 	return &Observer{healAt: vt.FromDuration(s.HealAt), horizon: s.Horizon(), sessions: s.Window.Type == "session", reached: map[string]vt.Time{}, wm: map[string]int64{},
-		seen: map[string]bool{}, Firings: map[KeyEnd]int64{}, fired: map[string][][2]int64{}, keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{},
+		seen: map[string]bool{}, fired: map[string][][2]int64{}, keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{},
 		keyedAttempt: -1}
 }
 
@@ -146,7 +138,6 @@ func (ob *Observer) Observe(ev *messages.LogEvent) {
 		ob.JobStatus = e.Status
 	case eventlog.WindowFired:
 		ob.watermark(ev.Actor, t, e.Watermark)
-		ob.Firings[KeyEnd{e.Key, e.WindowEnd}] = e.WindowStart
 		w := WindowID{e.Key, e.WindowStart, e.WindowEnd}
 		if e.Firing > 1 {
 			ob.LateFirings = append(ob.LateFirings, w)

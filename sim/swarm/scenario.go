@@ -110,14 +110,18 @@ type Scenario struct {
 
 	// the cluster and the job
 	Parallelism, Partitions, TaskManagers, Slots int
-	Starved                                      bool // too few slots on purpose: the job never runs
-	Operator                                     string
-	Window                                       Window
-	Checkpointing                                bool
-	IntervalMs                                   int64
-	CheckpointMode                               string // aligned, unaligned, aligned-timeout
-	Guarantee                                    string // none, at-least-once, exactly-once
-	Utilization                                  float64
+	// SourceParallelism and SinkParallelism are job.source.parallelism and
+	// job.sink.parallelism where the scenario sets them (0: they follow
+	// parallelism.default, as the keyed operator always does here)
+	SourceParallelism, SinkParallelism int
+	Starved                            bool // too few slots on purpose: the job never runs
+	Operator                           string
+	Window                             Window
+	Checkpointing                      bool
+	IntervalMs                         int64
+	CheckpointMode                     string // aligned, unaligned, aligned-timeout
+	Guarantee                          string // none, at-least-once, exactly-once
+	Utilization                        float64
 
 	// the workload
 	Rate                float64
@@ -208,7 +212,14 @@ func (s *Scenario) Stopped() bool {
 // Summary is the scenario in one line: shape, job, checkpointing, faults.
 func (s *Scenario) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "p=%d tm=%dx%d part=%d keys=%d rate=%g/s", s.Parallelism, s.TaskManagers, s.Slots, s.Partitions, s.Keys, s.Rate)
+	fmt.Fprintf(&b, "p=%d", s.Parallelism)
+	if s.SourceParallelism > 0 {
+		fmt.Fprintf(&b, " source=%d", s.SourceParallelism)
+	}
+	if s.SinkParallelism > 0 {
+		fmt.Fprintf(&b, " sink=%d", s.SinkParallelism)
+	}
+	fmt.Fprintf(&b, " tm=%dx%d part=%d keys=%d rate=%g/s", s.TaskManagers, s.Slots, s.Partitions, s.Keys, s.Rate)
 	if s.Starved {
 		b.WriteString(" starved")
 	}
@@ -326,8 +337,20 @@ func Generate(seed uint64) Scenario {
 			s.IdlenessMs = pickMs(rw, []int64{1000, 2000, 3000}, 1, 1, 1)
 		}
 	}
+	// the parallelism of the source and the sink of their own, in a fifth
+	// of the seeds each (a sub-seed of its own: the other draws stay as
+	// they were); the source keeps a split per reader
+	ro := g.sub("operators")
+	if ro.IntN(5) == 0 {
+		s.SourceParallelism = 1 + ro.IntN(min(s.Partitions, 4))
+		set("job.source.parallelism", strconv.Itoa(s.SourceParallelism))
+	}
+	if ro.IntN(5) == 0 {
+		s.SinkParallelism = pickInt(ro, []int{1, 2, 3}, 50, 30, 20)
+		set("job.sink.parallelism", strconv.Itoa(s.SinkParallelism))
+	}
 	s.Slots = pickInt(rc, []int{1, 2, 4}, 50, 35, 15)
-	need := (s.Parallelism + s.Slots - 1) / s.Slots
+	need := (s.slotsNeeded(s.Parallelism) + s.Slots - 1) / s.Slots
 	s.TaskManagers = need + pickInt(rc, []int{0, 1, 2}, 55, 35, 10)
 	if need >= 2 && rc.IntN(100) < 3 {
 		s.TaskManagers, s.Starved = need-1, true
@@ -476,7 +499,7 @@ func Generate(seed uint64) Scenario {
 		// timeout never completes (a real restart loop of Flink's, with
 		// tolerable failures 0, that unaligned checkpoints exist to break):
 		// keep the drain within a few seconds
-		queued := int64(2 * (s.Parallelism*perChannel + floating) * bufferRecords)
+		queued := int64(2 * (s.readers(s.Parallelism)*perChannel + floating) * bufferRecords)
 		if lim := alignedDrainMax.Microseconds() / queued; costUs > lim {
 			costUs = lim
 			s.Utilization = float64(int(float64(costUs)*s.Rate*share/1e4)) / 100 // what the cost now gives
@@ -488,6 +511,20 @@ func Generate(seed uint64) Scenario {
 	set("sim.cost.window", strconv.FormatInt(max(1, costUs), 10)+"µs")
 	set("sim.duration", short(s.Deadline))
 	return s
+}
+
+// slotsNeeded is the slots the job needs at parallelism p: the widest of
+// its vertices (one slot-sharing group).
+func (s *Scenario) slotsNeeded(p int) int {
+	return max(p, s.SourceParallelism, s.SinkParallelism)
+}
+
+// readers is the source's parallelism when parallelism.default is p.
+func (s *Scenario) readers(p int) int {
+	if s.SourceParallelism > 0 {
+		return s.SourceParallelism
+	}
+	return p
 }
 
 // maxRecords bounds the records the generator produces in one run.

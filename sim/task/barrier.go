@@ -255,7 +255,7 @@ func appendRecords(dst []*messages.InFlightRecord, b *messages.Buffer) []*messag
 	}
 	for k, kind := range b.Kinds {
 		if kind == exchange.KindRecord {
-			dst = append(dst, &messages.InFlightRecord{Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k]})
+			dst = append(dst, &messages.InFlightRecord{Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k], Payload: exchange.PayloadAt(b, k)})
 		}
 	}
 	return dst

@@ -1,7 +1,8 @@
 package task
 
-// The operator chain after the head: the window operator or the keyed
-// process function, then the sink or the output partition.
+// The operator chain after the head: ParseOrder and Filter, the window
+// operator or the keyed process function, then the sink or the output
+// partition.
 
 import (
 	"errors"
@@ -56,9 +57,11 @@ func (s *Subtask) procTimeMs(o *kernel.Out) int64 {
 	return kafka.GeneratorEpochMillis + vt.Millis(o.Now())
 }
 
-// processRecord hands one record to the operator (or the unchained sink)
-// and returns the cost of what it emitted.
-func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float64) vt.Time {
+// processRecord hands one record from the gate to the chain (the keyed
+// operator, the unchained sink, or ParseOrder and Filter) and returns the
+// cost of what it emitted. payload is the record itself where the edge
+// carries it (nil on the keyBy edge).
+func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float64, payload []byte) vt.Time {
 	s.m.recordsIn++
 	switch {
 	case s.op != nil:
@@ -72,8 +75,19 @@ func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float
 	case s.proc != nil:
 		s.touch(key)
 		return s.processElement(o, key, ts)
+	case s.hasSink:
+		s.sinkWrite(key, ts, payload)
+		return 0
 	default:
-		s.sinkWrite(o, key, ts, value)
+		// ParseOrder and/or Filter in a task of their own (chaining off)
+		if s.filter != nil && !s.filter.Match(key, payload) {
+			return 0
+		}
+		if s.parse {
+			value = s.parsedValue(payload)
+		}
+		s.rp.AddPayloadRecord(s.target(key), key, ts, value, payload)
+		s.m.recordsOut++
 		return 0
 	}
 }
@@ -84,7 +98,7 @@ func (s *Subtask) replaySlice(o *kernel.Out) (cost vt.Time) {
 	perRecord := s.recordCost()
 	n := min(len(s.ck.replayIn), s.cfg.RecordsPerBuffer())
 	for _, r := range s.ck.replayIn[:n] {
-		cost += perRecord + s.processRecord(o, r.Key, r.Timestamp, r.Value)
+		cost += perRecord + s.processRecord(o, r.Key, r.Timestamp, r.Value, r.Payload)
 	}
 	s.ck.replayIn = s.ck.replayIn[n:]
 	return cost
@@ -108,7 +122,7 @@ func (s *Subtask) processElement(o *kernel.Out, key string, ts int64) vt.Time {
 		s.m.resultsWritten++
 		return vt.FromDuration(s.cfg.CostSink)
 	}
-	s.rp.AddRecord(s.target(key), key, ts, float64(out.Count))
+	s.rp.AddPayloadRecord(s.target(key), key, ts, float64(out.Count), v)
 	s.m.recordsOut++
 	return 0
 }
@@ -137,7 +151,8 @@ func (s *Subtask) emitResults(o *kernel.Out, out window.Output) vt.Time {
 			s.sinkOut = append(s.sinkOut, resultRecord(r, s.index))
 			s.m.resultsWritten++
 		} else if s.rp != nil {
-			s.rp.AddRecord(s.target(r.Key), r.Key, r.Window.MaxTimestamp(), r.Value)
+			// the unchained sink writes the result as the chained one would
+			s.rp.AddPayloadRecord(s.target(r.Key), r.Key, r.Window.MaxTimestamp(), r.Value, resultRecord(r, s.index).Value)
 			s.m.recordsOut++
 		}
 	}
@@ -172,31 +187,37 @@ func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 	return &messages.KafkaRecord{Key: r.Key, Timestamp: r.Window.MaxTimestamp(), Value: v}
 }
 
-// sinkWrite is an unchained sink subtask writing one record it received.
-func (s *Subtask) sinkWrite(o *kernel.Out, key string, ts int64, value float64) {
-	v := make([]byte, 0, 48)
-	v = append(v, `{"key":`...)
-	v = eventlog.AppendJSONString(v, key)
-	v = append(v, `,"timestamp":`...)
-	v = strconv.AppendInt(v, ts, 10)
-	v = append(v, `,"value":`...)
-	v = strconv.AppendFloat(v, value, 'f', -1, 64)
-	v = append(v, '}')
-	s.sinkOut = append(s.sinkOut, &messages.KafkaRecord{Key: key, Timestamp: ts, Value: v})
+// sinkWrite is an unchained sink subtask writing one record it received:
+// the keyed operator's result as it rendered it (the payload), so the sink
+// topic holds what a chained sink would have written.
+func (s *Subtask) sinkWrite(key string, ts int64, payload []byte) {
+	s.sinkOut = append(s.sinkOut, &messages.KafkaRecord{Key: key, Timestamp: ts, Value: payload})
 	s.m.resultsWritten++
 }
 
 // recordCost is what one record from the gate costs the chain: the window
 // or process function (sim.cost.window) with one keyed-state access on
-// RocksDB (sim.cost.state.rocksdb), or the sink alone (sim.cost.sink) for a
-// sink task. Restored channel state costs the same as new input.
+// RocksDB (sim.cost.state.rocksdb), the sink alone (sim.cost.sink) for a
+// sink task, or ParseOrder (sim.cost.parse) and Filter (sim.cost.filter)
+// where the chain holds them. Restored channel state costs the same as new
+// input.
 func (s *Subtask) recordCost() vt.Time {
-	if s.op == nil && s.proc == nil {
+	switch {
+	case s.op != nil || s.proc != nil:
+		c := vt.FromDuration(s.cfg.CostWindow)
+		if s.cfg.StateBackend == config.BackendRocksDB {
+			c += vt.FromDuration(s.cfg.CostRocksDB)
+		}
+		return c
+	case s.hasSink:
 		return vt.FromDuration(s.cfg.CostSink)
 	}
-	c := vt.FromDuration(s.cfg.CostWindow)
-	if s.cfg.StateBackend == config.BackendRocksDB {
-		c += vt.FromDuration(s.cfg.CostRocksDB)
+	var c vt.Time
+	if s.parse {
+		c += vt.FromDuration(s.cfg.CostParse)
+	}
+	if s.filter != nil {
+		c += vt.FromDuration(s.cfg.CostFilter)
 	}
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/status"
@@ -81,7 +82,7 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 		c.replayIn = r.InputChannelState
 		for _, rec := range r.OutputChannelState {
 			// re-emit the output channel state before anything new
-			s.rp.AddRecord(s.target(rec.Key), rec.Key, rec.Timestamp, rec.Value)
+			s.rp.AddPayloadRecord(s.target(rec.Key), rec.Key, rec.Timestamp, rec.Value, rec.Payload)
 			s.m.recordsOut++
 		}
 		o.Log(eventlog.KindStateRestored, messages.Int("checkpoint_id", s.d.RestoreCheckpointId),
@@ -203,7 +204,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	}
 	if s.rp != nil {
 		for _, r := range s.rp.Barrier(b) {
-			st.OutputChannelState = append(st.OutputChannelState, &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value})
+			st.OutputChannelState = append(st.OutputChannelState, inFlightRecord(r))
 		}
 	}
 	sync := vt.Time(entries) // 1 µs per state entry
@@ -278,7 +279,7 @@ func (s *Subtask) outputBarrierTimeout(o *kernel.Out, id int64) {
 	s.ck.pendingOut = nil
 	recs := s.rp.TimeoutBarrier(id)
 	for _, r := range recs {
-		p.ack.State.OutputChannelState = append(p.ack.State.OutputChannelState, &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value})
+		p.ack.State.OutputChannelState = append(p.ack.State.OutputChannelState, inFlightRecord(r))
 	}
 	bytes := int64(len(recs)) * int64(s.cfg.RecordBytes)
 	p.ack.PersistedRecords += int64(len(recs))
@@ -287,6 +288,12 @@ func (s *Subtask) outputBarrierTimeout(o *kernel.Out, id int64) {
 	p.ack.IncrementalSizeBytes += bytes
 	o.Log(eventlog.KindBarrierTimedOut, messages.Int("checkpoint_id", id), messages.Int("persisted_records", int64(len(recs))))
 	s.sendAck(o, p.ack, p.delay)
+}
+
+// inFlightRecord is a record of output channel state as a checkpoint
+// stores it.
+func inFlightRecord(r exchange.InFlight) *messages.InFlightRecord {
+	return &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value, Payload: r.Payload}
 }
 
 func (s *Subtask) sendAck(o *kernel.Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {

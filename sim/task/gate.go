@@ -46,7 +46,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 	for i, kind := range buf.Kinds {
 		switch kind {
 		case exchange.KindRecord:
-			cost += perRecord + s.processRecord(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i])
+			cost += perRecord + s.processRecord(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i], exchange.PayloadAt(buf, i))
 		case exchange.KindWatermark:
 			if wm, changed := s.valve.InputWatermark(ci, buf.Timestamps[i]); changed {
 				cost += s.advanceWatermark(o, wm)

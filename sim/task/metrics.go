@@ -18,6 +18,10 @@ func (s *Subtask) logFinal(o *kernel.Out) {
 		fields = append(fields, messages.Int("records_read", s.m.recordsIn), messages.Int("records_emitted", s.m.recordsOut))
 	} else {
 		fields = append(fields, messages.Int("records_in", s.m.recordsIn))
+		if s.op == nil && s.proc == nil && s.rp != nil {
+			// ParseOrder and/or Filter in a task of their own
+			fields = append(fields, messages.Int("records_emitted", s.m.recordsOut))
+		}
 	}
 	if s.op != nil {
 		// windows still open when the task ends: for processing-time
@@ -40,7 +44,7 @@ func (s *Subtask) logFinal(o *kernel.Out) {
 		fields = append(fields, messages.Int("keys", int64(s.proc.NumKeys())),
 			messages.Int("expired_state_reads", s.proc.ExpiredStateCount()))
 	}
-	if s.hasSink || (!s.isSource && s.op == nil) {
+	if s.hasSink {
 		fields = append(fields, messages.Int("results_sent", s.m.resultsWritten))
 	}
 	o.Log(eventlog.KindFinal, fields...)

@@ -1,6 +1,8 @@
 package task
 
 import (
+	"math"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -59,8 +61,17 @@ func (s *Subtask) fetch(o *kernel.Out) {
 
 // sourceSlice emits up to sim.buffer.records fetched records into the
 // chain, at the parse (and filter) cost each, until the output has no room.
+// A source without ParseOrder in its chain (chaining off) hands each Kafka
+// record on as it is, its value as the payload, at no cost of its own
+// (sim.cost.parse is ParseOrder's): it emits everything fetched until the
+// output has no room.
 func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
-	perRecord := vt.FromDuration(s.cfg.CostParse)
+	var perRecord vt.Time
+	limit := math.MaxInt
+	if s.parse {
+		perRecord = vt.FromDuration(s.cfg.CostParse)
+		limit = s.cfg.RecordsPerBuffer()
+	}
 	if s.filter != nil {
 		perRecord += vt.FromDuration(s.cfg.CostFilter)
 	}
@@ -70,7 +81,7 @@ func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
 	if s.ck.stopping || s.ck.awaitFinal {
 		return 0 // stop-with-savepoint: the source reads no more
 	}
-	for n := 0; n < s.cfg.RecordsPerBuffer(); n++ {
+	for n := 0; n < limit; n++ {
 		r, ok := s.src.Peek()
 		if !ok {
 			break
@@ -83,12 +94,11 @@ func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
 		cost += perRecord
 		s.m.recordsIn++
 		finished := s.src.Consume(vt.Millis(o.Now() + cost))
-		if s.filter == nil || s.filter.Match(r.Key, r.Value) {
-			value := 1.0 // count needs no field
-			if s.needValue {
-				value, _ = events.NumericField(r.Value, s.cfg.AggregateField)
-			}
-			s.rp.AddRecord(sub, r.Key, r.Timestamp, value)
+		if !s.parse {
+			s.rp.AddPayloadRecord(sub, r.Key, r.Timestamp, 0, r.Value)
+			s.m.recordsOut++
+		} else if s.filter == nil || s.filter.Match(r.Key, r.Value) {
+			s.rp.AddRecord(sub, r.Key, r.Timestamp, s.parsedValue(r.Value))
 			s.m.recordsOut++
 		}
 		if finished != nil {
@@ -97,6 +107,17 @@ func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
 	}
 	s.src.Compact()
 	return cost
+}
+
+// parsedValue is what ParseOrder makes of a record's value for the
+// aggregate: its job.window.aggregate-field (0 when missing), or 1 for a
+// count, which reads no field.
+func (s *Subtask) parsedValue(payload []byte) float64 {
+	if !s.needValue {
+		return 1
+	}
+	v, _ := events.NumericField(payload, s.cfg.AggregateField)
+	return v
 }
 
 // periodicWatermark runs the reader's watermark generators

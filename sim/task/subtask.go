@@ -21,8 +21,10 @@ import (
 // Subtask is one parallel instance of a JobVertex: a StreamTask running its
 // operator chain on one thread (the mailbox). Its head is either the Kafka
 // source reader (SourceOperator with KafkaSourceReader) or an InputGate
-// with one InputChannel per producer; its tail writes into a ResultPartition
-// or, with the chained sink, to the sink topic.
+// with one InputChannel per producer; then come whichever of ParseOrder,
+// Filter, the keyed operator and the sink its chain holds (SubmitTask's
+// chain), and its tail writes into a ResultPartition or, with the sink, to
+// the sink topic.
 //
 // Work happens in slices: the task takes a batch of input (fetched records,
 // or one network buffer), processes it record by record at the configured
@@ -46,17 +48,18 @@ type Subtask struct {
 	rp        *exchange.ResultPartition
 	consumers []string
 	hashOut   bool
-	rrNext    int
+	rrNext    int // RebalancePartitioner's last channel
 	sends     []exchange.Send
 	lastSend  []vt.Time // per subpartition: delivery time of the last message sent, to keep each channel FIFO
 
 	// source head
 	isSource  bool
 	src       *source.Reader
-	filter    *filter.Predicate
-	needValue bool  // the aggregate reads a field of the record
-	sentWm    int64 // last watermark broadcast downstream
-	sentIdle  bool  // last watermark status broadcast downstream
+	parse     bool              // the chain holds ParseOrder
+	filter    *filter.Predicate // the chain holds job.filter's Filter
+	needValue bool              // ParseOrder reads the aggregate's field of the record
+	sentWm    int64             // last watermark broadcast downstream
+	sentIdle  bool              // last watermark status broadcast downstream
 
 	// gate head
 	gate        *exchange.InputGate
@@ -88,9 +91,15 @@ func NewSubtask(cfg *config.Config, d *messages.SubmitTask, tm string) *Subtask 
 	s := &Subtask{name: d.ExecutionId, cfg: cfg, d: d, tm: tm, index: int(d.SubtaskIndex), maxP: int(d.MaxParallelism),
 		isSource: d.JobVertex == jobgraph.VertexSource, procTimer: math.MinInt64}
 	for _, op := range d.Chain {
-		if len(op) > 5 && op[:5] == "Sink:" {
+		switch {
+		case jobgraph.IsSinkOperator(op):
 			s.hasSink = true
 			s.w = kafka.NewWriter(cfg.TransactionalIDPrefix, s.index, cfg.DeliveryGuarantee == config.DeliveryExactlyOnce)
+		case op == jobgraph.OperatorParseOrder:
+			s.parse = true
+			s.needValue = cfg.Operator == config.OperatorWindow && cfg.Aggregate != config.AggregateCount
+		case jobgraph.IsFilterOperator(op):
+			s.filter, _ = filter.Parse(cfg.Filter) // validated with the settings
 		}
 	}
 	return s
@@ -268,6 +277,18 @@ func (s *Subtask) start(o *kernel.Out) {
 			exchange.PoolSize(len(rp.Consumers), s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate),
 			s.cfg.RecordsPerBuffer(), s.cfg.RecordBytes)
 		s.rp.SetMaxBuffersPerChannel(s.cfg.MaxBuffersPerChannel)
+		if !s.hashOut {
+			// every edge but keyBy's leads to an operator that needs the
+			// record itself: ParseOrder or Filter the Kafka record's value,
+			// an unchained sink the rendered result
+			s.rp.CarryPayloads()
+		}
+		if rp.Partitioner == jobgraph.PartitionRebalance {
+			// RebalancePartitioner.setup starts at a random channel
+			// (ThreadLocalRandom); here the subtask's generator, seeded
+			// from (sim.seed, its name), draws it
+			s.rrNext = o.Rand().IntN(len(rp.Consumers))
+		}
 		if s.cfg.BufferTimeout > 0 {
 			o.Timer(vt.FromDuration(s.cfg.BufferTimeout), timerFlush, 0)
 		}
@@ -281,11 +302,7 @@ func (s *Subtask) start(o *kernel.Out) {
 			return
 		}
 		s.src = src
-		s.needValue = s.cfg.Operator == config.OperatorWindow && s.cfg.Aggregate != config.AggregateCount
 		s.sentWm = math.MinInt64
-		if s.cfg.Filter != "" {
-			s.filter, _ = filter.Parse(s.cfg.Filter) // validated with the settings
-		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_ReaderRegistration{ReaderRegistration: &messages.ReaderRegistration{
 			SubtaskIndex: int32(s.index), Location: s.tm}})
 		if s.cfg.TimeCharacteristic != config.ProcessingTime && s.cfg.AutoWatermarkInterval > 0 {

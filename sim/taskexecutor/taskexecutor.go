@@ -162,13 +162,7 @@ func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 	deploy := vt.FromDuration(cfg.TaskDeployTime)
 	o.Send(m.ExecutionId, deploy, start())
 	if g := m.InputGate; g != nil {
-		// the subpartition this subtask reads of each producer: its own
-		// index on a keyBy (one subpartition per consumer); the only one
-		// on a forward edge
-		sub := int(m.SubtaskIndex)
-		if len(g.Producers) == 1 {
-			sub = 0
-		}
+		sub := int(g.ConsumedSubpartition)
 		for i, producer := range g.Producers {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
