@@ -154,3 +154,12 @@ func TestSwarmSeed59LivenessCheckpoint(t *testing.T) {
 	t.Skip("known limitation: RPCs lost to a short cut are not retried or failed as Flink's ask timeouts do")
 	runRegression(t, "seed-59-liveness_checkpoint")
 }
+
+// A rescale asked for while the restarted tasks were still INITIALIZING was
+// declined (NOT_ALL_REQUIRED_TASKS_RUNNING), but the periodic scheduler it
+// had stopped for the stop-with-savepoint stayed stopped: no checkpoint ever
+// completed again. Flink starts the scheduler again when the savepoint
+// cannot be created.
+func TestSwarmSeed363LivenessCheckpoint(t *testing.T) {
+	runRegression(t, "seed-363-liveness_checkpoint")
+}

@@ -270,6 +270,13 @@ func (c *Service) triggered(o *kernel.Out, res TriggerResult) {
 			messages.Str("reason", res.FailureReason.String()), messages.Str("message", res.Reason))
 		if res.Kind == KindStopWithSavepoint {
 			c.requestFailed(o, res.Kind, res.Reason)
+			if c.status == status.JobRunning {
+				// the savepoint never started, and trigger stopped the
+				// periodic scheduler for it: it starts again
+				// (StopWithSavepointTerminationHandlerImpl's handling of a
+				// savepoint creation failure)
+				c.jobRunning(o)
+			}
 		}
 	case res.Queued:
 	default:
