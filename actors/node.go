@@ -18,6 +18,10 @@ type node struct {
 	c         kernel.Component
 	out       *kernel.Out
 	scheduler *actor.PID
+	// the Deliver a worker runs (one at a time: the next comes after Done)
+	pending *messages.Deliver
+	engine  *actor.Engine
+	self    *actor.PID
 }
 
 var _ actor.Receiver = (*node)(nil)
@@ -25,8 +29,8 @@ var _ actor.Receiver = (*node)(nil)
 func (n *node) Receive(ctx *actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.Deliver:
-		done := kernel.Deliver(n.c, n.out, m.Step, vt.Of(m.Now), m.Envelopes)
-		ctx.Engine().SendWithSender(n.scheduler, done, ctx.PID())
+		n.pending, n.engine, n.self = m, ctx.Engine(), ctx.PID()
+		submit(n) // on a worker's grown stack (workers.go)
 	case *messages.InspectRequest:
 		reply := &messages.InspectReply{Id: m.Id, Actor: n.out.Name()}
 		if in, ok := n.c.(kernel.Inspector); ok {
@@ -37,6 +41,14 @@ func (n *node) Receive(ctx *actor.Context) {
 		ctx.Engine().SendWithSender(n.scheduler, reply, ctx.PID())
 	}
 	// other messages are Hollywood's lifecycle (Initialized, Started, Stopped)
+}
+
+// run implements task: the pending Deliver, answered with its Done.
+func (n *node) run() {
+	m := n.pending
+	n.pending = nil
+	done := kernel.Deliver(n.c, n.out, m.Step, vt.Of(m.Now), m.Envelopes)
+	n.engine.SendWithSender(n.scheduler, done, n.self)
 }
 
 // Host spawns actors on one Hollywood engine with fixed IDs (the actor's

@@ -87,6 +87,8 @@ type Scheduler struct {
 	steps   int // steps taken in this Run
 	query   *pendingQuery
 	queryID uint64
+	ctx     *actor.Context // the actor's Context: its Engine and PID
+	mailbox serial
 	// Sender, when set, carries each step's Delivers and the inspection
 	// requests instead of one engine send each (the remote transport: one
 	// batch per process per step). Set it before the scheduler is spawned.
@@ -110,13 +112,28 @@ func NewScheduler(k *kernel.Kernel) *Scheduler {
 // Receive implements actor.Receiver. A panic here would make Hollywood
 // restart the scheduler with its state lost; it ends the run instead.
 func (s *Scheduler) Receive(ctx *actor.Context) {
+	switch ctx.Message().(type) {
+	case actor.Initialized, actor.Started, actor.Stopped:
+		return // Hollywood's lifecycle
+	}
+	if s.mailbox.handle == nil {
+		s.ctx = ctx // Hollywood keeps one Context per actor; its Engine and PID do not change
+		s.mailbox.handle = s.handle
+	}
+	s.mailbox.push(ctx.Message()) // handled on a worker's grown stack (workers.go)
+}
+
+// handle is Receive's work for one message, on a worker, one message at a
+// time in inbox order.
+func (s *Scheduler) handle(msg any) {
+	ctx := s.ctx
 	defer func() {
 		if r := recover(); r != nil {
 			s.k.Fail(SchedulerName, "no_panic", fmt.Sprintf("panic in the scheduler: %v", r))
 			s.report()
 		}
 	}()
-	switch m := ctx.Message().(type) {
+	switch m := msg.(type) {
 	case *Kickoff:
 		s.self = ctx.PID()
 		s.register(m.Spawned)

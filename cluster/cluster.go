@@ -11,6 +11,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/vt"
 
 	"io"
@@ -99,9 +100,10 @@ type Result struct {
 	// sim.output.isolation-level and the output view (the swarm's
 	// exactly-once check reads the whole topic).
 	SinkCommitted []*messages.KafkaRecord
-	// SourceRecords are the source topic's records, per partition in offset
-	// order.
-	SourceRecords [][]*messages.KafkaRecord
+	// SourceTopic is the source topic as the run left it, to be read with
+	// kafka.Read (the swarm's record accounting does). Its records are not
+	// materialised unless read: a generated topic recomputes them.
+	SourceTopic kafka.Log
 	// OutputIsolation is the isolation.level of the output view: the
 	// setting's, or the last a set action gave.
 	OutputIsolation string

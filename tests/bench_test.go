@@ -16,6 +16,7 @@ import (
 func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 	cfg := settings(b, kv...)
 	var records int64
+	var steps uint64
 	cpu0 := cpuSeconds(b)
 	for i := 0; i < b.N; i++ {
 		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard})
@@ -23,9 +24,11 @@ func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 			b.Fatal(err)
 		}
 		records += res.Counters["records_read"]
+		steps += res.Steps
 	}
 	cpu := cpuSeconds(b) - cpu0
 	sec := b.Elapsed().Seconds()
+	b.ReportMetric(sec*1e9/float64(steps), "ns/step")
 	b.ReportMetric(float64(records)/sec, "records/s")
 	b.ReportMetric(virtualSeconds*float64(b.N)/sec, "virtual-s/s")
 	b.ReportMetric(float64(records)/cpu, "records/cpu-s")

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
@@ -271,8 +272,20 @@ func runScenario(sc *swarm.Scenario, reference bool, wallLimit time.Duration, lo
 		return out
 	}
 	*out = swarm.Run{JobStatus: res.JobStatus, Interrupted: res.Interrupted, Invariant: res.Invariant, Failure: res.Failure,
-		FailedActor: res.FailedActor, FailureVT: res.FailureVT, Sink: res.SinkCommitted, Source: res.SourceRecords,
+		FailedActor: res.FailedActor, FailureVT: res.FailureVT, Sink: res.SinkCommitted, Source: readAll(res.SourceTopic),
 		Dropped: res.Counters["numLateRecordsDropped"], Obs: obs}
+	return out
+}
+
+// readAll is every record of l, per partition in offset order.
+func readAll(l kafka.Log) [][]*messages.KafkaRecord {
+	if l == nil {
+		return nil
+	}
+	out := make([][]*messages.KafkaRecord, l.NumPartitions())
+	for p := range out {
+		out[p] = kafka.Read(l, p, 0, int(l.EndOffset(p)))
+	}
 	return out
 }
 

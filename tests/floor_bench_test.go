@@ -1,0 +1,58 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/flinksim/flinksim/messages"
+)
+
+// The floor of a scheduler step: a gated Hollywood round trip, with nothing
+// simulated. A gate actor sends one Deliver to one receiver and waits for
+// its Done before the next; each message wakes an idle Hollywood inbox, as
+// in a run. A step of the simulator can cost no less; the README gives the
+// benchmarks' ns/step against this one measured in the same run.
+
+type floorGate struct {
+	receiver *actor.PID
+	left     int
+	done     chan struct{}
+}
+
+func (g *floorGate) Receive(ctx *actor.Context) {
+	switch m := ctx.Message().(type) {
+	case int: // start: m steps
+		g.left = m
+		ctx.Engine().SendWithSender(g.receiver, &messages.Deliver{Step: 1}, ctx.PID())
+	case *messages.Done:
+		g.left--
+		if g.left == 0 {
+			close(g.done)
+			return
+		}
+		ctx.Engine().SendWithSender(g.receiver, &messages.Deliver{Step: m.Step + 1}, ctx.PID())
+	}
+}
+
+type floorReceiver struct{}
+
+func (floorReceiver) Receive(ctx *actor.Context) {
+	if m, ok := ctx.Message().(*messages.Deliver); ok {
+		ctx.Engine().SendWithSender(ctx.Sender(), &messages.Done{Step: m.Step}, ctx.PID())
+	}
+}
+
+func BenchmarkGatedRoundTrip(b *testing.B) {
+	e, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	recv := e.Spawn(func() actor.Receiver { return floorReceiver{} }, "receiver")
+	g := &floorGate{receiver: recv, done: make(chan struct{})}
+	gate := e.Spawn(func() actor.Receiver { return g }, "gate")
+	b.ResetTimer()
+	e.Send(gate, b.N)
+	<-g.done
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/step")
+}
