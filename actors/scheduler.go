@@ -194,8 +194,34 @@ func (s *Scheduler) next(ctx *actor.Context) {
 		s.Sender.SendStep(ctx, s.self, st, s.pids)
 		return
 	}
-	for _, d := range st.Deliveries {
-		ctx.Engine().SendWithSender(s.pids[d.To], &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, s.self)
+	// A wide step (a keyBy edge of many channels) is sent by the workers in
+	// chunks, so that its receivers start while the rest are being sent;
+	// each receiver gets its one Deliver whoever sends it, and the kernel
+	// orders the Dones.
+	ds := st.Deliveries
+	for len(ds) > sendChunk {
+		trySubmit(&deliverChunk{s: s, engine: ctx.Engine(), n: st.N, now: st.Now.Micros(), ds: ds[len(ds)-sendChunk:]})
+		ds = ds[:len(ds)-sendChunk]
+	}
+	(&deliverChunk{s: s, engine: ctx.Engine(), n: st.N, now: st.Now.Micros(), ds: ds}).run()
+}
+
+// sendChunk is how many Delivers one worker sends of a wide step.
+const sendChunk = 128
+
+// deliverChunk sends Delivers of one step (a task for the workers). The
+// pids it reads are not written until the step's Dones are all in.
+type deliverChunk struct {
+	s      *Scheduler
+	engine *actor.Engine
+	n      uint64
+	now    int64
+	ds     []kernel.Delivery
+}
+
+func (c *deliverChunk) run() {
+	for _, d := range c.ds {
+		c.engine.SendWithSender(c.s.pids[d.To], &messages.Deliver{Step: c.n, Now: c.now, Envelopes: d.Envelopes}, c.s.self)
 	}
 }
 

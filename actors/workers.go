@@ -41,6 +41,16 @@ func submit(t task) {
 	tasks <- t
 }
 
+// trySubmit is submit for a worker's own tasks: when the queue is full it
+// runs t itself rather than wait for a worker that may be waiting too.
+func trySubmit(t task) {
+	select {
+	case tasks <- t:
+	default:
+		t.run()
+	}
+}
+
 // serial runs handle on the workers for each pushed message, one message at
 // a time and in push order: an actor's mailbox on the shared workers.
 type serial struct {

@@ -103,3 +103,10 @@ func BenchmarkHeapPerVirtualMinute(b *testing.B) {
 	b.ReportMetric(growth/float64(b.N), "heap-B/virtual-min")
 	b.ReportMetric(live/float64(b.N)/(1<<20), "live-heap-MB")
 }
+
+// BenchmarkParallelism64 runs the built-in job at parallelism 64 on 64
+// TaskManagers of one slot (64 partitions; 4,096 input channels on the keyBy
+// edge) for 60 s of virtual time.
+func BenchmarkParallelism64(b *testing.B) {
+	benchJob(b, 60, "sim.duration=60 s", "parallelism.default=64", "sim.taskmanagers=64", "job.source.partitions=64")
+}

@@ -7,7 +7,8 @@
 package vt
 
 import (
-	"container/heap"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/flinksim/flinksim/messages"
@@ -30,13 +31,61 @@ func Less(a, b *messages.Envelope) bool {
 	return a.SenderSeq < b.SenderSeq
 }
 
-// Queue is a priority queue of envelopes in the order of Less.
-// Invariant: for every i > 0, !Less(q[i], q[(i-1)/2]). Push and Pop cost
-// O(log n).
-type Queue struct{ h envHeap }
+// Queue is a priority queue of envelopes in the order of Less. The heap
+// orders by deliver_at alone (an integer compare); the envelopes of one time
+// are put in the rest of Less's order when they are popped together
+// (PopStep), so names are compared only among the envelopes of one step.
+// Invariant: for every i > 0, q.h[(i-1)/2].DeliverAt <= q.h[i].DeliverAt.
+// Push and Pop cost O(log n) integer compares; PopStep sorts its k
+// envelopes in O(k log k).
+type Queue struct{ h []*messages.Envelope }
 
 // Push adds an envelope.
-func (q *Queue) Push(e *messages.Envelope) { heap.Push(&q.h, e) }
+func (q *Queue) Push(e *messages.Envelope) {
+	q.h = append(q.h, e)
+	h := q.h
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].DeliverAt <= e.DeliverAt {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+}
+
+// pop removes the envelope at the root (one with the smallest deliver_at).
+func (q *Queue) pop() *messages.Envelope {
+	h := q.h
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h[n] = nil
+	h = h[:n]
+	q.h = h
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h[r].DeliverAt < h[c].DeliverAt {
+			c = r
+		}
+		if last.DeliverAt <= h[c].DeliverAt {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = last
+	return top
+}
 
 // Len is the number of queued envelopes.
 func (q *Queue) Len() int { return len(q.h) }
@@ -57,10 +106,29 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 	if !ok {
 		return dst
 	}
+	from := len(dst)
 	for len(q.h) > 0 && Time(q.h[0].DeliverAt) == t {
-		dst = append(dst, heap.Pop(&q.h).(*messages.Envelope))
+		dst = append(dst, q.pop())
+	}
+	step := dst[from:]
+	if len(step) > 1 {
+		slices.SortFunc(step, compare)
 	}
 	return dst
+}
+
+// compare is Less as a three-way comparison.
+func compare(a, b *messages.Envelope) int {
+	if c := cmp.Compare(a.DeliverAt, b.DeliverAt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.To, b.To); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.From, b.From); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.SenderSeq, b.SenderSeq)
 }
 
 // AppendAll appends every queued envelope to dst, in no particular order,
@@ -68,19 +136,4 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 // change them. It costs O(n).
 func (q *Queue) AppendAll(dst []*messages.Envelope) []*messages.Envelope {
 	return append(dst, q.h...)
-}
-
-type envHeap []*messages.Envelope
-
-func (h envHeap) Len() int           { return len(h) }
-func (h envHeap) Less(i, j int) bool { return Less(h[i], h[j]) }
-func (h envHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *envHeap) Push(x any)        { *h = append(*h, x.(*messages.Envelope)) }
-func (h *envHeap) Pop() any {
-	old := *h
-	n := len(old)
-	e := old[n-1]
-	old[n-1] = nil
-	*h = old[:n-1]
-	return e
 }
