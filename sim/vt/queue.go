@@ -18,18 +18,7 @@ import (
 // (deliver_at, to, from, sender_seq). It does not depend on when an envelope
 // physically reached the scheduler, so the delivery order is a pure function
 // of what the actors sent.
-func Less(a, b *messages.Envelope) bool {
-	if a.DeliverAt != b.DeliverAt {
-		return a.DeliverAt < b.DeliverAt
-	}
-	if c := strings.Compare(a.To, b.To); c != 0 {
-		return c < 0
-	}
-	if c := strings.Compare(a.From, b.From); c != 0 {
-		return c < 0
-	}
-	return a.SenderSeq < b.SenderSeq
-}
+func Less(a, b *messages.Envelope) bool { return Compare(a, b) < 0 }
 
 // Queue is a priority queue of envelopes in the order of Less. The heap
 // orders by deliver_at alone (an integer compare); the envelopes of one time
@@ -112,13 +101,13 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 	}
 	step := dst[from:]
 	if len(step) > 1 {
-		slices.SortFunc(step, compare)
+		slices.SortFunc(step, Compare)
 	}
 	return dst
 }
 
-// compare is Less as a three-way comparison.
-func compare(a, b *messages.Envelope) int {
+// Compare is Less as a three-way comparison (for slices.SortFunc).
+func Compare(a, b *messages.Envelope) int {
 	if c := cmp.Compare(a.DeliverAt, b.DeliverAt); c != 0 {
 		return c
 	}

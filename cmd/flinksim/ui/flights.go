@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/exchange"
+	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // maxFlights bounds the envelopes a frame lists; the rest are counted.
@@ -91,18 +91,7 @@ func flights(queue []*messages.Envelope) ([]Flight, int) {
 			drawn = append(drawn, e)
 		}
 	}
-	slices.SortFunc(drawn, func(a, b *messages.Envelope) int {
-		if c := cmp.Compare(a.DeliverAt, b.DeliverAt); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.To, b.To); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.From, b.From); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.SenderSeq, b.SenderSeq)
-	})
+	slices.SortFunc(drawn, vt.Compare)
 	more := 0
 	if len(drawn) > maxFlights {
 		more = len(drawn) - maxFlights
