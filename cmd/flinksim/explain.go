@@ -187,16 +187,22 @@ func runExplainKey(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := keygroup.CheckParallelismBounds(p); err != nil {
+		return badInput("--parallelism %d: %w", p, err)
+	}
 	m, isDefault := 0, !cmd.Flags().Changed("max-parallelism")
 	if isDefault {
 		if m, err = keygroup.DefaultMaxParallelism(p); err != nil {
-			return badInput("%w", err)
+			return badInput("--parallelism %d: %w", p, err)
 		}
 	} else if m, err = cmd.Flags().GetInt("max-parallelism"); err != nil {
 		return err
 	}
 	if err := keygroup.CheckParallelismPreconditions(p, m); err != nil {
-		return badInput("%w", err)
+		if keygroup.CheckParallelismBounds(m) != nil {
+			return badInput("--max-parallelism %d: %w", m, err)
+		}
+		return badInput("--parallelism %d above --max-parallelism %d: %w", p, m, err)
 	}
 
 	murmur := keygroup.MurmurHash(hash)
@@ -282,7 +288,7 @@ func runExplainSplit(cmd *cobra.Command, _ []string) error {
 	}
 	if topic == "" {
 		// Kafka's own refusal (ReplicationControlManager.validateNewTopicNames).
-		return badInput("Topic name is illegal, it can't be empty")
+		return badInput("--topic \"\": Topic name is illegal, it can't be empty")
 	}
 	n, err := requiredInt(cmd, "partitions")
 	if err != nil {
@@ -290,7 +296,7 @@ func runExplainSplit(cmd *cobra.Command, _ []string) error {
 	}
 	if n <= 0 {
 		// Kafka's own refusal of a CreateTopics request (INVALID_PARTITIONS).
-		return badInput("Number of partitions was set to an invalid non-positive value.")
+		return badInput("--partitions %d: Number of partitions was set to an invalid non-positive value.", n)
 	}
 	if n > maxExplainPartitions {
 		return badInput("--partitions %d is above explain's limit of %d", n, maxExplainPartitions)
@@ -301,7 +307,7 @@ func runExplainSplit(cmd *cobra.Command, _ []string) error {
 	}
 	// The readers are the source's parallel subtasks: Flink's bounds apply.
 	if err := keygroup.CheckParallelismBounds(readers); err != nil {
-		return badInput("%w", err)
+		return badInput("--readers %d: %w", readers, err)
 	}
 
 	res := explainSplitResult{

@@ -89,6 +89,8 @@ type explainJobResult struct {
 	Edges          []explainJobEdge   `json:"edges"`
 	MaxParallelism int                `json:"max_parallelism"`
 	SlotsNeeded    int                `json:"slots_needed"`
+	SlotsOffered   int                `json:"slots_offered"` // sim.taskmanagers x taskmanager.numberOfTaskSlots
+	SlotsPerTM     int                `json:"-"`
 	KeyGroups      []explainKeyGroups `json:"key_groups"`
 	Slots          [][]string         `json:"slots"`  // slot i: the subtasks it holds
 	Splits         [][]int            `json:"splits"` // source reader i: the partitions it owns
@@ -122,6 +124,7 @@ func runExplainJob(cmd *cobra.Command, _ []string) error {
 // explainJob lays g out for explain job.
 func explainJob(g jobgraph.JobGraph, c config.Config) explainJobResult {
 	res := explainJobResult{JobName: g.JobName, MaxParallelism: g.MaxParallelism, SlotsNeeded: g.SlotsNeeded,
+		SlotsOffered: c.TaskManagers * c.Slots(), SlotsPerTM: c.Slots(),
 		KeyGroups: []explainKeyGroups{}, Slots: make([][]string, g.SlotsNeeded)}
 	for _, v := range g.Vertices {
 		res.Vertices = append(res.Vertices, explainJobVertex{v.ID, v.Name, v.Parallelism, v.Operators})
@@ -167,6 +170,10 @@ func writeExplainJobTable(out io.Writer, r explainJobResult) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "JobGraph %q: %d JobVertices, max parallelism %d, %d slots (one slot-sharing group)\n\n",
 		r.JobName, len(r.Vertices), r.MaxParallelism, r.SlotsNeeded)
+	if r.SlotsNeeded > r.SlotsOffered {
+		fmt.Fprintf(tw, "the cluster offers only %d slots (sim.taskmanagers x taskmanager.numberOfTaskSlots): a run would wait for slots and fail after slot.request.timeout (NoResourceAvailableException); give it --set sim.taskmanagers=%d\n\n",
+			r.SlotsOffered, (r.SlotsNeeded+r.SlotsPerTM-1)/r.SlotsPerTM)
+	}
 	fmt.Fprintln(tw, "vertex\tparallelism\toperators (chained)")
 	for _, v := range r.Vertices {
 		fmt.Fprintf(tw, "%s\t%d\t%s\n", v.ID, v.Parallelism, v.Name)

@@ -273,8 +273,10 @@ func wantUsageError(t *testing.T, id string, err error, want string) {
 		t.Errorf("%s: got %v (%T), want a usageError %q", id, err, err, want)
 		return
 	}
-	if err.Error() != want {
-		t.Errorf("%s: got message %q, want %q", id, err.Error(), want)
+	// the flag it is about, then Flink's own message, wrapped unchanged
+	var iae *keygroup.IllegalArgumentError
+	if !errors.As(err, &iae) || iae.Message != want || !strings.HasPrefix(err.Error(), "--") || !strings.HasSuffix(err.Error(), ": "+want) {
+		t.Errorf("%s: got message %q, want \"--FLAG VALUE: %s\"", id, err.Error(), want)
 	}
 }
 
@@ -321,7 +323,9 @@ func TestExplainSplitGolden(t *testing.T) {
 			// Kafka has no topic named "": the CLI refuses it (SplitOwner's own
 			// test runs these cases).
 			_, err := runExplain(t, args...)
-			wantUsageError(t, cases[0].CaseID, err, "Topic name is illegal, it can't be empty")
+			if !errors.As(err, new(usageError)) || err.Error() != "--topic \"\": Topic name is illegal, it can't be empty" {
+				t.Errorf("%s: got %v", cases[0].CaseID, err)
+			}
 			continue
 		}
 		var got splitJSON
@@ -435,15 +439,15 @@ func TestExplainRefusals(t *testing.T) {
 		want string // the whole message, or a prefix ending in "..."
 	}{
 		{name: "parallelism above max", args: []string{"key", "k", "--parallelism", "200", "--max-parallelism", "128"},
-			want: "Maximum parallelism must not be smaller than parallelism."},
+			want: "--parallelism 200 above --max-parallelism 128: Maximum parallelism must not be smaller than parallelism."},
 		{name: "max parallelism too large", args: []string{"key", "k", "--parallelism", "4", "--max-parallelism", "40000"},
-			want: "Operator parallelism not within bounds: 40000"},
+			want: "--max-parallelism 40000: Operator parallelism not within bounds: 40000"},
 		{name: "max parallelism zero", args: []string{"key", "k", "--parallelism", "4", "--max-parallelism", "0"},
-			want: "Operator parallelism not within bounds: 0"},
+			want: "--max-parallelism 0: Operator parallelism not within bounds: 0"},
 		{name: "parallelism zero", args: []string{"key", "k", "--parallelism", "0"},
-			want: "Operator parallelism not within bounds: 0"},
+			want: "--parallelism 0: Operator parallelism not within bounds: 0"},
 		{name: "parallelism too large for a default", args: []string{"key", "k", "--parallelism", "32769"},
-			want: "Operator parallelism not within bounds: 32769"},
+			want: "--parallelism 32769: Operator parallelism not within bounds: 32769"},
 		{name: "non-numeric long", args: []string{"key", "abc", "--key-type", "long", "--parallelism", "2"},
 			want: `key is not a decimal Long (-9223372036854775808..9223372036854775807): For input string: "abc"`},
 		{name: "int out of range", args: []string{"key", "2147483648", "--key-type", "int", "--parallelism", "2"},
@@ -458,16 +462,16 @@ func TestExplainRefusals(t *testing.T) {
 		{name: "bad flag value", args: []string{"key", "k", "--parallelism", "x"}, want: `invalid argument "x" for "--parallelism" flag...`},
 		{name: "split without topic", args: []string{"split", "--partitions", "2", "--readers", "2"}, want: "--topic is required"},
 		{name: "split empty topic", args: []string{"split", "--topic", "", "--partitions", "2", "--readers", "2"},
-			want: "Topic name is illegal, it can't be empty"},
+			want: `--topic "": Topic name is illegal, it can't be empty`},
 		{name: "split zero partitions", args: []string{"split", "--topic", "t", "--partitions", "0", "--readers", "2"},
-			want: "Number of partitions was set to an invalid non-positive value."},
+			want: "--partitions 0: Number of partitions was set to an invalid non-positive value."},
 		{name: "split missing partitions", args: []string{"split", "--topic", "t", "--readers", "2"}, want: "--partitions is required"},
 		{name: "split too many partitions", args: []string{"split", "--topic", "t", "--partitions", "2000000", "--readers", "2"},
 			want: "--partitions 2000000 is above explain's limit of 1048576"},
 		{name: "split zero readers", args: []string{"split", "--topic", "t", "--partitions", "2", "--readers", "0"},
-			want: "Operator parallelism not within bounds: 0"},
+			want: "--readers 0: Operator parallelism not within bounds: 0"},
 		{name: "split too many readers", args: []string{"split", "--topic", "t", "--partitions", "2", "--readers", "32769"},
-			want: "Operator parallelism not within bounds: 32769"},
+			want: "--readers 32769: Operator parallelism not within bounds: 32769"},
 		{name: "split missing readers", args: []string{"split", "--topic", "t", "--partitions", "2"}, want: "--readers is required"},
 		{name: "split with an argument", args: []string{"split", "x", "--topic", "t", "--partitions", "2", "--readers", "2"},
 			want: `explain split takes no arguments, got ["x"]`},
@@ -532,6 +536,7 @@ func TestExplainJob(t *testing.T) {
 		{"slots", fmt.Sprint(got.Slots), "[[source-0 window-0 sink-0] [source-1 window-1] [window-2]]"},
 		{"splits", fmt.Sprint(got.Splits), "[[1 3] [0 2]]"},
 		{"slots needed", strconv.Itoa(got.SlotsNeeded), "3"},
+		{"slots offered", strconv.Itoa(got.SlotsOffered), "2"},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -554,7 +559,7 @@ func TestExplainJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"window -> sink    REBALANCE", "window-2                                                             [86, 127]", "2     window-2"} {
+	for _, want := range []string{"window -> sink    REBALANCE", "the cluster offers only 2 slots", "--set sim.taskmanagers=3", "window-2                                                             [86, 127]", "2     window-2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

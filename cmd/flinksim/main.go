@@ -70,7 +70,8 @@ var rootCmd = &cobra.Command{
 process function, Kafka sink) on a simulated cluster in virtual time: the same
 settings, seed and actions give the same event log, byte for byte.
 
-Commands: run, replay, settings, explain (key, split, window), swarm, version.
+Commands: run, ui, replay, settings, explain (key, split, window, job), swarm,
+jobmanager, taskmanager, version.
 
 ` + actionVerbsHelp + `
 

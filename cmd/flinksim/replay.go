@@ -112,7 +112,7 @@ func replay(path string) (bool, string, error) {
 	for _, text := range h.Actions {
 		a, err := action.Parse(text)
 		if err != nil {
-			return false, "", badInput("%s:1: actions: %s", path, input.Cut(err.Error()))
+			return false, "", badInput("%s:1: actions: %v", path, err)
 		}
 		acts = append(acts, a)
 	}

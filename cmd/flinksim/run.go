@@ -199,11 +199,16 @@ type runSpec struct {
 
 func prepare(f runFlags) (runSpec, error) {
 	sets := f.sets
-	if f.duration != "" {
-		sets = append(sets, "sim.duration="+f.duration)
-	}
-	if f.seed != "" {
-		sets = append(sets, "sim.seed="+f.seed)
+	for _, fl := range []struct{ flag, key, value string }{{"--duration", "sim.duration", f.duration}, {"--seed", "sim.seed", f.seed}} {
+		if fl.value == "" {
+			continue
+		}
+		// checked here so that the message names the flag the user gave
+		scratch := config.Default()
+		if err := scratch.Set(fl.key, fl.value); err != nil {
+			return runSpec{}, badInput("%s %v", fl.flag, err)
+		}
+		sets = append(sets, fl.key+"="+fl.value)
 	}
 	lc, err := loadConfig(f.configFile, sets)
 	if err != nil {
@@ -632,7 +637,7 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 	for _, s := range flags {
 		a, err := action.Parse(s)
 		if err != nil {
-			return nil, badInput("--action: %s", input.Cut(err.Error()))
+			return nil, badInput("--action: %v", err)
 		}
 		out = append(out, a)
 	}

@@ -268,7 +268,7 @@ func TestWarningsNameTheTrap(t *testing.T) {
 	lp := filepath.Join(dir, "x.log")
 	r := cliIn(t, dir, time.Minute, "run", "--set", "parallelism.default=8", "--set", "sim.taskmanagers=4", "--set", "taskmanager.numberOfTaskSlots=2",
 		"--set", "job.window.size=10s", "--duration", "1min", "--log", lp)
-	want := "warning: 4 source readers (source-0, source-1, source-2, source-7) have no split (4 partitions of orders, parallelism 8) and job.watermark.idleness is off"
+	want := "warning: 4 source readers (source-0, source-1, source-2, source-7) have no split (4 partitions of orders, source parallelism 8) and job.watermark.idleness is off"
 	if r.code != 0 || strings.Count(r.stderr, want) != 1 || !strings.Contains(r.stderr, "so no event-time window will fire. Fix: --set job.watermark.idleness=10s") {
 		t.Errorf("no-split: exit %d\n%s", r.code, r.stderr)
 	}
@@ -278,7 +278,7 @@ func TestWarningsNameTheTrap(t *testing.T) {
 	r = cliIn(t, dir, time.Minute, "run", "--set", "parallelism.default=4", "--log", lp)
 	for _, w := range []string{"warning: the job FAILED; the root cause is NoResourceAvailableException: Slot request bulk is not fulfillable!",
 		"from the JobManager at 0:10.005: 4 slots needed, 2 offered within slot.request.timeout 10 s",
-		"Fix: the job needs 4 slots and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=4, or --set taskmanager.numberOfTaskSlots=2, or --set parallelism.default=2",
+		"Fix: the job needs 4 slots (its widest operator's parallelism) and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=4, or --set taskmanager.numberOfTaskSlots=2, or a parallelism of at most 2 (--set parallelism.default=2)",
 		"flinksim: the job FAILED: org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException"} {
 		if r.code != 4 || !strings.Contains(r.stderr, w) {
 			t.Errorf("FAILED: exit %d, lacks %q:\n%s", r.code, w, r.stderr)

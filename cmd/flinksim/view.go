@@ -132,6 +132,7 @@ type firingGroup struct {
 	keys       int64
 	sum        float64
 	vt         int64
+	actors     []string // the subtasks that fired, in order
 }
 
 func newView(s *screen, cfg config.Config, filter kindFilter, quiet bool) *view {
@@ -187,7 +188,12 @@ func (v *view) observe(ev *messages.LogEvent) {
 		if strings.Trim(rawField(ev, "partitions"), "[]") == "" {
 			return // reader_without_splits follows
 		}
-		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s reads partitions %s", str(ev, "reader"), strings.Trim(rawField(ev, "partitions"), "[]")))
+		parts := strings.Trim(rawField(ev, "partitions"), "[]")
+		noun := "partitions"
+		if !strings.Contains(parts, ",") {
+			noun = "partition"
+		}
+		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s reads %s %s", str(ev, "reader"), noun, parts))
 	case eventlog.KindReaderNoSplits:
 		v.show(ev, "source", color.FgYellow, str(ev, "reader")+" has no split")
 	case eventlog.KindSplitFinished:
@@ -273,7 +279,9 @@ func (v *view) start(opt cluster.Options) {
 	v.show(&messages.LogEvent{Kind: string(eventlog.KindHeader)}, "flinksim", color.FgCyan, text)
 }
 
-// firing shows the first three firings and then one line per window bound.
+// firing shows the first three firings and then one line per window bound
+// and run of subtasks: the keys and total of every firing of that window
+// (the first three included), and the subtasks they fired on.
 func (v *view) firing(ev *messages.LogEvent) {
 	v.results++
 	start, end, firing := integer(ev, "window_start"), integer(ev, "window_end"), integer(ev, "firing")
@@ -282,15 +290,17 @@ func (v *view) firing(ev *messages.LogEvent) {
 		v.firingsShown++
 		v.show(ev, "window", color.FgGreen, fmt.Sprintf("%s %s fired: %s = %s%s", ev.Actor, windowText(start, end),
 			str(ev, "key"), fmtNumber(value), lateText(firing)))
-		return
 	}
-	if g := v.group; g != nil && g.start == start && g.end == end && g.firing == firing {
-		g.keys++
-		g.sum += value
-		return
+	if g := v.group; g == nil || g.start != start || g.end != end || g.firing != firing {
+		v.flushFirings()
+		v.group = &firingGroup{start: start, end: end, firing: firing, vt: ev.Vt}
 	}
-	v.flushFirings()
-	v.group = &firingGroup{start: start, end: end, firing: firing, keys: 1, sum: value, vt: ev.Vt}
+	g := v.group
+	g.keys++
+	g.sum += value
+	if !slices.Contains(g.actors, ev.Actor) {
+		g.actors = append(g.actors, ev.Actor)
+	}
 }
 
 func (v *view) flushFirings() {
@@ -300,7 +310,8 @@ func (v *view) flushFirings() {
 	}
 	v.group = nil
 	v.show(&messages.LogEvent{Vt: g.vt, Kind: string(eventlog.KindWindowFired)}, "window", color.FgGreen,
-		fmt.Sprintf("%s fired for %s (total %s)%s", windowText(g.start, g.end), plural(g.keys, "key"), fmtNumber(g.sum), lateText(g.firing)))
+		fmt.Sprintf("%s fired for %s (total %s) on %s%s", windowText(g.start, g.end), plural(g.keys, "key"), fmtNumber(g.sum),
+			strings.Join(g.actors, ", "), lateText(g.firing)))
 }
 
 func plural(n int64, noun string) string {
@@ -520,7 +531,17 @@ func describeJob(c config.Config) string {
 			op = fmt.Sprintf("%s session windows, gap %s (%s)", c.TimeCharacteristic, config.FormatDuration(c.WindowGap), c.Aggregate)
 		}
 	}
-	return fmt.Sprintf("%s (%d partitions) -> keyBy -> %s -> %s, parallelism %d", c.SourceTopic, c.SourcePartitions, op, c.SinkTopic, c.Parallelism)
+	par := fmt.Sprintf("parallelism %d", c.Parallelism)
+	if c.SourceParallelism > 0 || c.WindowParallelism > 0 || c.SinkParallelism > 0 {
+		of := func(p int) int {
+			if p > 0 {
+				return p
+			}
+			return c.Parallelism
+		}
+		par = fmt.Sprintf("parallelism source %d, window %d, sink %d", of(c.SourceParallelism), of(c.WindowParallelism), of(c.SinkParallelism))
+	}
+	return fmt.Sprintf("%s (%d partitions) -> keyBy -> %s -> %s, %s", c.SourceTopic, c.SourcePartitions, op, c.SinkTopic, par)
 }
 
 func describeGraph(ev *messages.LogEvent) string {

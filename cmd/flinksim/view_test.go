@@ -37,12 +37,22 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// The fix for too few slots names the figures that make the job fit.
+// The fix for too few slots names the figures that make the job fit: the
+// slots the JobManager asked for (its widest vertex), not parallelism.default.
 func TestFailureFix(t *testing.T) {
+	const cause = "org.apache...NoResourceAvailableException: Slot request bulk"
 	c := config.Default()
 	c.Parallelism = 8
-	got := failureFix("org.apache...NoResourceAvailableException: Slot request bulk", c)
-	want := "the job needs 8 slots and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=8, or --set taskmanager.numberOfTaskSlots=4, or --set parallelism.default=2"
+	got := failureFix(cause, c, 8)
+	want := "the job needs 8 slots (its widest operator's parallelism) and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=8, or --set taskmanager.numberOfTaskSlots=4, or a parallelism of at most 2 (--set parallelism.default=2)"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// source 2, window 3, sink 1 at parallelism.default 2: the window's 3
+	c = config.Default()
+	c.SourceParallelism, c.WindowParallelism, c.SinkParallelism = 2, 3, 1
+	got = failureFix(cause, c, 3)
+	want = "the job needs 3 slots (its widest operator's parallelism) and the cluster has 2 (sim.taskmanagers 2 x taskmanager.numberOfTaskSlots 1): --set sim.taskmanagers=3, or --set taskmanager.numberOfTaskSlots=2, or a parallelism of at most 2 (--set job.window.parallelism=2)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -140,8 +150,8 @@ func TestViewFirings(t *testing.T) {
 		" 0:00.001  window     window-0 [0, 60000) fired: a = 1",
 		" 0:00.001  window     window-0 [0, 60000) fired: b = 2",
 		" 0:00.001  window     window-0 [0, 60000) fired: c = 3",
-		" 0:00.001  window     [0, 60000) fired for 2 keys (total 9)",
-		" 0:00.002  window     [60000, 120000) fired for 1 key (total 7)",
+		" 0:00.001  window     [0, 60000) fired for 5 keys (total 15) on window-0",
+		" 0:00.002  window     [60000, 120000) fired for 1 key (total 7) on window-0",
 	}
 	if got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -30,6 +30,7 @@ type warner struct {
 	lastCause     string
 	lastCauseFrom string
 	lastCauseVT   int64
+	slotsNeeded   int64 // of the last NoResourceAvailableException: the widest vertex of the job then running
 }
 
 // stuckAfter is how long the watermark may stand still, in virtual time,
@@ -77,6 +78,7 @@ func (w *warner) observe(ev *messages.LogEvent) {
 		cause := str(ev, "cause")
 		if eventlog.Kind(ev.Kind) == eventlog.KindNoResourceAvailable {
 			cause = str(ev, "exception")
+			w.slotsNeeded = integer(ev, "slots_needed")
 			w.lastCauseFrom = fmt.Sprintf("the JobManager at %s: %d slots needed, %d offered within slot.request.timeout %s",
 				strings.TrimSpace(fmtVT(ev.Vt)), integer(ev, "slots_needed"), integer(ev, "slots_offered"), str(ev, "slot_request_timeout"))
 		} else if w.lastCause != cause || w.lastCauseFrom == "" {
@@ -116,8 +118,12 @@ func (w *warner) flushNoSplit() {
 	if len(readers) > 1 {
 		noun = fmt.Sprintf("%d source readers (%s) have", len(readers), strings.Join(readers, ", "))
 	}
-	w.once("no-split", fmt.Sprintf("%s no split (%d partitions of %s, parallelism %d) and job.watermark.idleness is off: a reader without a split does not go idle by itself and holds every downstream watermark at Long.MIN_VALUE, so no event-time window will fire. Fix: --set job.watermark.idleness=10s (WatermarkStrategy.withIdleness), or --set parallelism.default=%d",
-		noun, w.cfg.SourcePartitions, w.cfg.SourceTopic, w.cfg.Parallelism, min(w.cfg.Parallelism, w.cfg.SourcePartitions)))
+	p, key := w.cfg.Parallelism, "parallelism.default"
+	if w.cfg.SourceParallelism > 0 {
+		p, key = w.cfg.SourceParallelism, "job.source.parallelism"
+	}
+	w.once("no-split", fmt.Sprintf("%s no split (%d partitions of %s, source parallelism %d) and job.watermark.idleness is off: a reader without a split does not go idle by itself and holds every downstream watermark at Long.MIN_VALUE, so no event-time window will fire. Fix: --set job.watermark.idleness=10s (WatermarkStrategy.withIdleness), or --set %s=%d",
+		noun, w.cfg.SourcePartitions, w.cfg.SourceTopic, p, key, min(p, w.cfg.SourcePartitions)))
 }
 
 func (w *warner) metrics(ev *messages.LogEvent) {
@@ -168,7 +174,7 @@ func (w *warner) failed(finalCause string) {
 	if finalCause != "" && finalCause != root {
 		text += " (the job then stopped: " + shortCause(finalCause) + ")"
 	}
-	if fix := failureFix(root, w.cfg); fix != "" {
+	if fix := failureFix(root, w.cfg, w.slotsNeeded); fix != "" {
 		text += ". Fix: " + fix
 	}
 	w.once("failed", text)
@@ -181,14 +187,29 @@ func rootException(c string) string {
 	return shortCause(c)
 }
 
-// failureFix names the settings that fix a known root cause.
-func failureFix(cause string, c config.Config) string {
+// failureFix names the settings that fix a known root cause. need is the
+// slots the JobManager asked for (the widest JobVertex: a rescale's new
+// parallelism, or an operator's own); 0 takes parallelism.default.
+func failureFix(cause string, c config.Config, need int64) string {
 	switch {
 	case strings.Contains(cause, "NoResourceAvailableException"):
-		need := c.Parallelism
-		have := c.TaskManagers * c.Slots()
-		return fmt.Sprintf("the job needs %d slots and the cluster has %d (sim.taskmanagers %d x taskmanager.numberOfTaskSlots %d): --set sim.taskmanagers=%d, or --set taskmanager.numberOfTaskSlots=%d, or --set parallelism.default=%d",
-			need, have, c.TaskManagers, c.Slots(), (need+c.Slots()-1)/c.Slots(), (need+c.TaskManagers-1)/c.TaskManagers, have)
+		if need <= 0 {
+			need = int64(c.Parallelism)
+		}
+		n, slots, tms := int(need), c.Slots(), c.TaskManagers
+		have := tms * slots
+		lower := fmt.Sprintf("--set parallelism.default=%d", have)
+		for _, k := range []struct {
+			key string
+			p   int
+		}{{"job.source.parallelism", c.SourceParallelism}, {"job.window.parallelism", c.WindowParallelism}, {"job.sink.parallelism", c.SinkParallelism}} {
+			if k.p > have {
+				lower = fmt.Sprintf("--set %s=%d", k.key, have)
+				break
+			}
+		}
+		return fmt.Sprintf("the job needs %d slots (its widest operator's parallelism) and the cluster has %d (sim.taskmanagers %d x taskmanager.numberOfTaskSlots %d): --set sim.taskmanagers=%d, or --set taskmanager.numberOfTaskSlots=%d, or a parallelism of at most %d (%s)",
+			n, have, tms, slots, (n+slots-1)/slots, (n+tms-1)/tms, have, lower)
 	case strings.Contains(cause, "heartbeat of TaskManager"):
 		return "with a restart strategy the job restarts: --set restart-strategy.type=fixed-delay, or turn checkpointing on (--set execution.checkpointing.interval=10s, exponential-delay by default)"
 	case strings.Contains(cause, "Long.MIN_VALUE timestamp"):
