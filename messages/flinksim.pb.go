@@ -191,6 +191,7 @@ type Envelope struct {
 	//	*Envelope_LocalBufferRecycled
 	//	*Envelope_ConnectionLost
 	//	*Envelope_FailTask
+	//	*Envelope_WorkerTerminated
 	//	*Envelope_CheckpointCoordinatorStart
 	//	*Envelope_ExecutionStates
 	//	*Envelope_JobStatusChanged
@@ -681,6 +682,15 @@ func (x *Envelope) GetFailTask() *FailTask {
 	return nil
 }
 
+func (x *Envelope) GetWorkerTerminated() *WorkerTerminated {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_WorkerTerminated); ok {
+			return x.WorkerTerminated
+		}
+	}
+	return nil
+}
+
 func (x *Envelope) GetCheckpointCoordinatorStart() *CheckpointCoordinatorStart {
 	if x != nil {
 		if x, ok := x.Body.(*Envelope_CheckpointCoordinatorStart); ok {
@@ -937,6 +947,10 @@ type Envelope_FailTask struct {
 	FailTask *FailTask `protobuf:"bytes,64,opt,name=fail_task,json=failTask,proto3,oneof"`
 }
 
+type Envelope_WorkerTerminated struct {
+	WorkerTerminated *WorkerTerminated `protobuf:"bytes,65,opt,name=worker_terminated,json=workerTerminated,proto3,oneof"`
+}
+
 type Envelope_CheckpointCoordinatorStart struct {
 	CheckpointCoordinatorStart *CheckpointCoordinatorStart `protobuf:"bytes,70,opt,name=checkpoint_coordinator_start,json=checkpointCoordinatorStart,proto3,oneof"`
 }
@@ -1058,6 +1072,8 @@ func (*Envelope_LocalBufferRecycled) isEnvelope_Body() {}
 func (*Envelope_ConnectionLost) isEnvelope_Body() {}
 
 func (*Envelope_FailTask) isEnvelope_Body() {}
+
+func (*Envelope_WorkerTerminated) isEnvelope_Body() {}
 
 func (*Envelope_CheckpointCoordinatorStart) isEnvelope_Body() {}
 
@@ -5621,6 +5637,54 @@ func (x *FailTask) GetCause() string {
 	return ""
 }
 
+// WorkerTerminated is the resource provider's word (a Kubernetes pod watch,
+// YARN's container callback) that a TaskManager process it started has
+// ended: ActiveResourceManager.onWorkerTerminated. The TaskManager's own
+// name is the envelope's sender.
+type WorkerTerminated struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskManagerId string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkerTerminated) Reset() {
+	*x = WorkerTerminated{}
+	mi := &file_messages_flinksim_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkerTerminated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkerTerminated) ProtoMessage() {}
+
+func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkerTerminated.ProtoReflect.Descriptor instead.
+func (*WorkerTerminated) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *WorkerTerminated) GetTaskManagerId() string {
+	if x != nil {
+		return x.TaskManagerId
+	}
+	return ""
+}
+
 // CheckpointVertex is a JobVertex as the CheckpointCoordinator plans with it
 // (DefaultCheckpointPlanCalculator): which tasks to trigger, which finished.
 type CheckpointVertex struct {
@@ -5636,7 +5700,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5648,7 +5712,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5661,7 +5725,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -5716,7 +5780,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5728,7 +5792,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5741,7 +5805,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -5792,7 +5856,7 @@ type ExecutionState struct {
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5804,7 +5868,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5817,7 +5881,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ExecutionState) GetName() string {
@@ -5860,7 +5924,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5872,7 +5936,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5885,7 +5949,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ExecutionStates) GetExecutions() []*ExecutionState {
@@ -5907,7 +5971,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5919,7 +5983,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5932,7 +5996,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *JobStatusChanged) GetStatus() string {
@@ -5953,7 +6017,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5965,7 +6029,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5978,7 +6042,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -6000,7 +6064,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6012,7 +6076,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6025,7 +6089,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -6054,7 +6118,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6066,7 +6130,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6079,7 +6143,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *FailJob) GetCause() string {
@@ -6105,7 +6169,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6117,7 +6181,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6130,7 +6194,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -6173,7 +6237,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6185,7 +6249,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6198,7 +6262,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -6244,7 +6308,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6256,7 +6320,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6269,7 +6333,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -6353,7 +6417,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xee\"\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xc2#\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -6414,7 +6478,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x12resume_consumption\x18= \x01(\v2$.flinksim.messages.ResumeConsumptionH\x00R\x11resumeConsumption\x12\\\n" +
 	"\x15local_buffer_recycled\x18> \x01(\v2&.flinksim.messages.LocalBufferRecycledH\x00R\x13localBufferRecycled\x12L\n" +
 	"\x0fconnection_lost\x18? \x01(\v2!.flinksim.messages.ConnectionLostH\x00R\x0econnectionLost\x12:\n" +
-	"\tfail_task\x18@ \x01(\v2\x1b.flinksim.messages.FailTaskH\x00R\bfailTask\x12q\n" +
+	"\tfail_task\x18@ \x01(\v2\x1b.flinksim.messages.FailTaskH\x00R\bfailTask\x12R\n" +
+	"\x11worker_terminated\x18A \x01(\v2#.flinksim.messages.WorkerTerminatedH\x00R\x10workerTerminated\x12q\n" +
 	"\x1ccheckpoint_coordinator_start\x18F \x01(\v2-.flinksim.messages.CheckpointCoordinatorStartH\x00R\x1acheckpointCoordinatorStart\x12O\n" +
 	"\x10execution_states\x18G \x01(\v2\".flinksim.messages.ExecutionStatesH\x00R\x0fexecutionStates\x12S\n" +
 	"\x12job_status_changed\x18H \x01(\v2#.flinksim.messages.JobStatusChangedH\x00R\x10jobStatusChanged\x12k\n" +
@@ -6770,7 +6835,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eConnectionLost\x12\x12\n" +
 	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
 	"\bFailTask\x12\x14\n" +
-	"\x05cause\x18\x01 \x01(\tR\x05cause\"\x8e\x01\n" +
+	"\x05cause\x18\x01 \x01(\tR\x05cause\":\n" +
+	"\x10WorkerTerminated\x12&\n" +
+	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\"\x8e\x01\n" +
 	"\x10CheckpointVertex\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12 \n" +
 	"\vparallelism\x18\x02 \x01(\x05R\vparallelism\x12\x1a\n" +
@@ -6847,7 +6914,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 83)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 84)
 var file_messages_flinksim_proto_goTypes = []any{
 	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
 	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
@@ -6922,18 +6989,19 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*ResumeConsumption)(nil),           // 70: flinksim.messages.ResumeConsumption
 	(*ConnectionLost)(nil),              // 71: flinksim.messages.ConnectionLost
 	(*FailTask)(nil),                    // 72: flinksim.messages.FailTask
-	(*CheckpointVertex)(nil),            // 73: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 74: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 75: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 76: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 77: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 78: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 79: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 80: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 81: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 82: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 83: flinksim.messages.RestoreState
-	nil,                                 // 84: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(*WorkerTerminated)(nil),            // 73: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 74: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 75: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 76: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 77: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 78: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 79: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 80: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 81: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 82: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 83: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 84: flinksim.messages.RestoreState
+	nil,                                 // 85: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -6981,64 +7049,65 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	45, // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
 	71, // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
 	72, // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	74, // 45: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	76, // 46: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	77, // 47: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	78, // 48: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	79, // 49: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	80, // 50: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	81, // 51: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	83, // 52: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	2,  // 53: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 54: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 55: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 56: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 57: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 58: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 59: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 60: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 61: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 62: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	62, // 63: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 64: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	28, // 65: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	32, // 66: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	34, // 67: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	36, // 68: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 69: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	36, // 70: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 71: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	42, // 72: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	42, // 73: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 74: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	58, // 75: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	57, // 76: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	57, // 77: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	56, // 78: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	59, // 79: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	60, // 80: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	61, // 81: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	61, // 82: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	62, // 83: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 84: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 85: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	32, // 86: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	73, // 87: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	25, // 88: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	75, // 89: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	0,  // 90: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	0,  // 91: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	73, // 92: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	62, // 93: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 94: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	82, // 95: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	32, // 96: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	84, // 97: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	98, // [98:98] is the sub-list for method output_type
-	98, // [98:98] is the sub-list for method input_type
-	98, // [98:98] is the sub-list for extension type_name
-	98, // [98:98] is the sub-list for extension extendee
-	0,  // [0:98] is the sub-list for field type_name
+	73, // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	75, // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	77, // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	78, // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	79, // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	80, // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	81, // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	82, // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	84, // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	2,  // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	2,  // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	6,  // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	5,  // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	7,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	14, // 59: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	14, // 60: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	19, // 61: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	22, // 62: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	23, // 63: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	62, // 64: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	25, // 65: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	28, // 66: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	32, // 67: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	34, // 68: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	36, // 69: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	37, // 70: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	36, // 71: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	0,  // 72: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	42, // 73: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	42, // 74: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	0,  // 75: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	58, // 76: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	57, // 77: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	57, // 78: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	56, // 79: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	59, // 80: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	60, // 81: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	61, // 82: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	61, // 83: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	62, // 84: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 85: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	1,  // 86: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	32, // 87: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	74, // 88: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	25, // 89: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	76, // 90: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	0,  // 91: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	0,  // 92: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	74, // 93: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	62, // 94: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	0,  // 95: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	83, // 96: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	32, // 97: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	85, // 98: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	99, // [99:99] is the sub-list for method output_type
+	99, // [99:99] is the sub-list for method input_type
+	99, // [99:99] is the sub-list for extension type_name
+	99, // [99:99] is the sub-list for extension extendee
+	0,  // [0:99] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -7092,6 +7161,7 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_LocalBufferRecycled)(nil),
 		(*Envelope_ConnectionLost)(nil),
 		(*Envelope_FailTask)(nil),
+		(*Envelope_WorkerTerminated)(nil),
 		(*Envelope_CheckpointCoordinatorStart)(nil),
 		(*Envelope_ExecutionStates)(nil),
 		(*Envelope_JobStatusChanged)(nil),
@@ -7114,7 +7184,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   83,
+			NumMessages:   84,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

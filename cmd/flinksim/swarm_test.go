@@ -135,15 +135,17 @@ func TestSwarmSeed537LivenessJobRunning(t *testing.T) {
 // Known limitations the swarm found, not fixed: each test fails until the
 // simulator models what Flink does.
 
-// A replacement TaskManager killed before it registered is never replaced:
-// the ResourceManager only replaces a registered TaskManager whose heartbeat
-// timed out, so the job waits for slots for ever (Flink's active
-// ResourceManager hears of the terminated worker from Kubernetes or YARN and
-// requests another, and requests workers for unmet resource requirements).
+// A replacement TaskManager killed before it registered was never replaced:
+// the ResourceManager replaced only a registered TaskManager whose heartbeat
+// timed out, so the job waited for slots for ever. Flink's active
+// ResourceManager hears of the terminated worker from Kubernetes or YARN
+// (onWorkerTerminated) and starts another while its slots are wanted.
 func TestSwarmSeed960LivenessJobRunning(t *testing.T) {
-	t.Skip("known limitation: an unregistered replacement TaskManager that dies is never replaced")
 	runRegression(t, "seed-960-liveness_job_running")
 }
+
+// Known limitation the swarm found, not fixed: the test fails until the
+// simulator models what Flink does.
 
 // A short cut between a TaskManager and the JobManager during a restart
 // loses the SubmitTask of the tasks deployed there: they never start and the

@@ -41,6 +41,7 @@ const (
 	KindFailover          Kind = "failover"
 	KindTaskManagerKilled Kind = "taskmanager_killed"
 	KindTaskManagerLost   Kind = "taskmanager_lost"
+	KindWorkerTerminated  Kind = "worker_terminated"
 	KindRestore           Kind = "restore"
 	KindFailure                = kernel.KindFailure
 

@@ -30,12 +30,13 @@ type ResourceManager struct {
 	nextAllo int
 	monitors map[string]*heartbeat.Monitor
 	nextTM   int // number of the next task manager to start (tm-N)
+	pending  map[string]bool // replacements started and not yet registered
 }
 
 // New returns the ResourceManager component.
 func New(cfg *config.Config) *ResourceManager {
 	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}, monitors: map[string]*heartbeat.Monitor{},
-		nextTM: cfg.TaskManagers + 1}
+		nextTM: cfg.TaskManagers + 1, pending: map[string]bool{}}
 }
 
 // Receive implements Component.
@@ -57,6 +58,7 @@ func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 		}
 	case *messages.Envelope_RegisterTaskExecutor:
 		m := b.RegisterTaskExecutor
+		delete(r.pending, m.TaskManagerId)
 		if _, ok := r.slots[m.TaskManagerId]; !ok {
 			r.tms = append(r.tms, m.TaskManagerId)
 		}
@@ -74,6 +76,8 @@ func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 		o.Log(eventlog.KindResourceRequirements, messages.Str("job_id", m.JobId), messages.Int("slots", int64(m.NumSlots)),
 			messages.Int("free_slots", int64(r.free())))
 		r.allocate(o)
+	case *messages.Envelope_WorkerTerminated:
+		r.workerTerminated(o, b.WorkerTerminated.TaskManagerId)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Int("registered_task_managers", int64(len(r.tms))),
 			messages.Int("free_slots_left", int64(r.free())))
@@ -128,14 +132,44 @@ func (r *ResourceManager) heartbeat(o *kernel.Out, send bool) {
 	heartbeat.Round(o, r.monitors, send, vt.FromDuration(r.cfg.RPCLatency()), func(tm string, _ *heartbeat.Monitor) {
 		delete(r.slots, tm)
 		r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
-		replacement := jobgraph.TaskManagerName(r.nextTM - 1)
-		r.nextTM++
+		replacement := r.replacement()
 		o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
 			messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
 			messages.Str("replacement", replacement))
-		o.Spawn(replacement, taskexecutor.New(r.cfg))
-		o.Send(replacement, 0, start())
+		r.startWorker(o, replacement)
 	})
+}
+
+// replacement is the name of the next TaskManager the ResourceManager
+// starts.
+func (r *ResourceManager) replacement() string {
+	name := jobgraph.TaskManagerName(r.nextTM - 1)
+	r.nextTM++
+	return name
+}
+
+func (r *ResourceManager) startWorker(o *kernel.Out, name string) {
+	r.pending[name] = true
+	o.Spawn(name, taskexecutor.New(r.cfg))
+	o.Send(name, 0, start())
+}
+
+// workerTerminated is the resource provider's word that the process of tm
+// ended (ActiveResourceManager.onWorkerTerminated). A worker the
+// ResourceManager started that never registered is started again
+// (requestWorkerIfRequired: its slots are still wanted). A registered
+// TaskManager's loss is left to the heartbeat, as the simulator models a
+// killed TaskManager (Flink would close the connection at once; see the
+// README's Fidelity section).
+func (r *ResourceManager) workerTerminated(o *kernel.Out, tm string) {
+	if !r.pending[tm] {
+		return
+	}
+	delete(r.pending, tm)
+	replacement := r.replacement()
+	o.Log(eventlog.KindWorkerTerminated, messages.Str("task_manager", tm),
+		messages.Str("cause", "Worker "+tm+" terminated before it registered."), messages.Str("replacement", replacement))
+	r.startWorker(o, replacement)
 }
 
 func start() messages.Body { return &messages.Envelope_Start{Start: &messages.Start{}} }

@@ -91,6 +91,15 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		// messages to it are lost from now on (the scheduler drops them)
 		t.killed = true
 		o.Log(eventlog.KindTaskManagerKilled, messages.Str("action", b.Action.Text), messages.Int("tasks", int64(len(t.tasks))))
+		// the resource provider (a Kubernetes pod watch) sees the process
+		// end and tells the ResourceManager (onWorkerTerminated), in the
+		// TaskManager's name. Only a worker that never heard back from
+		// the ResourceManager is told of: the loss of a registered one is
+		// the heartbeat's to find (resourcemanager.workerTerminated)
+		if !t.net.registered {
+			o.Send(jobgraph.ResourceManagerName, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_WorkerTerminated{
+				WorkerTerminated: &messages.WorkerTerminated{TaskManagerId: o.Name()}})
+		}
 		for _, task := range t.tasks {
 			t.stopTask(o, task)
 		}
