@@ -454,6 +454,7 @@ function subtaskBox(v, s) {
   if (s.planned) { bg = '#bfbfbf'; border = '#bfbfbf'; }
   const dens = L.dens;
   const isSource = v.id === 'source';
+  const isKeyed = v.id === 'window'; // jobgraph.VertexKeyed: the only vertex with key groups
   const inputs = (s.inputs || []).map(ch => ({ ...ch, owner: s.name }));
   const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
   const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
@@ -478,7 +479,8 @@ function subtaskBox(v, s) {
   if (dens === 'compact') {
     o.push(`<text class="m" x="${b.x + 6}" y="${b.y + 29}">W ${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' idle' : ''}</text>`);
     o.push(busyBar(b.x + 6, b.y + b.h - 11, 78, 6, s));
-    const what = isSource ? `reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? PAUSED : '')).join(' ') || 'no split'}` : `KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys`;
+    const what = isSource ? `reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? PAUSED : '')).join(' ') || 'no split'}` :
+      isKeyed ? `KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys` : `${fmtN(s.records_in)} in · ${fmtN(s.records_out)} out`;
     o.push(`<text class="small" x="${b.x + 130}" y="${b.y + 29}">${esc(what)}</text>`);
     inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
     o.push('</g>');
@@ -491,6 +493,10 @@ function subtaskBox(v, s) {
     const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' ' + PAUSED : ''}${x.idle ? ' idle' : ''}`).join(', ');
     o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">reads</tspan> ${esc(splits || 'no split')}</text>`);
     o.push(`<text class="small" x="${tx}" y="${b.y + 83}">${fmtN(s.records_out)} out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}</text>`);
+  } else if (!isKeyed) {
+    // ParseOrder, Filter or an unchained sink: no keyed state
+    o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="m">${fmtN(s.records_in)}</tspan> <tspan class="small">in</tspan> · <tspan class="m">${fmtN(s.records_out)}</tspan> <tspan class="small">out</tspan></text>`);
+    inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
   } else {
     o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">key groups</tspan> <tspan class="m">${s.key_groups[0]}–${s.key_groups[1]}</tspan></text>`);
     o.push(`<text x="${tx}" y="${b.y + 85}"><tspan class="m">${fmtN(s.keys)}</tspan> <tspan class="small">keys</tspan> · <tspan class="m">${fmtN(s.windows)}</tspan> <tspan class="small">windows</tspan>${s.late_dropped ? ` · <tspan class="small">late dropped</tspan> ${fmtN(s.late_dropped)}` : ''}</text>`);
@@ -810,11 +816,12 @@ function renderInspector() {
           s.splits.map(x => `<tr><td>p${x.partition}</td><td>${fmtN(x.offset)}</td><td>${esc(fmtWM(x.watermark))}</td><td>${x.paused ? PAUSED : ''}${x.idle ? 'idle' : ''}${x.finished ? 'done' : ''}</td></tr>`).join('') + '</table>';
       }
       if (f.v.id !== 'source') {
-        html += row('key groups', `${s.key_groups[0]}–${s.key_groups[1]}`) + row('keys / windows', `${fmtN(s.keys)} / ${fmtN(s.windows)}`);
-        html += row('late records dropped', fmtN(s.late_dropped)) + row('checkpoint (barrier handler)', s.checkpoint || '—');
+        const keyed = f.v.id === 'window';
+        if (keyed) html += row('key groups', `${s.key_groups[0]}–${s.key_groups[1]}`) + row('keys / windows', `${fmtN(s.keys)} / ${fmtN(s.windows)}`) + row('late records dropped', fmtN(s.late_dropped));
+        html += row('checkpoint (barrier handler)', s.checkpoint || '—');
         html += '<h3>Input channels</h3><table><tr><th>ch</th><th>from</th><th>in use</th><th>credit</th><th>backlog</th><th>watermark</th></tr>' +
           (s.inputs || []).map(c => `<tr><td>${c.index}${c.blocked ? ' ' + PAUSED : ''}${c.persisting ? ' ↯' : ''}</td><td>${esc(c.producer)} ${c.local ? '(local)' : ''}</td><td>${c.in_use}/${c.capacity}</td><td style="color:${c.credit === 0 ? '#cf1322' : ''}">${c.credit}</td><td>${c.backlog}</td><td>${esc(fmtWM(c.watermark))}</td></tr>`).join('') + '</table>';
-        html += `<div class="acts"><button data-tab-go="keyed">Keyed state</button><label>explain key <input id="insp-key" size="8" value="user-7"></label><button data-explain>Explain</button></div><div id="explain-out"></div>`;
+        if (keyed) html += `<div class="acts"><button data-tab-go="keyed">Keyed state</button><label>explain key <input id="insp-key" size="8" value="user-7"></label><button data-explain>Explain</button></div><div id="explain-out"></div>`;
       }
       break;
     }
@@ -967,7 +974,7 @@ function renderKeyedTable() {
   if (!st) { $('#panel-keyed').innerHTML = '<p class="hint">loading…</p>'; return; }
   const o = [];
   for (const v of st.vertices || []) {
-    if (v.id === 'source') continue;
+    if (v.id !== 'window') continue; // only the keyed vertex has keyed state
     for (const s of v.subtasks) {
       o.push(`<h3>${esc(s.name)} <span class="sub">key groups ${s.key_groups[0]}–${s.key_groups[1]} · ${fmtN(s.keys)} keys · ${fmtN(s.windows)} windows · watermark ${esc(fmtWM(s.watermark))}${s.more_keys ? ` · ${s.more_keys} more keys not listed` : ''}</span></h3>`);
       const ks = s.keyed_state || [];
