@@ -7,6 +7,7 @@ package remote_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -26,6 +27,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// the edit loop (go test -short ./...): these tests build the
+		// binary twice and start processes; the full go test ./... runs them
+		fmt.Fprintln(os.Stderr, "tests/remote: the multi-process tests do not run under -short")
+		_ = flag.Set("test.run", "^$")
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "flinksim-remote")
 	if err != nil {
 		panic(err)
