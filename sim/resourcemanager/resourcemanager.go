@@ -29,7 +29,7 @@ type ResourceManager struct {
 	jobMgr   string
 	nextAllo int
 	monitors map[string]*heartbeat.Monitor
-	nextTM   int // number of the next task manager to start (tm-N)
+	nextTM   int             // number of the next task manager to start (tm-N)
 	pending  map[string]bool // replacements started and not yet registered
 }
 
