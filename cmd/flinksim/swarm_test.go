@@ -144,16 +144,11 @@ func TestSwarmSeed960LivenessJobRunning(t *testing.T) {
 	runRegression(t, "seed-960-liveness_job_running")
 }
 
-// Known limitation the swarm found, not fixed: the test fails until the
-// simulator models what Flink does.
-
 // A short cut between a TaskManager and the JobManager during a restart
-// loses the SubmitTask of the tasks deployed there: they never start and the
-// job waits for ever (Flink's submitTask RPC fails after pekko.ask.timeout
-// and the JobMaster fails the deployment over). The default swarm cuts a
-// TaskManager off from the JobManager only for longer than heartbeat.timeout.
+// lost the SubmitTask of the tasks deployed there: they never started and
+// the job waited for ever. Flink's submitTask RPC fails after
+// pekko.ask.timeout and the JobMaster fails the deployment over.
 func TestSwarmSeed59LivenessCheckpoint(t *testing.T) {
-	t.Skip("known limitation: RPCs lost to a short cut are not retried or failed as Flink's ask timeouts do")
 	runRegression(t, "seed-59-liveness_checkpoint")
 }
 
@@ -164,4 +159,16 @@ func TestSwarmSeed59LivenessCheckpoint(t *testing.T) {
 // cannot be created.
 func TestSwarmSeed363LivenessCheckpoint(t *testing.T) {
 	runRegression(t, "seed-363-liveness_checkpoint")
+}
+
+// Found by the swarm, not yet understood: with checkpointing off, after two
+// restarts from the earliest offsets and a pause of partition 0, records of
+// windows the reference run fired on time reach the late side output in the
+// faulty run (vt ~24 s, event time ~4 s), so at-least-once output misses
+// results. Either a split is taken for idle while it still has backlog (a
+// simulator bug) or the lateness is the legitimate effect of re-reading
+// under a different arrival order (then the invariant must allow it).
+func TestSwarmSeed2394AtLeastOnceOutput(t *testing.T) {
+	t.Skip("known failure under investigation: late side output after restarts from earliest offsets and a partition pause")
+	runRegression(t, "seed-2394-at_least_once_output")
 }

@@ -30,6 +30,9 @@ type Config struct {
 	BufferTimeout time.Duration
 	// OperatorChaining is pipeline.operator-chaining.enabled.
 	OperatorChaining bool
+	// AskTimeout is pekko.ask.timeout: how long the JobMaster's submitTask
+	// waits for the TaskExecutor's acknowledgement.
+	AskTimeout time.Duration
 	// SlotRequestTimeout is slot.request.timeout (Flink 5 min, sim 10 s).
 	SlotRequestTimeout time.Duration
 	// BuffersPerChannel is taskmanager.network.memory.buffers-per-channel:
@@ -295,6 +298,7 @@ func Default() Config {
 		BufferTimeout:            100 * time.Millisecond,
 		OperatorChaining:         true,
 		SlotRequestTimeout:       10 * time.Second,
+		AskTimeout:               10 * time.Second,
 		BuffersPerChannel:        2,
 		FloatingBuffersPerGate:   8,
 		TaskManagerCPUCores:      0,

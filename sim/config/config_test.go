@@ -67,6 +67,9 @@ var setCases = map[string]setCase{
 		"no": "Could not parse value 'no' for key 'pipeline.operator-chaining.enabled'. Unrecognized option for boolean: no. Expected either true or false(case insensitive) (allowed: true|false)",
 		"1":  "Unrecognized option for boolean: 1.",
 	}},
+	"pekko.ask.timeout": {"30 s", "30 s", map[string]string{
+		"0": "pekko.ask.timeout: 0 is out of range (allowed: 1 ms..)",
+	}},
 	"slot.request.timeout": {"5 min", "5 min", map[string]string{
 		"0":     "slot.request.timeout: 0 is out of range (allowed: 1 ms..)",
 		"10 ns": "slot.request.timeout: 10 ns is out of range (allowed: 1 ms..)",

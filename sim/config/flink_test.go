@@ -192,8 +192,8 @@ func TestDerivedDefaultsInTheHeader(t *testing.T) {
 			t.Errorf("%s in the header", kv.Key)
 		}
 	}
-	if n := len(Default().Values()); n != 87 {
-		t.Errorf("the header has %d settings; it had 78 before the memory inputs came, 80 with taskmanager.memory.segment-size and max-buffers-per-channel, 81 with sim.events.gap, 84 with sim.rpc.latency and sim.task.deploy-time / init-time, 87 with job.source, job.window and job.sink.parallelism", n)
+	if n := len(Default().Values()); n != 88 {
+		t.Errorf("the header has %d settings; it had 78 before the memory inputs came, 80 with taskmanager.memory.segment-size and max-buffers-per-channel, 81 with sim.events.gap, 84 with sim.rpc.latency and sim.task.deploy-time / init-time, 87 with job.source, job.window and job.sink.parallelism, 88 with pekko.ask.timeout", n)
 	}
 }
 

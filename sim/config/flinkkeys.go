@@ -207,7 +207,7 @@ var flinkKeys = []string{
 	"taskmanager.network.sort-shuffle.min-buffers",
 	"task.cancellation.interval", "task.cancellation.timeout", "task.cancellation.timers.timeout",
 	// pekko.* (RpcOptions in 1.20)
-	"pekko.ask.callstack", "pekko.ask.timeout", "pekko.client-socket-worker-pool.pool-size-factor",
+	"pekko.ask.callstack", "pekko.client-socket-worker-pool.pool-size-factor",
 	"pekko.client-socket-worker-pool.pool-size-max", "pekko.client-socket-worker-pool.pool-size-min",
 	"pekko.fork-join-executor.parallelism-factor", "pekko.fork-join-executor.parallelism-max",
 	"pekko.fork-join-executor.parallelism-min", "pekko.framesize", "pekko.jvm-exit-on-fatal-error", "pekko.log.lifecycle.events",

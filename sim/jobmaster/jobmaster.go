@@ -123,6 +123,9 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 		case timerRestart:
 			j.restart(o)
 			return
+		case timerSubmitTask:
+			j.submitTimedOut(o, b.Timer.Arg)
+			return
 		}
 		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == status.JobRunning {
 			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
@@ -328,7 +331,33 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 			messages.Str("allocation_id", d.Slot.AllocationID))
 		o.Send(d.Slot.TaskManager, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
 	}
+	// every submitTask of this deployment waits pekko.ask.timeout for its
+	// acknowledgement: one timer for the lot, as they are sent together
+	o.Timer(vt.FromDuration(j.cfg.AskTimeout), timerSubmitTask, int64(j.attempt))
 	j.sendExecutions(o)
+}
+
+// submitTimedOut fails the first task of attempt that never reported back
+// since its deployment (Execution.deploy: the submitTask future failed with
+// a TimeoutException, and markFailed fails the task over). A task that
+// reported any state was acknowledged: the TaskExecutor answers submitTask
+// before the task runs.
+func (j *JobMaster) submitTimedOut(o *kernel.Out, attempt int64) {
+	if attempt != int64(j.attempt) || !j.deploy || j.status != status.JobRunning {
+		return
+	}
+	for _, name := range j.order {
+		if j.tasks[name] != status.Scheduled {
+			continue
+		}
+		tm := j.location[name]
+		reason := "java.lang.Exception: Cannot deploy task " + name + " - TaskManager (" + tm + ") not responding after a rpcTimeout of " +
+			strconv.FormatInt(j.cfg.AskTimeout.Milliseconds(), 10) + " ms\nCaused by: java.util.concurrent.TimeoutException: Invocation of [RemoteRpcInvocation(TaskExecutorGateway.submitTask(TaskDeploymentDescriptor, JobMasterId, Duration))] at recipient [" + tm + "] timed out."
+		j.tasks[name] = status.Failed
+		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", status.Failed.String()), messages.Str("reason", reason))
+		j.failover(o, reason)
+		return
+	}
 }
 
 func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {

@@ -7,4 +7,5 @@ const (
 	timerAlignment          = "watermark_alignment"  // job.watermark.alignment.update-interval: announce the group's max watermark
 	timerHeartbeat          = "heartbeat"            // heartbeat.interval
 	timerRestart            = "restart"              // the restart strategy's backoff
+	timerSubmitTask         = "submit_task_timeout"  // pekko.ask.timeout of a deployment's submitTask calls
 )
