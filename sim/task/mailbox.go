@@ -21,6 +21,8 @@ type Mailbox struct {
 	busyCarry    vt.Time // busy time of a slice running past the last tick, counted in the next
 	lastTick     vt.Time
 	last         Rates
+	bpTotal      vt.Time // backpressured time of the whole run, up to the last unblock
+	blockStart   vt.Time // when the current backpressure began
 }
 
 // Rates are one tick's ms per second.
@@ -74,6 +76,7 @@ func (m *Mailbox) Block(now vt.Time) {
 	if !m.blocked {
 		m.blocked = true
 		m.blockedSince = now
+		m.blockStart = now
 	}
 }
 
@@ -82,7 +85,20 @@ func (m *Mailbox) Unblock(now vt.Time) {
 	if m.blocked {
 		m.blocked = false
 		m.bpAcc += now - m.blockedSince
+		m.bpTotal += now - m.blockStart
 	}
+}
+
+// ActivityClock is now less all the time the task has been backpressured:
+// Flink's PausableRelativeClock that SourceOperator registers as a listener
+// of backPressuredTimeMsPerSecond, so that a source whose output is full does
+// not take its splits for idle (WatermarksWithIdleness reads this clock).
+func (m *Mailbox) ActivityClock(now vt.Time) vt.Time {
+	bp := m.bpTotal
+	if m.blocked {
+		bp += now - m.blockStart
+	}
+	return now - bp
 }
 
 // Tick closes the metrics interval at now and returns its rates (ok false

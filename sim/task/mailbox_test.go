@@ -1,6 +1,10 @@
 package task
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/flinksim/flinksim/sim/vt"
+)
 
 const ms = 1000 // µs
 
@@ -56,5 +60,33 @@ func TestMailboxSpendAndWake(t *testing.T) {
 	m.Woken()
 	if _, ok := m.WakeAt(7 * ms); !ok {
 		t.Fatal("no wake-up after the first arrived")
+	}
+}
+
+// The activity clock (Flink's PausableRelativeClock under the idleness
+// timer) stands still while the task is backpressured, across metrics
+// ticks: blocked 200-500 ms and from 900 ms, the clock reads 600 at 1000 ms
+// (1000 - 300 - 100) and stays at 600 while still blocked.
+func TestMailboxActivityClock(t *testing.T) {
+	at := func(n int64) vt.Time { return vt.FromMillis(n) }
+	m := NewMailbox(0)
+	if got := m.ActivityClock(at(100)); got != at(100) {
+		t.Fatalf("before any backpressure: %d", got)
+	}
+	m.Block(at(200))
+	m.Tick(at(300)) // a tick in the middle of the backpressure does not move it
+	if got := m.ActivityClock(at(400)); got != at(200) {
+		t.Errorf("blocked since 200, at 400: %d, want 200 ms", got)
+	}
+	m.Unblock(at(500))
+	m.Block(at(900))
+	for _, tt := range []struct{ now, want int64 }{{900, 600}, {1000, 600}, {1200, 600}} {
+		if got := m.ActivityClock(at(tt.now)); got != at(tt.want) {
+			t.Errorf("at %d ms: %d, want %d ms", tt.now, got, tt.want)
+		}
+	}
+	m.Unblock(at(1200))
+	if got := m.ActivityClock(at(1500)); got != at(900) {
+		t.Errorf("at 1500 after 300+300 ms blocked: %d, want 900 ms", got)
 	}
 }

@@ -127,7 +127,9 @@ func (s *Subtask) periodicWatermark(o *kernel.Out) {
 	if s.src == nil || s.finishedAll || s.ck.awaitFinal || s.ck.stopping {
 		return // stop-with-savepoint (no drain): no watermark after the savepoint
 	}
-	wm, idle, changed := s.src.PeriodicEmit(vt.Millis(o.Now()))
+	// idleness counts only time the task was not backpressured
+	// (ProgressiveTimestampsAndWatermarks' inputActivityClock)
+	wm, idle, changed := s.src.PeriodicEmit(vt.Millis(s.mb.ActivityClock(o.Now())))
 	if !changed {
 		return
 	}
