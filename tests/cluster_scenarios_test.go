@@ -189,10 +189,10 @@ func TestClusterScenarios(t *testing.T) {
 		datadriven.RunTestFromString(t, string(script), again.handle)
 		again.close()
 		if first.transcript.String() != again.transcript.String() {
-			line, x, y, _ := firstDiff([]byte(first.transcript.String()), []byte(again.transcript.String()))
+			line, x, y, _ := eventlog.FirstDifference([]byte(first.transcript.String()), []byte(again.transcript.String()))
 			t.Fatalf("the second run printed something else at line %d\n first:  %s\n second: %s", line, x, y)
 		}
-		if line, x, y, differ := firstDiff(first.log.Bytes(), again.log.Bytes()); differ {
+		if line, x, y, differ := eventlog.FirstDifference(first.log.Bytes(), again.log.Bytes()); differ {
 			t.Fatalf("the second run wrote another log at line %d\n first:  %s\n second: %s", line, x, y)
 		}
 	})

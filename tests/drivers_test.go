@@ -6,6 +6,7 @@ import (
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
 // TestHollywoodAndPlainDriversAgree runs each scenario twice: with every
@@ -63,7 +64,7 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 			if ra.Invariant != "" {
 				t.Fatalf("invariant %s: %s", ra.Invariant, ra.Failure)
 			}
-			if line, x, y, differ := firstDiff(a.Bytes(), b.Bytes()); differ {
+			if line, x, y, differ := eventlog.FirstDifference(a.Bytes(), b.Bytes()); differ {
 				t.Fatalf("logs differ at line %d\n hollywood: %s\n plain:     %s", line, x, y)
 			}
 			if !sameSink(ra, rb) {

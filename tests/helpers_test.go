@@ -146,22 +146,3 @@ type tb interface {
 	Fatal(args ...any)
 	Fatalf(format string, args ...any)
 }
-
-// firstDiff compares two logs line by line: the 1-based line number and the
-// two lines where they first differ.
-func firstDiff(a, b []byte) (line int, x, y string, differ bool) {
-	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		sa, sb := "<end of log>", "<end of log>"
-		if i < len(la) {
-			sa = string(la[i])
-		}
-		if i < len(lb) {
-			sb = string(lb[i])
-		}
-		if sa != sb {
-			return i + 1, sa, sb, true
-		}
-	}
-	return 0, "", "", false
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
 )
 
@@ -122,7 +123,7 @@ func TestCutsSameOnBothDrivers(t *testing.T) {
 	if _, err := cluster.RunPlain(cfg, opt); err != nil {
 		t.Fatal(err)
 	}
-	if line, x, y, differ := firstDiff(a.Bytes(), b.Bytes()); differ {
+	if line, x, y, differ := eventlog.FirstDifference(a.Bytes(), b.Bytes()); differ {
 		t.Fatalf("the drivers differ at line %d:\n  actors: %s\n  plain:  %s", line, x, y)
 	}
 }

@@ -101,7 +101,7 @@ func TestSessionLiveActionsReplay(t *testing.T) {
 		if _, err := run(cfg, opt); err != nil {
 			t.Fatal(err)
 		}
-		if line, x, y, differ := firstDiff(live.Bytes(), again.Bytes()); differ {
+		if line, x, y, differ := eventlog.FirstDifference(live.Bytes(), again.Bytes()); differ {
 			t.Fatalf("plain=%v: the replay differs at line %d\n session: %s\n replay:  %s", plain, line, x, y)
 		}
 	}
@@ -129,7 +129,7 @@ func TestInterruptedAtTimeZeroReplays(t *testing.T) {
 	if res.JobStatus != "INTERRUPTED" || res.EndVT != 0 {
 		t.Fatalf("the replay ended %s at %d", res.JobStatus, res.EndVT)
 	}
-	if line, x, y, differ := firstDiff(live.Bytes(), again.Bytes()); differ {
+	if line, x, y, differ := eventlog.FirstDifference(live.Bytes(), again.Bytes()); differ {
 		t.Fatalf("the replay differs at line %d\n session: %s\n replay:  %s", line, x, y)
 	}
 }
@@ -172,7 +172,7 @@ func TestObservingChangesNothing(t *testing.T) {
 		}
 	}
 	s.Finish()
-	if line, x, y, differ := firstDiff(plainLog.Bytes(), watched.Bytes()); differ {
+	if line, x, y, differ := eventlog.FirstDifference(plainLog.Bytes(), watched.Bytes()); differ {
 		t.Fatalf("watching changed the log at line %d\n alone:   %s\n watched: %s", line, x, y)
 	}
 	if lines := bytes.Count(watched.Bytes(), []byte("\n")); observed != lines-2 {

@@ -137,7 +137,7 @@ func replay(path string) (bool, string, error) {
 	if _, err := execute(spec, &out, nil, nil); err != nil {
 		return false, "", err
 	}
-	if line, want, got, differ := firstDifference(data, out.Bytes()); differ {
+	if line, want, got, differ := eventlog.FirstDifference(data, out.Bytes()); differ {
 		return false, fmt.Sprintf("differs at line %d\n  expected: %s\n  got:      %s", line, input.Cut(want), input.Cut(got)), nil
 	}
 	return true, "identical", nil

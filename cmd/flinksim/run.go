@@ -504,7 +504,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 		if _, err = execute(spec, &b, nil, nil); err != nil {
 			return err
 		}
-		if line, x, y, differ := firstDifference(a.Bytes(), b.Bytes()); differ {
+		if line, x, y, differ := eventlog.FirstDifference(a.Bytes(), b.Bytes()); differ {
 			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d\n  run 1: %s\n  run 2: %s",
 				spec.cfg.Seed, line, input.Cut(x), input.Cut(y))}
 		}
@@ -603,32 +603,6 @@ func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 		return badInput("%v", err)
 	}
 	return nil
-}
-
-// firstDifference compares two logs line by line: 1-based line number and
-// the two lines where they first differ.
-func firstDifference(a, b []byte) (line int, x, y string, differ bool) {
-	la := bytes.Split(a, []byte("\n"))
-	lb := bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var sa, sb []byte
-		if i < len(la) {
-			sa = la[i]
-		}
-		if i < len(lb) {
-			sb = lb[i]
-		}
-		if !bytes.Equal(sa, sb) {
-			if i >= len(la) {
-				return i + 1, "<end of log>", string(sb), true
-			}
-			if i >= len(lb) {
-				return i + 1, string(sa), "<end of log>", true
-			}
-			return i + 1, string(sa), string(sb), true
-		}
-	}
-	return 0, "", "", false
 }
 
 // parseActions reads --action flags and an --actions file, sorted by time.

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
 var (
@@ -255,20 +257,11 @@ func (c *procs) hosting(t testing.TB, name string) *proc {
 
 // firstDiff names the first line where two logs differ ("" when equal).
 func firstDiff(a, b []byte) string {
-	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y []byte
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if !bytes.Equal(x, y) {
-			return fmt.Sprintf("line %d:\n  one process: %.500s\n  remote:      %.500s", i+1, x, y)
-		}
+	line, x, y, differ := eventlog.FirstDifference(a, b)
+	if !differ {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("line %d:\n  one process: %.500s\n  remote: %.500s", line, x, y)
 }
 
 func read(t testing.TB, path string) []byte {

@@ -16,6 +16,7 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
 // syncBuffer is a bytes.Buffer safe for the goroutines that write stderr.
@@ -103,20 +104,11 @@ func local(t *testing.T, cfg config.Config, opt cluster.Options) (*cluster.Resul
 }
 
 func firstDiff(a, b []byte) string {
-	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y []byte
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if !bytes.Equal(x, y) {
-			return fmt.Sprintf("line %d:\n  local:  %.400s\n  remote: %.400s", i+1, x, y)
-		}
+	line, x, y, differ := eventlog.FirstDifference(a, b)
+	if !differ {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("line %d:\n  local: %.500s\n  remote: %.500s", line, x, y)
 }
 
 func TestInProcessRemoteSameLog(t *testing.T) {

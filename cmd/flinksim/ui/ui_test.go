@@ -16,6 +16,7 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
 // recipeOf is the default job with the given settings.
@@ -289,20 +290,11 @@ func TestObservedEqualsUnobserved(t *testing.T) {
 
 // firstDiff names the first line where two logs differ.
 func firstDiff(a, b []byte) string {
-	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y []byte
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if !bytes.Equal(x, y) {
-			return fmt.Sprintf("line %d\n  want: %s\n  got:  %s", i+1, x, y)
-		}
+	line, x, y, differ := eventlog.FirstDifference(a, b)
+	if !differ {
+		return "no difference"
 	}
-	return "no difference"
+	return fmt.Sprintf("line %d:\n  want: %.500s\n  got: %.500s", line, x, y)
 }
 
 // readStream reads frames from an SSE stream in the background until stop
