@@ -65,27 +65,13 @@ func ConfigFromHeader(line []byte) (config.Config, error) {
 		Format   string            `json:"format"`
 		Settings map[string]string `json:"settings"`
 	}
-	cfg := config.Default()
 	if err := json.Unmarshal(line, &h); err != nil || h.Event != string(eventlog.KindHeader) {
-		return cfg, fmt.Errorf("not a flinksim log header")
+		return config.Default(), fmt.Errorf("not a flinksim log header")
 	}
 	if h.Format != eventlog.FormatVersion {
-		return cfg, fmt.Errorf("log format %q, this flinksim reads %q", h.Format, eventlog.FormatVersion)
+		return config.Default(), fmt.Errorf("log format %q, this flinksim reads %q", h.Format, eventlog.FormatVersion)
 	}
-	keys := make([]string, 0, len(h.Settings))
-	for k := range h.Settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if err := cfg.Set(k, h.Settings[k]); err != nil {
-			return cfg, err
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	return config.FromSettings(h.Settings)
 }
 
 // Rebuild brings back the actors of a lost process. It re-runs the recipe

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -93,18 +92,8 @@ func replay(path string) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
-	cfg := config.Default()
-	keys := make([]string, 0, len(h.Settings))
-	for k := range h.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := cfg.Set(k, h.Settings[k]); err != nil {
-			return false, "", badInput("%s:1: %v", path, err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := config.FromSettings(h.Settings)
+	if err != nil {
 		return false, "", badInput("%s:1: %v", path, err)
 	}
 	spec := runSpec{cfg: cfg}

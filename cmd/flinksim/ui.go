@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"time"
 
@@ -128,18 +127,8 @@ func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
 	if h.Format != eventlog.FormatVersion {
 		return ui.Recipe{}, 0, badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
 	}
-	cfg := config.Default()
-	keys := make([]string, 0, len(h.Settings))
-	for k := range h.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := cfg.Set(k, h.Settings[k]); err != nil {
-			return ui.Recipe{}, 0, badInput("%s:1: %v", path, err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := config.FromSettings(h.Settings)
+	if err != nil {
 		return ui.Recipe{}, 0, badInput("%s:1: %v", path, err)
 	}
 	acts, err := parseActions(h.Actions, "")

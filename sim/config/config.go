@@ -6,7 +6,10 @@
 // all read that table.
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Config holds every setting of one simulation run. The zero value is not
 // useful: start from Default and apply overrides with Set or LoadYAML, then
@@ -408,4 +411,23 @@ func (c *Config) RecordsPerBuffer() int {
 		return c.BufferRecords
 	}
 	return int(max(1, c.SegmentSize/int64(max(1, c.RecordBytes))))
+}
+
+// FromSettings is the configuration a log header's settings describe
+// (key -> value as Values writes them): the defaults with every key set in
+// key order (so that an error names the same key every time), then
+// validated. Errors are Set's and Validate's.
+func FromSettings(settings map[string]string) (Config, error) {
+	cfg := Default()
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := cfg.Set(k, settings[k]); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, cfg.Validate()
 }

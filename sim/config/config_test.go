@@ -655,3 +655,26 @@ func TestRecordsPerBuffer(t *testing.T) {
 		t.Errorf("48 kb segments: %v", err)
 	}
 }
+
+// FromSettings reads back what Values wrote, and refuses a bad value by its
+// key whatever the map's order.
+func TestFromSettings(t *testing.T) {
+	want := Default()
+	if err := want.Set("parallelism.default", "3"); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, kv := range want.Values() {
+		m[kv.Key] = kv.Value
+	}
+	got, err := FromSettings(m)
+	if err != nil || got.Parallelism != 3 || !reflect.DeepEqual(got.Values(), want.Values()) {
+		t.Fatalf("round trip: %v, parallelism %d", err, got.Parallelism)
+	}
+	m["sim.seed"], m["parallelism.default"] = "x", "0"
+	for range 5 {
+		if _, err := FromSettings(m); err == nil || !strings.Contains(err.Error(), "parallelism.default") {
+			t.Fatalf("want the first bad key in key order (parallelism.default), got %v", err)
+		}
+	}
+}
