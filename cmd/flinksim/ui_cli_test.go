@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,27 +19,8 @@ import (
 type uiProc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *lockedBuffer
+	stderr *syncBuffer
 	done   chan error
-}
-
-// lockedBuffer is a bytes.Buffer that exec's copying goroutine may write
-// while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *lockedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *lockedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startUI runs the binary's ui command on a free port and waits for the
@@ -52,7 +32,7 @@ func startUI(t *testing.T, args ...string) *uiProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &uiProc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	p := &uiProc{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
