@@ -83,12 +83,14 @@ type Scheduler struct {
 	step    uint64 // the step in flight (0: none)
 	waiting int
 	dones   []*messages.Done
-	run     *Run
-	steps   int // steps taken in this Run
-	query   *pendingQuery
-	queryID uint64
-	ctx     *actor.Context // the actor's Context: its Engine and PID
-	mailbox serial
+	// delivers are the Delivers of the step in flight (next)
+	delivers []messages.Deliver
+	run      *Run
+	steps    int // steps taken in this Run
+	query    *pendingQuery
+	queryID  uint64
+	ctx      *actor.Context // the actor's Context: its Engine and PID
+	mailbox  serial
 	// Sender, when set, carries each step's Delivers and the inspection
 	// requests instead of one engine send each (the remote transport: one
 	// batch per process per step). Set it before the scheduler is spawned.
@@ -199,11 +201,22 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	// each receiver gets its one Deliver whoever sends it, and the kernel
 	// orders the Dones.
 	ds := st.Deliveries
-	for len(ds) > sendChunk {
-		trySubmit(&deliverChunk{s: s, engine: ctx.Engine(), n: st.N, now: st.Now.Micros(), ds: ds[len(ds)-sendChunk:]})
-		ds = ds[:len(ds)-sendChunk]
+	// one Deliver per receiver of the step, reused by the next step: a
+	// receiver is done with its Deliver when its Done is in
+	if cap(s.delivers) < len(ds) {
+		s.delivers = make([]messages.Deliver, len(ds))
 	}
-	(&deliverChunk{s: s, engine: ctx.Engine(), n: st.N, now: st.Now.Micros(), ds: ds}).run()
+	s.delivers = s.delivers[:len(ds)]
+	for i := range ds {
+		m := &s.delivers[i]
+		m.Step, m.Now, m.Envelopes = st.N, st.Now.Micros(), ds[i].Envelopes
+	}
+	ms := s.delivers
+	for len(ds) > sendChunk {
+		trySubmit(&deliverChunk{s: s, engine: ctx.Engine(), ds: ds[len(ds)-sendChunk:], ms: ms[len(ms)-sendChunk:]})
+		ds, ms = ds[:len(ds)-sendChunk], ms[:len(ms)-sendChunk]
+	}
+	(&deliverChunk{s: s, engine: ctx.Engine(), ds: ds, ms: ms}).run()
 }
 
 // sendChunk is how many Delivers one worker sends of a wide step.
@@ -214,14 +227,13 @@ const sendChunk = 128
 type deliverChunk struct {
 	s      *Scheduler
 	engine *actor.Engine
-	n      uint64
-	now    int64
 	ds     []kernel.Delivery
+	ms     []messages.Deliver // ms[i] is ds[i]'s
 }
 
 func (c *deliverChunk) run() {
-	for _, d := range c.ds {
-		c.engine.SendWithSender(c.s.pids[d.To], &messages.Deliver{Step: c.n, Now: c.now, Envelopes: d.Envelopes}, c.s.self)
+	for i := range c.ds {
+		c.engine.SendWithSender(c.s.pids[c.ds[i].To], &c.ms[i], c.s.self)
 	}
 }
 

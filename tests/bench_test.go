@@ -48,6 +48,27 @@ func cpuSeconds(b *testing.B) float64 {
 // sink, every delivery through the scheduler).
 func BenchmarkBuiltinJob(b *testing.B) { benchJob(b, 60, "sim.duration=60 s") }
 
+// BenchmarkBuiltinJobPlain is BenchmarkBuiltinJob on the plain driver
+// (kernel.Loop: every component called in one goroutine, no Hollywood): the
+// simulation's own cost of a step, the rest of BenchmarkBuiltinJob's being
+// the actors' round trips.
+func BenchmarkBuiltinJobPlain(b *testing.B) {
+	cfg := settings(b, "sim.duration=60 s")
+	var steps uint64
+	for i := 0; i < b.N; i++ {
+		res, err := cluster.RunPlain(cfg, cluster.Options{Log: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Counters["records_read"] != 60000 {
+			b.Fatalf("records_read %d, want 60000", res.Counters["records_read"])
+		}
+		steps += res.Steps
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(steps), "ns/step")
+	b.ReportMetric(60000*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
 // BenchmarkHighRate is the built-in job at 20,000 records per virtual
 // second: the per-record path dominates.
 func BenchmarkHighRate(b *testing.B) { benchJob(b, 20, "sim.duration=20 s", "sim.source.rate=20000") }

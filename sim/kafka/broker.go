@@ -370,10 +370,9 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 		}
 		return false
 	}
-	res := &messages.FetchResponse{RequestId: req.RequestId}
+	res, parts, body := newFetchResponse(len(req.Partitions))
+	res.RequestId = req.RequestId
 	recs := NewRecords(total)
-	parts := make([]messages.PartitionRecords, len(req.Partitions))
-	res.Partitions = make([]*messages.PartitionRecords, len(req.Partitions))
 	var vals []byte // the generator's values, formatted as they are read
 	if k.gen != nil {
 		vals = make([]byte, 0, total*48)
@@ -390,10 +389,37 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 				at += r.n[pass]
 			}
 		}
-		res.Partitions[i] = pr
 	}
-	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_FetchResponse{FetchResponse: res})
+	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), body)
 	return true
+}
+
+// fetchResponse is a response to a fetch of one partition (a source
+// subtask reads one split, most often) with its envelope body, allocated
+// together.
+type fetchResponse struct {
+	res  messages.FetchResponse
+	body messages.Envelope_FetchResponse
+	ptrs [1]*messages.PartitionRecords
+	part [1]messages.PartitionRecords
+}
+
+// newFetchResponse returns a response for n partitions, its n partitions'
+// records (res.Partitions[i] is &parts[i]) and its envelope body.
+func newFetchResponse(n int) (res *messages.FetchResponse, parts []messages.PartitionRecords, body *messages.Envelope_FetchResponse) {
+	if n == 1 {
+		f := &fetchResponse{}
+		f.ptrs[0] = &f.part[0]
+		f.res.Partitions = f.ptrs[:]
+		f.body.FetchResponse = &f.res
+		return &f.res, f.part[:], &f.body
+	}
+	res = &messages.FetchResponse{Partitions: make([]*messages.PartitionRecords, n)}
+	parts = make([]messages.PartitionRecords, n)
+	for i := range parts {
+		res.Partitions[i] = &parts[i]
+	}
+	return res, parts, &messages.Envelope_FetchResponse{FetchResponse: res}
 }
 
 // fetchRange is what one fetch reads of one partition: in each of the two

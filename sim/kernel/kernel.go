@@ -140,6 +140,9 @@ type Kernel struct {
 	ended   bool
 	res     Result
 	buf     []*messages.Envelope
+	// the step Next hands out, reused: a driver holds it only until Finish
+	st   Step
+	envs []*messages.Envelope // the step's envelopes to live receivers, in order
 	hosts   map[string]string // actor -> host (network.go)
 	cuts    []*activeCut      // network cuts in progress, in start order
 	cutID   int64
@@ -214,7 +217,10 @@ func (k *Kernel) Queued(dst []*messages.Envelope) []*messages.Envelope { return 
 
 // Next returns the next step to deliver if one is due before until, or
 // pauses with the clock at until, or reports that the run has ended. A step
-// must be finished (Finish) before Next is called again.
+// must be finished (Finish) before Next is called again. The Step, its
+// Deliveries and their Envelopes slices are the kernel's and are reused by the
+// next call: a driver reads them until it calls Finish and keeps none of them
+// (the envelopes themselves it may keep).
 func (k *Kernel) Next(until vt.Time) (*Step, State) {
 	if k.inStep {
 		panic("kernel: Next before the last step was finished")
@@ -243,7 +249,10 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 			k.cfg.Progress(t)
 		}
 		k.buf = k.network(t, k.q.PopStep(k.buf[:0]))
-		st := &Step{N: k.step, Now: t}
+		st := &k.st
+		st.N, st.Now, st.Deliveries = k.step, t, st.Deliveries[:0]
+		clear(k.envs)
+		k.envs = k.envs[:0]
 		for i := 0; i < len(k.buf); {
 			j := i + 1
 			for j < len(k.buf) && k.buf[j].To == k.buf[i].To {
@@ -252,11 +261,11 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 			to := k.buf[i].To
 			switch {
 			case k.live[to]:
-				envs := make([]*messages.Envelope, j-i)
-				copy(envs, k.buf[i:j])
+				at := len(k.envs)
+				k.envs = append(k.envs, k.buf[i:j]...)
 				k.res.Deliveries += uint64(j - i)
-				st.Deliveries = append(st.Deliveries, Delivery{To: to, Envelopes: envs})
-				for _, e := range envs {
+				st.Deliveries = append(st.Deliveries, Delivery{To: to, Envelopes: k.envs[at:len(k.envs):len(k.envs)]})
+				for _, e := range k.buf[i:j] {
 					if a, ok := e.Body.(*messages.Envelope_Action); ok && a.Action.Live {
 						k.log(t, UserName, KindAction, messages.Str("action", a.Action.Text), messages.Str("to", to))
 					}

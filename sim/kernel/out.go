@@ -46,6 +46,31 @@ type Out struct {
 	failure   string
 	invariant string
 	endRun    bool
+	// reused between deliveries: the Done handed to the driver, which the
+	// kernel has read (Finish) before this actor's next delivery begins,
+	// and the envelopes allocated ahead, a slab at a time
+	d    messages.Done
+	slab []messages.Envelope
+	tims []timerEnvelope
+}
+
+// timerEnvelope is a timer's envelope with its body, allocated together.
+type timerEnvelope struct {
+	env  messages.Envelope
+	body messages.Envelope_Timer
+	t    messages.Timer
+}
+
+// slabSize is how many envelopes an Out allocates at a time.
+const slabSize = 32
+
+func (o *Out) envelope() *messages.Envelope {
+	if len(o.slab) == 0 {
+		o.slab = make([]messages.Envelope, slabSize)
+	}
+	e := &o.slab[0]
+	o.slab = o.slab[1:]
+	return e
 }
 
 // NewOut returns the Out of actor name with its random generator seeded
@@ -79,12 +104,25 @@ func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
 		at = o.now
 	}
 	o.sendSeq++
-	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at.Micros(), To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now.Micros(), Body: body})
+	e := o.envelope()
+	e.DeliverAt, e.To, e.From, e.SenderSeq, e.SentAt, e.Body = at.Micros(), to, o.name, o.sendSeq, o.now.Micros(), body
+	o.envs = append(o.envs, e)
 }
 
 // Timer sends body to this actor itself after delay µs.
 func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
-	o.Send(o.name, delay, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: kind, Arg: arg}})
+	delay = max(delay, 0)
+	if len(o.tims) == 0 {
+		o.tims = make([]timerEnvelope, slabSize)
+	}
+	te := &o.tims[0]
+	o.tims = o.tims[1:]
+	te.t.Kind, te.t.Arg = kind, arg
+	te.body.Timer = &te.t
+	o.sendSeq++
+	e := &te.env
+	e.DeliverAt, e.To, e.From, e.SenderSeq, e.SentAt, e.Body = (o.now + delay).Micros(), o.name, o.name, o.sendSeq, o.now.Micros(), &te.body
+	o.envs = append(o.envs, e)
 }
 
 // Log records an event of this actor at the current virtual time.
@@ -119,13 +157,19 @@ func (o *Out) Invariant(name, format string, args ...any) {
 func (o *Out) begin(now vt.Time) {
 	o.now = now
 	o.logSeq = 0
-	o.envs, o.events, o.spawned, o.stopped = nil, nil, nil, nil
+	clear(o.envs)
+	clear(o.events)
+	o.envs, o.events, o.spawned, o.stopped = o.envs[:0], o.events[:0], nil, nil
 	o.failure, o.invariant, o.endRun = "", "", false
 }
 
+// done is the delivery's Done: o's own, valid until o's next delivery
+// begins (the kernel reads it in Finish before that).
 func (o *Out) done(step uint64) *messages.Done {
-	return &messages.Done{Step: step, Actor: o.name, Out: o.envs, Events: o.events,
-		Spawned: o.spawned, Stopped: o.stopped, Failure: o.failure, Invariant: o.invariant, EndRun: o.endRun}
+	d := &o.d
+	d.Step, d.Actor, d.Out, d.Events = step, o.name, o.envs, o.events
+	d.Spawned, d.Stopped, d.Failure, d.Invariant, d.EndRun = o.spawned, o.stopped, o.failure, o.invariant, o.endRun
+	return d
 }
 
 // Deliver runs one delivery of envelopes through c and returns its Done. A

@@ -147,18 +147,52 @@ func (r *Reader) NextFetch(stopped bool) *messages.Fetch {
 	if r.fetching || stopped || len(r.queue)-r.head >= r.cfg.MaxPollRecords {
 		return nil
 	}
-	req := &messages.Fetch{Topic: r.cfg.Topic, MaxRecords: int32(r.cfg.MaxPollRecords)}
+	n := 0
 	for _, st := range r.splits {
 		if !st.Finished && !st.Paused {
-			req.Partitions = append(req.Partitions, &messages.FetchPartition{Partition: st.Partition, Offset: r.fetchOffset(st)})
+			n++
 		}
 	}
-	if len(req.Partitions) == 0 {
+	if n == 0 {
 		return nil
+	}
+	req := newFetch(n)
+	req.Topic, req.MaxRecords = r.cfg.Topic, int32(r.cfg.MaxPollRecords)
+	i := 0
+	for _, st := range r.splits {
+		if !st.Finished && !st.Paused {
+			fp := req.Partitions[i]
+			fp.Partition, fp.Offset = st.Partition, r.fetchOffset(st)
+			i++
+		}
 	}
 	r.fetchID++
 	req.RequestId = r.fetchID
 	r.fetching = true
+	return req
+}
+
+// fetch1 is a fetch of one partition (a reader of one split, most often),
+// allocated together.
+type fetch1 struct {
+	f    messages.Fetch
+	ptrs [1]*messages.FetchPartition
+	part messages.FetchPartition
+}
+
+// newFetch returns a Fetch of n zero partitions.
+func newFetch(n int) *messages.Fetch {
+	if n == 1 {
+		f := &fetch1{}
+		f.ptrs[0] = &f.part
+		f.f.Partitions = f.ptrs[:]
+		return &f.f
+	}
+	parts := make([]messages.FetchPartition, n)
+	req := &messages.Fetch{Partitions: make([]*messages.FetchPartition, n)}
+	for i := range parts {
+		req.Partitions[i] = &parts[i]
+	}
 	return req
 }
 
