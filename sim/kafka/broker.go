@@ -61,6 +61,7 @@ type Broker struct {
 	maxTs      int64        // events file: the newest event time in the source topic (ms)
 	haveTs     bool
 	ranges     []fetchRange // scratch of fetch
+	arena      recordArena  // where fetch responses' records are carved from
 	produced   int64        // sink records accepted (plain or transactional)
 	rejected   int64        // sink records refused (produce_rejected)
 	txnErrs    int64        // transaction requests refused (txn_errors)
@@ -372,10 +373,10 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 	}
 	res, parts, body := newFetchResponse(len(req.Partitions))
 	res.RequestId = req.RequestId
-	recs := NewRecords(total)
+	recs := k.arena.records(total)
 	var vals []byte // the generator's values, formatted as they are read
 	if k.gen != nil {
-		vals = make([]byte, 0, total*48)
+		vals = k.arena.values(total * 48)
 	}
 	at := 0
 	for i, fp := range req.Partitions {
@@ -390,8 +391,56 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 			}
 		}
 	}
+	if k.gen != nil {
+		k.arena.used(vals)
+	}
 	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), body)
 	return true
+}
+
+// recordArena hands out the records of fetch responses from slabs, a few
+// hundred at a time, instead of a few allocations per fetch. A slab lives
+// as long as any record carved from it: records are never written after
+// the response is sent, nor reused.
+type recordArena struct {
+	recs []messages.KafkaRecord
+	ptrs []*messages.KafkaRecord
+	vals []byte
+}
+
+// arenaRecords is how many records a slab holds (more when one fetch needs
+// more).
+const arenaRecords = 512
+
+// records returns n pointers to n new zero records.
+func (a *recordArena) records(n int) []*messages.KafkaRecord {
+	if len(a.recs) < n {
+		m := max(n, arenaRecords)
+		a.recs, a.ptrs = make([]messages.KafkaRecord, m), make([]*messages.KafkaRecord, m)
+	}
+	out := a.ptrs[:n:n]
+	for i := range out {
+		out[i] = &a.recs[i]
+	}
+	a.recs, a.ptrs = a.recs[n:], a.ptrs[n:]
+	return out
+}
+
+// values returns an empty slice with room for about n bytes of values, to
+// append to; used tells the arena what was appended.
+func (a *recordArena) values(n int) []byte {
+	if cap(a.vals)-len(a.vals) < n {
+		a.vals = make([]byte, 0, max(n, arenaRecords*48))
+	}
+	return a.vals[len(a.vals):len(a.vals):cap(a.vals)]
+}
+
+// used advances the arena past v, a slice values returned and its owner
+// appended to (unless it outgrew the arena's room).
+func (a *recordArena) used(v []byte) {
+	if rest := a.vals[len(a.vals):cap(a.vals)]; len(v) > 0 && len(rest) >= len(v) && &rest[0] == &v[0] {
+		a.vals = a.vals[:len(a.vals)+len(v)]
+	}
 }
 
 // fetchResponse is a response to a fetch of one partition (a source
