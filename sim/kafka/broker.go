@@ -371,7 +371,7 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 		}
 		return false
 	}
-	res, parts, body := newFetchResponse(len(req.Partitions))
+	res, parts, body := k.arena.response(len(req.Partitions))
 	res.RequestId = req.RequestId
 	recs := k.arena.records(total)
 	var vals []byte // the generator's values, formatted as they are read
@@ -403,10 +403,14 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 // as long as any record carved from it: records are never written after
 // the response is sent, nor reused.
 type recordArena struct {
-	recs []messages.KafkaRecord
-	ptrs []*messages.KafkaRecord
-	vals []byte
+	recs  []messages.KafkaRecord
+	ptrs  []*messages.KafkaRecord
+	vals  []byte
+	resps []fetchResponse
 }
+
+// arenaResponses is how many one-partition responses a slab holds.
+const arenaResponses = 64
 
 // arenaRecords is how many records a slab holds (more when one fetch needs
 // more).
@@ -453,11 +457,15 @@ type fetchResponse struct {
 	part [1]messages.PartitionRecords
 }
 
-// newFetchResponse returns a response for n partitions, its n partitions'
-// records (res.Partitions[i] is &parts[i]) and its envelope body.
-func newFetchResponse(n int) (res *messages.FetchResponse, parts []messages.PartitionRecords, body *messages.Envelope_FetchResponse) {
+// response returns a response for n partitions, its n partitions' records
+// (res.Partitions[i] is &parts[i]) and its envelope body.
+func (a *recordArena) response(n int) (res *messages.FetchResponse, parts []messages.PartitionRecords, body *messages.Envelope_FetchResponse) {
 	if n == 1 {
-		f := &fetchResponse{}
+		if len(a.resps) == 0 {
+			a.resps = make([]fetchResponse, arenaResponses)
+		}
+		f := &a.resps[0]
+		a.resps = a.resps[1:]
 		f.ptrs[0] = &f.part[0]
 		f.res.Partitions = f.ptrs[:]
 		f.body.FetchResponse = &f.res

@@ -141,12 +141,12 @@ type Kernel struct {
 	res     Result
 	buf     []*messages.Envelope
 	// the step Next hands out, reused: a driver holds it only until Finish
-	st   Step
-	envs []*messages.Envelope // the step's envelopes to live receivers, in order
-	hosts   map[string]string // actor -> host (network.go)
-	cuts    []*activeCut      // network cuts in progress, in start order
-	cutID   int64
-	seq     uint64 // sender_seq of the kernel's own envelopes
+	st    Step
+	envs  []*messages.Envelope // the step's envelopes to live receivers, in order
+	hosts map[string]string    // actor -> host (network.go)
+	cuts  []*activeCut         // network cuts in progress, in start order
+	cutID int64
+	seq   uint64 // sender_seq of the kernel's own envelopes
 }
 
 // New returns a kernel at virtual time 0 with an empty queue.

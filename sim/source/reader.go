@@ -58,6 +58,7 @@ type Reader struct {
 	splits       []*Split
 	mux          *watermark.SplitMultiplexer
 	fetching     bool
+	slab         []fetch1 // one-partition fetches, carved by newFetch
 	fetchID      int64
 	queue        []queued
 	head         int
@@ -156,7 +157,7 @@ func (r *Reader) NextFetch(stopped bool) *messages.Fetch {
 	if n == 0 {
 		return nil
 	}
-	req := newFetch(n)
+	req := r.newFetch(n)
 	req.Topic, req.MaxRecords = r.cfg.Topic, int32(r.cfg.MaxPollRecords)
 	i := 0
 	for _, st := range r.splits {
@@ -180,10 +181,16 @@ type fetch1 struct {
 	part messages.FetchPartition
 }
 
-// newFetch returns a Fetch of n zero partitions.
-func newFetch(n int) *messages.Fetch {
+// newFetch returns a Fetch of n zero partitions. One-partition fetches are
+// carved from a slab of the reader's: a Fetch is never written after it is
+// sent, nor reused.
+func (r *Reader) newFetch(n int) *messages.Fetch {
 	if n == 1 {
-		f := &fetch1{}
+		if len(r.slab) == 0 {
+			r.slab = make([]fetch1, 64)
+		}
+		f := &r.slab[0]
+		r.slab = r.slab[1:]
 		f.ptrs[0] = &f.part
 		f.f.Partitions = f.ptrs[:]
 		return &f.f
