@@ -27,7 +27,10 @@ func Less(a, b *messages.Envelope) bool { return Compare(a, b) < 0 }
 // Invariant: for every i > 0, q.h[(i-1)/2].DeliverAt <= q.h[i].DeliverAt.
 // Push and Pop cost O(log n) integer compares; PopStep sorts its k
 // envelopes in O(k log k).
-type Queue struct{ h []*messages.Envelope }
+type Queue struct {
+	h    []*messages.Envelope
+	keys []keyedEnvelope // scratch of sortStep
+}
 
 // Push adds an envelope.
 func (q *Queue) Push(e *messages.Envelope) {
@@ -99,11 +102,92 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 	for len(q.h) > 0 && Time(q.h[0].DeliverAt) == t {
 		dst = append(dst, q.pop())
 	}
-	step := dst[from:]
-	if len(step) > 1 {
-		slices.SortFunc(step, Compare)
-	}
+	q.sortStep(dst[from:])
 	return dst
+}
+
+// stepLess is Less for two envelopes of one step (equal deliver_at).
+func stepLess(a, b *messages.Envelope) bool {
+	if a.To != b.To {
+		return a.To < b.To
+	}
+	if a.From != b.From {
+		return a.From < b.From
+	}
+	return a.SenderSeq < b.SenderSeq
+}
+
+// sortStep sorts the envelopes of one step by stepLess. The order is total
+// (no two envelopes share from and sender_seq), so any correct sort gives
+// the same result. A wide step (a keyBy edge's: thousands of envelopes to
+// names like "window-12/ch-3") spent its time comparing receiver names that
+// share long prefixes; so a step of more than a few envelopes is sorted on
+// keys made once per envelope (keyedStep), each comparison two integer
+// compares unless the names' first 16 bytes are equal.
+func (q *Queue) sortStep(s []*messages.Envelope) {
+	if len(s) <= 12 {
+		insertionStep(s)
+		return
+	}
+	ks := q.keys[:0]
+	for _, e := range s {
+		k1, k2 := nameKey(e.To)
+		ks = append(ks, keyedEnvelope{k1, k2, e})
+	}
+	slices.SortFunc(ks, compareKeyed)
+	for i := range ks {
+		s[i] = ks[i].e
+		ks[i].e = nil
+	}
+	q.keys = ks[:0]
+}
+
+// keyedEnvelope is an envelope with the first 16 bytes of its receiver's
+// name as two big-endian integers (zero-padded: names hold no NUL byte, so
+// the integers order as the names' prefixes do).
+type keyedEnvelope struct {
+	k1, k2 uint64
+	e      *messages.Envelope
+}
+
+func nameKey(name string) (k1, k2 uint64) {
+	for i := range 16 {
+		var b uint64
+		if i < len(name) {
+			b = uint64(name[i])
+		}
+		if i < 8 {
+			k1 = k1<<8 | b
+		} else {
+			k2 = k2<<8 | b
+		}
+	}
+	return k1, k2
+}
+
+func compareKeyed(a, b keyedEnvelope) int {
+	if a.k1 != b.k1 {
+		return cmp.Compare(a.k1, b.k1)
+	}
+	if a.k2 != b.k2 {
+		return cmp.Compare(a.k2, b.k2)
+	}
+	if stepLess(a.e, b.e) {
+		return -1
+	}
+	if stepLess(b.e, a.e) {
+		return 1
+	}
+	return 0
+}
+
+// insertionStep sorts a short step by stepLess.
+func insertionStep(s []*messages.Envelope) {
+	for i := 1; i < len(s); i++ {
+		for k := i; k > 0 && stepLess(s[k], s[k-1]); k-- {
+			s[k], s[k-1] = s[k-1], s[k]
+		}
+	}
 }
 
 // Compare is Less as a three-way comparison (for slices.SortFunc).

@@ -3,6 +3,7 @@ package vt
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -372,4 +373,45 @@ func TestNewRandIndependentStreams(t *testing.T) {
 	if want := draws(7, "tm-1", 8); !equal(got, want) {
 		t.Errorf("interleaved draws changed tm-1's sequence: %v, want %v", got, want)
 	}
+}
+
+// TestSortStepAgreesWithOracle sorts wide steps (up to a few thousand
+// envelopes, many to the same receiver, as a keyBy edge's step is; receiver
+// names shorter and longer than the 16 bytes sortStep keys on, sharing long
+// prefixes) with sortStep and with insertionStep, and checks both against
+// the naive lexicographic oracle.
+func TestSortStepAgreesWithOracle(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 3000).Draw(t, "n")
+		receivers := rapid.IntRange(1, 70).Draw(t, "receivers")
+		format := rapid.SampledFrom([]string{"window-%d/ch-%d", "w%d-%d", "a-very-long-task-name-%d/ch-%d", "window-1%d/c%d"}).Draw(t, "format")
+		seed := rapid.Uint64().Draw(t, "seed")
+		r := NewRand(seed, "sortStep")
+		seq := map[string]uint64{}
+		var s []*messages.Envelope
+		for range n {
+			from := fmt.Sprint("source-", r.IntN(5))
+			seq[from]++
+			s = append(s, env(7, fmt.Sprintf(format, r.IntN(receivers), r.IntN(3)), from, seq[from]))
+		}
+		want := slices.Clone(s)
+		slices.SortFunc(want, naiveCompare)
+		var q Queue
+		got := slices.Clone(s)
+		q.sortStep(got)
+		short := slices.Clone(s[:min(len(s), 200)])
+		insertionStep(short)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("sortStep: at %d %s, want %s", i, show(got[i]), show(want[i]))
+			}
+		}
+		wantShort := slices.Clone(s[:len(short)])
+		slices.SortFunc(wantShort, naiveCompare)
+		for i := range wantShort {
+			if short[i] != wantShort[i] {
+				t.Fatalf("insertionStep: at %d %s, want %s", i, show(short[i]), show(wantShort[i]))
+			}
+		}
+	})
 }
