@@ -122,7 +122,29 @@ func (s *Scheduler) Receive(ctx *actor.Context) {
 		s.ctx = ctx // Hollywood keeps one Context per actor; its Engine and PID do not change
 		s.mailbox.handle = s.handle
 	}
-	s.mailbox.push(ctx.Message()) // handled on a worker's grown stack (workers.go)
+	// handled on a worker's grown stack (workers.go), but for a Done that
+	// only counts (not the step's last), which needs no stack to speak of
+	s.mailbox.pushUnless(ctx.Message(), s.countDone)
+}
+
+// countDone handles a Done that is not its step's last (or is stale) and
+// reports whether it did; the last Done of a step, which merges the step
+// and sends the next, goes to the workers. Called only while no other
+// message of the scheduler is queued or being handled (serial.pushUnless).
+func (s *Scheduler) countDone(msg any) bool {
+	m, ok := msg.(*messages.Done)
+	if !ok {
+		return false
+	}
+	if s.step == 0 || m.Step != s.step {
+		return true // stale: handle ignores it too
+	}
+	if s.waiting <= 1 {
+		return false
+	}
+	s.dones = append(s.dones, m)
+	s.waiting--
+	return true
 }
 
 // handle is Receive's work for one message, on a worker, one message at a

@@ -74,6 +74,20 @@ func (q *serial) push(m any) {
 	submit(q)
 }
 
+// pushUnless is push, unless nothing is queued or being handled and quick
+// handles m on the caller's goroutine at once (quick reports whether it
+// did): the same order as push, without a worker's wake for a message
+// that needs next to no work.
+func (q *serial) pushUnless(m any, quick func(any) bool) {
+	q.mu.Lock()
+	if !q.scheduled && len(q.queue) == 0 && quick(m) {
+		q.mu.Unlock()
+		return
+	}
+	q.mu.Unlock()
+	q.push(m)
+}
+
 func (q *serial) run() {
 	for {
 		q.mu.Lock()
