@@ -535,9 +535,10 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 		}
 		fmt.Fprintln(stderr, text)
 	}
-	fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %d records read, %d results written, %d visible to a %s consumer (%d duplicates, %d uncommitted)\n",
-		res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(), res.Counters["records_read"], res.Counters["results_written"],
-		len(res.Sink), res.OutputIsolation, res.Duplicates, res.Uncommitted)
+	fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s read, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
+		res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(),
+		plural(res.Counters["records_read"], "record"), plural(res.Counters["results_written"], "result"),
+		len(res.Sink), res.OutputIsolation, plural(res.Duplicates, "duplicate"), res.Uncommitted)
 	if f.output != "" {
 		if err := writeOutput(f.output, res, stdout); err != nil {
 			return err
@@ -635,3 +636,4 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 }
 
 var _ = slices.Contains[[]string]
+

@@ -314,6 +314,7 @@ func (v *view) flushFirings() {
 			strings.Join(g.actors, ", "), lateText(g.firing)))
 }
 
+// plural is n and noun, in the plural unless n is 1.
 func plural(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -104,6 +104,9 @@ func Parse(s string) (Action, error) {
 		return Action{}, fmt.Errorf("action %q: at=%s needs a unit, e.g. at=%ss or at=%sms", s, at, at, at)
 	}
 	d, err := config.ParseDuration(at)
+	if err != nil && strings.HasPrefix(at, "-") {
+		return Action{}, fmt.Errorf("action %q: at=%s: an action's time cannot be negative (virtual time starts at 0; %v)", s, at, err)
+	}
 	if err != nil {
 		return Action{}, fmt.Errorf("action %q: at=%s: %v", s, at, err)
 	}

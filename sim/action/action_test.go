@@ -42,6 +42,7 @@ func TestParseErrors(t *testing.T) {
 		"at=90s rescale 0":                   "Operator parallelism not within bounds: 0",
 		"at=90s trigger-checkpoint now":      "takes no argument",
 		"at=90 kill-taskmanager tm-1":        "at=90 needs a unit, e.g. at=90s or at=90ms",
+		"at=-5s trigger-checkpoint":          "an action's time cannot be negative",
 		"at=90s rescale 3 max=4":             "the second argument of rescale is max-parallelism=N",
 		"at=90s rescale 3 max-parallelism=0": "the second argument of rescale is max-parallelism=N",
 	}
