@@ -47,11 +47,8 @@ type Out struct {
 	invariant string
 	endRun    bool
 	// reused between deliveries: the Done handed to the driver, which the
-	// kernel has read (Finish) before this actor's next delivery begins,
-	// and the envelopes allocated ahead, a slab at a time
-	d    messages.Done
-	slab []messages.Envelope
-	tims []timerEnvelope
+	// kernel has read (Finish) before this actor's next delivery begins
+	d messages.Done
 }
 
 // timerEnvelope is a timer's envelope with its body, allocated together.
@@ -59,18 +56,6 @@ type timerEnvelope struct {
 	env  messages.Envelope
 	body messages.Envelope_Timer
 	t    messages.Timer
-}
-
-// slabSize is how many envelopes an Out allocates at a time.
-const slabSize = 32
-
-func (o *Out) envelope() *messages.Envelope {
-	if len(o.slab) == 0 {
-		o.slab = make([]messages.Envelope, slabSize)
-	}
-	e := &o.slab[0]
-	o.slab = o.slab[1:]
-	return e
 }
 
 // NewOut returns the Out of actor name with its random generator seeded
@@ -104,19 +89,16 @@ func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
 		at = o.now
 	}
 	o.sendSeq++
-	e := o.envelope()
-	e.DeliverAt, e.To, e.From, e.SenderSeq, e.SentAt, e.Body = at.Micros(), to, o.name, o.sendSeq, o.now.Micros(), body
-	o.envs = append(o.envs, e)
+	// one allocation per envelope: envelopes carved from a shared slab
+	// measured slower at parallelism 64 and 90 MB larger, each slab held
+	// alive by its longest-waiting envelope
+	o.envs = append(o.envs, &messages.Envelope{DeliverAt: at.Micros(), To: to, From: o.name, SenderSeq: o.sendSeq, SentAt: o.now.Micros(), Body: body})
 }
 
 // Timer sends body to this actor itself after delay µs.
 func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
 	delay = max(delay, 0)
-	if len(o.tims) == 0 {
-		o.tims = make([]timerEnvelope, slabSize)
-	}
-	te := &o.tims[0]
-	o.tims = o.tims[1:]
+	te := &timerEnvelope{}
 	te.t.Kind, te.t.Arg = kind, arg
 	te.body.Timer = &te.t
 	o.sendSeq++
