@@ -636,4 +636,3 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 }
 
 var _ = slices.Contains[[]string]
-
