@@ -440,11 +440,18 @@ func (a *recordArena) values(n int) []byte {
 }
 
 // used advances the arena past v, a slice values returned and its owner
-// appended to (unless it outgrew the arena's room).
+// appended to. When v outgrew the arena's room, append moved it, but the
+// records filled before the move still point into the arena's slab: the
+// slab is dropped, so that no later fetch writes over them.
 func (a *recordArena) used(v []byte) {
-	if rest := a.vals[len(a.vals):cap(a.vals)]; len(v) > 0 && len(rest) >= len(v) && &rest[0] == &v[0] {
-		a.vals = a.vals[:len(a.vals)+len(v)]
+	if len(v) == 0 {
+		return
 	}
+	if rest := a.vals[len(a.vals):cap(a.vals)]; len(rest) >= len(v) && &rest[0] == &v[0] {
+		a.vals = a.vals[:len(a.vals)+len(v)]
+		return
+	}
+	a.vals = nil
 }
 
 // fetchResponse is a response to a fetch of one partition (a source
