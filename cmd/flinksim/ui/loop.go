@@ -489,16 +489,25 @@ func (l *loop) publish() {
 
 	o := l.obs
 	o.mu.Lock()
+	// the live views add what a running attempt counted since its last
+	// log line, without being stored: what an ended attempt counts comes
+	// from the log alone, so the totals do not depend on when someone
+	// looked (a re-run after a jump back polls at other moments)
+	tot := o.totals()
 	for _, vx := range full.Vertices {
 		for _, s := range vx.Subtasks {
-			a := o.attempt(s.Name)
-			if len(s.Splits) > 0 || vx.ID == jobgraph.VertexSource {
-				a.recordsRead = max(a.recordsRead, s.RecordsIn)
+			var read, late int64
+			if a := o.attempts[s.Name]; a != nil {
+				read, late = a.recordsRead, a.lateDropped
 			}
-			a.lateDropped = max(a.lateDropped, s.LateDropped)
+			if (len(s.Splits) > 0 || vx.ID == jobgraph.VertexSource) && s.RecordsIn > read {
+				tot.recordsRead += s.RecordsIn - read
+			}
+			if s.LateDropped > late {
+				tot.lateDropped += s.LateDropped - late
+			}
 		}
 	}
-	tot := o.totals()
 	var cp *Checkpoint
 	if n := len(o.checkpoints); n > 0 {
 		c := *o.checkpoints[n-1]
