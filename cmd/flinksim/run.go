@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -634,5 +633,3 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 	action.Sort(out)
 	return out, nil
 }
-
-var _ = slices.Contains[[]string]
