@@ -95,6 +95,13 @@ type Scheduler struct {
 	// requests instead of one engine send each (the remote transport: one
 	// batch per process per step). Set it before the scheduler is spawned.
 	Sender StepSender
+	// AdaptProcs has the scheduler set GOMAXPROCS to one P while the steps
+	// are narrow and to every P while they are wide (procs.go), and give the
+	// process its Ps back when the run ends. GOMAXPROCS is the process's, so
+	// only for a process that runs one simulation at a time. Set it before
+	// the scheduler is spawned.
+	AdaptProcs bool
+	procs      procs
 }
 
 type pendingQuery struct {
@@ -214,6 +221,9 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	}
 	s.step = st.N
 	s.waiting = len(st.Deliveries)
+	if s.AdaptProcs {
+		s.procs.step(len(st.Deliveries))
+	}
 	if s.Sender != nil {
 		s.Sender.SendStep(ctx, s.self, st, s.pids)
 		return
@@ -285,6 +295,7 @@ func (s *Scheduler) report() {
 	state := kernel.StatePaused
 	if s.k.Ended() {
 		state = kernel.StateEnded
+		s.procs.restore()
 	}
 	r := s.run
 	s.run = nil

@@ -53,6 +53,11 @@ type Options struct {
 	// Progress, when set, is told the virtual time now and then (for a
 	// progress line on a terminal; never part of the log).
 	Progress func(vtUs int64)
+	// AdaptProcs lets the scheduler set GOMAXPROCS for the run: one P while
+	// the steps are narrow, every P while they are wide (actors.Scheduler's
+	// AdaptProcs). For a process that runs one simulation at a time; the
+	// plain driver ignores it.
+	AdaptProcs bool
 }
 
 // Bounded reports whether the run's source is bounded.

@@ -124,7 +124,7 @@ type rebuilt struct {
 	out *kernel.Out
 }
 
-func (r *rebuildLoop) host(k *kernel.Kernel, seed uint64) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+func (r *rebuildLoop) host(k *kernel.Kernel, seed uint64, _ Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
 	r.k, r.seed = k, seed
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
 		k.Register(sp)

@@ -79,10 +79,10 @@ func NewPlainSession(cfg config.Config, opt Options) (*Session, error) {
 // hosting builds the driver of kernel k: where the components live and how
 // the kernel moves on. spawn hosts a component; kick loads the first actors
 // and envelopes.
-type hosting func(k *kernel.Kernel, seed uint64) (spawn kernel.Spawner, kick func(sp []*messages.Spawned, initial []*messages.Envelope), drv driver, err error)
+type hosting func(k *kernel.Kernel, seed uint64, opt Options) (spawn kernel.Spawner, kick func(sp []*messages.Spawned, initial []*messages.Envelope), drv driver, err error)
 
 // plainHosting is the plain driver (kernel.Loop).
-func plainHosting(k *kernel.Kernel, seed uint64) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+func plainHosting(k *kernel.Kernel, seed uint64, _ Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
 	l := kernel.NewLoop(k, seed)
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
 		k.Register(sp)
@@ -102,7 +102,7 @@ type hollywood struct {
 	hosted *actors.Host      // set by host
 }
 
-func (h *hollywood) host(k *kernel.Kernel, seed uint64) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+func (h *hollywood) host(k *kernel.Kernel, seed uint64, opt Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
 	engine := h.engine
 	if engine == nil {
 		var err error
@@ -112,6 +112,7 @@ func (h *hollywood) host(k *kernel.Kernel, seed uint64) (kernel.Spawner, func([]
 	}
 	sch := actors.NewScheduler(k)
 	sch.Sender = h.sender
+	sch.AdaptProcs = opt.AdaptProcs
 	spid := engine.Spawn(func() actor.Receiver { return sch }, "scheduler",
 		actor.WithID(actors.SchedulerName), actor.WithMaxRestarts(0))
 	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Place: h.place}
@@ -139,7 +140,7 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
 	}
 	k := kernel.New(kc)
-	spawn, kick, drv, err := host(k, cfg.Seed)
+	spawn, kick, drv, err := host(k, cfg.Seed, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -12,14 +12,17 @@ import (
 // benchJob runs the job of the settings kv b.N times and reports simulated
 // records per wall second, virtual seconds per wall second, and records per
 // second of CPU time of the whole process (user + system, all threads: on a
-// shared machine it moves less with the load than wall time does).
+// shared machine it moves less with the load than wall time does). It runs
+// as `flinksim run` does: the scheduler picks the Ps (cluster.Options
+// AdaptProcs: one P for the narrow steps of a small job, every P for wide
+// ones), so the -2 of a benchmark's name is the Ps the process may use.
 func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 	cfg := settings(b, kv...)
 	var records int64
 	var steps uint64
 	cpu0 := cpuSeconds(b)
 	for i := 0; i < b.N; i++ {
-		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard})
+		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard, AdaptProcs: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -27,11 +28,16 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	widen, err := action.Parse("at=10s rescale 64")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		kv     []string
 		events string
 		acts   []action.Action
+		adapt  bool // the Hollywood run chooses its Ps (cluster.Options.AdaptProcs)
 	}{
 		{name: "default", kv: []string{"sim.duration=60 s"}},
 		{name: "events file", kv: []string{"job.window.size=15 s"}, events: clicks},
@@ -42,6 +48,10 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 			"execution.checkpointing.unaligned.enabled=true", "sim.cost.window=3 ms"}},
 		{name: "rescale 2 to 3", events: clicks, acts: []action.Action{rescale},
 			kv: []string{"sim.events.pace=event-time", "taskmanager.numberOfTaskSlots=2"}},
+		// narrow steps on one P, then wide ones (64 x 64 channels, ~57
+		// deliveries per step) on every P
+		{name: "Ps chosen by step width, rescale 2 to 64", acts: []action.Action{widen}, adapt: true,
+			kv: []string{"sim.duration=20 s", "sim.taskmanagers=4", "taskmanager.numberOfTaskSlots=16", "job.source.partitions=64"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,10 +62,16 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 			}
 			var a, b bytes.Buffer
 			opt.Log = &a
+			opt.AdaptProcs = tt.adapt
+			procs := runtime.GOMAXPROCS(0)
 			ra, err := cluster.Run(cfg, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
+			if got := runtime.GOMAXPROCS(0); got != procs {
+				t.Fatalf("GOMAXPROCS %d after the run, %d before", got, procs)
+			}
+			opt.AdaptProcs = false
 			opt.Log = &b
 			rb, err := cluster.RunPlain(cfg, opt)
 			if err != nil {

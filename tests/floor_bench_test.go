@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/anthdm/hollywood/actor"
@@ -55,4 +56,12 @@ func BenchmarkGatedRoundTrip(b *testing.B) {
 	e.Send(gate, b.N)
 	<-g.done
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/step")
+}
+
+// BenchmarkGatedRoundTripOneP is BenchmarkGatedRoundTrip on one P: the floor
+// of a job whose steps are narrow, which the scheduler runs on one P
+// (cluster.Options.AdaptProcs).
+func BenchmarkGatedRoundTripOneP(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	BenchmarkGatedRoundTrip(b)
 }

@@ -81,6 +81,12 @@ func oneP() {
 	}
 }
 
+// adaptProcs is cluster.Options.AdaptProcs for a command that runs one
+// simulation at a time: the scheduler picks one P for narrow steps and
+// every P for wide ones, unless the user set GOMAXPROCS. (A jobmanager
+// process is on one P already: there it changes nothing.)
+func adaptProcs() bool { return os.Getenv("GOMAXPROCS") == "" }
+
 // profile starts a CPU profile into path ("": none) and returns its stop.
 func profile(path string) func() {
 	if path == "" {
