@@ -96,12 +96,13 @@ type Scheduler struct {
 	// batch per process per step). Set it before the scheduler is spawned.
 	Sender StepSender
 	// AdaptProcs has the scheduler set GOMAXPROCS to one P while the steps
-	// are narrow and to every P while they are wide (procs.go), and give the
-	// process its Ps back when the run ends. GOMAXPROCS is the process's, so
-	// only for a process that runs one simulation at a time. Set it before
-	// the scheduler is spawned.
-	AdaptProcs bool
-	procs      procs
+	// are narrow and to every P while they are wide, AdaptGC the GC percent
+	// to 200 while the live heap is small (workers.go, tuning); both go
+	// back to the process's own when the run ends. They are the process's,
+	// so only for a process that runs one simulation at a time. Set them
+	// before the scheduler is spawned.
+	AdaptProcs, AdaptGC bool
+	tuning              tuning
 }
 
 type pendingQuery struct {
@@ -221,8 +222,9 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	}
 	s.step = st.N
 	s.waiting = len(st.Deliveries)
-	if s.AdaptProcs {
-		s.procs.step(len(st.Deliveries))
+	if s.AdaptProcs || s.AdaptGC {
+		s.tuning.procs, s.tuning.gc = s.AdaptProcs, s.AdaptGC
+		s.tuning.step(len(st.Deliveries))
 	}
 	if s.Sender != nil {
 		s.Sender.SendStep(ctx, s.self, st, s.pids)
@@ -295,7 +297,7 @@ func (s *Scheduler) report() {
 	state := kernel.StatePaused
 	if s.k.Ended() {
 		state = kernel.StateEnded
-		s.procs.restore()
+		s.tuning.restore()
 	}
 	r := s.run
 	s.run = nil

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -111,10 +113,12 @@ func (q *serial) run() {
 	}
 }
 
-// How many Ps (GOMAXPROCS) a run's goroutines get, when the scheduler is
-// asked to choose (Scheduler.AdaptProcs).
+// How the Go runtime is set for a run, when the scheduler is asked to
+// choose (Scheduler.AdaptProcs, Scheduler.AdaptGC): how many Ps
+// (GOMAXPROCS) its goroutines get, and how much the heap may grow between
+// two collections (the GC percent, GOGC).
 //
-// A step is a chain of hand-offs: the scheduler's Deliver reaches a
+// Ps: a step is a chain of hand-offs: the scheduler's Deliver reaches a
 // receiver's Hollywood inbox, a worker runs the component, its Done goes
 // back to the scheduler's inbox, the last Done merges the step and sends
 // the next. With two or more Ps every hand-off readies a goroutine that
@@ -124,69 +128,140 @@ func (q *serial) run() {
 // channels) has enough work in parallel to pay for the wakes. Measured on
 // 2 cores (README.md, "Speed"): the default job (1.75 deliveries per step)
 // and the 20,000 records/s job run 1.2-1.6x faster on one P; parallelism 64
-// (~97 deliveries per step) 1.5x slower. Nothing here reaches the log: the
-// delivery order is the kernel's whatever runs where.
+// (~97 deliveries per step) 1.5x slower.
+//
+// GC: a run allocates per delivery and keeps little (the default job's live
+// heap is ~15 MB), so collecting at twice the live heap spends a tenth of
+// the CPU time on the collector; while the live heap is small it may grow
+// to three times itself (GOGC=200: ~1.1x faster), and a large one (a
+// million keys' window state) is collected as the process's setting says,
+// so its peak stays where it was.
+//
+// Nothing here reaches the log: the delivery order is the kernel's
+// whatever runs where, and when the collector runs changes no value.
 const (
-	procsWindow = 256 // steps between two choices
+	tuneWindow = 256 // steps between two choices
 	// a window averaging at least wideSteps deliveries per step gets every
 	// P, one below narrowSteps one P; in between it keeps what it has
 	wideSteps   = 24
 	narrowSteps = 12
+	// the GC percent while the live heap is small: below smallHeap it is
+	// set, at or above largeHeap the process's own comes back
+	smallHeapGC = 200
+	smallHeap   = 192 << 20
+	largeHeap   = 256 << 20
 )
 
-// processProcs is GOMAXPROCS as the first run that chose found it: what
-// every later run may go back up to, whatever an earlier run (say, a UI
-// session left paused) set.
+// processProcs and processGC are GOMAXPROCS and the GC percent as the first
+// run that chose found them: what every later run goes back to, whatever
+// an earlier run (say, a UI session left paused) set.
 var (
-	processProcs     int
-	processProcsOnce sync.Once
+	processProcs, processGC int
+	processOnce             sync.Once
 )
 
-// procs is the scheduler's choice of Ps.
-type procs struct {
-	max        int // the most it may set (0: not begun)
-	now        int // what it is set to now
+// tuning is the scheduler's choice of Ps and GC percent.
+type tuning struct {
+	procs, gc  bool // what it chooses
+	begun      bool
+	max, now   int // the most Ps it may set; what it set
+	gcNow      int // the GC percent it set
 	steps      int // steps of the current window
 	deliveries int // their deliveries
-	// gomaxprocs is runtime.GOMAXPROCS, or a test's stand-in (set with max)
+	// the runtime's setters and the live heap (a test's stand-ins)
 	gomaxprocs func(int) int
+	gcPercent  func(int) int
+	liveHeap   func() uint64
+}
+
+// begin reads what the process has.
+func (t *tuning) begin() {
+	t.begun = true
+	if t.gomaxprocs != nil {
+		return // a test's
+	}
+	processOnce.Do(func() {
+		processProcs = runtime.GOMAXPROCS(0)
+		processGC = debug.SetGCPercent(-1)
+		debug.SetGCPercent(processGC)
+	})
+	t.gomaxprocs, t.gcPercent, t.liveHeap = runtime.GOMAXPROCS, debug.SetGCPercent, readLiveHeap
+	t.max, t.now = processProcs, runtime.GOMAXPROCS(0)
+	t.gcNow = debug.SetGCPercent(-1)
+	debug.SetGCPercent(t.gcNow)
 }
 
 // step counts a step of n deliveries and, at the end of a window, sets
-// GOMAXPROCS to what the window's width asks for.
-func (p *procs) step(n int) {
-	if p.max == 0 {
-		p.gomaxprocs = runtime.GOMAXPROCS
-		processProcsOnce.Do(func() { processProcs = runtime.GOMAXPROCS(0) })
-		p.max, p.now = processProcs, runtime.GOMAXPROCS(0)
+// GOMAXPROCS to what the window's width asks for and the GC percent to
+// what the live heap asks for.
+func (t *tuning) step(n int) {
+	if !t.begun {
+		t.begin()
 	}
-	p.steps++
-	p.deliveries += n
-	if p.steps < procsWindow {
+	t.steps++
+	t.deliveries += n
+	if t.steps < tuneWindow {
 		return
 	}
-	want := p.now
-	switch {
-	case p.deliveries >= wideSteps*p.steps:
-		want = p.max
-	case p.deliveries < narrowSteps*p.steps:
-		want = 1
+	if t.procs {
+		want := t.now
+		switch {
+		case t.deliveries >= wideSteps*t.steps:
+			want = t.max
+		case t.deliveries < narrowSteps*t.steps:
+			want = 1
+		}
+		t.setProcs(want)
 	}
-	p.set(want)
-	p.steps, p.deliveries = 0, 0
+	if t.gc && processGC > 0 {
+		switch live := t.liveHeap(); {
+		case live < smallHeap:
+			t.setGC(max(smallHeapGC, processGC))
+		case live >= largeHeap:
+			t.setGC(processGC)
+		}
+	}
+	t.steps, t.deliveries = 0, 0
 }
 
-// set makes GOMAXPROCS n (a stop of the world, so only on a change).
-func (p *procs) set(n int) {
-	if n != p.now {
-		p.gomaxprocs(n)
-		p.now = n
+// setProcs makes GOMAXPROCS n and setGC the GC percent p (each a stop of
+// the world, so only on a change).
+func (t *tuning) setProcs(n int) {
+	if n != t.now {
+		t.gomaxprocs(n)
+		t.now = n
 	}
 }
 
-// restore gives the process back its Ps (processProcs).
-func (p *procs) restore() {
-	if p.max != 0 {
-		p.set(p.max)
+func (t *tuning) setGC(p int) {
+	if p != t.gcNow {
+		t.gcPercent(p)
+		t.gcNow = p
 	}
+}
+
+// restore gives the process back its own Ps and GC percent.
+func (t *tuning) restore() {
+	if !t.begun {
+		return
+	}
+	if t.procs {
+		t.setProcs(t.max)
+	}
+	if t.gc {
+		t.setGC(processGC)
+	}
+}
+
+// liveHeapSample is the runtime metric readLiveHeap reads.
+var liveHeapSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// readLiveHeap is the heap the last collection found live. Called by the
+// scheduler only, one step at a time.
+func readLiveHeap() uint64 {
+	metrics.Read(liveHeapSample)
+	if liveHeapSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return liveHeapSample[0].Value.Uint64()
 }

@@ -54,10 +54,11 @@ type Options struct {
 	// progress line on a terminal; never part of the log).
 	Progress func(vtUs int64)
 	// AdaptProcs lets the scheduler set GOMAXPROCS for the run: one P while
-	// the steps are narrow, every P while they are wide (actors.Scheduler's
-	// AdaptProcs). For a process that runs one simulation at a time; the
-	// plain driver ignores it.
-	AdaptProcs bool
+	// the steps are narrow, every P while they are wide; AdaptGC the GC
+	// percent: 200 while the live heap is small (actors.Scheduler's
+	// AdaptProcs and AdaptGC). For a process that runs one simulation at a
+	// time; the plain driver ignores them. Neither changes the log.
+	AdaptProcs, AdaptGC bool
 }
 
 // Bounded reports whether the run's source is bounded.

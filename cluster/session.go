@@ -112,7 +112,7 @@ func (h *hollywood) host(k *kernel.Kernel, seed uint64, opt Options) (kernel.Spa
 	}
 	sch := actors.NewScheduler(k)
 	sch.Sender = h.sender
-	sch.AdaptProcs = opt.AdaptProcs
+	sch.AdaptProcs, sch.AdaptGC = opt.AdaptProcs, opt.AdaptGC
 	spid := engine.Spawn(func() actor.Receiver { return sch }, "scheduler",
 		actor.WithID(actors.SchedulerName), actor.WithMaxRestarts(0))
 	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Place: h.place}

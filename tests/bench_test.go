@@ -13,16 +13,17 @@ import (
 // records per wall second, virtual seconds per wall second, and records per
 // second of CPU time of the whole process (user + system, all threads: on a
 // shared machine it moves less with the load than wall time does). It runs
-// as `flinksim run` does: the scheduler picks the Ps (cluster.Options
-// AdaptProcs: one P for the narrow steps of a small job, every P for wide
-// ones), so the -2 of a benchmark's name is the Ps the process may use.
+// as `flinksim run` does: the scheduler picks the Ps and the GC percent
+// (cluster.Options AdaptProcs: one P for the narrow steps of a small job,
+// every P for wide ones; AdaptGC: 200 while the live heap is small), so the
+// -2 of a benchmark's name is the Ps the process may use.
 func benchJob(b *testing.B, virtualSeconds float64, kv ...string) {
 	cfg := settings(b, kv...)
 	var records int64
 	var steps uint64
 	cpu0 := cpuSeconds(b)
 	for i := 0; i < b.N; i++ {
-		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard, AdaptProcs: true})
+		res, err := cluster.Run(cfg, cluster.Options{Log: io.Discard, AdaptProcs: true, AdaptGC: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -37,7 +38,7 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 		kv     []string
 		events string
 		acts   []action.Action
-		adapt  bool // the Hollywood run chooses its Ps (cluster.Options.AdaptProcs)
+		adapt  bool // the Hollywood run chooses its Ps and GC percent (cluster.Options.AdaptProcs, AdaptGC)
 	}{
 		{name: "default", kv: []string{"sim.duration=60 s"}},
 		{name: "events file", kv: []string{"job.window.size=15 s"}, events: clicks},
@@ -62,8 +63,9 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 			}
 			var a, b bytes.Buffer
 			opt.Log = &a
-			opt.AdaptProcs = tt.adapt
-			procs := runtime.GOMAXPROCS(0)
+			opt.AdaptProcs, opt.AdaptGC = tt.adapt, tt.adapt
+			procs, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(-1)
+			debug.SetGCPercent(gc)
 			ra, err := cluster.Run(cfg, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -71,7 +73,10 @@ func TestHollywoodAndPlainDriversAgree(t *testing.T) {
 			if got := runtime.GOMAXPROCS(0); got != procs {
 				t.Fatalf("GOMAXPROCS %d after the run, %d before", got, procs)
 			}
-			opt.AdaptProcs = false
+			if got := debug.SetGCPercent(gc); got != gc {
+				t.Fatalf("GC percent %d after the run, %d before", got, gc)
+			}
+			opt.AdaptProcs, opt.AdaptGC = false, false
 			opt.Log = &b
 			rb, err := cluster.RunPlain(cfg, opt)
 			if err != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/flinksim/flinksim/cluster"
 	"github.com/spf13/pflag"
 
 	"github.com/flinksim/flinksim/cmd/flinksim/remote"
@@ -81,11 +83,15 @@ func oneP() {
 	}
 }
 
-// adaptProcs is cluster.Options.AdaptProcs for a command that runs one
-// simulation at a time: the scheduler picks one P for narrow steps and
-// every P for wide ones, unless the user set GOMAXPROCS. (A jobmanager
-// process is on one P already: there it changes nothing.)
-func adaptProcs() bool { return os.Getenv("GOMAXPROCS") == "" }
+// adapt sets cluster.Options.AdaptProcs and AdaptGC for a command that
+// runs one simulation at a time: the scheduler picks one P for narrow steps
+// and every P for wide ones, unless the user set GOMAXPROCS (a jobmanager
+// process is on one P already: there it changes nothing), and a GC percent
+// of 200 while the live heap is small, unless the user set GOGC.
+func adapt(opt *cluster.Options) {
+	opt.AdaptProcs = os.Getenv("GOMAXPROCS") == ""
+	opt.AdaptGC = os.Getenv("GOGC") == ""
+}
 
 // profile starts a CPU profile into path ("": none) and returns its stop.
 func profile(path string) func() {

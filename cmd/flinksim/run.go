@@ -294,7 +294,7 @@ type runner func(cfg config.Config, opt cluster.Options) (*cluster.Result, error
 func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
-	opt.AdaptProcs = adaptProcs()
+	adapt(&opt)
 	if len(observers) > 0 {
 		opt.Observe = func(ev *messages.LogEvent) {
 			for _, o := range observers {

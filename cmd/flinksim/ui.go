@@ -194,7 +194,7 @@ func serveUI(ctx context.Context, cmd *cobra.Command, f uiFlags, ready func(addr
 		return err
 	}
 	loopback := isLoopback(f.listen)
-	r.Options.AdaptProcs = adaptProcs()
+	adapt(&r.Options)
 	srv, err := ui.New(ui.Config{Recipe: r, ReplayEnd: end, Loopback: loopback})
 	if err != nil {
 		return badInput("%v", err)
