@@ -168,6 +168,9 @@ func (s *Scheduler) handle(msg any) {
 	switch m := msg.(type) {
 	case *Kickoff:
 		s.self = ctx.PID()
+		if s.AdaptProcs || s.AdaptGC {
+			s.tuning.begin(s.AdaptProcs, s.AdaptGC)
+		}
 		s.register(m.Spawned)
 		for _, e := range m.Initial {
 			s.k.Push(e)
@@ -222,8 +225,7 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	}
 	s.step = st.N
 	s.waiting = len(st.Deliveries)
-	if s.AdaptProcs || s.AdaptGC {
-		s.tuning.procs, s.tuning.gc = s.AdaptProcs, s.AdaptGC
+	if s.tuning.begun {
 		s.tuning.step(len(st.Deliveries))
 	}
 	if s.Sender != nil {

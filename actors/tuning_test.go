@@ -47,12 +47,11 @@ func TestProcsFollowsStepWidth(t *testing.T) {
 // TestGCPercentFollowsLiveHeap: 200 while the live heap is small, the
 // process's own once it is large, and back to the process's own at the end.
 func TestGCPercentFollowsLiveHeap(t *testing.T) {
-	if processGC <= 0 {
-		processGC = 100 // as begin would find it with GOGC unset
-	}
+	defer func(was int) { processGC = was }(processGC)
+	processGC = 100 // as begin finds it with GOGC unset
 	var set []int
 	live := uint64(0)
-	p := tuning{gc: true, begun: true, gcNow: processGC, gomaxprocs: func(int) int { return 0 },
+	p := tuning{gc: true, begun: true, gcNow: processGC,
 		gcPercent: func(n int) int { set = append(set, n); return 0 }, liveHeap: func() uint64 { return live }}
 	window := func(heap uint64) int {
 		live = heap

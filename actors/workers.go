@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -163,41 +164,38 @@ var (
 // tuning is the scheduler's choice of Ps and GC percent.
 type tuning struct {
 	procs, gc  bool // what it chooses
-	begun      bool
-	max, now   int // the most Ps it may set; what it set
-	gcNow      int // the GC percent it set
-	steps      int // steps of the current window
-	deliveries int // their deliveries
+	begun      bool // begin was called
+	max, now   int  // the most Ps it may set; what it set
+	gcNow      int  // the GC percent it set
+	steps      int  // steps of the current window
+	deliveries int  // their deliveries
 	// the runtime's setters and the live heap (a test's stand-ins)
 	gomaxprocs func(int) int
 	gcPercent  func(int) int
 	liveHeap   func() uint64
 }
 
-// begin reads what the process has.
-func (t *tuning) begin() {
-	t.begun = true
-	if t.gomaxprocs != nil {
-		return // a test's
-	}
-	processOnce.Do(func() {
-		processProcs = runtime.GOMAXPROCS(0)
-		processGC = debug.SetGCPercent(-1)
-		debug.SetGCPercent(processGC)
-	})
+// begin reads what the process has; the tuning chooses the Ps if procs,
+// the GC percent if gc.
+func (t *tuning) begin(procs, gc bool) {
+	t.begun, t.procs, t.gc = true, procs, gc
+	processOnce.Do(func() { processProcs, processGC = runtime.GOMAXPROCS(0), gcPercentNow() })
 	t.gomaxprocs, t.gcPercent, t.liveHeap = runtime.GOMAXPROCS, debug.SetGCPercent, readLiveHeap
-	t.max, t.now = processProcs, runtime.GOMAXPROCS(0)
-	t.gcNow = debug.SetGCPercent(-1)
-	debug.SetGCPercent(t.gcNow)
+	t.max, t.now, t.gcNow = processProcs, runtime.GOMAXPROCS(0), gcPercentNow()
 }
 
-// step counts a step of n deliveries and, at the end of a window, sets
-// GOMAXPROCS to what the window's width asks for and the GC percent to
-// what the live heap asks for.
+// gcPercentNow is the GC percent in force (debug.SetGCPercent is the only
+// way to read it: it is set to off and back at once).
+func gcPercentNow() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// step counts a step of n deliveries (after begin) and, at the end of a
+// window, sets GOMAXPROCS to what the window's width asks for and the GC
+// percent to what the live heap asks for.
 func (t *tuning) step(n int) {
-	if !t.begun {
-		t.begin()
-	}
 	t.steps++
 	t.deliveries += n
 	if t.steps < tuneWindow {
@@ -256,12 +254,13 @@ func (t *tuning) restore() {
 // liveHeapSample is the runtime metric readLiveHeap reads.
 var liveHeapSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 
-// readLiveHeap is the heap the last collection found live. Called by the
-// scheduler only, one step at a time.
+// readLiveHeap is the heap the last collection found live, in bytes (the
+// largest uint64 when the runtime does not say: the process's own GC
+// percent then stays). Called by the scheduler only, one step at a time.
 func readLiveHeap() uint64 {
 	metrics.Read(liveHeapSample)
 	if liveHeapSample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return math.MaxUint64
 	}
 	return liveHeapSample[0].Value.Uint64()
 }

@@ -339,10 +339,9 @@ func f(e interface{ SendRepeat(any, any, any) }) { e.SendRepeat(nil, nil, nil) }
 
 // hostingConcurrency is the one file allowed goroutines and sync: the
 // long-lived workers that run the actors' handlers (Hollywood v1.0.5 would
-// start a fresh goroutine, with a fresh stack, per delivery) and the choice
-// of how many Ps they get. It hands work to goroutines; it holds no
-// simulation state and orders nothing: the
-// scheduler's gate (one Deliver per actor per step, the next only after its
+// start a fresh goroutine, with a fresh stack, per delivery) and the
+// choice of a run's Ps and GC percent. It hands work to goroutines; it
+// holds no simulation state and orders nothing: the scheduler's gate (one Deliver per actor per step, the next only after its
 // Done) and the scheduler's own serial mailbox do. Only the two concurrency
 // rules are waived there, not the clock or the random source.
 const hostingConcurrency = "actors/workers.go:"

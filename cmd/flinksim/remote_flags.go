@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/flinksim/flinksim/cluster"
 	"github.com/spf13/pflag"
 
+	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/cmd/flinksim/remote"
 )
 
