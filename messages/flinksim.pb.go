@@ -1167,7 +1167,11 @@ type Done struct {
 	Invariant string                 `protobuf:"bytes,8,opt,name=invariant,proto3" json:"invariant,omitempty"` // non-empty when failure is a broken invariant
 	// the run has ended (the job reached a terminal status): the scheduler
 	// asks every actor for its final counters after this step
-	EndRun        bool `protobuf:"varint,9,opt,name=end_run,json=endRun,proto3" json:"end_run,omitempty"`
+	EndRun bool `protobuf:"varint,9,opt,name=end_run,json=endRun,proto3" json:"end_run,omitempty"`
+	// sender_seqs of envelopes this actor sent in earlier deliveries and
+	// withdraws: the scheduler drops them undelivered (a broker's fetch
+	// response sent ahead of its time, overtaken by a user's edit)
+	Cancelled     []uint64 `protobuf:"varint,10,rep,packed,name=cancelled,proto3" json:"cancelled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1263,6 +1267,13 @@ func (x *Done) GetEndRun() bool {
 		return x.EndRun
 	}
 	return false
+}
+
+func (x *Done) GetCancelled() []uint64 {
+	if x != nil {
+		return x.Cancelled
+	}
+	return nil
 }
 
 // Spawned names an actor and where its PID lives.
@@ -6492,7 +6503,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
 	"\x03now\x18\x02 \x01(\x03R\x03now\x129\n" +
-	"\tenvelopes\x18\x03 \x03(\v2\x1b.flinksim.messages.EnvelopeR\tenvelopes\"\xb5\x02\n" +
+	"\tenvelopes\x18\x03 \x03(\v2\x1b.flinksim.messages.EnvelopeR\tenvelopes\"\xd3\x02\n" +
 	"\x04Done\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12-\n" +
@@ -6502,7 +6513,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\astopped\x18\x06 \x03(\tR\astopped\x12\x18\n" +
 	"\afailure\x18\a \x01(\tR\afailure\x12\x1c\n" +
 	"\tinvariant\x18\b \x01(\tR\tinvariant\x12\x17\n" +
-	"\aend_run\x18\t \x01(\bR\x06endRun\"G\n" +
+	"\aend_run\x18\t \x01(\bR\x06endRun\x12\x1c\n" +
+	"\tcancelled\x18\n" +
+	" \x03(\x04R\tcancelled\"G\n" +
 	"\aSpawned\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x0e\n" +

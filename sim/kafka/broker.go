@@ -26,9 +26,17 @@ const fetchMaxWait = 500_000 // µs
 const generatorTick = 10_000
 
 type parkedFetch struct {
-	id   int64
-	from string
-	req  *messages.Fetch
+	id       int64
+	from     string
+	req      *messages.Fetch
+	deadline vt.Time // when fetch.max.wait.ms runs out
+	timer    bool    // its fetch.max.wait.ms timer is set
+	// answered ahead (broker_ahead.go): the response is sent as of the
+	// generator's tick at due (sender_seq sent), and at due the consumer
+	// positions of the request's partitions become pos
+	sent uint64
+	due  vt.Time
+	pos  []int64
 }
 
 // Broker is the Kafka broker: the source topic (filled by the built-in generator or
@@ -61,6 +69,8 @@ type Broker struct {
 	maxTs      int64        // events file: the newest event time in the source topic (ms)
 	haveTs     bool
 	ranges     []fetchRange // scratch of fetch
+	pos        []int64      // scratch of read: the positions a fetch leaves
+	ahead      ahead        // answering parked fetches ahead of the generator's ticks
 	arena      recordArena  // where fetch responses' records are carved from
 	produced   int64        // sink records accepted (plain or transactional)
 	rejected   int64        // sink records refused (produce_rejected)
@@ -114,14 +124,17 @@ func (k *Broker) SourceTopic() Log { return k.source }
 
 // Receive implements Component.
 func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
+	if _, start := env.Body.(*messages.Envelope_Start); !start && k.gen != nil {
+		k.reveal(o, env)
+	}
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		k.start(o)
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
-		case timerGenerate:
-			k.generate(o)
-			o.Timer(generatorTick, timerGenerate, 0)
+		case timerPlan:
+			k.ahead.planAt = -1
+			k.plan(o)
 		case timerAppend:
 			k.appendDue(o)
 		case timerTxnTimeout:
@@ -154,7 +167,9 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 		}
 		o.Send(env.From, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 	case *messages.Envelope_Action:
+		k.withdraw(o)
 		k.action(o, b.Action.Text)
+		k.plan(o)
 	case *messages.Envelope_Fetch:
 		k.fetch(o, env.From, b.Fetch, false)
 	case *messages.Envelope_Produce:
@@ -195,7 +210,6 @@ func (k *Broker) start(o *kernel.Out) {
 		}
 		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
 			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
-		o.Timer(0, timerGenerate, 0)
 		return
 	}
 	if k.cfg.EventsPace == config.PaceFileOrder {
@@ -308,27 +322,54 @@ func (k *Broker) appendDue(o *kernel.Out) {
 	k.serveParked(o)
 }
 
-// generate makes the records of the generator's tick at the current
-// virtual time visible (GeneratedTopic: keys uniform over
-// sim.source.keys, event time up to sim.source.disorder behind the virtual
-// clock, a sim.source.late-fraction of records far enough behind to be late)
-// and serves the parked fetches.
-func (k *Broker) generate(o *kernel.Out) {
-	if k.gen.AdvanceTo(o.Now()) > 0 {
-		k.serveParked(o)
-	}
-}
-
 // fetch answers a Fetch with up to max_records records over the requested
 // partitions, in request order; with nothing to return it parks the fetch
-// until data arrives or fetch.max.wait.ms passes. The fetch.max.wait.ms
-// timer is set only if no data is due before it (dataBefore): a timer that
-// would find the fetch answered already is never set.
+// until data arrives or fetch.max.wait.ms passes (park).
 func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAlready bool) bool {
-	// every partition gets a fair share of max_records first (as
-	// max.partition.fetch.bytes bounds each partition of a fetch), then
-	// what is left goes to partitions in request order; each pass reads a
-	// range of offsets, counted here and materialised below
+	body := k.read(req)
+	for i, fp := range req.Partitions {
+		k.position[fp.Partition] = k.pos[i]
+	}
+	if body == nil {
+		if !parkedAlready {
+			k.park(o, from, req)
+		}
+		return false
+	}
+	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), body)
+	return true
+}
+
+// park keeps a fetch that found no data until data arrives or
+// fetch.max.wait.ms passes. The fetch.max.wait.ms timer is set only if no
+// data is due before it (dataBefore): a timer that would find the fetch
+// answered already is never set. With the generator, the fetch is answered
+// at once, as of the tick that brings its data (answerAhead).
+func (k *Broker) park(o *kernel.Out, from string, req *messages.Fetch) {
+	k.parkSeq++
+	p := parkedFetch{id: k.parkSeq, from: from, req: req, deadline: o.Now() + fetchMaxWait}
+	if k.gen != nil {
+		if due, ok := k.firstData(req, p.deadline); ok {
+			k.answerAhead(o, &p, due)
+		} else {
+			p.timer = true
+		}
+	} else {
+		p.timer = !k.dataBefore(req, p.deadline)
+	}
+	if p.timer {
+		o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
+	}
+	k.parked = append(k.parked, p)
+}
+
+// read is the response to req from what the source topic holds now (nil
+// when it has no record for it), and k.pos the consumer position of each
+// of req's partitions after it. Every partition gets a fair share of
+// max_records first (as max.partition.fetch.bytes bounds each partition of
+// a fetch), then what is left goes to partitions in request order; each
+// pass reads a range of offsets, counted first and then materialised.
+func (k *Broker) read(req *messages.Fetch) *messages.Envelope_FetchResponse {
 	left := int(req.MaxRecords)
 	share := (left + len(req.Partitions) - 1) / max(1, len(req.Partitions))
 	total := 0
@@ -352,6 +393,7 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 			total += n
 		}
 	}
+	k.pos = k.pos[:0]
 	for i, fp := range req.Partitions {
 		pos := fp.Offset
 		if r := &k.ranges[i]; r.n[1] > 0 {
@@ -359,17 +401,10 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 		} else if r.n[0] > 0 {
 			pos = r.off[0] + int64(r.n[0])
 		}
-		k.position[fp.Partition] = pos
+		k.pos = append(k.pos, pos)
 	}
 	if total == 0 {
-		if !parkedAlready {
-			k.parkSeq++
-			k.parked = append(k.parked, parkedFetch{id: k.parkSeq, from: from, req: req})
-			if !k.dataBefore(req, o.Now()+fetchMaxWait) {
-				o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
-			}
-		}
-		return false
+		return nil
 	}
 	res, parts, body := k.arena.response(len(req.Partitions))
 	res.RequestId = req.RequestId
@@ -394,8 +429,7 @@ func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAl
 	if k.gen != nil {
 		k.arena.used(vals)
 	}
-	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), body)
-	return true
+	return body
 }
 
 // recordArena hands out the records of fetch responses from slabs, a few
@@ -493,32 +527,14 @@ type fetchRange struct {
 	n   [2]int
 }
 
-// dataBefore reports whether a parked fetch would get records before
-// virtual time deadline: whether the generator's ticks, or the events still
-// to be appended at their event-time pace, bring a record beyond the
-// fetch's offset to one of its partitions before then. Nothing else appends
-// to the source topic. Cost: the ticks up to the first such record (generated
-// ahead, so at no extra cost), or a scan of the events due before deadline.
+// dataBefore reports whether a parked fetch of an events file's topic would
+// get records before virtual time deadline: whether the events still to be
+// appended at their event-time pace bring a record beyond the fetch's
+// offset to one of its partitions before then. Nothing else appends to the
+// source topic. Cost: a scan of the events due before deadline. (The
+// generator's topic: firstData.)
 func (k *Broker) dataBefore(req *messages.Fetch, deadline vt.Time) bool {
 	if req.MaxRecords <= 0 {
-		return false
-	}
-	if k.edit != nil {
-		for _, fp := range req.Partitions {
-			p := int(fp.Partition)
-			if k.edit.NextData(p, Clamp(k.source, p, fp.Offset), deadline) {
-				return true
-			}
-		}
-		return false
-	}
-	if k.gen != nil {
-		for _, fp := range req.Partitions {
-			p := int(fp.Partition)
-			if k.gen.NextData(p, Clamp(k.source, p, fp.Offset), deadline) {
-				return true
-			}
-		}
 		return false
 	}
 	// need[i]: records partition i must still get to pass the fetch offset
@@ -546,7 +562,7 @@ func (k *Broker) dataBefore(req *messages.Fetch, deadline vt.Time) bool {
 func (k *Broker) serveParked(o *kernel.Out) {
 	kept := k.parked[:0]
 	for _, p := range k.parked {
-		if !k.fetch(o, p.from, p.req, true) {
+		if p.sent != 0 || !k.fetch(o, p.from, p.req, true) {
 			kept = append(kept, p)
 		}
 	}

@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -62,17 +64,13 @@ func TestBrokerGeneratorKeepsTheDraws(t *testing.T) {
 		k := NewBroker(&cfg, nil)
 		o := kernel.NewOut(jobgraph.KafkaName, seed, nil)
 		kernel.Deliver(k, o, 1, 0, []*messages.Envelope{{To: jobgraph.KafkaName, From: kernel.SchedulerName, Body: &messages.Envelope_Start{Start: &messages.Start{}}}})
-		for i := 0; i < ticks; i++ {
-			now := vt.Time(i) * generatorTick
-			kernel.Deliver(k, o, uint64(2+i), now, []*messages.Envelope{{DeliverAt: now.Micros(), To: jobgraph.KafkaName, From: jobgraph.KafkaName,
-				Body: &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerGenerate}}}})
-		}
 		req := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 1 << 30, RequestId: 1}
 		for p := range cfg.SourcePartitions {
 			req.Partitions = append(req.Partitions, &messages.FetchPartition{Partition: int32(p)})
 		}
-		now := vt.Time(ticks) * generatorTick
-		d := kernel.Deliver(k, o, 1000, now, []*messages.Envelope{{DeliverAt: now.Micros(), To: jobgraph.KafkaName, From: "reader", Body: &messages.Envelope_Fetch{Fetch: req}}})
+		// just before tick number ticks: ticks 0 ... ticks-1 are visible
+		now := vt.Time(ticks)*generatorTick - 1
+		d := kernel.Deliver(k, o, 2, now, []*messages.Envelope{{DeliverAt: now.Micros(), To: jobgraph.KafkaName, From: "reader", Body: &messages.Envelope_Fetch{Fetch: req}}})
 		var res *messages.FetchResponse
 		for _, e := range d.Out {
 			if f, ok := e.Body.(*messages.Envelope_FetchResponse); ok {
@@ -96,9 +94,9 @@ func TestBrokerGeneratorKeepsTheDraws(t *testing.T) {
 	}
 }
 
-// A fetch that parks sets its fetch.max.wait.ms timer only when no data is
-// due before the timer would fire.
-func TestParkedFetchTimerOnlyWithoutDataDue(t *testing.T) {
+// A fetch that parks is answered ahead, as of the tick that brings its data,
+// when one does before fetch.max.wait.ms; otherwise it gets the timer.
+func TestParkedFetchAnsweredAheadOrTimer(t *testing.T) {
 	for _, tt := range []struct {
 		rate      float64
 		wantTimer bool
@@ -110,24 +108,108 @@ func TestParkedFetchTimerOnlyWithoutDataDue(t *testing.T) {
 	} {
 		cfg := config.Default()
 		cfg.SourcePartitions, cfg.SourceRate = 1, tt.rate
+		// the oracle: the first tick after tick 0 whose records reach
+		// beyond tick 0's, from the reference generator
+		atTick0 := len(refBrokerRecords(&cfg, 1)[0])
+		wantTick := -1
+		for n := 1; n < 50; n++ {
+			if len(refBrokerRecords(&cfg, n+1)[0]) > atTick0 {
+				wantTick = n
+				break
+			}
+		}
 		k := NewBroker(&cfg, nil)
 		o := kernel.NewOut(jobgraph.KafkaName, 1, nil)
 		kernel.Deliver(k, o, 1, 0, []*messages.Envelope{{To: jobgraph.KafkaName, From: kernel.SchedulerName, Body: &messages.Envelope_Start{Start: &messages.Start{}}}})
-		kernel.Deliver(k, o, 2, 0, []*messages.Envelope{{To: jobgraph.KafkaName, From: jobgraph.KafkaName, Body: &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerGenerate}}}})
 		req := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1,
-			Partitions: []*messages.FetchPartition{{Partition: 0, Offset: k.SourceTopic().EndOffset(0)}}}
-		d := kernel.Deliver(k, o, 3, 1500, []*messages.Envelope{{DeliverAt: 1500, To: jobgraph.KafkaName, From: "reader", Body: &messages.Envelope_Fetch{Fetch: req}}})
+			Partitions: []*messages.FetchPartition{{Partition: 0, Offset: int64(atTick0)}}}
+		d := kernel.Deliver(k, o, 2, 1500, []*messages.Envelope{{DeliverAt: 1500, SentAt: 1000, To: jobgraph.KafkaName, From: "reader", Body: &messages.Envelope_Fetch{Fetch: req}}})
 		timer := false
+		var res *messages.Envelope
 		for _, e := range d.Out {
 			if tm, ok := e.Body.(*messages.Envelope_Timer); ok && tm.Timer.Kind == timerFetchWait {
 				timer = true
 			}
 			if _, ok := e.Body.(*messages.Envelope_FetchResponse); ok {
-				t.Fatalf("rate %v: the fetch was answered at once", tt.rate)
+				res = e
 			}
 		}
 		if timer != tt.wantTimer {
 			t.Errorf("rate %v: fetch.max.wait timer set = %v, want %v", tt.rate, timer, tt.wantTimer)
 		}
+		switch {
+		case tt.wantTimer && res != nil:
+			t.Errorf("rate %v: answered although no record is due", tt.rate)
+		case !tt.wantTimer && res == nil:
+			t.Errorf("rate %v: not answered ahead", tt.rate)
+		case !tt.wantTimer:
+			sent := int64(wantTick) * generatorTick
+			if res.SentAt != sent || res.DeliverAt != sent+vt.FromDuration(cfg.KafkaLatency()).Micros() {
+				t.Errorf("rate %v: response sent at %d for %d, want the tick at %d", tt.rate, res.SentAt, res.DeliverAt, sent)
+			}
+			recs := res.Body.(*messages.Envelope_FetchResponse).FetchResponse.Partitions[0].Records
+			if want := len(refBrokerRecords(&cfg, wantTick+1)[0]) - atTick0; len(recs) != want || recs[0].Offset != int64(atTick0) {
+				t.Errorf("rate %v: %d records from offset %d, want %d from %d", tt.rate, len(recs), recs[0].Offset, want, atTick0)
+			}
+		}
+	}
+}
+
+// A response answered ahead is withdrawn when a user edits the topic
+// before its tick, and the fetch is answered again from the edited topic:
+// pausing the partition takes its records away (no response until the
+// producer resumes), resuming brings the generator's records from the next
+// tick on, and a record sent by hand answers the fetch at once.
+func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
+	cfg := config.Default()
+	cfg.SourcePartitions, cfg.SourceRate = 1, 1000 // 10 records a tick
+	k := NewBroker(&cfg, nil)
+	o := kernel.NewOut(jobgraph.KafkaName, 1, nil)
+	step := uint64(0)
+	deliver := func(at vt.Time, from string, body messages.Body) *messages.Done {
+		step++
+		return kernel.Deliver(k, o, step, at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: body}})
+	}
+	action := func(at vt.Time, text string) *messages.Done {
+		return deliver(at, kernel.UserName, &messages.Envelope_Action{Action: &messages.Action{Text: text}})
+	}
+	// responses the delivery sent: "sent T from OFFSET xN", and what it withdrew
+	answers := func(d *messages.Done) (out []string) {
+		for _, e := range d.Out {
+			if f, ok := e.Body.(*messages.Envelope_FetchResponse); ok {
+				recs := f.FetchResponse.Partitions[0].Records
+				out = append(out, fmt.Sprintf("sent %d from %d x%d", e.SentAt, recs[0].Offset, len(recs)))
+			}
+		}
+		for _, seq := range d.Cancelled {
+			out = append(out, fmt.Sprintf("withdrew %d", seq))
+		}
+		return out
+	}
+	check := func(what string, d *messages.Done, want ...string) {
+		t.Helper()
+		if got := answers(d); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	deliver(0, kernel.SchedulerName, &messages.Envelope_Start{Start: &messages.Start{}})
+	// at 1.5 ms the tick at 0 is visible (10 records): a fetch from 10
+	// waits for the tick at 10 ms, answered ahead
+	fetch := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1, Partitions: []*messages.FetchPartition{{Partition: 0, Offset: 10}}}
+	d := deliver(1500, "reader", &messages.Envelope_Fetch{Fetch: fetch})
+	check("fetch", d, "sent 10000 from 10 x10")
+	ahead := d.Out[0].SenderSeq
+	// the producer stalls at 5 ms: withdrawn, nothing comes while paused
+	check("pause", action(5000, "at=5ms pause-partition 0"), fmt.Sprintf("withdrew %d", ahead))
+	// resumed at 20 ms, after the tick at 20 ms (a user's envelope comes
+	// after the broker's timer): the ticks at 10 and 20 ms were never
+	// produced, the one at 30 ms brings offsets 10-19
+	check("resume", action(20_000, "at=20ms resume-partition 0"), "sent 30000 from 10 x10")
+	ahead = o.Sent()
+	// a record by hand at 25 ms is offset 10: the fetch is answered at
+	// once with it
+	check("send-event", action(25_000, "at=25ms send-event key=k ts=1 partition=0"), "sent 25000 from 10 x1", fmt.Sprintf("withdrew %d", ahead))
+	if pos := k.position[0]; pos != 11 {
+		t.Errorf("consumer position %d, want 11", pos)
 	}
 }

@@ -3,7 +3,7 @@ package kafka
 // Timer kinds (messages.Timer.Kind) of this package's components, one per
 // self-envelope purpose.
 const (
-	timerGenerate   = "generate"            // the broker's data generator
+	timerPlan       = "plan_fetches"        // parked fetches looked at again (broker_ahead.go)
 	timerFetchWait  = "fetch_max_wait"      // Kafka fetch.max.wait.ms
 	timerAppend     = "append_event"        // sim.events.pace=event-time
 	timerTxnTimeout = "transaction_timeout" // the sink producer's transaction.timeout.ms

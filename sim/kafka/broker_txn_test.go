@@ -23,7 +23,8 @@ type brokerHarness struct {
 
 func newBrokerHarness(t *testing.T) *brokerHarness {
 	cfg := config.Default()
-	cfg.SourceTopic, cfg.SourcePartitions, cfg.SinkTopic = "orders", 1, "orders-per-minute"
+	// the source topic stays empty: the sink's transactions are tested
+	cfg.SourceTopic, cfg.SourcePartitions, cfg.SinkTopic, cfg.SourceRate = "orders", 1, "orders-per-minute", 0
 	return &brokerHarness{t: t, k: NewBroker(&cfg, nil), o: kernel.NewOut(jobgraph.KafkaName, 1, nil)}
 }
 

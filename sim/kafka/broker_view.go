@@ -49,9 +49,38 @@ func (k *Broker) Inspect(now vt.Time) any {
 	v := &KafkaView{SourceTopic: k.cfg.SourceTopic, SinkTopic: k.sink.Topic().Name, SinkRecords: k.sink.Topic().Total(),
 		LastStableOffset: k.sink.LastStableOffset(0)}
 	v.SinkOpen, v.SinkPreCommitted, v.SinkCommitted, v.SinkAborted, v.SinkPlain = k.sink.Counts()
+	// as the generator's timer left it (broker_ahead.go): its ticks before
+	// now visible, and the tick at now once passed, the fetches answered
+	// ahead of them at their new positions; put back before returning
+	// (generating the ticks ahead draws what they would draw anyway: no
+	// later step reads anything else). Between two steps at a tick's time
+	// the broker had no part in, this is one tick behind the timer's view.
+	pos := func(p int) int64 { return k.position[int32(p)] }
+	if seen := now - 1; k.gen != nil {
+		if k.ahead.crossed >= now {
+			seen = now
+		}
+		seen = max(seen, k.gen.Seen())
+		k.gen.GenerateTo(seen)
+		defer k.gen.PeekAt(seen)()
+		pos = func(p int) int64 {
+			at := k.position[int32(p)]
+			for _, f := range k.parked {
+				if f.sent == 0 || f.due > seen {
+					continue
+				}
+				for i, fp := range f.req.Partitions {
+					if int(fp.Partition) == p {
+						at = f.pos[i]
+					}
+				}
+			}
+			return at
+		}
+	}
 	for p := range k.source.NumPartitions() {
 		end := k.source.EndOffset(p)
-		pos := k.position[int32(p)]
+		pos := pos(p)
 		c, ok := k.committed[int32(p)]
 		if !ok {
 			c = -1

@@ -201,10 +201,17 @@ func (e *EditedTopic) ReadInto(dst []*messages.KafkaRecord, p int, offset int64,
 // from the generator strictly before virtual time before (a paused
 // partition gets none; records appended by hand are not foreseen).
 func (e *EditedTopic) NextData(p int, offset int64, before vt.Time) bool {
+	_, ok := e.FirstData(p, offset, before)
+	return ok
+}
+
+// FirstData is NextData with the virtual time of the generator's tick that
+// brings that record.
+func (e *EditedTopic) FirstData(p int, offset int64, before vt.Time) (vt.Time, bool) {
 	pt := &e.parts[p]
 	if pt.paused {
-		return false
+		return 0, false
 	}
 	last := &pt.segs[len(pt.segs)-1]
-	return e.gen.NextData(p, last.genFrom+(offset-last.start), before)
+	return e.gen.FirstData(p, last.genFrom+(offset-last.start), before)
 }

@@ -64,6 +64,8 @@ type GeneratedTopic struct {
 	total   int64     // visible records
 	pending []genTick // generated ticks not yet visible, in time order
 	free    [][]int64 // spare end-offset arrays of pending ticks
+	seen    vt.Time   // virtual time of the last visible tick (-1: none)
+	peekEnd []int64   // PeekAt's copy of end
 
 	blocks []genBlock  // every block, the live one last
 	starts []int64     // starts[b*Partitions+p]: first offset of block b in partition p
@@ -135,7 +137,7 @@ func NewGeneratedTopic(name string, c GeneratorConfig) *GeneratedTopic {
 	c.Keys = max(1, c.Keys)
 	g := &GeneratedTopic{Name: name, c: c, keyStr: make([]string, c.Keys), keyPart: make([]int32, c.Keys),
 		gen: newDrawer(), redraw: newDrawer(), next: c.FirstTickUs, blockRecords: genBlockRecords, cacheRecords: genCacheRecords,
-		genEnd: make([]int64, c.Partitions), end: make([]int64, c.Partitions)}
+		genEnd: make([]int64, c.Partitions), end: make([]int64, c.Partitions), seen: -1}
 	g.gen.st.pcg = *rand.NewPCG(c.Seed, c.Stream)
 	g.openBlock()
 	return g
@@ -176,6 +178,7 @@ func (g *GeneratedTopic) AdvanceTo(now vt.Time) int64 {
 		}
 		g.free = append(g.free, t.ends)
 		g.pending = slices.Delete(g.pending, 0, 1)
+		g.seen = t.at
 	}
 	return g.total - before
 }
@@ -184,20 +187,63 @@ func (g *GeneratedTopic) AdvanceTo(now vt.Time) int64 {
 // beyond offset from a tick after the visible ones and strictly before
 // virtual time before. It generates ticks ahead as far as it needs to.
 func (g *GeneratedTopic) NextData(p int, offset int64, before vt.Time) bool {
+	_, ok := g.FirstData(p, offset, before)
+	return ok
+}
+
+// FirstData is NextData with the virtual time of that tick: the first
+// after the visible ones to give partition p a record at or beyond offset.
+func (g *GeneratedTopic) FirstData(p int, offset int64, before vt.Time) (vt.Time, bool) {
 	for i := 0; ; i++ {
 		if i == len(g.pending) {
 			if g.next >= before {
-				return false
+				return 0, false
 			}
 			g.generate()
 		}
 		t := g.pending[i]
 		if t.at >= before {
-			return false
+			return 0, false
 		}
 		if t.ends[p] > offset {
-			return true
+			return t.at, true
 		}
+	}
+}
+
+// GenerateTo generates, not yet visible, every tick at or before now: the
+// same draws as when they are reached, so nothing read later changes.
+func (g *GeneratedTopic) GenerateTo(now vt.Time) {
+	for g.next <= now {
+		g.generate()
+	}
+}
+
+// Seen is the virtual time of the last tick visible (AdvanceTo), or -1.
+func (g *GeneratedTopic) Seen() vt.Time { return g.seen }
+
+// PeekAt makes the topic look as it will at virtual time at (every tick at
+// or before it visible, none generated beyond those already generated ahead
+// made up) until the returned function puts it back: what a fetch
+// answered ahead of its time reads. at must not be before the visible
+// ticks; nothing may advance the topic until it is put back.
+func (g *GeneratedTopic) PeekAt(at vt.Time) (back func()) {
+	i := 0
+	for i < len(g.pending) && g.pending[i].at <= at {
+		i++
+	}
+	if i == 0 {
+		return func() {}
+	}
+	g.peekEnd = append(g.peekEnd[:0], g.end...)
+	total := g.total
+	for p, e := range g.pending[i-1].ends {
+		g.total += e - g.end[p]
+		g.end[p] = e
+	}
+	return func() {
+		copy(g.end, g.peekEnd)
+		g.total = total
 	}
 }
 

@@ -147,6 +147,14 @@ type Kernel struct {
 	cuts  []*activeCut         // network cuts in progress, in start order
 	cutID int64
 	seq   uint64 // sender_seq of the kernel's own envelopes
+	// envelopes their senders withdrew (Done.cancelled), still queued
+	cancelled map[sentKey]struct{}
+}
+
+// sentKey names an envelope: its sender and sender_seq.
+type sentKey struct {
+	from string
+	seq  uint64
 }
 
 // New returns a kernel at virtual time 0 with an empty queue.
@@ -210,10 +218,49 @@ func (k *Kernel) Inject(e *messages.Envelope) (vt.Time, error) {
 	return vt.Of(e.DeliverAt), nil
 }
 
-// Queued appends every envelope still in the queue (in no particular order)
-// to dst: what is in flight between the actors. Read them, never change
-// them.
-func (k *Kernel) Queued(dst []*messages.Envelope) []*messages.Envelope { return k.q.AppendAll(dst) }
+// Queued appends every envelope in flight between the actors (in no
+// particular order) to dst: what is queued, less what its sender withdrew
+// and what it sent ahead of a time still to come (Out.SendAhead). Read
+// them, never change them.
+func (k *Kernel) Queued(dst []*messages.Envelope) []*messages.Envelope {
+	from := len(dst)
+	dst = k.q.AppendAll(dst)
+	kept := dst[:from]
+	for _, e := range dst[from:] {
+		if vt.Of(e.SentAt) <= k.now && !k.isCancelled(e) {
+			kept = append(kept, e)
+		}
+	}
+	clear(dst[len(kept):])
+	return kept
+}
+
+func (k *Kernel) isCancelled(e *messages.Envelope) bool {
+	if len(k.cancelled) == 0 {
+		return false
+	}
+	_, ok := k.cancelled[sentKey{e.From, e.SenderSeq}]
+	return ok
+}
+
+// dropCancelled removes from a step's envelopes those their senders
+// withdrew, forgetting them.
+func (k *Kernel) dropCancelled(envs []*messages.Envelope) []*messages.Envelope {
+	if len(k.cancelled) == 0 {
+		return envs
+	}
+	kept := envs[:0]
+	for _, e := range envs {
+		key := sentKey{e.From, e.SenderSeq}
+		if _, ok := k.cancelled[key]; ok {
+			delete(k.cancelled, key)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(envs[len(kept):])
+	return kept
+}
 
 // Next returns the next step to deliver if one is due before until, or
 // pauses with the clock at until, or reports that the run has ended. A step
@@ -248,7 +295,7 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 		if k.cfg.Progress != nil && k.step&(1<<16-1) == 0 {
 			k.cfg.Progress(t)
 		}
-		k.buf = k.network(t, k.q.PopStep(k.buf[:0]))
+		k.buf = k.network(t, k.dropCancelled(k.q.PopStep(k.buf[:0])))
 		st := &k.st
 		st.N, st.Now, st.Deliveries = k.step, t, st.Deliveries[:0]
 		clear(k.envs)
@@ -354,6 +401,12 @@ func (k *Kernel) Finish(dones []*messages.Done) {
 			for _, e := range d.Out {
 				k.q.Push(e)
 			}
+			for _, seq := range d.Cancelled {
+				if k.cancelled == nil {
+					k.cancelled = map[sentKey]struct{}{}
+				}
+				k.cancelled[sentKey{d.Actor, seq}] = struct{}{}
+			}
 		}
 		endRun = endRun || d.EndRun
 	}
@@ -402,6 +455,7 @@ func (k *Kernel) beginClosing(t vt.Time) {
 		}
 	}
 	k.q = vt.Queue{}
+	k.cancelled = nil
 	if t > k.now {
 		k.now = t
 	}

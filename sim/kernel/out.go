@@ -43,6 +43,7 @@ type Out struct {
 	events    []*messages.LogEvent
 	spawned   []*messages.Spawned
 	stopped   []string
+	cancelled []uint64
 	failure   string
 	invariant string
 	endRun    bool
@@ -94,6 +95,24 @@ func (o *Out) SendAt(to string, at vt.Time, body messages.Body) {
 	o.add(&messages.Envelope{}, to, at, body)
 }
 
+// SendAhead hands the scheduler body for actor to as if this actor sent it
+// at virtual time sentAt (never earlier than now) with delay: what a
+// component computes ahead, sure that nothing before sentAt changes it
+// unless it says so (Cancel). Observers see it in flight from sentAt on.
+func (o *Out) SendAhead(to string, sentAt, delay vt.Time, body messages.Body) {
+	sentAt = max(sentAt, o.now)
+	o.add(&messages.Envelope{}, to, sentAt+max(delay, 0), body)
+	o.envs[len(o.envs)-1].SentAt = sentAt.Micros()
+}
+
+// Sent is the sender_seq of the last envelope this actor sent (0 before
+// the first): how it names an envelope to Cancel later.
+func (o *Out) Sent() uint64 { return o.sendSeq }
+
+// Cancel withdraws the envelope with sender_seq seq that this actor sent in
+// an earlier delivery and that is not yet delivered: the scheduler drops it.
+func (o *Out) Cancel(seq uint64) { o.cancelled = append(o.cancelled, seq) }
+
 // add fills e (sent now, due at at) and queues it as the next envelope.
 func (o *Out) add(e *messages.Envelope, to string, at vt.Time, body messages.Body) {
 	o.sendSeq++
@@ -144,7 +163,7 @@ func (o *Out) begin(now vt.Time) {
 	o.logSeq = 0
 	clear(o.envs)
 	clear(o.events)
-	o.envs, o.events, o.spawned, o.stopped = o.envs[:0], o.events[:0], nil, nil
+	o.envs, o.events, o.spawned, o.stopped, o.cancelled = o.envs[:0], o.events[:0], nil, nil, o.cancelled[:0]
 	o.failure, o.invariant, o.endRun = "", "", false
 }
 
@@ -154,6 +173,7 @@ func (o *Out) done(step uint64) *messages.Done {
 	d := &o.d
 	d.Step, d.Actor, d.Out, d.Events = step, o.name, o.envs, o.events
 	d.Spawned, d.Stopped, d.Failure, d.Invariant, d.EndRun = o.spawned, o.stopped, o.failure, o.invariant, o.endRun
+	d.Cancelled = o.cancelled
 	return d
 }
 
