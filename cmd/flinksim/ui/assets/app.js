@@ -866,9 +866,14 @@ function renderInspector() {
       break;
     }
   }
-  if (html && html !== inspHTML && !(inspHover && inspHTML)) { body.innerHTML = html; inspHTML = html; }
+  // While the pointer is over the panel its buttons stay where they are
+  // (the numbers wait), unless the buttons themselves change: a TaskManager
+  // killed from its own Kill button shows "killed" at once.
+  const frozen = inspHover && inspHTML && actsOf(html) === actsOf(inspHTML);
+  if (html && html !== inspHTML && !frozen) { body.innerHTML = html; inspHTML = html; }
 }
 let inspHTML = '', inspHover = false;
+function actsOf(html) { return (html.match(/data-do="[^"]*"/g) || []).join(' '); }
 
 async function explainKey(key) {
   try {

@@ -64,6 +64,12 @@ try {
   await page.click('[data-testid=tm][data-tm="tm-1"]');
   await page.click('[data-testid=kill-tm]');
   await until('tm-1 killed', () => page.evaluate(() => S.taskmanagers.some(t => t.name === 'tm-1' && !t.alive)));
+  // the pointer is still on the inspector, which holds its numbers still
+  // while hovered, but not a Kill button for a TaskManager already dead
+  await until('the inspector shows tm-1 killed, without its Kill button', async () => {
+    const text = await page.textContent('#insp-body');
+    return /state\s*killed/.test(text) && (await page.locator('[data-testid=kill-tm]').count()) === 0 ? text : false;
+  });
   await shot('02-tm-1-killed');
   step = 'the job goes RESTARTING then RUNNING';
   await until('RESTARTING → RUNNING', async () => {
