@@ -535,10 +535,14 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 		}
 		fmt.Fprintln(stderr, text)
 	}
-	fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s read, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
-		res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(),
-		plural(res.Counters["records_read"], "record"), plural(res.Counters["results_written"], "result"),
-		len(res.Sink), res.OutputIsolation, plural(res.Duplicates, "duplicate"), res.Uncommitted)
+	// the one-line summary, unless the person's view on the same terminal
+	// has just said it (its last lines are the summary)
+	if v == nil || !stdoutTerm || !isTerminal(stderr) {
+		fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s read, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
+			res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(),
+			plural(res.Counters["records_read"], "record"), plural(res.Counters["results_written"], "result"),
+			len(res.Sink), res.OutputIsolation, plural(res.Duplicates, "duplicate"), res.Uncommitted)
+	}
 	if f.output != "" {
 		if err := writeOutput(f.output, res, stdout); err != nil {
 			return err

@@ -112,6 +112,9 @@ func TestTerminalView(t *testing.T) {
 	if strings.Contains(text, `{"vt":`) {
 		t.Error("JSON on the terminal")
 	}
+	if strings.Contains(text, " virtual, ") { // "job RUNNING in 3 min virtual, 0.57 s wall, ..."
+		t.Error("the one-line summary on the terminal after the view's own summary")
+	}
 	if !strings.Contains(raw, "\r\x1b[K") || !strings.Contains(raw, "▶") {
 		t.Error("no live status line")
 	}
