@@ -175,6 +175,12 @@ func TestTerminalWarnings(t *testing.T) {
 		!strings.Contains(text, "--set sim.taskmanagers=4") || !strings.Contains(text, "job          FAILED after 10005 ms of virtual time") {
 		t.Errorf("FAILED: exit %d\n%s", code, text)
 	}
+	text, code = onTerminal(t, nil, "run", "--config", abs(t, "../../examples/processing-time-bounded/config.yaml"), "--events", abs(t, "../../examples/data/playground-clicks.jsonl"))
+	text = plain(text)
+	// the final counters of window-0 and window-1: 4 + 2 windows, 32000 + 16000 records
+	if code != 0 || strings.Count(text, "warning: the input ended with 6 processing-time windows never fired (48000 records in them)") != 1 {
+		t.Errorf("processing-time windows at the end of a bounded input: exit %d\n%s", code, text)
+	}
 	text, code = onTerminal(t, nil, "run", "--events", abs(t, "../../examples/data/orders-sample.jsonl"), "--duration", "10min")
 	text = plain(text)
 	if code != 0 || strings.Count(text, "warning: sim.duration has no effect in this run: the input is bounded (--events)") != 1 {

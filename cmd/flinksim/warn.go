@@ -31,6 +31,9 @@ type warner struct {
 	lastCauseFrom string
 	lastCauseVT   int64
 	slotsNeeded   int64 // of the last NoResourceAvailableException: the widest vertex of the job then running
+	finished      bool  // the job reached FINISHED: its bounded input ended
+	unfired       int64 // processing-time windows never fired when their subtasks finished, and their records
+	unfiredIn     int64
 }
 
 // stuckAfter is how long the watermark may stand still, in virtual time,
@@ -74,6 +77,10 @@ func (w *warner) observe(ev *messages.LogEvent) {
 		if d := integer(ev, "numLateRecordsDropped"); d > 0 {
 			w.late(d)
 		}
+		if w.cfg.Operator == config.OperatorWindow && w.cfg.TimeCharacteristic == config.ProcessingTime {
+			w.unfired += integer(ev, "unfired_windows")
+			w.unfiredIn += integer(ev, "records_in_unfired_windows")
+		}
 	case eventlog.KindFailover, eventlog.KindNoResourceAvailable:
 		cause := str(ev, "cause")
 		if eventlog.Kind(ev.Kind) == eventlog.KindNoResourceAvailable {
@@ -101,12 +108,24 @@ func (w *warner) observe(ev *messages.LogEvent) {
 			}
 		case "FAILED":
 			w.failed(str(ev, "cause"))
+		case "FINISHED":
+			w.finished = true
 		}
 	}
 }
 
 // finish gives what is still gathered once the run is over.
-func (w *warner) finish() { w.flushNoSplit() }
+func (w *warner) finish() {
+	w.flushNoSplit()
+	if w.finished && w.unfired > 0 {
+		// WindowOperator registers a processing-time timer per window; when
+		// a bounded input ends the task finishes without advancing its
+		// processing time to the windows' ends, so those timers never fire
+		// (only the event-time side gets a final Long.MAX_VALUE watermark)
+		w.once("processing-time-end", fmt.Sprintf("the input ended with %d processing-time windows never fired (%d records in them): a bounded input's end fires every event-time window with its final watermark, but no processing-time timer, so these windows' results are lost. Fix: --set job.time-characteristic=event-time",
+			w.unfired, w.unfiredIn))
+	}
+}
 
 func (w *warner) flushNoSplit() {
 	if len(w.noSplit) == 0 {
