@@ -119,9 +119,10 @@ func (w *warner) finish() {
 	w.flushNoSplit()
 	if w.finished && w.unfired > 0 {
 		// WindowOperator registers a processing-time timer per window; when
-		// a bounded input ends the task finishes without advancing its
-		// processing time to the windows' ends, so those timers never fire
-		// (only the event-time side gets a final Long.MAX_VALUE watermark)
+		// a bounded input ends, the task quiesces its ProcessingTimeService
+		// before it finishes (StreamOperatorWrapper.finish: a timer already
+		// running completes, a later one never fires), while event time gets
+		// a final Long.MAX_VALUE watermark that fires every window
 		w.once("processing-time-end", fmt.Sprintf("the input ended with %d processing-time windows never fired (%d records in them): a bounded input's end fires every event-time window with its final watermark, but no processing-time timer, so these windows' results are lost. Fix: --set job.time-characteristic=event-time",
 			w.unfired, w.unfiredIn))
 	}
