@@ -3,7 +3,9 @@ package vt
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -414,4 +416,26 @@ func TestSortStepAgreesWithOracle(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkQueueWide is the queue of a wide run: 4,096 envelopes in flight
+// (parallelism 64's keyBy edge), each step popping the earliest time's
+// envelopes and pushing as many, due a little later.
+func BenchmarkQueueWide(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var q Queue
+	envs := make([]*messages.Envelope, 4096)
+	for i := range envs {
+		envs[i] = &messages.Envelope{DeliverAt: rng.Int64N(10_000), To: "window-" + strconv.Itoa(i%64) + "/ch-" + strconv.Itoa(i/64), From: "source-" + strconv.Itoa(i/64), SenderSeq: uint64(i)}
+		q.Push(envs[i])
+	}
+	var step []*messages.Envelope
+	b.ResetTimer()
+	for range b.N {
+		step = q.PopStep(step[:0])
+		for _, e := range step {
+			e.DeliverAt += 1 + rng.Int64N(10_000)
+			q.Push(e)
+		}
+	}
 }
