@@ -124,7 +124,7 @@ func (k *Broker) SourceTopic() Log { return k.source }
 
 // Receive implements Component.
 func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
-	if _, start := env.Body.(*messages.Envelope_Start); !start && k.gen != nil {
+	if _, start := env.Body.(*messages.Envelope_Start); !start && k.gen != nil && !k.ahead.ticking {
 		k.reveal(o, env)
 	}
 	switch b := env.Body.(type) {
@@ -135,6 +135,9 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 		case timerPlan:
 			k.ahead.planAt = -1
 			k.plan(o)
+		case timerGenerate:
+			k.generate(o)
+			o.Timer(generatorTick, timerGenerate, 0)
 		case timerAppend:
 			k.appendDue(o)
 		case timerTxnTimeout:
@@ -210,6 +213,10 @@ func (k *Broker) start(o *kernel.Out) {
 		}
 		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
 			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
+		k.ahead.startStep, k.ahead.startAt = o.Step(), o.Now()
+		if k.ahead.ticking = k.cfg.KafkaLatency() <= 0; k.ahead.ticking {
+			o.Timer(0, timerGenerate, 0)
+		}
 		return
 	}
 	if k.cfg.EventsPace == config.PaceFileOrder {
@@ -349,10 +356,12 @@ func (k *Broker) park(o *kernel.Out, from string, req *messages.Fetch) {
 	k.parkSeq++
 	p := parkedFetch{id: k.parkSeq, from: from, req: req, deadline: o.Now() + fetchMaxWait}
 	if k.gen != nil {
-		if due, ok := k.firstData(req, p.deadline); ok {
-			k.answerAhead(o, &p, due)
-		} else {
+		due, ok := k.firstData(req, p.deadline)
+		switch {
+		case !ok:
 			p.timer = true
+		case !k.ahead.ticking:
+			k.answerAhead(o, &p, due)
 		}
 	} else {
 		p.timer = !k.dataBefore(req, p.deadline)

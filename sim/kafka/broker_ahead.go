@@ -26,6 +26,11 @@ import (
 // first withdraws the responses sent ahead (Out.Cancel), as if their fetches
 // were still parked, and after it the parked fetches are answered ahead
 // again from the edited topic (plan).
+//
+// With a Kafka latency of 0 (sim.network.latency) the timer stays: its
+// response was due at the tick itself, in a step after the tick's, which a
+// response sent ahead (due at the tick, so in the tick's first step) cannot
+// be.
 
 // ahead is the broker's state for answering ahead.
 type ahead struct {
@@ -39,13 +44,20 @@ type ahead struct {
 	planAt vt.Time
 	// started is true once the first envelope after Start was handled
 	started bool
+	// the step and time of Start: the first tick's timer, sent then, came
+	// after every envelope of that step
+	startStep uint64
+	startAt   vt.Time
+	// ticking: the generator's timer is kept (a Kafka latency of 0)
+	ticking bool
 }
 
 // reveal makes visible the generator's ticks that the timer of each would
 // have delivered before env: every tick before now, and a tick at now if
 // env came after its timer in the step order (receiver, sender, sender_seq;
-// the timer was sent by the broker at the tick before). Then it settles the
-// fetches answered ahead of the ticks now visible.
+// the timer was sent by the broker at the tick before), and at each tick
+// that brings records does what the timer did: serves the parked fetches in
+// the order they parked (settle).
 func (k *Broker) reveal(o *kernel.Out, env *messages.Envelope) {
 	a := &k.ahead
 	if !a.started {
@@ -66,8 +78,15 @@ func (k *Broker) reveal(o *kernel.Out, env *messages.Envelope) {
 			a.crossed, a.crossedSeq = last, o.Sent()
 		}
 	}
-	g.AdvanceTo(visible)
-	k.settle(visible)
+	for {
+		at, n, ok := g.AdvanceNext(visible)
+		if !ok {
+			break
+		}
+		if n > 0 {
+			k.settle(at)
+		}
+	}
 }
 
 // afterTick reports whether env, delivered at the time of a tick, came
@@ -77,6 +96,8 @@ func (k *Broker) reveal(o *kernel.Out, env *messages.Envelope) {
 func (k *Broker) afterTick(o *kernel.Out, env *messages.Envelope) bool {
 	now := o.Now()
 	switch {
+	case now == k.ahead.startAt && o.Step() == k.ahead.startStep:
+		return false
 	case k.ahead.crossed >= now, vt.Of(env.SentAt) == now:
 		return true
 	case env.From != o.Name():
@@ -85,22 +106,36 @@ func (k *Broker) afterTick(o *kernel.Out, env *messages.Envelope) bool {
 	return k.ahead.crossed == now-k.gen.c.TickUs && env.SenderSeq > k.ahead.crossedSeq
 }
 
-// settle applies the fetches answered ahead of ticks at or before visible:
-// their consumer positions, in the order the fetches parked, and they are
-// parked no more.
-func (k *Broker) settle(visible vt.Time) {
+// settle is the timer's serving of the parked fetches at the tick at, one
+// that brought records: in the order they parked, a fetch answered ahead as
+// of this tick sets its consumer positions and is parked no more; every
+// other one was looked at and found nothing, which sets its partitions'
+// positions to its offsets (a fetch left parked by a reader that is gone
+// sets them back, as Broker.fetch does).
+func (k *Broker) settle(at vt.Time) {
 	kept := k.parked[:0]
 	for _, p := range k.parked {
-		if p.sent == 0 || p.due > visible {
-			kept = append(kept, p)
+		if p.sent != 0 && p.due == at {
+			for i, fp := range p.req.Partitions {
+				k.position[fp.Partition] = p.pos[i]
+			}
 			continue
 		}
-		for i, fp := range p.req.Partitions {
-			k.position[fp.Partition] = p.pos[i]
+		for _, fp := range p.req.Partitions {
+			k.position[fp.Partition] = fp.Offset
 		}
+		kept = append(kept, p)
 	}
 	clear(k.parked[len(kept):])
 	k.parked = kept
+}
+
+// generate is the generator's timer (ticking only): it makes the tick at
+// now visible and, when it brought records, serves the parked fetches.
+func (k *Broker) generate(o *kernel.Out) {
+	if k.gen.AdvanceTo(o.Now()) > 0 {
+		k.serveParked(o)
+	}
 }
 
 // firstData is the time of the first tick after the visible ones, strictly
@@ -156,9 +191,27 @@ func (k *Broker) withdraw(o *kernel.Out) {
 // was due for them when they parked, and a user's edit took it away), they
 // wait until data comes, looked at again every fetch.max.wait.ms.
 func (k *Broker) plan(o *kernel.Out) {
-	if k.gen == nil {
+	if k.gen == nil || k.ahead.ticking {
 		return
 	}
+	// one whose records are visible already (a tick revealed with this
+	// envelope brought them) is answered now, as that tick's timer did;
+	// the others' positions stay as they are
+	kept := k.parked[:0]
+	for _, p := range k.parked {
+		if p.sent == 0 {
+			if body := k.read(p.req); body != nil {
+				for i, fp := range p.req.Partitions {
+					k.position[fp.Partition] = k.pos[i]
+				}
+				o.Send(p.from, vt.FromDuration(k.cfg.KafkaLatency()), body)
+				continue
+			}
+		}
+		kept = append(kept, p)
+	}
+	clear(k.parked[len(kept):])
+	k.parked = kept
 	again := false
 	for i := range k.parked {
 		p := &k.parked[i]

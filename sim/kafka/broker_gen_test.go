@@ -9,6 +9,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -211,5 +212,82 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 	check("send-event", action(25_000, "at=25ms send-event key=k ts=1 partition=0"), "sent 25000 from 10 x1", fmt.Sprintf("withdrew %d", ahead))
 	if pos := k.position[0]; pos != 11 {
 		t.Errorf("consumer position %d, want 11", pos)
+	}
+}
+
+// The timer's order, kept where answering ahead cannot: an envelope in the
+// same step as Start comes before the first tick; with a Kafka latency of
+// 0 the generator keeps its timer (its responses were due in a step after
+// the tick's) and nothing is answered ahead; and at every tick that brings
+// records a fetch still parked sets its partitions' positions back to its
+// offsets, as the timer's look at it did (a reader gone, its fetch still
+// parked, and a new reader of the partition).
+func TestAheadKeepsTheTimersOrder(t *testing.T) {
+	start := &messages.Envelope{To: jobgraph.KafkaName, From: kernel.SchedulerName, Body: &messages.Envelope_Start{Start: &messages.Start{}}}
+	act := func(at vt.Time, text string) *messages.Envelope {
+		return &messages.Envelope{DeliverAt: at.Micros(), SentAt: at.Micros(), To: jobgraph.KafkaName, From: kernel.UserName,
+			Body: &messages.Envelope_Action{Action: &messages.Action{Text: text}}}
+	}
+	sentOffset := func(d *messages.Done) int64 {
+		for _, ev := range d.Events {
+			if ev.Kind == string(eventlog.KindEventSent) {
+				for _, f := range ev.Fields {
+					if f.Key == "offset" {
+						return f.GetInt()
+					}
+				}
+			}
+		}
+		return -1
+	}
+	cfg := config.Default()
+	cfg.SourcePartitions, cfg.SourceRate = 1, 1000
+	// with Start in step 1 the tick at 0 is not visible yet: offset 0
+	k, o := NewBroker(&cfg, nil), kernel.NewOut(jobgraph.KafkaName, 1, nil)
+	if off := sentOffset(kernel.Deliver(k, o, 1, 0, []*messages.Envelope{start, act(0, "at=0s send-event key=k ts=1")})); off != 0 {
+		t.Errorf("send-event in Start's step: offset %d, want 0", off)
+	}
+	// in the step after, it is: offset 10
+	k, o = NewBroker(&cfg, nil), kernel.NewOut(jobgraph.KafkaName, 1, nil)
+	kernel.Deliver(k, o, 1, 0, []*messages.Envelope{start})
+	if off := sentOffset(kernel.Deliver(k, o, 2, 0, []*messages.Envelope{act(0, "at=0s send-event key=k ts=1")})); off != 10 {
+		t.Errorf("send-event after Start's step: offset %d, want 10", off)
+	}
+
+	// latency 0: the timer, and a parked fetch waits for it
+	zero := cfg
+	zero.NetworkLatency = 0
+	k, o = NewBroker(&zero, nil), kernel.NewOut(jobgraph.KafkaName, 1, nil)
+	d := kernel.Deliver(k, o, 1, 0, []*messages.Envelope{start})
+	if len(d.Out) != 2 || d.Out[1].Body.(*messages.Envelope_Timer).Timer.Kind != timerGenerate {
+		t.Fatalf("latency 0: Start sent %v, want the metrics and the generator's timers", d.Out)
+	}
+	kernel.Deliver(k, o, 2, 0, d.Out[1:2])
+	fetch := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1, Partitions: []*messages.FetchPartition{{Partition: 0, Offset: 10}}}
+	if d := kernel.Deliver(k, o, 3, 1500, []*messages.Envelope{{DeliverAt: 1500, To: jobgraph.KafkaName, From: "reader", Body: &messages.Envelope_Fetch{Fetch: fetch}}}); len(d.Out) != 0 {
+		t.Errorf("latency 0: the parked fetch sent %v, want nothing before the tick", d.Out)
+	}
+
+	// one key: every record goes to one partition, the other (q) gets
+	// only what is sent by hand
+	cfg.SourcePartitions, cfg.SourceKeys = 2, 1
+	q := int32(1 - DefaultPartition([]byte("user-0"), 2))
+	k, o = NewBroker(&cfg, nil), kernel.NewOut(jobgraph.KafkaName, 1, nil)
+	kernel.Deliver(k, o, 1, 0, []*messages.Envelope{start})
+	fetchP := func(from string, at vt.Time, part int32, off int64) *messages.Done {
+		f := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1, Partitions: []*messages.FetchPartition{{Partition: part, Offset: off}}}
+		return kernel.Deliver(k, o, uint64(at), at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: &messages.Envelope_Fetch{Fetch: f}}})
+	}
+	fetchP("old-reader", 1000, q, 5) // parks (with its timer): q gets no generated record
+	kernel.Deliver(k, o, 2000, 2000, []*messages.Envelope{act(2000, "at=2ms send-event key=x ts=1 partition="+strconv.Itoa(int(q)))})
+	if d := fetchP("new-reader", 3000, q, 0); len(d.Out) != 1 || k.position[q] != 1 {
+		t.Fatalf("the new reader's fetch of partition %d: %d sent, position %d, want an answer and 1", q, len(d.Out), k.position[q])
+	}
+	// a fetch of the other partition at 15 ms reveals the tick at 10 ms,
+	// which brought records: the old reader's fetch, still parked, was
+	// looked at then and set q's position back to its offset
+	fetchP("new-reader", 15_000, 1-q, 0)
+	if k.position[q] != 5 {
+		t.Errorf("position of partition %d after the tick at 10 ms: %d, want 5", q, k.position[q])
 	}
 }

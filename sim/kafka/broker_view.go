@@ -56,7 +56,7 @@ func (k *Broker) Inspect(now vt.Time) any {
 	// later step reads anything else). Between two steps at a tick's time
 	// the broker had no part in, this is one tick behind the timer's view.
 	pos := func(p int) int64 { return k.position[int32(p)] }
-	if seen := now - 1; k.gen != nil {
+	if seen := now - 1; k.gen != nil && !k.ahead.ticking {
 		if k.ahead.crossed >= now {
 			seen = now
 		}

@@ -191,6 +191,31 @@ func (g *GeneratedTopic) NextData(p int, offset int64, before vt.Time) bool {
 	return ok
 }
 
+// AdvanceNext makes the next tick visible if it is at or before limit and
+// returns its time and how many records it brought (ok false when no tick
+// is due by limit).
+func (g *GeneratedTopic) AdvanceNext(limit vt.Time) (at vt.Time, records int64, ok bool) {
+	if len(g.pending) == 0 {
+		if g.next > limit {
+			return 0, 0, false
+		}
+		g.generate()
+	}
+	t := g.pending[0]
+	if t.at > limit {
+		return 0, 0, false
+	}
+	before := g.total
+	for p, e := range t.ends {
+		g.total += e - g.end[p]
+		g.end[p] = e
+	}
+	g.free = append(g.free, t.ends)
+	g.pending = slices.Delete(g.pending, 0, 1)
+	g.seen = t.at
+	return t.at, g.total - before, true
+}
+
 // FirstData is NextData with the virtual time of that tick: the first
 // after the visible ones to give partition p a record at or beyond offset.
 func (g *GeneratedTopic) FirstData(p int, offset int64, before vt.Time) (vt.Time, bool) {

@@ -35,6 +35,7 @@ type Spawner func(name string, c Component) *messages.Spawned
 type Out struct {
 	name      string
 	now       vt.Time
+	step      uint64 // the scheduler step of the delivery being handled
 	sendSeq   uint64 // sender_seq of the last envelope sent; never reset
 	logSeq    uint64 // per-delivery counter of log events
 	rng       *rand.Rand
@@ -70,6 +71,10 @@ func (o *Out) Name() string { return o.name }
 
 // Now is the virtual time of the delivery being handled (µs).
 func (o *Out) Now() vt.Time { return o.now }
+
+// Step is the number of the scheduler step being delivered: envelopes
+// handled with the same Step came in one step.
+func (o *Out) Step() uint64 { return o.step }
 
 // Rand is the actor's own seeded generator.
 func (o *Out) Rand() *rand.Rand { return o.rng }
@@ -185,6 +190,7 @@ func (o *Out) done(step uint64) *messages.Done {
 // a single component.
 func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Envelope) (d *messages.Done) {
 	o.begin(now)
+	o.step = step
 	defer func() {
 		if r := recover(); r != nil {
 			o.failure = fmt.Sprintf("panic in %s: %v", o.name, r)
