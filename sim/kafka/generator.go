@@ -162,25 +162,10 @@ func (g *GeneratedTopic) Total() int64 { return g.total }
 func (g *GeneratedTopic) AdvanceTo(now vt.Time) int64 {
 	before := g.total
 	for {
-		if len(g.pending) == 0 {
-			if g.next > now {
-				break
-			}
-			g.generate()
+		if _, _, ok := g.AdvanceNext(now); !ok {
+			return g.total - before
 		}
-		t := g.pending[0]
-		if t.at > now {
-			break
-		}
-		for p, e := range t.ends {
-			g.total += e - g.end[p]
-			g.end[p] = e
-		}
-		g.free = append(g.free, t.ends)
-		g.pending = slices.Delete(g.pending, 0, 1)
-		g.seen = t.at
 	}
-	return g.total - before
 }
 
 // NextData reports whether partition p gets a record at an offset at or
