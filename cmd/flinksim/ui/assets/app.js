@@ -277,7 +277,16 @@ function renderDiagram() {
   L = layout(st);
   const svg = $('#diagram');
   svg.setAttribute('viewBox', `0 0 ${L.w} ${L.h}`);
-  svg.style.minWidth = Math.min(L.w, 1100) + 'px';
+  // a wide job (a filter, chaining off, a separate sink: five or six
+  // columns) keeps its text readable, at four fifths of its size at the
+  // least, and the diagram scrolls sideways rather than shrink further
+  const wrapW = ($('#diagram-wrap') || {}).clientWidth || L.w;
+  svg.style.minWidth = Math.round(Math.min(L.w, Math.max(wrapW, L.w * 0.8))) + 'px';
+  const more = $('#diagram-more');
+  if (more) {
+    const wrap = $('#diagram-wrap');
+    more.hidden = !wrap || wrap.scrollLeft > 0 || wrap.clientWidth >= wrap.scrollWidth - 4;
+  }
   const o = [];
   o.push(`<defs><marker id="arr" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z" fill="#bfbfbf"/></marker></defs>`);
   // column heads
@@ -1114,6 +1123,7 @@ function wire() {
     render();
   });
   // nor is the inspector redrawn under the pointer (its buttons stay put)
+  $('#diagram-wrap').addEventListener('scroll', () => { const m = $('#diagram-more'); if (m) m.hidden = true; });
   $('#inspector').addEventListener('pointerenter', () => { inspHover = true; });
   $('#inspector').addEventListener('pointerleave', () => { inspHover = false; });
   document.addEventListener('click', async e => {
