@@ -133,7 +133,7 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerPlan:
-			k.ahead.planAt = -1
+			k.ahead.planning = false
 			k.plan(o)
 		case timerGenerate:
 			k.generate(o)
@@ -213,7 +213,7 @@ func (k *Broker) start(o *kernel.Out) {
 		}
 		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
 			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
-		k.ahead.startStep, k.ahead.startAt = o.Step(), o.Now()
+		k.ahead = ahead{crossed: -1, startStep: o.Step()}
 		if k.ahead.ticking = k.cfg.KafkaLatency() <= 0; k.ahead.ticking {
 			o.Timer(0, timerGenerate, 0)
 		}
@@ -334,9 +334,7 @@ func (k *Broker) appendDue(o *kernel.Out) {
 // until data arrives or fetch.max.wait.ms passes (park).
 func (k *Broker) fetch(o *kernel.Out, from string, req *messages.Fetch, parkedAlready bool) bool {
 	body := k.read(req)
-	for i, fp := range req.Partitions {
-		k.position[fp.Partition] = k.pos[i]
-	}
+	k.leave(req)
 	if body == nil {
 		if !parkedAlready {
 			k.park(o, from, req)
@@ -370,6 +368,14 @@ func (k *Broker) park(o *kernel.Out, from string, req *messages.Fetch) {
 		o.Timer(fetchMaxWait, timerFetchWait, k.parkSeq)
 	}
 	k.parked = append(k.parked, p)
+}
+
+// leave sets the consumer positions of req's partitions to those the last
+// read of it left (k.pos).
+func (k *Broker) leave(req *messages.Fetch) {
+	for i, fp := range req.Partitions {
+		k.position[fp.Partition] = k.pos[i]
+	}
 }
 
 // read is the response to req from what the source topic holds now (nil

@@ -40,14 +40,11 @@ type ahead struct {
 	// one were sent after that timer, which had sent the next
 	crossed    vt.Time
 	crossedSeq uint64
-	// planAt is the time of the plan timer set (-1: none)
-	planAt vt.Time
-	// started is true once the first envelope after Start was handled
-	started bool
-	// the step and time of Start: the first tick's timer, sent then, came
-	// after every envelope of that step
+	// planning: the plan timer is set
+	planning bool
+	// the step of Start, at the first tick's time: the first tick's timer,
+	// sent then, came after every envelope of that step
 	startStep uint64
-	startAt   vt.Time
 	// ticking: the generator's timer is kept (a Kafka latency of 0)
 	ticking bool
 }
@@ -60,9 +57,6 @@ type ahead struct {
 // the order they parked (settle).
 func (k *Broker) reveal(o *kernel.Out, env *messages.Envelope) {
 	a := &k.ahead
-	if !a.started {
-		a.started, a.crossed, a.planAt = true, -1, -1
-	}
 	now, g := o.Now(), k.gen
 	first, tick := g.c.FirstTickUs, g.c.TickUs
 	visible := now
@@ -96,7 +90,7 @@ func (k *Broker) reveal(o *kernel.Out, env *messages.Envelope) {
 func (k *Broker) afterTick(o *kernel.Out, env *messages.Envelope) bool {
 	now := o.Now()
 	switch {
-	case now == k.ahead.startAt && o.Step() == k.ahead.startStep:
+	case now == k.gen.c.FirstTickUs && o.Step() == k.ahead.startStep:
 		return false
 	case k.ahead.crossed >= now, vt.Of(env.SentAt) == now:
 		return true
@@ -201,9 +195,7 @@ func (k *Broker) plan(o *kernel.Out) {
 	for _, p := range k.parked {
 		if p.sent == 0 {
 			if body := k.read(p.req); body != nil {
-				for i, fp := range p.req.Partitions {
-					k.position[fp.Partition] = k.pos[i]
-				}
+				k.leave(p.req)
 				o.Send(p.from, vt.FromDuration(k.cfg.KafkaLatency()), body)
 				continue
 			}
@@ -228,8 +220,8 @@ func (k *Broker) plan(o *kernel.Out) {
 			again = true
 		}
 	}
-	if again && k.ahead.planAt < 0 {
-		k.ahead.planAt = o.Now() + fetchMaxWait
+	if again && !k.ahead.planning {
+		k.ahead.planning = true
 		o.Timer(fetchMaxWait, timerPlan, 0)
 	}
 }

@@ -197,16 +197,10 @@ func (e *EditedTopic) ReadInto(dst []*messages.KafkaRecord, p int, offset int64,
 	}
 }
 
-// NextData reports whether partition p gets a record at or beyond offset
-// from the generator strictly before virtual time before (a paused
-// partition gets none; records appended by hand are not foreseen).
-func (e *EditedTopic) NextData(p int, offset int64, before vt.Time) bool {
-	_, ok := e.FirstData(p, offset, before)
-	return ok
-}
-
-// FirstData is NextData with the virtual time of the generator's tick that
-// brings that record.
+// FirstData is the virtual time (µs) of the generator's first tick strictly
+// before virtual time before that gives partition p a record at or beyond
+// offset (GeneratedTopic.FirstData through the edits: a paused partition
+// gets none; records appended by hand are not foreseen).
 func (e *EditedTopic) FirstData(p int, offset int64, before vt.Time) (vt.Time, bool) {
 	pt := &e.parts[p]
 	if pt.paused {

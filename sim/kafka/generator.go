@@ -48,7 +48,7 @@ const (
 //
 // A record is visible (counted in EndOffset, readable) from the virtual time
 // of its tick; AdvanceTo makes ticks visible. Ticks may be generated ahead of
-// time (NextData), which draws nothing that would not be drawn anyway.
+// time (FirstData), which draws nothing that would not be drawn anyway.
 // Not safe for concurrent use.
 type GeneratedTopic struct {
 	Name string
@@ -168,17 +168,9 @@ func (g *GeneratedTopic) AdvanceTo(now vt.Time) int64 {
 	}
 }
 
-// NextData reports whether partition p gets a record at an offset at or
-// beyond offset from a tick after the visible ones and strictly before
-// virtual time before. It generates ticks ahead as far as it needs to.
-func (g *GeneratedTopic) NextData(p int, offset int64, before vt.Time) bool {
-	_, ok := g.FirstData(p, offset, before)
-	return ok
-}
-
-// AdvanceNext makes the next tick visible if it is at or before limit and
-// returns its time and how many records it brought (ok false when no tick
-// is due by limit).
+// AdvanceNext makes the next tick visible if it is at or before virtual
+// time limit (µs) and returns its virtual time and how many records it
+// brought (ok false when no tick is due by limit).
 func (g *GeneratedTopic) AdvanceNext(limit vt.Time) (at vt.Time, records int64, ok bool) {
 	if len(g.pending) == 0 {
 		if g.next > limit {
@@ -201,8 +193,11 @@ func (g *GeneratedTopic) AdvanceNext(limit vt.Time) (at vt.Time, records int64, 
 	return t.at, g.total - before, true
 }
 
-// FirstData is NextData with the virtual time of that tick: the first
-// after the visible ones to give partition p a record at or beyond offset.
+// FirstData is the virtual time (µs) of the first tick after the visible
+// ones, strictly before virtual time before, that gives partition p a
+// record at an offset at or beyond offset; ok is false when none does. It
+// generates ticks ahead as far as it needs to (the same draws as when they
+// are reached).
 func (g *GeneratedTopic) FirstData(p int, offset int64, before vt.Time) (vt.Time, bool) {
 	for i := 0; ; i++ {
 		if i == len(g.pending) {

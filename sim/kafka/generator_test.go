@@ -80,7 +80,7 @@ func TestGeneratedTopicMatchesPlainGenerator(t *testing.T) {
 				before := g.Total()
 				if k%7 == 3 {
 					// look ahead first, as a parked fetch does
-					g.NextData(k%c.Partitions, g.EndOffset(k%c.Partitions), now+500_000)
+					g.FirstData(k%c.Partitions, g.EndOffset(k%c.Partitions), now+500_000)
 				}
 				n := g.AdvanceTo(now)
 				if g.Total()-before != n {
@@ -130,9 +130,9 @@ func TestGeneratedTopicMatchesPlainGenerator(t *testing.T) {
 	}
 }
 
-// NextData is true exactly when a tick strictly before the deadline brings
-// partition p past the offset.
-func TestGeneratedTopicNextData(t *testing.T) {
+// FirstData names exactly the first tick strictly before the deadline that
+// brings partition p past the offset.
+func TestGeneratedTopicFirstData(t *testing.T) {
 	c := GeneratorConfig{Partitions: 8, Rate: 150, Keys: 1000, TickUs: 10_000, Seed: 11, Stream: 2}
 	for k := 0; k < 200; k++ {
 		now := vt.Time(k) * c.TickUs
@@ -141,27 +141,27 @@ func TestGeneratedTopicNextData(t *testing.T) {
 				g := NewGeneratedTopic("t", c)
 				g.AdvanceTo(now)
 				off := g.EndOffset(p) + int64(k%3)
-				got := g.NextData(p, off, now+wait)
+				gotAt, got := g.FirstData(p, off, now+wait)
 				// the oracle: advance a fresh copy tick by tick
 				o := NewGeneratedTopic("t", c)
 				o.AdvanceTo(now)
-				want := false
+				want, wantAt := false, vt.Time(0)
 				for at := now + c.TickUs - now%c.TickUs; at < now+wait; at += c.TickUs {
 					o.AdvanceTo(at)
 					if o.EndOffset(p) > off {
-						want = true
+						want, wantAt = true, at
 						break
 					}
 				}
-				if got != want {
-					t.Fatalf("tick %d wait %d partition %d offset %d: NextData = %v, want %v", k, wait, p, off, got, want)
+				if got != want || gotAt != wantAt {
+					t.Fatalf("tick %d wait %d partition %d offset %d: FirstData = %d, %v, want %d, %v", k, wait, p, off, gotAt, got, wantAt, want)
 				}
 				// looking ahead changes nothing that is visible
 				g.AdvanceTo(now + wait)
 				o.AdvanceTo(now + wait)
 				for q := range c.Partitions {
 					if g.EndOffset(q) != o.EndOffset(q) {
-						t.Fatalf("after NextData: EndOffset(%d) = %d, want %d", q, g.EndOffset(q), o.EndOffset(q))
+						t.Fatalf("after FirstData: EndOffset(%d) = %d, want %d", q, g.EndOffset(q), o.EndOffset(q))
 					}
 				}
 			}
