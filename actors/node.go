@@ -10,45 +10,45 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// node hosts a Component as a Hollywood actor. Its messages are Deliver
-// from the scheduler, answered with exactly one Done, and InspectRequest,
-// answered with one InspectReply between two steps; both are sent with an
-// explicit sender (a nil sender breaks on Hollywood's remote transport).
+// node hosts a Component as a Hollywood process (a mailbox, proc.go). Its
+// messages are Deliver from the scheduler, answered with exactly one Done,
+// and InspectRequest, answered with one InspectReply between two steps;
+// both are sent with an explicit sender (a nil sender breaks on
+// Hollywood's remote transport).
 type node struct {
 	c         kernel.Component
 	out       *kernel.Out
 	scheduler *actor.PID
-	// the Deliver a worker runs (one at a time: the next comes after Done)
-	pending *messages.Deliver
-	engine  *actor.Engine
-	self    *actor.PID
+	engine    *actor.Engine
+	self      *actor.PID
 }
 
-var _ actor.Receiver = (*node)(nil)
-
-func (n *node) Receive(ctx *actor.Context) {
-	switch m := ctx.Message().(type) {
+// handle is the node's mailbox handler, on a worker.
+func (n *node) handle(msg any) {
+	switch m := msg.(type) {
 	case *messages.Deliver:
-		n.pending, n.engine, n.self = m, ctx.Engine(), ctx.PID()
-		submit(n) // on a worker's grown stack (workers.go)
+		done := kernel.Deliver(n.c, n.out, m.Step, vt.Of(m.Now), m.Envelopes)
+		n.engine.SendWithSender(n.scheduler, done, n.self)
 	case *messages.InspectRequest:
-		reply := &messages.InspectReply{Id: m.Id, Actor: n.out.Name()}
-		if in, ok := n.c.(kernel.Inspector); ok {
-			if v := in.Inspect(vt.Of(m.Now)); v != nil {
-				reply.Json, _ = json.Marshal(v) // views are plain data
-			}
-		}
-		ctx.Engine().SendWithSender(n.scheduler, reply, ctx.PID())
+		n.inspect(m)
 	}
-	// other messages are Hollywood's lifecycle (Initialized, Started, Stopped)
 }
 
-// run implements task: the pending Deliver, answered with its Done.
-func (n *node) run() {
-	m := n.pending
-	n.pending = nil
-	done := kernel.Deliver(n.c, n.out, m.Step, vt.Of(m.Now), m.Envelopes)
-	n.engine.SendWithSender(n.scheduler, done, n.self)
+// inspect answers m with the component's view (none if it has no view or
+// making one failed: a view is for observers and never ends a run).
+func (n *node) inspect(m *messages.InspectRequest) {
+	reply := &messages.InspectReply{Id: m.Id, Actor: n.out.Name()}
+	defer func() {
+		if recover() != nil {
+			reply.Json = nil
+		}
+		n.engine.SendWithSender(n.scheduler, reply, n.self)
+	}()
+	if in, ok := n.c.(kernel.Inspector); ok {
+		if v := in.Inspect(vt.Of(m.Now)); v != nil {
+			reply.Json, _ = json.Marshal(v) // views are plain data
+		}
+	}
 }
 
 // Host spawns actors on one Hollywood engine with fixed IDs (the actor's
@@ -79,10 +79,9 @@ func (h *Host) Spawn(name string, c kernel.Component) *messages.Spawned {
 // rebuilt from a re-run after its process was lost). Out's spawner should be
 // h.Spawn.
 func (h *Host) Adopt(name string, c kernel.Component, out *kernel.Out) *messages.Spawned {
-	n := &node{c: c, out: out, scheduler: h.Scheduler}
-	pid := h.Engine.Spawn(func() actor.Receiver { return n }, nodeKind, actor.WithID(name),
-		actor.WithMaxRestarts(0), actor.WithInboxSize(64))
-	return &messages.Spawned{Name: name, Address: pid.Address, Id: pid.ID}
+	n := &node{c: c, out: out, scheduler: h.Scheduler, engine: h.Engine}
+	n.self = spawnMailbox(h.Engine, nodeKind, name, n.handle, nil)
+	return &messages.Spawned{Name: name, Address: n.self.Address, Id: n.self.ID}
 }
 
 // nodeKind is the Hollywood kind of every hosted component.

@@ -14,8 +14,8 @@ import (
 type StepSender interface {
 	// SendStep sends every Deliver of step st, to pids[d.To] for each
 	// delivery d; every receiver answers with one Done to self.
-	SendStep(ctx *actor.Context, self *actor.PID, st *kernel.Step, pids map[string]*actor.PID)
+	SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, pids map[string]*actor.PID)
 	// Send sends one inspection request to pid; the InspectReply comes back
 	// to self.
-	Send(ctx *actor.Context, self, pid *actor.PID, req *messages.InspectRequest)
+	Send(e *actor.Engine, self, pid *actor.PID, req *messages.InspectRequest)
 }

@@ -89,8 +89,7 @@ type Scheduler struct {
 	steps    int // steps taken in this Run
 	query    *pendingQuery
 	queryID  uint64
-	ctx      *actor.Context // the actor's Context: its Engine and PID
-	mailbox  serial
+	engine   *actor.Engine
 	// Sender, when set, carries each step's Delivers and the inspection
 	// requests instead of one engine send each (the remote transport: one
 	// batch per process per step). Set it before the scheduler is spawned.
@@ -112,27 +111,19 @@ type pendingQuery struct {
 	reply   chan<- map[string]json.RawMessage
 }
 
-var _ actor.Receiver = (*Scheduler)(nil)
-
 // NewScheduler returns the driver of k.
 func NewScheduler(k *kernel.Kernel) *Scheduler {
 	return &Scheduler{k: k, pids: map[string]*actor.PID{}}
 }
 
-// Receive implements actor.Receiver. A panic here would make Hollywood
-// restart the scheduler with its state lost; it ends the run instead.
-func (s *Scheduler) Receive(ctx *actor.Context) {
-	switch ctx.Message().(type) {
-	case actor.Initialized, actor.Started, actor.Stopped:
-		return // Hollywood's lifecycle
-	}
-	if s.mailbox.handle == nil {
-		s.ctx = ctx // Hollywood keeps one Context per actor; its Engine and PID do not change
-		s.mailbox.handle = s.handle
-	}
-	// handled on a worker's grown stack (workers.go), but for a Done that
-	// only counts (not the step's last), which needs no stack to speak of
-	s.mailbox.pushUnless(ctx.Message(), s.countDone)
+// Spawn registers s on e as the process scheduler/SchedulerName (a
+// mailbox, proc.go) and returns its PID. A Done that is not its step's
+// last is counted on its sender's goroutine (countDone); every other
+// message is handled on a worker's grown stack (workers.go).
+func (s *Scheduler) Spawn(e *actor.Engine) *actor.PID {
+	s.engine = e
+	s.self = spawnMailbox(e, "scheduler", SchedulerName, s.handle, s.countDone)
+	return s.self
 }
 
 // countDone handles a Done that is not its step's last (or is stale) and
@@ -155,10 +146,9 @@ func (s *Scheduler) countDone(msg any) bool {
 	return true
 }
 
-// handle is Receive's work for one message, on a worker, one message at a
-// time in inbox order.
+// handle is the scheduler's work for one message, on a worker, one message
+// at a time in the order they came. A panic here ends the run.
 func (s *Scheduler) handle(msg any) {
-	ctx := s.ctx
 	defer func() {
 		if r := recover(); r != nil {
 			s.k.Fail(SchedulerName, "no_panic", fmt.Sprintf("panic in the scheduler: %v", r))
@@ -167,7 +157,6 @@ func (s *Scheduler) handle(msg any) {
 	}()
 	switch m := msg.(type) {
 	case *Kickoff:
-		s.self = ctx.PID()
 		if s.AdaptProcs || s.AdaptGC {
 			s.tuning.begin(s.AdaptProcs, s.AdaptGC)
 		}
@@ -177,7 +166,7 @@ func (s *Scheduler) handle(msg any) {
 		}
 	case *Run:
 		s.run, s.steps = m, 0
-		s.next(ctx)
+		s.next()
 	case *messages.Done:
 		if s.step == 0 || m.Step != s.step {
 			return
@@ -185,7 +174,7 @@ func (s *Scheduler) handle(msg any) {
 		s.dones = append(s.dones, m)
 		s.waiting--
 		if s.waiting == 0 {
-			s.finishStep(ctx)
+			s.finishStep()
 		}
 	case *Inject:
 		at, err := s.k.Inject(m.Env)
@@ -196,7 +185,7 @@ func (s *Scheduler) handle(msg any) {
 	case *InFlight:
 		m.Reply <- s.k.Queued(nil)
 	case *Query:
-		s.startQuery(ctx, m)
+		s.startQuery(m)
 	case *messages.InspectReply:
 		s.inspected(m)
 	}
@@ -210,7 +199,7 @@ func (s *Scheduler) register(sp []*messages.Spawned) {
 }
 
 // next delivers the next step, or reports where the run stopped.
-func (s *Scheduler) next(ctx *actor.Context) {
+func (s *Scheduler) next() {
 	if s.run == nil {
 		return
 	}
@@ -229,7 +218,7 @@ func (s *Scheduler) next(ctx *actor.Context) {
 		s.tuning.step(len(st.Deliveries))
 	}
 	if s.Sender != nil {
-		s.Sender.SendStep(ctx, s.self, st, s.pids)
+		s.Sender.SendStep(s.engine, s.self, st, s.pids)
 		return
 	}
 	// A wide step (a keyBy edge of many channels) is sent by the workers in
@@ -249,10 +238,10 @@ func (s *Scheduler) next(ctx *actor.Context) {
 	}
 	ms := s.delivers
 	for len(ds) > sendChunk {
-		trySubmit(&deliverChunk{s: s, engine: ctx.Engine(), ds: ds[len(ds)-sendChunk:], ms: ms[len(ms)-sendChunk:]})
+		submit(&deliverChunk{s: s, engine: s.engine, ds: ds[len(ds)-sendChunk:], ms: ms[len(ms)-sendChunk:]})
 		ds, ms = ds[:len(ds)-sendChunk], ms[:len(ms)-sendChunk]
 	}
-	(&deliverChunk{s: s, engine: ctx.Engine(), ds: ds, ms: ms}).run()
+	(&deliverChunk{s: s, engine: s.engine, ds: ds, ms: ms}).run()
 }
 
 // sendChunk is how many Delivers one worker sends of a wide step.
@@ -273,11 +262,16 @@ func (c *deliverChunk) run() {
 	}
 }
 
-func (s *Scheduler) finishStep(ctx *actor.Context) {
+func (s *Scheduler) finishStep() {
+	events := 0
 	for _, d := range s.dones {
+		events += len(d.Events)
 		for _, x := range d.Spawned {
 			s.pids[x.Name] = actor.NewPID(x.Address, x.Id)
 		}
+	}
+	if s.tuning.begun {
+		s.tuning.logged(events)
 	}
 	s.k.Finish(s.dones)
 	for _, d := range s.dones {
@@ -289,7 +283,7 @@ func (s *Scheduler) finishStep(ctx *actor.Context) {
 	s.dones = s.dones[:0]
 	s.step = 0
 	s.steps++
-	s.next(ctx)
+	s.next()
 }
 
 func (s *Scheduler) report() {
@@ -309,7 +303,7 @@ func (s *Scheduler) report() {
 // startQuery sends an InspectRequest to each wanted live actor; the views
 // come back as InspectReply messages. Queries are answered between steps
 // only: the driver never asks during a Run.
-func (s *Scheduler) startQuery(ctx *actor.Context, m *Query) {
+func (s *Scheduler) startQuery(m *Query) {
 	s.queryID++
 	q := &pendingQuery{id: s.queryID, views: map[string]json.RawMessage{}, reply: m.Reply}
 	names := m.Actors
@@ -326,10 +320,10 @@ func (s *Scheduler) startQuery(ctx *actor.Context, m *Query) {
 		q.waiting++
 		req := &messages.InspectRequest{Id: q.id, Now: s.k.Now().Micros()}
 		if s.Sender != nil {
-			s.Sender.Send(ctx, s.self, pid, req)
+			s.Sender.Send(s.engine, s.self, pid, req)
 			continue
 		}
-		ctx.Engine().SendWithSender(pid, req, s.self)
+		s.engine.SendWithSender(pid, req, s.self)
 	}
 	if q.waiting == 0 {
 		m.Reply <- q.views

@@ -79,3 +79,43 @@ func TestGCPercentFollowsLiveHeap(t *testing.T) {
 		t.Fatalf("GC percent set to %v, want %v", set, want)
 	}
 }
+
+// TestBurstStartsACollection: a step of burstEvents log events or more has
+// one collection started at the end of its window (not before, and not
+// again in the next window); a smaller step, or a tuning that does not
+// choose the GC percent, none.
+func TestBurstStartsACollection(t *testing.T) {
+	defer func(was int) { processGC = was }(processGC)
+	processGC = 100
+	for _, c := range []struct {
+		gc     bool
+		events int
+		want   [2]int // collections started by the end of windows 1, 2
+	}{
+		{true, burstEvents, [2]int{1, 1}},
+		{true, burstEvents - 1, [2]int{0, 0}},
+		{false, 1 << 30, [2]int{0, 0}},
+	} {
+		n := 0
+		p := tuning{gc: c.gc, begun: true, gcNow: processGC, gcPercent: func(int) int { return 0 },
+			liveHeap: func() uint64 { return largeHeap }, collect: func() { n++ }}
+		p.step(1)
+		p.logged(c.events)
+		for range tuneWindow - 2 {
+			p.step(1)
+		}
+		if n != 0 {
+			t.Fatalf("gc %v, a step of %d events: %d collections before the window ended", c.gc, c.events, n)
+		}
+		p.step(1) // the window's last step
+		if n != c.want[0] {
+			t.Fatalf("gc %v, a step of %d events: %d collections at the end of its window, want %d", c.gc, c.events, n, c.want[0])
+		}
+		for range tuneWindow {
+			p.step(1)
+		}
+		if n != c.want[1] {
+			t.Fatalf("gc %v, a step of %d events: %d collections after the next window, want %d", c.gc, c.events, n, c.want[1])
+		}
+	}
+}

@@ -113,8 +113,7 @@ func (h *hollywood) host(k *kernel.Kernel, seed uint64, opt Options) (kernel.Spa
 	sch := actors.NewScheduler(k)
 	sch.Sender = h.sender
 	sch.AdaptProcs, sch.AdaptGC = opt.AdaptProcs, opt.AdaptGC
-	spid := engine.Spawn(func() actor.Receiver { return sch }, "scheduler",
-		actor.WithID(actors.SchedulerName), actor.WithMaxRestarts(0))
+	spid := sch.Spawn(engine)
 	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Place: h.place}
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
 		engine.Send(spid, &actors.Kickoff{Spawned: sp, Initial: initial})

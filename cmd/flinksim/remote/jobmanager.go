@@ -413,9 +413,9 @@ type transport JobManager
 
 var _ actors.StepSender = (*transport)(nil)
 
-func (t *transport) SendStep(ctx *actor.Context, self *actor.PID, st *kernel.Step, pids map[string]*actor.PID) {
+func (t *transport) SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, pids map[string]*actor.PID) {
 	j := (*JobManager)(t)
-	local := ctx.Engine().Address()
+	local := e.Address()
 	var groups []*messages.DeliverBatch
 	var addrs []string
 	for i := range st.Deliveries {
@@ -439,30 +439,30 @@ func (t *transport) SendStep(ctx *actor.Context, self *actor.PID, st *kernel.Ste
 		}
 		if err != nil {
 			for _, d := range g.Deliveries {
-				ctx.Engine().SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To,
+				e.SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To,
 					Failure: "cannot encode the step for " + addrs[k] + ": " + err.Error()}, self)
 			}
 			continue
 		}
-		j.sendBatch(ctx, self, addrs[k], g, &inflight{batch: &messages.StepBatch{Step: st.N, DeliverBatch: b}, n: len(g.Deliveries)})
+		j.sendBatch(e, self, addrs[k], g, &inflight{batch: &messages.StepBatch{Step: st.N, DeliverBatch: b}, n: len(g.Deliveries)})
 	}
 	for i := range st.Deliveries {
 		d := &st.Deliveries[i]
 		pid := pids[d.To]
 		if pid == nil {
-			ctx.Engine().SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To, Failure: "the scheduler has no PID for " + d.To}, self)
+			e.SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To, Failure: "the scheduler has no PID for " + d.To}, self)
 			continue
 		}
 		if pid.Address == local {
-			ctx.Engine().SendWithSender(pid, &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, self)
+			e.SendWithSender(pid, &messages.Deliver{Step: st.N, Now: st.Now.Micros(), Envelopes: d.Envelopes}, self)
 		}
 	}
 }
 
-func (t *transport) Send(ctx *actor.Context, self, pid *actor.PID, req *messages.InspectRequest) {
+func (t *transport) Send(e *actor.Engine, self, pid *actor.PID, req *messages.InspectRequest) {
 	j := (*JobManager)(t)
-	if pid.Address == ctx.Engine().Address() {
-		ctx.Engine().SendWithSender(pid, req, self)
+	if pid.Address == e.Address() {
+		e.SendWithSender(pid, req, self)
 		return
 	}
 	j.mu.Lock()
@@ -471,30 +471,30 @@ func (t *transport) Send(ctx *actor.Context, self, pid *actor.PID, req *messages
 	case p != nil && !p.lost:
 		p.engine.SendWithSender(pid, req, self)
 	case p != nil && p.adopted:
-		ctx.Engine().SendWithSender(actor.NewPID(ctx.Engine().Address(), pid.ID), req, self)
+		e.SendWithSender(actor.NewPID(e.Address(), pid.ID), req, self)
 	default:
 		// gone, or not rebuilt yet: an empty view, so that the query ends
-		ctx.Engine().SendWithSender(self, &messages.InspectReply{Id: req.Id}, self)
+		e.SendWithSender(self, &messages.InspectReply{Id: req.Id}, self)
 	}
 	j.mu.Unlock()
 }
 
 // sendBatch hands one process its part of a step; a lost process's part
 // waits in the hub for its actors to be rebuilt here.
-func (j *JobManager) sendBatch(ctx *actor.Context, self *actor.PID, addr string, g *messages.DeliverBatch, f *inflight) {
+func (j *JobManager) sendBatch(e *actor.Engine, self *actor.PID, addr string, g *messages.DeliverBatch, f *inflight) {
 	j.mu.Lock()
 	p := j.byAddr[addr]
 	if p == nil {
 		j.mu.Unlock()
 		for _, d := range g.Deliveries {
-			ctx.Engine().SendWithSender(self, &messages.Done{Step: g.Step, Actor: d.To,
+			e.SendWithSender(self, &messages.Done{Step: g.Step, Actor: d.To,
 				Failure: "no taskmanager process at " + addr}, self)
 		}
 		return
 	}
 	if p.lost {
 		j.mu.Unlock()
-		ctx.Engine().Send(j.self, &lostBatch{p: p, f: f})
+		e.Send(j.self, &lostBatch{p: p, f: f})
 		return
 	}
 	f.at = time.Now()
