@@ -12,8 +12,9 @@ import "github.com/anthdm/hollywood/actor"
 // a fresh slice on every pop; a step is two such wakes per receiver (its
 // Deliver, then its Done at the scheduler), which at parallelism 64 was a
 // third of the CPU time. Hollywood's own remote stream writer is a process
-// of this kind (remote/stream_writer.go); so are the remote transport's
-// hub and gateway (cmd/flinksim/remote/proc.go).
+// without an inbox too (remote/stream_writer.go), as are the remote
+// transport's hub and gateway (cmd/flinksim/remote/proc.go, inline: they
+// handle a message on its sender's goroutine, with no queue).
 //
 // Processes of the run are never stopped through Hollywood (a component
 // that stops is dropped by the kernel), so Shutdown has nothing to do and a

@@ -81,41 +81,47 @@ func TestGCPercentFollowsLiveHeap(t *testing.T) {
 }
 
 // TestBurstStartsACollection: a step of burstEvents log events or more has
-// one collection started at the end of its window (not before, and not
-// again in the next window); a smaller step, or a tuning that does not
-// choose the GC percent, none.
+// one collection started tuneWindow steps after it, wherever it falls in a
+// tuning window (first step, last step); a smaller step, or a tuning that
+// does not choose the GC percent, none.
 func TestBurstStartsACollection(t *testing.T) {
 	defer func(was int) { processGC = was }(processGC)
 	processGC = 100
 	for _, c := range []struct {
 		gc     bool
 		events int
-		want   [2]int // collections started by the end of windows 1, 2
+		at     int // steps of the window before the burst's
+		want   int
 	}{
-		{true, burstEvents, [2]int{1, 1}},
-		{true, burstEvents - 1, [2]int{0, 0}},
-		{false, 1 << 30, [2]int{0, 0}},
+		{true, burstEvents, 0, 1},
+		{true, burstEvents, tuneWindow - 1, 1}, // the window's last step
+		{true, burstEvents, 100, 1},
+		{true, burstEvents - 1, 0, 0},
+		{false, 1 << 30, 0, 0},
 	} {
 		n := 0
 		p := tuning{gc: c.gc, begun: true, gcNow: processGC, gcPercent: func(int) int { return 0 },
 			liveHeap: func() uint64 { return largeHeap }, collect: func() { n++ }}
-		p.step(1)
+		for range c.at {
+			p.step(1)
+		}
+		p.step(1) // the burst's step, counted as it starts
 		p.logged(c.events)
-		for range tuneWindow - 2 {
+		for range tuneWindow - 1 {
 			p.step(1)
 		}
 		if n != 0 {
-			t.Fatalf("gc %v, a step of %d events: %d collections before the window ended", c.gc, c.events, n)
+			t.Fatalf("%+v: %d collections fewer than %d steps after the burst", c, n, tuneWindow)
 		}
-		p.step(1) // the window's last step
-		if n != c.want[0] {
-			t.Fatalf("gc %v, a step of %d events: %d collections at the end of its window, want %d", c.gc, c.events, n, c.want[0])
+		p.step(1)
+		if n != c.want {
+			t.Fatalf("%+v: %d collections %d steps after the burst, want %d", c, n, tuneWindow, c.want)
 		}
-		for range tuneWindow {
+		for range 3 * tuneWindow {
 			p.step(1)
 		}
-		if n != c.want[1] {
-			t.Fatalf("gc %v, a step of %d events: %d collections after the next window, want %d", c.gc, c.events, n, c.want[1])
+		if n != c.want {
+			t.Fatalf("%+v: %d collections later on, want %d", c, n, c.want)
 		}
 	}
 }

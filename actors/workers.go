@@ -141,7 +141,9 @@ func (q *serial) run() {
 // goal at twice the burst's live heap, and the collector then waits for the
 // heap to grow that far although most of the burst died when its step
 // ended: 1M keys at 20,000 records/s peaked at ~1.6 GB RSS with ~550 MB
-// live. So at the end of the window after a burst the scheduler starts a
+// live. So tuneWindow steps after a burst (when its log events and result
+// records are gone: the subtasks' outputs are reused at their next
+// delivery, the records appended to the sink topic) the scheduler starts a
 // collection of its own (runtime.GC on a goroutine of its own: the run goes
 // on while it marks), and the next goal is set from what is live after it.
 //
@@ -159,7 +161,7 @@ const (
 	smallHeap   = 192 << 20
 	largeHeap   = 256 << 20
 	// a step that logs at least burstEvents events (a watermark that fires
-	// a window for each of a great many keys) is a burst: see collectAfter
+	// a window for each of a great many keys) is a burst
 	burstEvents = 1 << 16
 )
 
@@ -177,7 +179,7 @@ type tuning struct {
 	begun      bool // begin was called
 	max, now   int  // the most Ps it may set; what it set
 	gcNow      int  // the GC percent it set
-	burst      bool // a step of this window was a burst
+	collectIn  int  // steps until the collection after a burst (0: none due)
 	steps      int  // steps of the current window
 	deliveries int  // their deliveries
 	// the runtime's setters and the live heap (a test's stand-ins)
@@ -209,6 +211,11 @@ func gcPercentNow() int {
 // window, sets GOMAXPROCS to what the window's width asks for and the GC
 // percent to what the live heap asks for.
 func (t *tuning) step(n int) {
+	if t.collectIn > 0 {
+		if t.collectIn--; t.collectIn == 0 {
+			t.collect()
+		}
+	}
 	t.steps++
 	t.deliveries += n
 	if t.steps < tuneWindow {
@@ -232,19 +239,15 @@ func (t *tuning) step(n int) {
 			t.setGC(processGC)
 		}
 	}
-	if t.burst {
-		t.burst = false
-		t.collect()
-	}
 	t.steps, t.deliveries = 0, 0
 }
 
-// logged counts the log events of a step (after begin): a burst has a
-// collection started at the end of its window when the tuning chooses the
-// GC percent.
+// logged counts the log events of a step that ended (after begin): when
+// the tuning chooses the GC percent, a burst has a collection started
+// tuneWindow steps later (a later burst puts it off again).
 func (t *tuning) logged(events int) {
 	if t.gc && events >= burstEvents {
-		t.burst = true
+		t.collectIn = tuneWindow
 	}
 }
 
