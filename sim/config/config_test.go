@@ -191,7 +191,9 @@ var setCases = map[string]setCase{
 		"-1":     "sim.buffer.records: -1 is out of range (allowed: 0..100000)",
 		"100001": "100001 is out of range",
 	}},
-	"taskmanager.network.memory.max-buffers-per-channel": {"3", "3", map[string]string{"-1": "-1 is out of range (allowed: 0..100000)"}},
+	"taskmanager.network.memory.max-buffers-per-channel":        {"3", "3", map[string]string{"-1": "-1 is out of range (allowed: 0..100000)"}},
+	"taskmanager.network.memory.max-overdraft-buffers-per-gate": {"0", "0", map[string]string{"-1": "-1 is out of range (allowed: 0..100000)"}},
+	"execution.checkpointing.checkpoints-after-tasks-finish":    {"false", "false", map[string]string{"yes please": "Unrecognized option for boolean"}},
 	"taskmanager.memory.segment-size": {"64 kb", "64 kb", map[string]string{
 		"2 kb": "taskmanager.memory.segment-size: 2 kb is out of range (allowed: 4 kb..)",
 	}},

@@ -40,7 +40,7 @@ var flinkKeys = []string{
 	"env.java.opts.sql-gateway", "env.java.opts.taskmanager", "env.log.dir", "env.log.level", "env.log.max", "env.pid.dir",
 	"env.ssh.opts", "env.stdout-err.redirect-to-file", "env.yarn.conf.dir",
 	// CheckpointingOptions, ExecutionCheckpointingOptions, StateBackendOptions, StateChangelogOptions, StateRecoveryOptions
-	"execution.checkpointing.checkpoints-after-tasks-finish", "execution.checkpointing.cleaner.parallel-mode",
+	"execution.checkpointing.cleaner.parallel-mode",
 	"execution.checkpointing.create-subdir", "execution.checkpointing.data-inline-threshold", "execution.checkpointing.dir",
 	"execution.checkpointing.externalized-checkpoint-retention", "execution.checkpointing.file-merging.across-checkpoint-boundary",
 	"execution.checkpointing.file-merging.enabled", "execution.checkpointing.file-merging.max-file-size",
@@ -121,7 +121,7 @@ var flinkKeys = []string{
 	"taskmanager.network.memory.buffer-debloat.enabled", "taskmanager.network.memory.buffer-debloat.period",
 	"taskmanager.network.memory.buffer-debloat.samples", "taskmanager.network.memory.buffer-debloat.target",
 	"taskmanager.network.memory.buffer-debloat.threshold-percentages",
-	"taskmanager.network.memory.max-overdraft-buffers-per-gate", "taskmanager.network.memory.read-buffer.required-per-gate.max",
+	"taskmanager.network.memory.read-buffer.required-per-gate.max",
 	"taskmanager.network.netty.client.connectTimeoutSec", "taskmanager.network.netty.client.numThreads",
 	"taskmanager.network.netty.client.tcp.keepCount", "taskmanager.network.netty.client.tcp.keepIdleSec",
 	"taskmanager.network.netty.client.tcp.keepIntervalSec", "taskmanager.network.netty.num-arenas",

@@ -354,9 +354,23 @@ func Registry() []Setting {
 	return slices.Clone(registry)
 }
 
+// deprecatedKeys maps the older names of settings to their Flink 1.20 key,
+// as the ConfigOptions' withDeprecatedKeys do.
+var deprecatedKeys = map[string]string{
+	"execution.checkpointing.checkpoints-after-tasks-finish.enabled": "execution.checkpointing.checkpoints-after-tasks-finish",
+}
+
+// CurrentKey is key, or the Flink 1.20 key of a deprecated one.
+func CurrentKey(key string) string {
+	if k, ok := deprecatedKeys[key]; ok {
+		return k
+	}
+	return key
+}
+
 // Lookup returns the setting for key, and false when there is none.
 func Lookup(key string) (Setting, bool) {
-	i, ok := index[key]
+	i, ok := index[CurrentKey(key)]
 	if !ok {
 		return Setting{}, false
 	}
@@ -373,6 +387,7 @@ func Lookup(key string) (Setting, bool) {
 // (IsFlinkKey) gives a *NotSimulatedError and leaves c unchanged: callers
 // accept it and tell the user once.
 func (c *Config) Set(key, value string) error {
+	key = CurrentKey(key)
 	i, ok := index[key]
 	if !ok {
 		if IsFlinkKey(key) {
@@ -389,6 +404,7 @@ func (c *Config) Set(key, value string) error {
 
 // Get returns the current value of key as text, in the form Values uses.
 func (c Config) Get(key string) (string, error) {
+	key = CurrentKey(key)
 	i, ok := index[key]
 	if !ok {
 		return "", &UnknownKeyError{Key: key, Suggestion: suggest(key)}

@@ -37,7 +37,6 @@ type InputChannel struct {
 	broken       bool // the connection to the producer broke (network.go): nothing more on it
 
 	bm      BufferManager // exclusive and floating buffers, credit (remote channels)
-	lent    []bool        // local channels: the producer's buffers handed to the task, in order; true for a segment's last part
 	nextSeq int32         // expected sequence number
 
 	buffersIn, recordsIn, bytesIn, nettyBytes int64
@@ -141,7 +140,6 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 	}
 	if c.local {
 		if !m.Buffer.IsEvent {
-			c.lent = append(c.lent, m.SegmentEnd)
 			c.buffersIn++
 			c.recordsIn += int64(countRecords(m.Buffer))
 			c.bytesIn += int64(m.Buffer.SizeBytes)
@@ -196,19 +194,12 @@ func (c *InputChannel) recycle(o *kernel.Out, n int) {
 }
 
 // recycleLocal is the task recycling n buffers a local channel read: the
-// producer's pool buffers among them go back to its pool.
+// producer takes back the segments among them and the channel reads its
+// next buffer (LocalInputChannel reads the subpartition view one buffer at a
+// time, when its task asks for the next).
 func (c *InputChannel) recycleLocal(o *kernel.Out, n int) {
-	segs := 0
-	for _, end := range c.lent[:n] {
-		if end {
-			segs++
-		}
-	}
-	c.lent = c.lent[n:]
-	if segs > 0 {
-		o.Send(c.producer, c.latency, &messages.Envelope_LocalBufferRecycled{LocalBufferRecycled: &messages.LocalBufferRecycled{
-			SubpartitionIndex: int32(c.subpartition), Count: int32(segs)}})
-	}
+	o.Send(c.producer, c.latency, &messages.Envelope_LocalBufferRecycled{LocalBufferRecycled: &messages.LocalBufferRecycled{
+		SubpartitionIndex: int32(c.subpartition), Count: int32(n)}})
 }
 
 func (c *InputChannel) returnFloating(o *kernel.Out, n int) {

@@ -1,6 +1,10 @@
 package exchange
 
-import "github.com/flinksim/flinksim/messages"
+import (
+	"fmt"
+
+	"github.com/flinksim/flinksim/messages"
+)
 
 // InputGate is the consumer side of a task's input
 // (org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate
@@ -12,13 +16,14 @@ import "github.com/flinksim/flinksim/messages"
 // Invariant: a channel index is in the ready list exactly when its queue is
 // not empty.
 type InputGate struct {
-	channels     []*GateChannel
-	local        []bool // per channel: a LocalInputChannel (it reads the producer's buffers, none of the gate's)
-	ready        []int  // channel indexes with buffers, in arrival order
-	floatingFree int    // free floating buffers of the pool
-	floatingWait []floatingWant
-	BuffersIn    int64 // numBuffersIn
-	BytesIn      int64 // numBytesIn
+	channels      []*GateChannel
+	local         []bool // per channel: a LocalInputChannel (it reads the producer's buffers, none of the gate's)
+	ready         []int  // channel indexes with buffers, in arrival order
+	floatingFree  int    // free floating buffers of the pool
+	floatingTotal int    // the pool's floating buffers
+	floatingWait  []floatingWant
+	BuffersIn     int64 // numBuffersIn
+	BytesIn       int64 // numBytesIn
 }
 
 // GateChannel is one channel's queue in the gate.
@@ -40,7 +45,7 @@ func NewInputGate(numChannels, floating int, local []bool) *InputGate {
 	if local == nil {
 		local = make([]bool, numChannels)
 	}
-	g := &InputGate{channels: make([]*GateChannel, numChannels), floatingFree: floating, local: local}
+	g := &InputGate{channels: make([]*GateChannel, numChannels), floatingFree: floating, floatingTotal: floating, local: local}
 	for i := range g.channels {
 		g.channels[i] = &GateChannel{}
 	}
@@ -229,14 +234,50 @@ func (g *InputGate) grant() []Grant {
 	return out
 }
 
-// InPoolUsage is the share of the gate's own buffers (buffersPerChannel
-// exclusive per remote channel and floating) holding data not yet
-// processed (Flink's inPoolUsage: local channels hold the producer's
-// buffers, not the gate's), the number of data buffers queued in all
-// channels, and the count per channel (inputQueueLengths).
-func (g *InputGate) InPoolUsage(buffersPerChannel, floating int) (usage float64, queued int64, lengths []int64) {
+// CheckBounds checks the gate's queues against Flink's bounds and returns
+// what broke, or "": a RemoteInputChannel queues at most its exclusive
+// buffers and the floating buffers it can have (every data buffer it
+// receives takes a credit), all remote channels together at most their
+// exclusive buffers and the gate's floating ones, and a LocalInputChannel,
+// which reads its producer's queue one buffer at a time, at most one.
+func (g *InputGate) CheckBounds(buffersPerChannel, floating int) string {
+	var remote, queued int
+	for i, ch := range g.channels {
+		n := 0
+		for _, b := range ch.Buffers {
+			if !b.IsEvent {
+				n++
+			}
+		}
+		if g.local[i] {
+			if n > 1 {
+				return fmt.Sprintf("local input channel %d queues %d buffers", i, n)
+			}
+			continue
+		}
+		if n > buffersPerChannel+floating {
+			return fmt.Sprintf("remote input channel %d queues %d buffers, more than its %d exclusive and the gate's %d floating", i, n, buffersPerChannel, floating)
+		}
+		remote++
+		queued += n
+	}
+	if queued > remote*buffersPerChannel+floating {
+		return fmt.Sprintf("the remote input channels queue %d buffers, more than their %d exclusive and the gate's %d floating", queued, remote*buffersPerChannel, floating)
+	}
+	return ""
+}
+
+// InPoolUsage is Flink's inPoolUsage (CreditBasedInputBuffersUsageGauge):
+// the gate's own buffers in use over all of them, where the exclusive
+// buffers of the remote channels that hold data are in use
+// (ExclusiveBuffersUsageGauge), and so are the floating buffers the pool has
+// lent to channels, holding data or announced as credit
+// (FloatingBuffersUsageGauge); local channels hold the producer's buffers,
+// none of the gate's. It also returns the data buffers queued in all
+// channels and the count per channel (inputQueueLength(s)).
+func (g *InputGate) InPoolUsage(buffersPerChannel int) (usage float64, queued int64, lengths []int64) {
 	lengths = make([]int64, len(g.channels))
-	var own int64
+	var used int64
 	remote := 0
 	for i, ch := range g.channels {
 		for _, b := range ch.Buffers {
@@ -246,12 +287,13 @@ func (g *InputGate) InPoolUsage(buffersPerChannel, floating int) (usage float64,
 		}
 		queued += lengths[i]
 		if !g.local[i] {
-			own += lengths[i]
+			used += min(lengths[i], int64(buffersPerChannel))
 			remote++
 		}
 	}
-	if total := remote*buffersPerChannel + floating; total > 0 {
-		usage = float64(own) / float64(total)
+	used += int64(g.floatingTotal - g.floatingFree)
+	if total := remote*buffersPerChannel + g.floatingTotal; total > 0 {
+		usage = float64(used) / float64(total)
 	}
 	return usage, queued, lengths
 }

@@ -1,16 +1,22 @@
-// Package exchange is the producer side of Flink's network stack as plain Go:
-// a ResultPartition with one ResultSubpartition per consumer subtask, a
-// bounded pool of network buffers, and credit-based flow control
+// Package exchange is Flink's network stack as plain Go: a ResultPartition
+// with one ResultSubpartition per consumer subtask and a bounded pool of
+// network buffers, the InputGate with its floating buffers, the input
+// channels, and credit-based flow control
 // (org.apache.flink.runtime.io.network.partition.PipelinedSubpartition,
-// ...netty.CreditBasedSequenceNumberingViewReader, ...buffer.LocalBufferPool).
+// ...netty.CreditBasedSequenceNumberingViewReader, ...buffer.LocalBufferPool,
+// ...partition.consumer.SingleInputGate, RemoteInputChannel,
+// LocalInputChannel).
 //
 // A buffer holds a fixed number of records (sim.buffer.records). Watermarks
 // and watermark statuses are stream elements written into the same buffers
-// as records, as RecordWriter.broadcastEmit does; EndOfPartitionEvent is an
-// event buffer, which Flink sends without credit.
+// as records, as RecordWriter.broadcastEmit does; EndOfPartitionEvent,
+// EndOfData and CheckpointBarrier are event buffers, which Flink sends
+// without credit and which take no buffer of the pool.
 package exchange
 
 import (
+	"fmt"
+
 	"github.com/flinksim/flinksim/messages"
 )
 
@@ -27,8 +33,9 @@ const (
 	// KindBarrier is a CheckpointBarrier (event buffer; the checkpoint is in
 	// the Buffer's checkpoint fields).
 	KindBarrier ElementKind = 5
-	// KindEndOfData is EndOfData: the producer has no more records but keeps
-	// its partition open for the final checkpoint's barrier (FLIP-147).
+	// KindEndOfData is the EndOfData event: the producer has no more records
+	// but keeps its partition open for the final checkpoint's barrier
+	// (FLIP-147).
 	KindEndOfData ElementKind = 6
 )
 
@@ -50,41 +57,54 @@ func PayloadAt(b *messages.Buffer, k int) []byte {
 	return nil
 }
 
-// queued is one buffer waiting in a subpartition's queue.
-type queued struct {
-	b *messages.Buffer
-	// segment: it is the last part of its pool buffer (memory segment):
-	// once sent to a remote consumer, or recycled by a local one, the
-	// buffer goes back to the pool. A flush hands out the part of the
-	// segment written so far as a buffer of its own that ends nothing.
-	segment bool
+// bufferConsumer is one entry of a subpartition's queue, as Flink's
+// PipelinedSubpartition holds BufferConsumers: a pool buffer (memory
+// segment) with the elements written into it so far, or an event buffer.
+// Only the last data entry may still be written to (its BufferBuilder is not
+// finished); a flush only makes what was written so far readable.
+type bufferConsumer struct {
+	b        *messages.Buffer
+	read     int  // elements handed out already (the reader index)
+	finished bool // no more elements are written into it (an event is finished at once)
+	event    bool
+	removed  bool // polled out of the queue: its segment may still be read by a local consumer
 }
 
-// Subpartition is one ResultSubpartition and the view its consumer's
+func (c *bufferConsumer) unread() int { return len(c.b.Kinds) - c.read }
+
+// Subpartition is one PipelinedSubpartition and the view its consumer's
 // InputChannel reads through.
 type Subpartition struct {
-	current   *messages.Buffer // the segment being filled (BufferBuilder), nil when none
-	records   int              // records in current
-	sliced    int              // elements of current handed out already by flushes
-	queue     []queued         // buffers not yet sent (data and events)
-	credit    int              // buffers the consumer can still accept (remote)
-	initial   int              // initial credit of the PartitionRequest (exclusive buffers)
-	receiver  string           // the consumer's InputChannel; "" before PartitionRequest
-	local     bool             // the consumer is a LocalInputChannel: no credit, it recycles the segments it read
-	nextSeq   int32            // sequence number of the next BufferResponse
-	announced bool             // a BacklogAnnouncement went out since credit ran out
-	ended     bool             // EndOfPartitionEvent queued
-	sentEnd   bool             // EndOfPartitionEvent sent
-	blocked   bool             // an aligned barrier went out: nothing more until ResumeConsumption
-	last      int              // elements of the last buffer finished (the size hint of the next)
-	held      int              // pool buffers this subpartition holds: current, queued, lent to a local consumer
-	pending   []pendingElement // broadcast elements waiting for a pool buffer (the task is blocked meanwhile)
+	queue          []*bufferConsumer // BufferConsumers not yet polled, data and events
+	current        *bufferConsumer   // the data entry being written (the last of queue), nil when none
+	records        int               // records in current
+	flushRequested bool              // a flush made current's data so far readable
+	backlog        int               // data entries in queue (buffersInBacklog)
+	credit         int               // buffers the remote consumer can still accept
+	initial        int               // initial credit of the PartitionRequest (exclusive buffers)
+	receiver       string            // the consumer's InputChannel; "" before PartitionRequest
+	local          bool              // the consumer is a LocalInputChannel
+	demand         int               // local: buffers the LocalInputChannel asks for (its view polls one at a time)
+	lent           *bufferConsumer   // local: the entry whose segment the buffer the consumer reads belongs to
+	nextSeq        int32             // sequence number of the next BufferResponse
+	announced      bool              // a BacklogAnnouncement went out since credit ran out
+	ended          bool              // EndOfPartitionEvent queued
+	sentEnd        bool              // EndOfPartitionEvent sent
+	blocked        bool              // an aligned barrier went out: nothing more until ResumeConsumption
+	last           int               // elements of the last buffer finished (the size hint of the next)
+	held           int               // pool buffers requested for this subpartition and not yet recycled
 }
 
-// pendingElement is a stream element waiting to be written.
-type pendingElement struct {
-	kind ElementKind
-	ts   int64
+// pendingWrite is a stream element the task could not write yet: no buffer
+// for its subpartition even with overdraft (the task's thread is blocked in
+// requestBufferBuilderBlocking until one is recycled).
+type pendingWrite struct {
+	sub     int
+	kind    ElementKind
+	key     string
+	ts      int64
+	value   float64
+	payload []byte
 }
 
 // Send is one message the producer must send to a consumer channel.
@@ -95,12 +115,21 @@ type Send struct {
 	Announcement *messages.BacklogAnnouncement // non-nil: a BacklogAnnouncement
 }
 
-// ResultPartition is the output of one producer subtask.
+// ResultPartition is the output of one producer subtask with its
+// LocalBufferPool.
+//
+// Bounds (checked by CheckBounds): a subpartition holds at most
+// max-buffers-per-channel pool buffers; the pool lends at most its size
+// plus max-overdraft-buffers-per-gate; every pool buffer in use belongs to
+// one subpartition.
 type ResultPartition struct {
 	subs             []Subpartition
 	poolSize         int
 	maxPerChannel    int // taskmanager.network.memory.max-buffers-per-channel (0: no limit)
-	inUse            int // pool buffers taken: held by some subpartition
+	maxOverdraft     int // taskmanager.network.memory.max-overdraft-buffers-per-gate
+	inUse            int // pool buffers taken (overdraft included): held by some subpartition
+	atMax            int // subpartitions holding maxPerChannel buffers (each makes the pool unavailable)
+	pending          []pendingWrite
 	recordsPerBuffer int
 	recordBytes      int
 	payloads         bool // every buffer carries Payloads, one per element (CarryPayloads)
@@ -122,8 +151,7 @@ func PoolSize(numSubpartitions, buffersPerChannel, floatingPerGate int) int {
 
 // NewResultPartition makes a partition of n subpartitions with a pool of
 // poolSize buffers of recordsPerBuffer records each (recordBytes bytes per
-// record, for byte counts). No subpartition may hold more than
-// maxPerChannel of them at once (0: no limit).
+// record, for byte counts).
 func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultPartition {
 	if recordsPerBuffer < 1 {
 		recordsPerBuffer = 1
@@ -134,9 +162,18 @@ func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultP
 
 // SetMaxBuffersPerChannel bounds the pool buffers one subpartition may hold
 // (taskmanager.network.memory.max-buffers-per-channel, LocalBufferPool's
-// maxBuffersPerChannel): a subpartition at the bound makes the producer
-// unavailable, backpressure, though the pool has buffers left. 0: no bound.
+// maxBuffersPerChannel): while a subpartition holds that many the whole pool
+// is unavailable, so the producer is backpressured although the pool has
+// buffers left, and that subpartition gets no new buffer, not even an
+// overdraft one. 0: no bound.
 func (p *ResultPartition) SetMaxBuffersPerChannel(n int) { p.maxPerChannel = n }
+
+// SetMaxOverdraftBuffers sets how many buffers beyond its size the pool may
+// lend to a task that needs one in the middle of writing a record or a
+// broadcast (taskmanager.network.memory.max-overdraft-buffers-per-gate,
+// FLIP-227; LocalBufferPool.requestOverdraftMemorySegmentFromGlobal). The
+// pool stays unavailable while any is in use.
+func (p *ResultPartition) SetMaxOverdraftBuffers(n int) { p.maxOverdraft = max(0, n) }
 
 // CarryPayloads makes every buffer carry each record's payload
 // (Buffer.Payloads, one entry per element): an edge whose consumer needs the
@@ -147,44 +184,57 @@ func (p *ResultPartition) CarryPayloads() { p.payloads = true }
 // NumSubpartitions is the number of subpartitions.
 func (p *ResultPartition) NumSubpartitions() int { return len(p.subs) }
 
-// BuffersInUse is the number of data buffers taken from the pool.
+// BuffersInUse is the number of pool buffers taken, overdraft ones included.
 func (p *ResultPartition) BuffersInUse() int { return p.inUse }
 
 // PoolCapacity is the pool size in buffers.
 func (p *ResultPartition) PoolCapacity() int { return p.poolSize }
 
-// Backlog is the number of finished data buffers of subpartition i waiting
-// to be sent.
-func (p *ResultPartition) Backlog(i int) int {
-	n := 0
-	for _, q := range p.subs[i].queue {
-		if !q.b.IsEvent {
-			n++
-		}
+// OutPoolUsage is Flink's outPoolUsage (OutputBufferPoolUsageGauge): the
+// pool's used buffers (LocalBufferPool.bestEffortGetNumOfUsedBuffers, which
+// leaves overdraft buffers out) over its size.
+func (p *ResultPartition) OutPoolUsage() float64 {
+	if p.poolSize == 0 {
+		return 0
 	}
-	return n
+	return float64(min(p.inUse, p.poolSize)) / float64(p.poolSize)
 }
 
-// Backlogs is Backlog(i) for every subpartition i, in subpartition order:
-// the finished data buffers (not events, not the buffer being filled) each
-// subpartition holds, waiting for credit or for the next Poll. This is the
-// per-channel output queue length the task_metrics report. A local
-// consumer reads the subpartition's buffers in place (LocalInputChannel
-// polls the subpartition view), so for it the finished segments it has not
-// recycled yet count as queued too.
-func (p *ResultPartition) Backlogs() []int {
+// Backlog is the backlog the producer announces for subpartition i, as
+// PipelinedSubpartition.getBuffersInBacklogUnsafe counts it: the data
+// buffers queued, less the one still being written unless a flush or the
+// end of the partition made it readable; 0 while the subpartition is
+// blocked by an aligned barrier.
+func (p *ResultPartition) Backlog(i int) int {
+	s := &p.subs[i]
+	if s.blocked || len(s.queue) == 0 {
+		return 0
+	}
+	if last := s.queue[len(s.queue)-1]; s.flushRequested || s.ended || last.event || last.finished {
+		return s.backlog
+	}
+	return max(s.backlog-1, 0)
+}
+
+// QueueLengths is, per subpartition in order, the buffers it holds
+// (PipelinedSubpartition.unsynchronizedGetNumberOfQueuedBuffers: data
+// buffers, the one being written among them, and events): Flink's
+// outputQueueLength per subpartition (ResultPartitionMetrics) and, for a
+// LocalInputChannel, which reads this queue in place, its inputQueueLength.
+func (p *ResultPartition) QueueLengths() []int {
 	out := make([]int, len(p.subs))
 	for i := range p.subs {
-		s := &p.subs[i]
-		if s.local {
-			n := s.held
-			if s.current != nil {
-				n--
-			}
-			out[i] = n
-			continue
-		}
-		out[i] = p.Backlog(i)
+		out[i] = len(p.subs[i].queue)
+	}
+	return out
+}
+
+// Held is, per subpartition, the pool buffers it holds (requested and not
+// recycled: queued, being written, or read by a local consumer).
+func (p *ResultPartition) Held() []int {
+	out := make([]int, len(p.subs))
+	for i := range p.subs {
+		out[i] = p.subs[i].held
 	}
 	return out
 }
@@ -193,68 +243,48 @@ func (p *ResultPartition) Backlogs() []int {
 // yet used.
 func (p *ResultPartition) Credit(i int) int { return p.subs[i].credit }
 
-// CanWrite reports whether a record for subpartition i can be written now:
-// its current buffer has room or the pool has a free buffer. A producer that
-// cannot write is backpressured (it blocks in LocalBufferPool.requestBuffer).
-func (p *ResultPartition) CanWrite(i int) bool {
-	if p.pendingAny() {
-		return false // blocked in a broadcast until a buffer is free
-	}
+// Available reports whether the producer can start on its next record:
+// nothing waits to be written, the pool has a free buffer and no
+// subpartition holds max-buffers-per-channel of them (RecordWriter.isAvailable,
+// LocalBufferPool's availability). A producer that is not available is
+// backpressured.
+func (p *ResultPartition) Available() bool {
+	return len(p.pending) == 0 && p.inUse < p.poolSize && p.atMax == 0
+}
+
+// Blocked reports whether the producer's thread is blocked writing: an
+// element waits for a buffer that neither the pool nor the overdraft can
+// give now (requestBufferBuilderBlocking). Nothing else runs on the task's
+// thread until it is written.
+func (p *ResultPartition) Blocked() bool { return len(p.pending) > 0 }
+
+// requestSegment takes a pool buffer for subpartition i: none when the
+// subpartition holds max-buffers-per-channel, else a free one of the pool,
+// else an overdraft one (LocalBufferPool.requestMemorySegment(targetChannel)).
+func (p *ResultPartition) requestSegment(i int) bool {
 	s := &p.subs[i]
-	if s.current != nil && s.records < p.recordsPerBuffer {
-		// a buffer Broadcast took beyond the pool does not let more
-		// records through than the pool holds
-		return p.inUse <= p.poolSize
-	}
 	if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
 		return false
 	}
-	return p.inUse < p.poolSize
-}
-
-func (p *ResultPartition) buffer(i int) *messages.Buffer {
-	s := &p.subs[i]
-	if s.current == nil {
-		s.current = &messages.Buffer{}
-		// room for as many elements as the subpartition's last buffer
-		// held, and a few watermarks, up to a full buffer
-		p.slab.carve(s.current, min(p.recordsPerBuffer, max(1, s.last))+4)
-		if p.payloads {
-			s.current.Payloads = make([][]byte, 0, cap(s.current.Kinds))
-		}
-		p.inUse++
-		s.held++
+	if p.inUse >= p.poolSize+p.maxOverdraft {
+		return false
 	}
-	return s.current
+	p.inUse++
+	s.held++
+	if p.maxPerChannel > 0 && s.held == p.maxPerChannel {
+		p.atMax++
+	}
+	return true
 }
 
 // release returns one of subpartition i's pool buffers to the pool.
 func (p *ResultPartition) release(i int) {
+	s := &p.subs[i]
+	if p.maxPerChannel > 0 && s.held == p.maxPerChannel {
+		p.atMax--
+	}
 	p.inUse--
-	p.subs[i].held--
-}
-
-// cut copies elements [from:] of b into a buffer of their own (what a
-// flush hands out of a segment still being written).
-func (p *ResultPartition) cut(b *messages.Buffer, from int) *messages.Buffer {
-	n := len(b.Kinds) - from
-	out := &messages.Buffer{}
-	p.slab.carve(out, n)
-	out.Kinds = append(out.Kinds, b.Kinds[from:]...)
-	out.Keys = append(out.Keys, b.Keys[from:]...)
-	out.Timestamps = append(out.Timestamps, b.Timestamps[from:]...)
-	out.Values = append(out.Values, b.Values[from:]...)
-	if b.Payloads != nil {
-		out.Payloads = append(make([][]byte, 0, n), b.Payloads[from:]...)
-	}
-	for _, k := range out.Kinds {
-		if k == KindRecord {
-			out.SizeBytes += int32(p.recordBytes)
-		} else {
-			out.SizeBytes += 16
-		}
-	}
-	return out
+	s.held--
 }
 
 // slabElements is the size of one chunk of an elementSlab (elements).
@@ -284,165 +314,208 @@ func (sl *elementSlab) carve(b *messages.Buffer, n int) {
 	sl.kinds, sl.keys, sl.ts, sl.vals = sl.kinds[:k+n], sl.keys[:k+n], sl.ts[:k+n], sl.vals[:k+n]
 }
 
-// AddRecord writes a record into subpartition i. The caller checks CanWrite
-// first. It returns true when the record filled the buffer, which is then
-// finished and queued.
-func (p *ResultPartition) AddRecord(i int, key string, ts int64, value float64) bool {
-	return p.AddPayloadRecord(i, key, ts, value, nil)
+// openBuffer starts a new data entry in subpartition i on a pool buffer; it
+// reports false when no buffer can be had now.
+func (p *ResultPartition) openBuffer(i int) bool {
+	if !p.requestSegment(i) {
+		return false
+	}
+	s := &p.subs[i]
+	b := &messages.Buffer{}
+	// room for as many elements as the subpartition's last buffer held, and
+	// a few watermarks, up to a full buffer
+	p.slab.carve(b, min(p.recordsPerBuffer, max(1, s.last))+4)
+	if p.payloads {
+		b.Payloads = make([][]byte, 0, cap(b.Kinds))
+	}
+	c := &bufferConsumer{b: b}
+	s.queue = append(s.queue, c)
+	s.current = c
+	s.backlog++
+	return true
+}
+
+// AddRecord writes a record into subpartition i. The caller checks Available
+// before it starts on the record that produces it; a record that finds no
+// buffer even with overdraft waits (Blocked) and is written when one comes
+// back.
+func (p *ResultPartition) AddRecord(i int, key string, ts int64, value float64) {
+	p.AddPayloadRecord(i, key, ts, value, nil)
 }
 
 // AddPayloadRecord is AddRecord with the record's payload, which the buffer
 // carries when the partition carries payloads (CarryPayloads).
-func (p *ResultPartition) AddPayloadRecord(i int, key string, ts int64, value float64, payload []byte) bool {
-	b := p.buffer(i)
-	b.Kinds = append(b.Kinds, KindRecord)
-	b.Keys = append(b.Keys, key)
-	b.Timestamps = append(b.Timestamps, ts)
-	b.Values = append(b.Values, value)
-	if p.payloads {
-		b.Payloads = append(b.Payloads, payload)
-	}
-	b.SizeBytes += int32(p.recordBytes)
+func (p *ResultPartition) AddPayloadRecord(i int, key string, ts int64, value float64, payload []byte) {
 	p.RecordsOut++
-	p.subs[i].records++
-	if p.subs[i].records >= p.recordsPerBuffer {
-		p.finish(i)
-		return true
+	w := pendingWrite{sub: i, kind: KindRecord, key: key, ts: ts, value: value, payload: payload}
+	if len(p.pending) > 0 || !p.write(w) {
+		p.pending = append(p.pending, w)
 	}
-	return false
 }
 
-// Broadcast writes a watermark, watermark status or EndOfData element into
-// every subpartition (RecordWriter.broadcastEmit). A subpartition with no
-// open buffer needs one from the pool; when the pool (or the subpartition's
-// max-buffers-per-channel) has none, the element waits and the producer is
-// blocked, as Flink's task blocks in requestBufferBuilderBlocking: nothing
-// more is written until a buffer comes back (Available, and Poll and
-// OnLocalRecycle write what waits).
+// Broadcast writes a watermark or watermark status into every subpartition
+// not ended, in subpartition order (RecordWriter.broadcastEmit). One that
+// finds no buffer, even with overdraft, waits with everything after it, and
+// the producer is blocked until they are written.
 func (p *ResultPartition) Broadcast(kind ElementKind, ts int64) {
 	for i := range p.subs {
-		s := &p.subs[i]
-		if s.ended {
+		if p.subs[i].ended {
 			continue
 		}
-		if len(s.pending) > 0 || !p.hasRoom(i) {
-			s.pending = append(s.pending, pendingElement{kind, ts})
-			continue
+		w := pendingWrite{sub: i, kind: kind, ts: ts}
+		if len(p.pending) > 0 || !p.write(w) {
+			p.pending = append(p.pending, w)
 		}
-		p.writeElement(i, kind, ts)
 	}
 }
 
-// hasRoom reports whether subpartition i can take a non-record element
-// now: it has an open buffer, or the pool gives it one.
-func (p *ResultPartition) hasRoom(i int) bool {
-	s := &p.subs[i]
-	if s.current != nil {
-		return true
-	}
-	if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
+// write writes w into its subpartition's current buffer, opening one when
+// needed; it reports false when there is no buffer for it.
+func (p *ResultPartition) write(w pendingWrite) bool {
+	s := &p.subs[w.sub]
+	if s.current == nil && !p.openBuffer(w.sub) {
 		return false
 	}
-	return p.inUse < p.poolSize
-}
-
-func (p *ResultPartition) writeElement(i int, kind ElementKind, ts int64) {
-	b := p.buffer(i)
-	b.Kinds = append(b.Kinds, kind)
-	b.Keys = append(b.Keys, "")
-	b.Timestamps = append(b.Timestamps, ts)
-	b.Values = append(b.Values, 0)
+	b := s.current.b
+	b.Kinds = append(b.Kinds, w.kind)
+	b.Keys = append(b.Keys, w.key)
+	b.Timestamps = append(b.Timestamps, w.ts)
+	b.Values = append(b.Values, w.value)
 	if p.payloads {
-		b.Payloads = append(b.Payloads, nil)
+		b.Payloads = append(b.Payloads, w.payload)
 	}
-	b.SizeBytes += 16
+	if w.kind == KindRecord {
+		b.SizeBytes += int32(p.recordBytes)
+		s.records++
+		if s.records >= p.recordsPerBuffer {
+			p.finish(w.sub)
+		}
+	} else {
+		b.SizeBytes += 16
+	}
+	return true
 }
 
-// pendingAny reports whether a broadcast waits for a buffer.
-func (p *ResultPartition) pendingAny() bool {
-	for i := range p.subs {
-		if len(p.subs[i].pending) > 0 {
-			return true
-		}
+// writePending writes what waits, in order, until one write finds no buffer.
+func (p *ResultPartition) writePending() {
+	n := 0
+	for n < len(p.pending) && p.write(p.pending[n]) {
+		n++
 	}
-	return false
-}
-
-// Available reports whether the producer can write: no broadcast waits for
-// a buffer and the pool has one free (the output is available, as
-// RecordWriter.isAvailable).
-func (p *ResultPartition) Available() bool { return !p.pendingAny() && p.inUse < p.poolSize }
-
-// writePending writes the broadcast elements that waited, where a buffer
-// is there now; force writes them even beyond the pool (an event that must
-// follow them, a barrier or the end of the partition, is queued next).
-func (p *ResultPartition) writePending(force bool) {
-	for i := range p.subs {
-		s := &p.subs[i]
-		for len(s.pending) > 0 && (force || p.hasRoom(i)) {
-			e := s.pending[0]
-			s.pending = s.pending[1:]
-			p.writeElement(i, e.kind, e.ts)
-		}
-		if len(s.pending) == 0 {
-			s.pending = nil
-		}
-	}
-}
-
-// finish closes subpartition i's segment (it is full, or an event must
-// follow what was written): what a flush has not handed out yet is queued
-// as its last part; when everything was handed out already, the segment
-// goes back to the pool at once.
-func (p *ResultPartition) finish(i int) {
-	s := &p.subs[i]
-	if s.current == nil {
+	if n == 0 {
 		return
 	}
-	b := s.current
-	switch {
-	case s.sliced == 0:
-		s.queue = append(s.queue, queued{b: b, segment: true})
-	case s.sliced < len(b.Kinds):
-		s.queue = append(s.queue, queued{b: p.cut(b, s.sliced), segment: true})
-	default:
-		p.release(i)
+	clear(p.pending[:n])
+	p.pending = p.pending[n:]
+	if len(p.pending) == 0 {
+		p.pending = nil
 	}
-	s.last = len(b.Kinds)
-	s.current = nil
-	s.records = 0
-	s.sliced = 0
 }
 
-// FlushAll hands out what every subpartition wrote since its last flush
-// (the OutputFlusher of execution.buffer-timeout, or an explicit flush), as
-// Flink's PipelinedSubpartition.flush does: the consumer gets the data
-// written so far as a buffer, while the producer goes on filling the same
-// segment; the segment returns to the pool only when it is full and its
-// last part is sent.
+// forcePending writes what waits though no buffer is free (a bug in the
+// caller: an event must never overtake the elements the task emitted before
+// it). The buffers it takes beyond the bounds fail CheckBounds.
+func (p *ResultPartition) forcePending() {
+	for _, w := range p.pending {
+		s := &p.subs[w.sub]
+		if s.current == nil {
+			p.inUse++
+			s.held++
+			c := &bufferConsumer{b: &messages.Buffer{}}
+			s.queue = append(s.queue, c)
+			s.current = c
+			s.backlog++
+		}
+		p.write(w)
+	}
+	p.pending = nil
+}
+
+// finish ends the BufferBuilder of subpartition i (it is full, or an event
+// must follow what was written). A buffer whose data was all read already
+// leaves the queue at once.
+func (p *ResultPartition) finish(i int) {
+	s := &p.subs[i]
+	c := s.current
+	if c == nil {
+		return
+	}
+	c.finished = true
+	s.last = len(c.b.Kinds)
+	s.current = nil
+	s.records = 0
+	if c.unread() == 0 && s.queue[0] == c {
+		// read to its end already (only the head can have been read): it
+		// leaves the queue
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.backlog--
+		p.consumed(i, c)
+	}
+}
+
+// consumed is data entry c of subpartition i leaving the queue: its segment
+// goes back to the pool, unless a local consumer still reads a part of it.
+func (p *ResultPartition) consumed(i int, c *bufferConsumer) {
+	c.removed = true
+	if p.subs[i].lent == c {
+		return
+	}
+	p.release(i)
+}
+
+// FlushAll makes what every subpartition wrote so far readable (the
+// OutputFlusher of execution.buffer-timeout, or an explicit flush), as
+// PipelinedSubpartition.flush does: it adds no buffer; the reader gets the
+// data written so far as a slice of the segment when it polls, while the
+// producer goes on filling the same segment.
 func (p *ResultPartition) FlushAll() {
 	for i := range p.subs {
 		s := &p.subs[i]
-		if s.current == nil || s.sliced == len(s.current.Kinds) {
+		if len(s.queue) == 0 || s.flushRequested {
 			continue
 		}
-		s.queue = append(s.queue, queued{b: p.cut(s.current, s.sliced)})
-		s.sliced = len(s.current.Kinds)
+		s.flushRequested = len(s.queue) > 1 || s.queue[0].event || s.queue[0].unread() > 0
 	}
 }
 
-// EndOfPartition flushes and queues an EndOfPartitionEvent in every
-// subpartition: the producer has finished.
+// event appends an event buffer to subpartition i, behind what was written
+// (BufferWritingResultPartition.broadcastEvent finishes every BufferBuilder
+// first).
+func (p *ResultPartition) event(i int, b *messages.Buffer) {
+	s := &p.subs[i]
+	p.finish(i)
+	s.queue = append(s.queue, &bufferConsumer{b: b, finished: true, event: true})
+}
+
+func eventBuffer(kind ElementKind, size int32) *messages.Buffer {
+	return &messages.Buffer{Kinds: []byte{kind}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
+		IsEvent: true, SizeBytes: size}
+}
+
+// EndOfData queues the EndOfData event in every subpartition not ended: the
+// producer has no more records (FLIP-147) and waits for its final checkpoint.
+// The caller makes sure nothing waits to be written (not Blocked).
+func (p *ResultPartition) EndOfData() {
+	p.forcePending()
+	for i := range p.subs {
+		if !p.subs[i].ended {
+			p.event(i, eventBuffer(KindEndOfData, 4))
+		}
+	}
+}
+
+// EndOfPartition queues an EndOfPartitionEvent in every subpartition: the
+// producer has finished (ResultPartition.finish). The caller makes sure
+// nothing waits to be written (not Blocked).
 func (p *ResultPartition) EndOfPartition() {
-	p.writePending(true)
+	p.forcePending()
 	for i := range p.subs {
 		s := &p.subs[i]
 		if s.ended {
 			continue
 		}
-		p.finish(i)
-		s.queue = append(s.queue, queued{b: &messages.Buffer{Kinds: []byte{KindEndOfPartition}, Keys: []string{""},
-			Timestamps: []int64{0}, Values: []float64{0}, IsEvent: true, SizeBytes: 4}})
+		p.event(i, eventBuffer(KindEndOfPartition, 4))
 		s.ended = true
 	}
 }
@@ -456,32 +529,33 @@ func BarrierBuffer(b *messages.Buffer) *messages.Buffer {
 		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: b.Inserted}
 }
 
-// Barrier queues a CheckpointBarrier event buffer (barrier) in every
-// subpartition not ended. Aligned, it goes behind everything written so far
-// (partly filled buffers are finished first), as RecordWriter.broadcastEvent
-// does. Unaligned (barrier.Unaligned), it is a priority event: it goes to the
-// head of each queue, overtaking the finished data buffers waiting for credit
-// (PipelinedSubpartition.add with a priority event), and those buffers'
-// records are returned as output channel state, in subpartition and queue
-// order. The overtaken buffers are still sent after the barrier.
+// Barrier queues a CheckpointBarrier event buffer in every subpartition not
+// ended, after finishing every BufferBuilder. Aligned, it goes behind
+// everything written so far, as RecordWriter.broadcastEvent does. Unaligned
+// (barrier.Unaligned), it is a priority event: it goes to the head of each
+// queue, overtaking the buffers there (PipelinedSubpartition.add with a
+// priority event, processPriorityBuffer), and the data not yet read of those
+// buffers is returned as output channel state, in subpartition and queue
+// order. The overtaken buffers are still sent after the barrier. The caller
+// makes sure nothing waits to be written (not Blocked).
 func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
-	p.writePending(true) // the barrier follows what the task emitted before it
+	p.forcePending()
 	var persisted []InFlight
 	for i := range p.subs {
 		s := &p.subs[i]
 		if s.ended {
 			continue
 		}
-		p.finish(i)
 		b := BarrierBuffer(barrier)
 		if !barrier.Unaligned {
-			s.queue = append(s.queue, queued{b: b})
+			p.event(i, b)
 			continue
 		}
-		for _, q := range s.queue {
-			persisted = appendInFlight(persisted, i, q.b)
+		p.finish(i)
+		for _, c := range s.queue {
+			persisted = appendInFlight(persisted, i, c)
 		}
-		s.queue = append([]queued{{b: b}}, s.queue...)
+		s.queue = append([]*bufferConsumer{{b: b, finished: true, event: true}}, s.queue...)
 	}
 	return persisted
 }
@@ -489,35 +563,41 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 // barrierAt is the queue position of the aligned barrier of checkpoint id in
 // subpartition i, or -1.
 func (p *ResultPartition) barrierAt(i int, id int64) int {
-	for k, q := range p.subs[i].queue {
-		if b := q.b; b.IsEvent && b.Kinds[0] == KindBarrier && b.CheckpointId == id && !b.Unaligned {
+	for k, c := range p.subs[i].queue {
+		if b := c.b; c.event && b.Kinds[0] == KindBarrier && b.CheckpointId == id && !b.Unaligned {
 			return k
 		}
 	}
 	return -1
 }
 
-// appendInFlight appends the records of data buffer b of subpartition i as
-// channel state.
-func appendInFlight(dst []InFlight, i int, b *messages.Buffer) []InFlight {
-	if b.IsEvent {
+// appendInFlight appends the records of data entry c not yet read as
+// channel state of subpartition i.
+func appendInFlight(dst []InFlight, i int, c *bufferConsumer) []InFlight {
+	if c.event {
 		return dst
 	}
-	for k, kind := range b.Kinds {
-		if kind == KindRecord {
+	b := c.b
+	for k := c.read; k < len(b.Kinds); k++ {
+		if b.Kinds[k] == KindRecord {
 			dst = append(dst, InFlight{Subpartition: i, Key: b.Keys[k], Timestamp: b.Timestamps[k], Value: b.Values[k], Payload: PayloadAt(b, k)})
 		}
 	}
 	return dst
 }
 
-// Drained reports whether every record written has been sent: no partly
-// filled buffer and no data buffer waiting in any subpartition.
+// Drained reports whether every element written has been handed to the
+// consumers: nothing waits to be written and no queued buffer has data not
+// yet read.
 func (p *ResultPartition) Drained() bool {
+	if len(p.pending) > 0 {
+		return false
+	}
 	for i := range p.subs {
-		s := &p.subs[i]
-		if (s.current != nil && s.sliced < len(s.current.Kinds)) || p.Backlog(i) > 0 || len(s.pending) > 0 {
-			return false
+		for _, c := range p.subs[i].queue {
+			if !c.event && c.unread() > 0 {
+				return false
+			}
 		}
 	}
 	return true
@@ -536,8 +616,8 @@ func (p *ResultPartition) BarrierQueued(id int64) bool {
 
 // TimeoutBarrier switches the aligned barrier of checkpoint id, where it
 // still waits, to unaligned: it moves to the head of its queue, overtaking
-// the data buffers ahead of it, whose records it returns as channel state
-// (ResultPartition.alignedBarrierTimeout with
+// the data buffers ahead of it, whose unread records it returns as channel
+// state (ResultPartition.alignedBarrierTimeout with
 // execution.checkpointing.aligned-checkpoint-timeout).
 func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
 	var persisted []InFlight
@@ -548,8 +628,8 @@ func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
 			continue
 		}
 		b := s.queue[at]
-		for _, q := range s.queue[:at] {
-			persisted = appendInFlight(persisted, i, q.b)
+		for _, c := range s.queue[:at] {
+			persisted = appendInFlight(persisted, i, c)
 		}
 		b.b.Unaligned = true
 		copy(s.queue[1:at+1], s.queue[:at])
@@ -569,39 +649,64 @@ func (p *ResultPartition) AllEndsSent() bool {
 	return true
 }
 
-// OnPartitionRequest registers the consumer channel of subpartition i with
-// its initial credit in buffers (PartitionRequest): the consumer's exclusive
-// buffers, taskmanager.network.memory.buffers-per-channel. The initial credit
-// is remembered: only a consumer that asked with 0 gets BacklogAnnouncements
-// (see Poll). A new request replaces the previous one.
+// OnPartitionRequest registers the remote consumer channel of subpartition i
+// with its initial credit in buffers (PartitionRequest): the consumer's
+// exclusive buffers, taskmanager.network.memory.buffers-per-channel. The
+// initial credit is remembered: only a consumer that asked with 0 gets
+// BacklogAnnouncements (see Poll). A new request replaces the previous one.
 func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int) {
 	s := &p.subs[i]
+	p.returnLent(i)
 	s.receiver = receiver
 	s.credit = credit
 	s.initial = credit
 	s.announced = false
 	s.local = false
+	s.demand = 0
 }
 
-// OnLocalRequest registers a LocalInputChannel as subpartition i's
-// consumer (LocalInputChannel.requestSubpartitions creates a subpartition
-// view in the producer's TaskManager): it reads the producer's buffers
-// themselves, without credit; a segment it read goes back to the producer's
-// pool when it recycles it (OnLocalRecycle).
+// OnLocalRequest registers a LocalInputChannel as subpartition i's consumer
+// (LocalInputChannel.requestSubpartitions creates a subpartition view in the
+// producer's TaskManager). It has no credit: it reads the producer's
+// buffers in place, one at a time, when its task asks for the next
+// (LocalInputChannel.getNextBuffer polls the view), and a segment it read
+// goes back to the pool when the task recycles the buffer (OnLocalRecycle).
+// The simulator carries each read as a BufferResponse to the channel, and
+// the recycle as the request for the next buffer.
 func (p *ResultPartition) OnLocalRequest(i int, receiver string) {
 	s := &p.subs[i]
+	p.returnLent(i)
 	s.receiver = receiver
 	s.credit, s.initial, s.announced = 0, 0, false
 	s.local = true
+	s.demand = 1
 }
 
-// OnLocalRecycle returns n segments a local consumer of subpartition i has
-// recycled to the pool.
-func (p *ResultPartition) OnLocalRecycle(i, n int) {
-	for k := 0; k < n; k++ {
-		p.release(i)
+// returnLent gives back the segment a former local consumer of subpartition
+// i was reading (a new consumer replaces it).
+func (p *ResultPartition) returnLent(i int) {
+	s := &p.subs[i]
+	if c := s.lent; c != nil {
+		s.lent = nil
+		if c.removed {
+			p.release(i)
+		}
 	}
-	p.writePending(false)
+}
+
+// OnLocalRecycle is the local consumer of subpartition i having processed
+// and recycled n buffers it read: the segment the last one read from goes
+// back to the pool once it has left the queue, and the consumer reads the
+// next buffer (it asks for one buffer at a time). Elements waiting for a
+// buffer are written if one came back.
+func (p *ResultPartition) OnLocalRecycle(i, n int) {
+	s := &p.subs[i]
+	if n <= 0 || !s.local {
+		return
+	}
+	p.returnLent(i)
+	s.demand = 1
+	p.writePending()
 }
 
 // OnResumeConsumption unblocks subpartition i after an aligned barrier
@@ -612,7 +717,7 @@ func (p *ResultPartition) OnLocalRecycle(i, n int) {
 func (p *ResultPartition) OnResumeConsumption(i int) {
 	s := &p.subs[i]
 	s.blocked = false
-	if s.initial == 0 {
+	if s.initial == 0 && !s.local {
 		s.credit = 0
 		s.announced = false
 	}
@@ -630,35 +735,69 @@ func (p *ResultPartition) OnAddCredit(i, credit int) bool {
 	return true
 }
 
-// Poll returns what can be sent now, subpartition by subpartition: a data
-// buffer needs one credit, an event buffer none
-// (CreditBasedSequenceNumberingViewReader.getNextBuffer). Each
-// BufferResponse carries the backlog left behind it. Sending a data buffer
-// returns it to the pool.
+// slice hands out what entry c holds and was not read yet, as
+// BufferConsumer.build does: the whole buffer when nothing was read from
+// it, else a copy of the rest.
+func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
+	b := c.b
+	from := c.read
+	c.read = len(b.Kinds)
+	if from == 0 && c.finished {
+		return b
+	}
+	n := len(b.Kinds) - from
+	out := &messages.Buffer{}
+	p.slab.carve(out, n)
+	out.Kinds = append(out.Kinds, b.Kinds[from:]...)
+	out.Keys = append(out.Keys, b.Keys[from:]...)
+	out.Timestamps = append(out.Timestamps, b.Timestamps[from:]...)
+	out.Values = append(out.Values, b.Values[from:]...)
+	if b.Payloads != nil {
+		out.Payloads = append(make([][]byte, 0, n), b.Payloads[from:]...)
+	}
+	for _, k := range out.Kinds {
+		if k == KindRecord {
+			out.SizeBytes += int32(p.recordBytes)
+		} else {
+			out.SizeBytes += 16
+		}
+	}
+	return out
+}
+
+// Poll returns what can be sent now, subpartition by subpartition, as the
+// netty server's PartitionRequestQueue writes it: the head of each queue
+// while its consumer can take it. An event needs no credit; a data buffer
+// needs one credit of a remote consumer, or the local consumer's ask for
+// its next buffer, and is readable once finished, or, while still being
+// written, after a flush (PipelinedSubpartition.pollBuffer,
+// isDataAvailableUnsafe). Each BufferResponse carries the backlog left
+// behind it. A data buffer sent to a remote consumer goes back to the pool
+// once its last part is sent; a local consumer returns it when it recycles
+// it.
 //
 // A BacklogAnnouncement goes out as Flink's
 // CreditBasedSequenceNumberingViewReader.needAnnounceBacklog decides
-// (initialCredit == 0 && numCreditsAvailable == 0): only to a consumer whose
-// PartitionRequest carried an initial credit of 0 (no exclusive buffers,
-// buffers-per-channel=0), when data waits and its credit is 0, and then once
-// until new credit comes (OnAddCredit or a new OnPartitionRequest). A
-// consumer with exclusive buffers never gets one: it learns the backlog from
-// the Backlog field of each BufferResponse.
+// (initialCredit == 0 && numCreditsAvailable == 0): only to a remote
+// consumer whose PartitionRequest carried an initial credit of 0 (no
+// exclusive buffers, buffers-per-channel=0), when data waits and its credit
+// is 0, and then once until new credit comes (OnAddCredit or a new
+// OnPartitionRequest). A consumer with exclusive buffers never gets one: it
+// learns the backlog from the Backlog field of each BufferResponse.
 func (p *ResultPartition) Poll(dst []Send) []Send {
 	for i := range p.subs {
 		s := &p.subs[i]
-		if s.receiver == "" || s.blocked {
+		if s.receiver == "" {
 			continue
 		}
 		for len(s.queue) > 0 && !s.blocked {
-			q := s.queue[0]
-			b := q.b
-			if !b.IsEvent && !s.local && s.credit == 0 {
-				break
-			}
-			s.queue[0] = queued{}
-			s.queue = s.queue[1:]
-			if b.IsEvent {
+			c := s.queue[0]
+			var b *messages.Buffer
+			switch {
+			case c.event:
+				b = c.b
+				s.queue[0] = nil
+				s.queue = s.queue[1:]
 				switch {
 				case b.Kinds[0] == KindEndOfPartition:
 					s.sentEnd = true
@@ -668,27 +807,77 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 					// isBlocked after a blocking CheckpointBarrier)
 					s.blocked = true
 				}
-			} else {
-				if !s.local {
+			case (s.local && s.demand == 0) || (!s.local && s.credit == 0):
+			case c.finished || (s.flushRequested && c.unread() > 0):
+				b = p.slice(c)
+				if c.finished {
+					s.queue[0] = nil
+					s.queue = s.queue[1:]
+					s.backlog--
+				} else {
+					s.flushRequested = false // all the data there is was read
+				}
+				if s.local {
+					s.demand--
+					s.lent = c
+				} else {
 					s.credit--
-					if q.segment {
-						p.release(i) // netty wrote it: the segment is free
-					}
+				}
+				if c.finished {
+					p.consumed(i, c)
 				}
 				p.BuffersOut++
 				p.BytesOut += int64(b.SizeBytes)
 			}
+			if b == nil {
+				break
+			}
+			if len(s.queue) == 0 {
+				s.flushRequested = false
+			}
 			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Response: &messages.BufferResponse{
-				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b,
-				SegmentEnd: s.local && q.segment}})
+				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
 			s.nextSeq++
 		}
-		if !s.local && s.initial == 0 && s.credit == 0 && len(s.queue) > 0 && !s.announced && !s.blocked {
-			s.announced = true
-			dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
-				ReceiverId: s.receiver, Backlog: int32(p.Backlog(i)), SubpartitionIndex: int32(i)}})
+		if !s.local && s.initial == 0 && s.credit == 0 && !s.announced && !s.blocked {
+			if backlog := p.Backlog(i); backlog > 0 {
+				s.announced = true
+				dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
+					ReceiverId: s.receiver, Backlog: int32(backlog), SubpartitionIndex: int32(i)}})
+			}
 		}
 	}
-	p.writePending(false) // buffers sent may let a waiting broadcast go on
+	p.writePending() // buffers sent may let a waiting write go on
 	return dst
+}
+
+// CheckBounds checks the pool's bounds and returns what broke, or "": no
+// subpartition holds more than max-buffers-per-channel buffers, the pool
+// lends no more than its size plus the overdraft, and the buffers lent are
+// the subpartitions' (LocalBufferPool's invariants).
+func (p *ResultPartition) CheckBounds() string {
+	total := 0
+	for i := range p.subs {
+		s := &p.subs[i]
+		total += s.held
+		if p.maxPerChannel > 0 && s.held > p.maxPerChannel {
+			return fmt.Sprintf("subpartition %d holds %d buffers, more than taskmanager.network.memory.max-buffers-per-channel %d", i, s.held, p.maxPerChannel)
+		}
+		data := 0
+		for _, c := range s.queue {
+			if !c.event {
+				data++
+			}
+		}
+		if data > s.held {
+			return fmt.Sprintf("subpartition %d queues %d data buffers but holds %d pool buffers", i, data, s.held)
+		}
+	}
+	if p.inUse > p.poolSize+p.maxOverdraft {
+		return fmt.Sprintf("the output pool lends %d buffers, more than its %d and %d overdraft", p.inUse, p.poolSize, p.maxOverdraft)
+	}
+	if total != p.inUse {
+		return fmt.Sprintf("the output pool lends %d buffers but the subpartitions hold %d", p.inUse, total)
+	}
+	return ""
 }

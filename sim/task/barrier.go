@@ -240,6 +240,17 @@ func (s *Subtask) resumeConsumption(o *kernel.Out) {
 // barrier of checkpoint id (all of them when the barrier is not queued,
 // i.e. it overtook them).
 func (s *Subtask) queuedRecords(ch int, id int64, dst []*messages.InFlightRecord, all bool) []*messages.InFlightRecord {
+	if in := s.in; in.buf != nil && in.ch == ch {
+		// the rest of the buffer being read comes first
+		// (StreamTaskNetworkInput.prepareSnapshot: the deserializer's
+		// unconsumed buffer)
+		for k := in.pos; k < len(in.buf.Kinds); k++ {
+			if in.buf.Kinds[k] == exchange.KindRecord {
+				dst = append(dst, &messages.InFlightRecord{Key: in.buf.Keys[k], Timestamp: in.buf.Timestamps[k], Value: in.buf.Values[k],
+					Payload: exchange.PayloadAt(in.buf, k)})
+			}
+		}
+	}
 	for _, b := range s.gate.Channel(ch).Buffers {
 		if !all && b.IsEvent && b.Kinds[0] == exchange.KindBarrier && b.CheckpointId >= id {
 			break

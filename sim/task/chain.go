@@ -97,7 +97,11 @@ func (s *Subtask) processRecord(o *kernel.Out, key string, ts int64, value float
 func (s *Subtask) replaySlice(o *kernel.Out) (cost vt.Time) {
 	perRecord := s.recordCost()
 	n := min(len(s.ck.replayIn), s.cfg.RecordsPerBuffer())
-	for _, r := range s.ck.replayIn[:n] {
+	for k, r := range s.ck.replayIn[:n] {
+		if k > 0 && s.rp != nil && !s.rp.Available() {
+			n = k
+			break
+		}
 		cost += perRecord + s.processRecord(o, r.Key, r.Timestamp, r.Value, r.Payload)
 	}
 	s.ck.replayIn = s.ck.replayIn[n:]

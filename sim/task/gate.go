@@ -20,31 +20,54 @@ func (s *Subtask) grantFloating(o *kernel.Out, grants []exchange.Grant) {
 	}
 }
 
-// gateReady reports whether a channel not blocked by an aligned barrier has
-// a buffer queued.
-func (s *Subtask) gateReady() bool { return s.gate.Ready(s.alignmentBlocked) }
+// gateReady reports whether a buffer is being read, or a channel not
+// blocked by an aligned barrier has a buffer queued.
+func (s *Subtask) gateReady() bool { return s.in.buf != nil || s.gate.Ready(s.alignmentBlocked) }
 
 // alignmentBlocked reports whether checkpoint alignment blocks channel ci.
 func (s *Subtask) alignmentBlocked(ci int) bool { return s.ck.blocked[ci] }
 
-// gateSlice processes the next buffer of the InputGate.
+// deserializing is the buffer a task reads element by element
+// (StreamTaskNetworkInput's record deserializer): a task whose output
+// becomes unavailable stops between two records and goes on with the same
+// buffer once it is available again.
+type deserializing struct {
+	buf *messages.Buffer // nil: none
+	ch  int              // its channel
+	pos int              // the next element
+}
+
+// gateSlice processes the buffer being read, or the next buffer of the
+// InputGate, until it ends or the output has no room for another record
+// (the mailbox checks RecordWriter.isAvailable between records).
 func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
-	if !s.gate.HasData() {
+	if s.in.buf == nil && !s.gate.HasData() {
 		return 0
 	}
 	if s.rp != nil && !s.rp.Available() {
 		s.block(o)
 		return 0
 	}
-	// the first channel with data that no aligned barrier blocks
-	ci, buf, ok := s.gate.Next(s.alignmentBlocked)
-	if !ok {
-		return 0
+	if s.in.buf == nil {
+		// the first channel with data that no aligned barrier blocks
+		ci, buf, ok := s.gate.Next(s.alignmentBlocked)
+		if !ok {
+			return 0
+		}
+		s.in = deserializing{buf: buf, ch: ci}
 	}
+	ci, buf := s.in.ch, s.in.buf
 	ch := s.gate.Channel(ci)
 	perRecord := s.recordCost()
-	for i, kind := range buf.Kinds {
-		switch kind {
+	for s.in.pos < len(buf.Kinds) {
+		i := s.in.pos
+		s.in.pos++
+		if s.rp != nil && i > 0 && buf.Kinds[i] == exchange.KindRecord && !s.rp.Available() {
+			s.in.pos--
+			s.block(o)
+			return cost // the rest of the buffer waits for room in the output
+		}
+		switch kind := buf.Kinds[i]; kind {
 		case exchange.KindRecord:
 			cost += perRecord + s.processRecord(o, buf.Keys[i], buf.Timestamps[i], buf.Values[i], exchange.PayloadAt(buf, i))
 		case exchange.KindWatermark:
@@ -84,6 +107,7 @@ func (s *Subtask) gateSlice(o *kernel.Out) (cost vt.Time) {
 			cost += s.applyBarrierAction(o, s.ck.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
 		}
 	}
+	s.in = deserializing{}
 	if !buf.IsEvent {
 		o.Send(jobgraph.ChannelName(o.Name(), ci), cost, &messages.Envelope_RecycleBuffers{RecycleBuffers: &messages.RecycleBuffers{Count: 1}})
 	}
@@ -109,14 +133,14 @@ func (s *Subtask) advanceWatermark(o *kernel.Out, wm int64) vt.Time {
 }
 
 func (s *Subtask) maybeFinishGate(o *kernel.Out) {
-	if s.finishedAll || s.ck.awaitFinal || s.gate.HasData() || len(s.ck.replayIn) > 0 || !s.gate.AllDataEnded() {
+	if s.finishedAll || s.ck.awaitFinal || s.in.buf != nil || s.gate.HasData() || len(s.ck.replayIn) > 0 || !s.gate.AllDataEnded() ||
+		(s.rp != nil && s.rp.Blocked()) {
 		return
 	}
 	if s.ck.enabled {
 		s.ck.awaitFinal = true
 		if s.rp != nil {
-			s.rp.Broadcast(exchange.KindEndOfData, 0)
-			s.rp.FlushAll()
+			s.rp.EndOfData()
 		}
 		return
 	}

@@ -65,22 +65,22 @@ func (s *Subtask) metrics(o *kernel.Out) {
 		messages.Int("numRecordsIn", s.m.recordsIn), messages.Int("numRecordsOut", s.m.recordsOut),
 	}
 	if s.rp != nil {
-		// outputQueueLengths: finished data buffers waiting in each
-		// subpartition (ResultPartition.Backlog), in subpartition order.
-		backlogs := s.rp.Backlogs()
-		out := make([]int64, len(backlogs))
-		for i, b := range backlogs {
-			out[i] = int64(b)
+		// outputQueueLengths: the buffers each subpartition holds (Flink's
+		// outputQueueLength per subpartition), in subpartition order.
+		lengths := s.rp.QueueLengths()
+		out := make([]int64, len(lengths))
+		for i, n := range lengths {
+			out[i] = int64(n)
 		}
 		fields = append(fields, messages.Int("numBuffersOut", s.rp.BuffersOut), messages.Int("numBytesOut", s.rp.BytesOut),
-			messages.Float("outPoolUsage", float64(s.rp.BuffersInUse())/float64(s.rp.PoolCapacity())),
+			messages.Float("outPoolUsage", s.rp.OutPoolUsage()),
 			messages.Raw("outputQueueLengths", eventlog.JSONInts(out)))
 	}
 	if s.isSource {
 		fields = append(fields, messages.Int("currentOutputWatermark", s.sentWm),
 			messages.Int("assignedSplits", int64(len(s.src.Splits()))))
 	} else {
-		usage, queued, lengths := s.gate.InPoolUsage(s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate)
+		usage, queued, lengths := s.gate.InPoolUsage(s.cfg.BuffersPerChannel)
 		fields = append(fields, messages.Int("currentInputWatermark", s.valve.LastOutputWatermark()),
 			messages.Int("numBuffersIn", s.gate.BuffersIn), messages.Int("numBytesIn", s.gate.BytesIn),
 			messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),

@@ -86,11 +86,13 @@ func (s *Subtask) sourceSlice(o *kernel.Out) (cost vt.Time) {
 		if !ok {
 			break
 		}
-		sub := s.target(r.Key)
-		if !s.rp.CanWrite(sub) {
+		if !s.rp.Available() {
+			// the mailbox checks the output before each record
+			// (StreamTask.processInput: RecordWriter.isAvailable)
 			s.block(o)
 			break
 		}
+		sub := s.target(r.Key)
 		cost += perRecord
 		s.m.recordsIn++
 		finished := s.src.Consume(vt.Millis(o.Now() + cost))
@@ -161,17 +163,20 @@ func (s *Subtask) maybeFinishSource(o *kernel.Out) {
 	if s.finishedAll || !s.src.Done() || s.ck.awaitFinal {
 		return
 	}
-	if s.cfg.TimeCharacteristic != config.ProcessingTime {
+	if s.cfg.TimeCharacteristic != config.ProcessingTime && !s.endOfInput {
+		s.endOfInput = true
 		if wm, err := s.src.EndOfInput(); err == nil {
 			s.broadcastStatus(o, false)
 			s.sentWm = wm
 			s.rp.Broadcast(exchange.KindWatermark, wm)
 		}
 	}
+	if s.rp.Blocked() {
+		return // the final watermark waits for a buffer: the events follow it
+	}
 	if s.ck.enabled {
 		s.ck.awaitFinal = true
-		s.rp.Broadcast(exchange.KindEndOfData, 0)
-		s.rp.FlushAll()
+		s.rp.EndOfData()
 		return
 	}
 	s.finishedAll = true

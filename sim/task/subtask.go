@@ -43,6 +43,9 @@ type Subtask struct {
 	// mailbox that only starts taking letters once the task is restored
 	deferred []*messages.Envelope
 	running  bool
+	// heldMail holds, in order, what reached the task's thread while it was
+	// blocked writing into its output (onTaskThread)
+	heldMail []*messages.Envelope
 
 	// output
 	rp        *exchange.ResultPartition
@@ -53,16 +56,18 @@ type Subtask struct {
 	lastSend  []vt.Time // per subpartition: delivery time of the last message sent, to keep each channel FIFO
 
 	// source head
-	isSource  bool
-	src       *source.Reader
-	parse     bool              // the chain holds ParseOrder
-	filter    *filter.Predicate // the chain holds job.filter's Filter
-	needValue bool              // ParseOrder reads the aggregate's field of the record
-	sentWm    int64             // last watermark broadcast downstream
-	sentIdle  bool              // last watermark status broadcast downstream
+	isSource   bool
+	src        *source.Reader
+	parse      bool              // the chain holds ParseOrder
+	filter     *filter.Predicate // the chain holds job.filter's Filter
+	needValue  bool              // ParseOrder reads the aggregate's field of the record
+	sentWm     int64             // last watermark broadcast downstream
+	sentIdle   bool              // last watermark status broadcast downstream
+	endOfInput bool              // the reader's input ended: the final watermark was emitted
 
 	// gate head
 	gate        *exchange.InputGate
+	in          deserializing // the buffer being read
 	valve       *watermark.StatusWatermarkValve
 	op          *window.Operator
 	proc        *process.Function // job.operator=process
@@ -111,6 +116,70 @@ func (s *Subtask) Step(o *kernel.Out, env *messages.Envelope) {
 		s.notRunning(o, env)
 		return
 	}
+	if (len(s.heldMail) > 0 || (s.rp != nil && s.rp.Blocked())) && onTaskThread(env) {
+		// the task's thread is blocked writing into its output: mail waits
+		s.heldMail = append(s.heldMail, env)
+		s.flushSends(o, 0)
+		return
+	}
+	s.step(o, env)
+	s.runHeldMail(o)
+	s.checkNetworkBounds(o)
+}
+
+// checkNetworkBounds ends the run when a network queue of the task is past
+// Flink's bounds (invariant network_buffer_bounds): its output pool
+// (ResultPartition.CheckBounds), or its InputGate (InputGate.CheckBounds).
+func (s *Subtask) checkNetworkBounds(o *kernel.Out) {
+	if s.rp != nil {
+		if what := s.rp.CheckBounds(); what != "" {
+			o.Invariant("network_buffer_bounds", "%s: %s", o.Name(), what)
+		}
+	}
+	if s.gate != nil {
+		if what := s.gate.CheckBounds(s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate); what != "" {
+			o.Invariant("network_buffer_bounds", "%s: %s", o.Name(), what)
+		}
+	}
+}
+
+// onTaskThread reports whether env is handled on the task's own thread (the
+// mailbox: checkpoint triggers and notifications, operator events, input,
+// the operators' timers) rather than by the network stack, the output
+// flusher, the metrics or a cancellation, which go on while the thread is
+// blocked in requestBufferBuilderBlocking.
+func onTaskThread(env *messages.Envelope) bool {
+	switch b := env.Body.(type) {
+	case *messages.Envelope_TriggerCheckpoint, *messages.Envelope_NotifyCheckpointComplete,
+		*messages.Envelope_NotifyCheckpointAborted, *messages.Envelope_AddSplits, *messages.Envelope_NoMoreSplits,
+		*messages.Envelope_WatermarkAlignmentEvent, *messages.Envelope_ChannelBuffer:
+		return true
+	case *messages.Envelope_Timer:
+		switch b.Timer.Kind {
+		case timerFlush, timerMetrics, timerContinue:
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// runHeldMail hands over the mail that waited while the task's thread was
+// blocked in its output, in order, as long as it is not blocked again.
+func (s *Subtask) runHeldMail(o *kernel.Out) {
+	for len(s.heldMail) > 0 && (s.rp == nil || !s.rp.Blocked()) && s.running {
+		env := s.heldMail[0]
+		s.heldMail[0] = nil
+		s.heldMail = s.heldMail[1:]
+		s.step(o, env)
+	}
+	if len(s.heldMail) == 0 {
+		s.heldMail = nil
+	}
+}
+
+// step handles one envelope of a running task.
+func (s *Subtask) step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
@@ -277,6 +346,7 @@ func (s *Subtask) start(o *kernel.Out) {
 			exchange.PoolSize(len(rp.Consumers), s.cfg.BuffersPerChannel, s.cfg.FloatingBuffersPerGate),
 			s.cfg.RecordsPerBuffer(), s.cfg.RecordBytes)
 		s.rp.SetMaxBuffersPerChannel(s.cfg.MaxBuffersPerChannel)
+		s.rp.SetMaxOverdraftBuffers(s.cfg.MaxOverdraftBuffersPerGate)
 		if !s.hashOut {
 			// every edge but keyBy's leads to an operator that needs the
 			// record itself: ParseOrder or Filter the Kafka record's value,

@@ -131,8 +131,8 @@ func (s *Subtask) Inspect(now vt.Time) any {
 		v.Backpressured = s.mb.Blocked()
 	}
 	if s.rp != nil {
-		v.OutputQueueLengths = s.rp.Backlogs()
-		v.OutPoolUsage = float64(s.rp.BuffersInUse()) / float64(max(1, s.rp.PoolCapacity()))
+		v.OutputQueueLengths = s.rp.QueueLengths()
+		v.OutPoolUsage = s.rp.OutPoolUsage()
 		v.OutPoolInUse, v.OutPoolSize = s.rp.BuffersInUse(), s.rp.PoolCapacity()
 	}
 	if s.isSource {
