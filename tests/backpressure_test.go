@@ -79,14 +79,32 @@ func TestBackpressureScenario(t *testing.T) {
 			}
 		}
 	}
-	// Backpressure starts when the output pools are full. Each source
-	// writes to 2 subpartitions with a pool of 2*2 + 8 = 12 buffers of
-	// 32 KiB / 100 B = 327 records: 2 sources hold 7848 records, which the
-	// excess of input over drain fills in about 7848 / 333 = 24 s (the
-	// consumers' buffers hold only flushed slices, a few hundred more).
-	drain := 1000 / 3.0 / share
-	capacity := 2 * 12 * 327.0
-	onset := capacity / (1000 - drain)
+	// Backpressure starts when the network buffers between the sources and
+	// the windows are full. What they hold is the records the sources
+	// emitted less those the windows took in (numRecordsOut - numRecordsIn),
+	// and Flink's bounds give its range: each source's output pool holds 2*2
+	// + 8 = 12 buffers (a subpartition at max-buffers-per-channel 10 makes
+	// it unavailable first), plus at most 5 overdraft ones, and each
+	// RemoteInputChannel holds its 2 exclusive and up to the gate's 8
+	// floating buffers; a buffer holds 32 KiB / 100 B = 327 records. The
+	// pools are full of full buffers once a source is backpressured (it
+	// stops only when a subpartition holds 10 buffers or the pool is used
+	// up); the receivers' buffers hold what came while they still had
+	// credit, flushed slices of ~25 records every 100 ms at first, full
+	// buffers later.
+	const perBuffer = 327
+	full := 2 * 10 * perBuffer                     // at the least: a subpartition of each source at max-buffers-per-channel
+	most := 2*(12+5)*perBuffer + 2*(2+8)*perBuffer // pools with overdraft, and both remote channels full
+	inFlight := func(sec int64) int64 {
+		var out, in int64
+		for _, s := range []string{"source-0", "source-1"} {
+			out += metricsFrom(evs, s, sec)[0].num("numRecordsOut")
+		}
+		for _, w := range []string{"window-0", "window-1"} {
+			in += metricsFrom(evs, w, sec)[0].num("numRecordsIn")
+		}
+		return out - in
+	}
 	for _, s := range []string{"source-0", "source-1"} {
 		var first int64 = -1
 		for _, m := range metricsFrom(evs, s, 1) {
@@ -95,14 +113,24 @@ func TestBackpressureScenario(t *testing.T) {
 				break
 			}
 		}
-		if first < 0 || float64(first) < onset*0.7 || float64(first) > onset*1.3 {
-			t.Fatalf("%s first backpressured at %d s, want about %.0f s (output pools of %.0f records filling at %.0f/s)", s, first, onset, capacity, 1000-drain)
+		if first < 0 {
+			t.Fatalf("%s never backpressured", s)
 		}
-		if bp := mean(metricsFrom(evs, s, 30), "backPressuredTimeMsPerSecond"); bp < 800 {
-			t.Fatalf("%s backpressured %.0f ms/s on average from 30 s, want most of the time", s, bp)
+		if n := inFlight(first); n < int64(full) || n > int64(most) {
+			t.Fatalf("%s first backpressured at %d s with %d records in the network, want %d..%d (Flink's buffer bounds)", s, first, n, full, most)
+		}
+		if bp := mean(metricsFrom(evs, s, 40), "backPressuredTimeMsPerSecond"); bp < 800 {
+			t.Fatalf("%s backpressured %.0f ms/s on average from 40 s, want most of the time", s, bp)
 		}
 	}
-	growth := float64(lagAt(t, evs, 60)-lagAt(t, evs, 30)) / 30
+	for sec := int64(1); sec <= 60; sec++ {
+		if n := inFlight(sec); n > int64(most) {
+			t.Fatalf("%d records in the network at %d s, more than Flink's buffers hold (%d)", n, sec, most)
+		}
+	}
+	// from the onset on the topic backs up at the excess of input over drain
+	drain := 1000 / 3.0 / share
+	growth := float64(lagAt(t, evs, 60)-lagAt(t, evs, 40)) / 20
 	want := 1000 - drain
 	if growth < want*0.8 || growth > want*1.2 {
 		t.Fatalf("lag grows %.0f records/s, want about %.0f (input 1000/s - drain %.0f/s)", growth, want, drain)

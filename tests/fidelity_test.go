@@ -53,8 +53,12 @@ func TestAlignedCheckpointTimeoutInTheInput(t *testing.T) {
 		t.Fatalf("%d checkpoints completed", len(done))
 	}
 	for _, c := range done {
-		if d := c.num("duration_ms"); d > 1_010 {
-			t.Errorf("checkpoint %d took %d ms, want about the 1 s timeout", c.num("checkpoint_id"), d)
+		// the timeout, then what the unaligned snapshot costs: its sync
+		// part (2 ms), the channel state at 50 mb/s (a few hundred kb: a
+		// few ms) with its file (5 ms), the acknowledgement (2 ms + the
+		// 1 ms RPC) and the coordinator's _metadata file (5 ms)
+		if d := c.num("duration_ms"); d < 1_000 || d > 1_030 {
+			t.Errorf("checkpoint %d took %d ms, want the 1 s timeout and the unaligned snapshot's cost, up to 30 ms", c.num("checkpoint_id"), d)
 		}
 		if c.num("persisted_records") == 0 {
 			t.Errorf("checkpoint %d persisted no in-flight data: it did not switch to unaligned", c.num("checkpoint_id"))
@@ -187,10 +191,14 @@ func TestEventsFileArrivalOrder(t *testing.T) {
 //
 // 5 + 4 + 10 + 100 + 1 = 120 ms with the defaults (1 ms, 10 ms, 100 ms);
 // 13 + 12 + 20 + 50 + 3 = 98 ms with 3 ms, 20 ms, 50 ms. A checkpoint of a
-// small state takes the trigger RPC, a barrier's network hop (200 µs), the
+// small state takes the trigger RPC (1 ms; the source emits its barrier
+// before its snapshot's sync part), a barrier's network hop (200 µs), the
 // records queued before the barrier at the window (10 µs each, a few dozen
-// arrive in 1 ms at 1000 records/s), the upload (4.5 kb at 50 mb/s: 87 µs)
-// and the acknowledgement RPC: between 2.2 and 3 ms, reported as 2 ms.
+// arrive in 1 ms at 1000 records/s), the window's sync part (2 ms), the
+// upload (4.5 kb at 50 mb/s: 87 µs, inline: below the 20 kb
+// state.storage.fs.memory-threshold, so no file), the acknowledgement (2 ms
+// and the 1 ms RPC): 6.3 to 7 ms after the trigger, which the coordinator
+// counts in whole ms, then its _metadata file (5 ms): 11 or 12 ms.
 func TestControlPlaneTime(t *testing.T) {
 	for _, tc := range []struct {
 		kv      []string
@@ -221,8 +229,8 @@ func TestControlPlaneTime(t *testing.T) {
 		if len(done) != 1 {
 			t.Fatalf("%d checkpoints completed, want 1", len(done))
 		}
-		if at := done[0].num("vt"); at < 10_002_200 || at > 10_003_000 || done[0].num("duration_ms") != 2 {
-			t.Errorf("checkpoint completed at %d µs after %d ms, want 10.0022 s to 10.003 s, 2 ms", at, done[0].num("duration_ms"))
+		if at, d := done[0].num("vt"), done[0].num("duration_ms"); at < 10_011_000 || at > 10_012_000 || d < 11 || d > 12 {
+			t.Errorf("checkpoint completed at %d µs after %d ms, want 10.011 s to 10.012 s, 11 or 12 ms", at, d)
 		}
 	}
 }

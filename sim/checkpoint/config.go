@@ -55,6 +55,12 @@ type CoordinatorConfig struct {
 	// CheckpointCoordinator.triggerSavepoint does with forSavepoint(!unaligned)). Flink
 	// documents that unaligned checkpoints need MaxConcurrent 1; that is not enforced here.
 	Unaligned bool
+	// FinalizeMs is how long the coordinator takes to finalize a checkpoint
+	// every task acknowledged (PendingCheckpoint.finalizeCheckpoint writes its
+	// _metadata file under the coordinator's lock): it completes that much
+	// after its last acknowledgement, which is when min-pause starts to
+	// count and queued requests start. Negative counts as 0.
+	FinalizeMs int64
 }
 
 // configError is an IllegalArgumentException's message from CheckpointConfig's setters.

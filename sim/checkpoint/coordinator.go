@@ -517,7 +517,7 @@ func (c *Coordinator) Acknowledge(id int64, task string, ack TaskAck, nowMs int6
 	if len(p.acks) < len(c.tasks) {
 		return nil, nil
 	}
-	return c.complete(p, nowMs), nil
+	return c.complete(p, nowMs+max(0, c.cfg.FinalizeMs)), nil
 }
 
 // complete is completePendingCheckpoint + cleanupAfterCompletedCheckpoint.

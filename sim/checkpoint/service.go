@@ -48,7 +48,25 @@ type Service struct {
 
 	completed, failed int64
 	offsets           map[int64]string // completed checkpoint -> its source offsets (JSON), for the view
+
+	// finalizing is the checkpoint whose _metadata file is being written
+	// (nil: none); held is what reached the coordinator meanwhile, in order
+	finalizing *finalizing
+	held       []*messages.Envelope
 }
+
+// finalizing is a checkpoint every task acknowledged, with the states and
+// the executions it was taken of, while the coordinator writes its metadata
+// (PendingCheckpoint.finalizeCheckpoint runs under the coordinator's lock:
+// nothing else happens at the coordinator until it is done).
+type finalizing struct {
+	cp     *CompletedCheckpoint
+	states map[string]*messages.TaskStateSnapshot
+	execs  []Execution
+}
+
+// timerFinalized is the end of a checkpoint's metadata write.
+const timerFinalized = "checkpoint_finalized"
 
 // NewService returns the coordinator component.
 func NewService(cfg *config.Config) *Service {
@@ -57,6 +75,40 @@ func NewService(cfg *config.Config) *Service {
 
 // Receive implements Component.
 func (c *Service) Step(o *kernel.Out, env *messages.Envelope) {
+	if t, ok := env.Body.(*messages.Envelope_Timer); ok && t.Timer.Kind == timerFinalized {
+		c.finalized(o)
+		return
+	}
+	if _, end := env.Body.(*messages.Envelope_EndOfRun); c.finalizing != nil && !end {
+		c.held = append(c.held, env)
+		return
+	}
+	c.step(o, env)
+}
+
+// finalized ends the metadata write of the finalizing checkpoint: it
+// completes, then what waited meanwhile is handled in order.
+func (c *Service) finalized(o *kernel.Out) {
+	f := c.finalizing
+	if f == nil {
+		return
+	}
+	c.finalizing = nil
+	c.complete(o, f)
+	c.ready(o)
+	c.scheduleDuty(o)
+	for len(c.held) > 0 && c.finalizing == nil {
+		env := c.held[0]
+		c.held[0] = nil
+		c.held = c.held[1:]
+		c.step(o, env)
+	}
+	if len(c.held) == 0 {
+		c.held = nil
+	}
+}
+
+func (c *Service) step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_CheckpointCoordinatorStart:
 		c.startJob(o, b.CheckpointCoordinatorStart)
@@ -118,7 +170,7 @@ func (c *Service) startJob(o *kernel.Out, m *messages.CheckpointCoordinatorStart
 	co, err := NewCoordinator(CoordinatorConfig{IntervalMs: k.CheckpointInterval.Milliseconds(),
 		TimeoutMs: k.CheckpointTimeout.Milliseconds(), MinPauseMs: k.CheckpointMinPause.Milliseconds(),
 		MaxConcurrent: k.MaxConcurrentCheckpoints, TolerableFailures: k.TolerableFailedCheckpoints,
-		Unaligned: k.UnalignedCheckpoints}, tasks)
+		Unaligned: k.UnalignedCheckpoints, FinalizeMs: k.CheckpointFileTime.Milliseconds()}, tasks)
 	if err != nil {
 		o.Invariant("checkpoint_config", "%v", err)
 		return
@@ -139,13 +191,16 @@ func (c *Service) startJob(o *kernel.Out, m *messages.CheckpointCoordinatorStart
 
 // executions takes the current attempt's executions: checkpoints are
 // triggered only while every task runs or finished after its final
-// checkpoint, and not all finished.
+// checkpoint, and not all finished; with
+// execution.checkpointing.checkpoints-after-tasks-finish off only while every
+// task runs (DefaultCheckpointPlanCalculator: NOT_ALL_REQUIRED_TASKS_RUNNING).
 func (c *Service) executions(m *messages.ExecutionStates) {
 	c.execs = c.execs[:0]
 	running, finished := true, 0
 	for _, e := range m.Executions {
 		c.execs = append(c.execs, Execution{Name: e.Name, Vertex: e.Vertex, Index: int(e.Index), State: e.State})
-		running = running && (e.State == status.Running.String() || e.State == status.Finished.String())
+		running = running && (e.State == status.Running.String() ||
+			(e.State == status.Finished.String() && c.cfg.CheckpointsAfterTasksFinish))
 		if e.State == status.Finished.String() {
 			finished++
 		}
@@ -341,7 +396,17 @@ func (c *Service) acknowledge(o *kernel.Out, m *messages.AcknowledgeCheckpoint) 
 		c.taskStates[m.Task] = m.State
 	}
 	if cp != nil {
-		c.complete(o, cp)
+		// every task acknowledged: the coordinator writes the checkpoint's
+		// _metadata file (one file of the checkpoint storage), then it is
+		// complete
+		f := &finalizing{cp: cp, states: c.pendingStates[cp.ID], execs: slices.Clone(c.execs)}
+		delete(c.pendingStates, cp.ID)
+		if d := vt.FromMillis(cp.CompletionMs) - o.Now(); d > 0 {
+			c.finalizing = f
+			o.Timer(d, timerFinalized, cp.ID)
+			return
+		}
+		c.complete(o, f)
 	}
 	c.ready(o)
 	c.scheduleDuty(o)
@@ -365,10 +430,10 @@ func (c *Service) decline(o *kernel.Out, m *messages.DeclineCheckpoint) {
 
 // complete logs a completed checkpoint, keeps its state for restores and
 // notifies the tasks (notifyCheckpointComplete).
-func (c *Service) complete(o *kernel.Out, cp *CompletedCheckpoint) {
+func (c *Service) complete(o *kernel.Out, f *finalizing) {
+	cp := f.cp
 	saved := &Saved{ID: cp.ID, Kind: cp.Kind, MaxParallelism: c.maxP, Parallelism: map[string]int{},
-		Tasks: c.pendingStates[cp.ID]}
-	delete(c.pendingStates, cp.ID)
+		Tasks: f.states}
 	for _, v := range c.vertices {
 		saved.Parallelism[v.Id] = int(v.Parallelism)
 		if v.Sink {
@@ -399,7 +464,7 @@ func (c *Service) complete(o *kernel.Out, cp *CompletedCheckpoint) {
 		c.savepoint = saved
 	}
 	if cp.NotifyTasks {
-		for _, e := range c.execs {
+		for _, e := range f.execs {
 			o.Send(e.Name, vt.FromDuration(c.cfg.RPCLatency()), &messages.Envelope_NotifyCheckpointComplete{NotifyCheckpointComplete: &messages.NotifyCheckpointComplete{
 				CheckpointId: cp.ID, Kind: protoKind(cp.Kind)}})
 		}

@@ -223,6 +223,24 @@ type Config struct {
 	// UploadSpeed is sim.checkpoint.upload-speed: bytes per virtual second
 	// the asynchronous part of a snapshot uploads.
 	UploadSpeed int64
+	// ChannelStateSpeed is sim.checkpoint.channel-state-speed: bytes per
+	// virtual second the ChannelStateWriter writes persisted in-flight
+	// buffers of an unaligned checkpoint.
+	ChannelStateSpeed int64
+	// CheckpointSyncTime is sim.checkpoint.sync-time: the fixed virtual time
+	// of a snapshot's synchronous part, before 1 µs per state entry.
+	CheckpointSyncTime time.Duration
+	// CheckpointFileTime is sim.checkpoint.file-time: the virtual time the
+	// checkpoint storage spends on each file a checkpoint writes.
+	CheckpointFileTime time.Duration
+	// MemoryThreshold is state.storage.fs.memory-threshold: a state stream
+	// at most this large travels inside the acknowledgement (and the
+	// metadata) instead of a file of its own.
+	MemoryThreshold int64
+	// CheckpointAckTime is sim.checkpoint.ack-time: the virtual time from a
+	// snapshot's asynchronous part ending to the coordinator having taken its
+	// acknowledgement, beyond sim.rpc.latency.
+	CheckpointAckTime time.Duration
 	// LogNettyFrames is sim.log.netty-frames: log every NettyMessage a
 	// remote channel exchanges as a netty_frame event with its bytes in hex.
 	LogNettyFrames bool
@@ -386,6 +404,11 @@ func Default() Config {
 		TransactionTimeout:          15 * time.Minute,
 		OutputIsolation:             ReadUncommitted,
 		UploadSpeed:                 50 << 20,
+		ChannelStateSpeed:           50 << 20,
+		CheckpointSyncTime:          2 * time.Millisecond,
+		CheckpointFileTime:          5 * time.Millisecond,
+		MemoryThreshold:             20 << 10,
+		CheckpointAckTime:           2 * time.Millisecond,
 		HeartbeatInterval:           time.Second,
 		HeartbeatTimeout:            5 * time.Second,
 		RestartStrategy:             RestartDefault,

@@ -179,8 +179,8 @@ var flinkKeys = []string{
 	"state.backend.rocksdb.predefined-options", "state.backend.rocksdb.thread.num", "state.backend.rocksdb.timer-service.factory",
 	"state.backend.rocksdb.use-bloom-filter", "state.backend.rocksdb.writebuffer.count", "state.backend.rocksdb.writebuffer.size",
 	"state.checkpoint-storage", "state.checkpoints.create-subdir", "state.checkpoints.dir", "state.checkpoints.num-retained",
-	"state.savepoints.dir", "state.storage.fs.memory-threshold", "state.storage.fs.write-buffer-size",
-	"state.task-local.dirs", "state.backend.fs.memory-threshold",
+	"state.savepoints.dir", "state.storage.fs.write-buffer-size",
+	"state.task-local.dirs",
 	// SecurityOptions
 	"security.context.factory.classes", "security.delegation.tokens.enabled", "security.kerberos.access.hadoopFileSystems",
 	"security.kerberos.login.contexts", "security.kerberos.login.keytab", "security.kerberos.login.principal",

@@ -358,6 +358,7 @@ func Registry() []Setting {
 // as the ConfigOptions' withDeprecatedKeys do.
 var deprecatedKeys = map[string]string{
 	"execution.checkpointing.checkpoints-after-tasks-finish.enabled": "execution.checkpointing.checkpoints-after-tasks-finish",
+	"state.backend.fs.memory-threshold":                              "state.storage.fs.memory-threshold",
 }
 
 // CurrentKey is key, or the Flink 1.20 key of a deprecated one.

@@ -103,6 +103,12 @@ func (c Config) Validate() error {
 			add("%s %v: fraction must be in range [0, 1)", f.key, f.v)
 		}
 	}
+	if c.MemoryThreshold > 1<<20 {
+		// FsCheckpointStorageAccess / FileSystemCheckpointStorage refuse a
+		// larger threshold
+		add("state.storage.fs.memory-threshold %s: The threshold for file state size must be in [-1, %d], but was %d",
+			FormatMemorySize(c.MemoryThreshold), 1<<20, c.MemoryThreshold)
+	}
 	if c.BuffersPerChannel+c.FloatingBuffersPerGate < 1 {
 		add("taskmanager.network.memory.buffers-per-channel 0 and taskmanager.network.memory.floating-buffers-per-gate 0: an input channel needs at least one buffer")
 	}

@@ -128,6 +128,21 @@ func (w *Writer) Abort() []*messages.TxnRequest {
 	return []*messages.TxnRequest{writerTxn(messages.TxnRequest_ABORT, w.txn)}
 }
 
+// EndInputPreCommit pre-commits the open transaction at the end of a
+// bounded input when checkpointing is on but no final checkpoint will come
+// (execution.checkpointing.checkpoints-after-tasks-finish off): the
+// committable waits for a checkpoint that never completes
+// (CommitterOperator.endInput commits only without checkpointing), so the
+// transaction stays open in the broker until its transaction.timeout.ms.
+func (w *Writer) EndInputPreCommit() []*messages.TxnRequest {
+	if !w.exactlyOnce || w.txn == "" {
+		return nil
+	}
+	id := w.txn
+	w.txn = ""
+	return []*messages.TxnRequest{writerTxn(messages.TxnRequest_PRE_COMMIT, id)}
+}
+
 // EndInput commits the open transaction at the end of a bounded input
 // without checkpoints (CommitterOperator.endInput).
 func (w *Writer) EndInput() []*messages.TxnRequest {

@@ -215,7 +215,7 @@ func (s *Subtask) applyBarrierActionNow(o *kernel.Out, act checkpoint.BarrierAct
 		c.lastAlign = act.AlignmentDurationMs
 		if c.pending != nil && c.pending.ack.CheckpointId == act.CheckpointID {
 			c.pending.ack.AlignmentMs = act.AlignmentDurationMs
-			s.sendAck(o, c.pending.ack, c.pending.delay)
+			s.sendAck(o, c.pending)
 			c.pending = nil
 		}
 	}
@@ -288,11 +288,6 @@ func (s *Subtask) onDataArrived(ci int, b *messages.Buffer) {
 	c.pending.ack.PersistedBytes += bytes
 	c.pending.ack.StateSizeBytes += bytes
 	c.pending.ack.IncrementalSizeBytes += bytes
-	if s.cfg.UploadSpeed > 0 {
-		up := vt.Time(bytes * 1_000_000 / s.cfg.UploadSpeed)
-		c.pending.delay += up
-		c.pending.ack.AsyncMs = vt.Millis(vt.FromMillis(c.pending.ack.AsyncMs) + up)
-	}
 }
 
 // announceBarrier tells the barrier handler of an aligned barrier that

@@ -46,21 +46,25 @@ type subtaskCheckpoint struct {
 // complete: channels whose barrier is still to come keep adding what they
 // deliver until it arrives.
 type pendingAck struct {
-	ack   *messages.AcknowledgeCheckpoint
-	delay vt.Time // upload time of the operator state
+	ack        *messages.AcknowledgeCheckpoint
+	sync       vt.Time // the synchronous part
+	stateBytes int64   // what the state upload writes (the channel state is the ack's PersistedBytes)
 }
 
 // initCheckpointing sets the barrier handler up and restores the state the
 // SubmitTask carries.
 func (s *Subtask) initCheckpointing(o *kernel.Out) {
 	c := &s.ck
-	c.enabled = s.d.Checkpointing
+	// a task waits for a final checkpoint once its input ended only when
+	// checkpoints go on after tasks finish (FLIP-147)
+	c.enabled = s.d.Checkpointing && s.cfg.CheckpointsAfterTasksFinish
 	if s.cfg.StateBackend == config.BackendRocksDB && s.cfg.IncrementalCheckpoints {
 		c.changes = checkpoint.NewChangeTracker() // changed keys, only where snapshots are incremental
 	}
 	if !s.isSource {
 		c.handler = checkpoint.NewBarrierHandler(checkpoint.BarrierHandlerConfig{NumChannels: s.gate.NumChannels(),
-			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds()})
+			Unaligned: s.cfg.UnalignedCheckpoints, AlignedTimeoutMs: s.cfg.AlignedCheckpointTimeout.Milliseconds(),
+			DisableCheckpointsAfterTasksFinish: !s.cfg.CheckpointsAfterTasksFinish})
 		c.blocked = make([]bool, s.gate.NumChannels())
 		c.resume = make([]bool, s.gate.NumChannels())
 		c.barrierQueued = make([]int, s.gate.NumChannels())
@@ -103,13 +107,19 @@ func (s *Subtask) initCheckpointing(o *kernel.Out) {
 // offsets, then emit the barrier into every output subpartition behind the
 // records emitted so far.
 func (s *Subtask) triggerCheckpoint(o *kernel.Out, m *messages.TriggerCheckpoint) {
-	if (s.status != status.Running && s.status != status.Finished) || s.ck.stopping {
+	switch {
+	case s.status != status.Running || s.ck.stopping:
+		// Task.triggerCheckpointBarrier declines for a task that is not
+		// RUNNING: one that finished after its final checkpoint, the
+		// coordinator not knowing yet, among them
 		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskNotReady)
 		return
+	case s.finishedAll:
+		// its operators finished after the final checkpoint: the task is
+		// closing (StreamTask.triggerCheckpointAsync on a finishing task)
+		s.decline(o, m.CheckpointId, checkpoint.ReasonCheckpointDeclinedTaskClosing)
+		return
 	}
-	// a task that finished after its final checkpoint, the JobManager not
-	// knowing yet, acknowledges with its final state and emits no barrier,
-	// as the JobManager does for a FINISHED task (FLIP-147)
 	b := &messages.Buffer{CheckpointId: m.CheckpointId, CheckpointTimestampMs: m.TimestampMs, CheckpointKind: m.Kind,
 		Unaligned: m.Unaligned}
 	if !s.isSource && s.insertBarriers(o, b) {
@@ -207,7 +217,8 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 			st.OutputChannelState = append(st.OutputChannelState, inFlightRecord(r))
 		}
 	}
-	sync := vt.Time(entries) // 1 µs per state entry
+	// the synchronous part: its fixed cost and 1 µs per state entry
+	sync := vt.FromDuration(s.cfg.CheckpointSyncTime) + vt.Time(entries)
 	if s.hasSink && !s.finishedAll {
 		s.flushSink(o, sync)
 		if s.exactlyOnce() {
@@ -218,18 +229,17 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	}
 	persistedRecords := int64(len(st.InputChannelState) + len(st.OutputChannelState))
 	persistedBytes := persistedRecords * int64(s.cfg.RecordBytes)
-	upload := changed + persistedBytes
-	async := vt.Time(0)
-	if s.cfg.UploadSpeed > 0 {
-		async = vt.Time(upload * 1_000_000 / s.cfg.UploadSpeed)
-	}
-	ack := &messages.AcknowledgeCheckpoint{CheckpointId: id, Task: jobgraph.BaseSubtaskName(o.Name()),
-		StateSizeBytes: full + persistedBytes, IncrementalSizeBytes: upload, PersistedRecords: persistedRecords,
-		PersistedBytes: persistedBytes, AlignmentMs: alignMs, SyncMs: vt.Millis(sync), AsyncMs: vt.Millis(async), State: st}
+	pa := &pendingAck{sync: sync, stateBytes: changed, ack: &messages.AcknowledgeCheckpoint{CheckpointId: id,
+		Task: jobgraph.BaseSubtaskName(o.Name()), StateSizeBytes: full + persistedBytes, IncrementalSizeBytes: changed + persistedBytes,
+		PersistedRecords: persistedRecords, PersistedBytes: persistedBytes, AlignmentMs: alignMs, SyncMs: vt.Millis(sync), State: st}}
+	ack := pa.ack
+	// checkpointStartDelay: from the trigger to the first barrier here
+	// (the trigger itself at a source)
+	startDelay := max(0, vt.Millis(o.Now())-alignMs-b.CheckpointTimestampMs)
 	o.Log(eventlog.KindCheckpointSnapshot, messages.Int("checkpoint_id", id), messages.Str("kind", kindName(b.CheckpointKind)),
 		messages.Bool("unaligned", unaligned), messages.Int("state_size", ack.StateSizeBytes),
 		messages.Int("checkpointed_size", ack.IncrementalSizeBytes), messages.Int("persisted_records", persistedRecords),
-		messages.Int("alignment_ms", alignMs))
+		messages.Int("start_delay_ms", startDelay), messages.Int("alignment_ms", alignMs), messages.Int("sync_ms", vt.Millis(sync)))
 	if s.ck.awaitFinal && c.finalID == 0 && (s.rp == nil || s.rp.Drained()) {
 		// the final checkpoint: taken after the input ended and, as Flink
 		// waits for ResultPartition.getAllDataProcessedFuture, once the
@@ -241,7 +251,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 		c.stopping, c.stopID = true, id
 	}
 	if unaligned && s.ck.handler != nil && s.ck.handler.CheckpointPending() {
-		c.pending = &pendingAck{ack: ack, delay: sync + async}
+		c.pending = pa
 		return sync
 	}
 	if s.rp != nil && !unaligned && b.CheckpointKind == messages.CheckpointKind_CHECKPOINT && s.cfg.UnalignedCheckpoints &&
@@ -249,12 +259,12 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 		// a timeoutable aligned barrier: the channel state is complete when
 		// it has left every output queue, or when it times out there and
 		// overtakes what is ahead of it
-		c.pendingOut = &pendingAck{ack: ack, delay: sync + async}
+		c.pendingOut = pa
 		at := b.CheckpointTimestampMs + s.cfg.AlignedCheckpointTimeout.Milliseconds()
 		o.Timer(max(0, vt.FromMillis(at)-o.Now()), timerCheckpointOutput, id)
 		return sync
 	}
-	s.sendAck(o, ack, sync+async)
+	s.sendAck(o, pa)
 	return sync
 }
 
@@ -266,7 +276,7 @@ func (s *Subtask) outputBarrierSent(o *kernel.Out) {
 		return
 	}
 	s.ck.pendingOut = nil
-	s.sendAck(o, p.ack, p.delay)
+	s.sendAck(o, p)
 }
 
 // outputBarrierTimeout is the aligned-checkpoint-timeout of a barrier still
@@ -287,7 +297,7 @@ func (s *Subtask) outputBarrierTimeout(o *kernel.Out, id int64) {
 	p.ack.StateSizeBytes += bytes
 	p.ack.IncrementalSizeBytes += bytes
 	o.Log(eventlog.KindBarrierTimedOut, messages.Int("checkpoint_id", id), messages.Int("persisted_records", int64(len(recs))))
-	s.sendAck(o, p.ack, p.delay)
+	s.sendAck(o, p)
 }
 
 // inFlightRecord is a record of output channel state as a checkpoint
@@ -296,8 +306,31 @@ func inFlightRecord(r exchange.InFlight) *messages.InFlightRecord {
 	return &messages.InFlightRecord{Key: r.Key, Timestamp: r.Timestamp, Value: r.Value, Payload: r.Payload}
 }
 
-func (s *Subtask) sendAck(o *kernel.Out, ack *messages.AcknowledgeCheckpoint, delay vt.Time) {
-	o.Send(jobgraph.CheckpointCoordinatorName, delay+vt.FromDuration(s.cfg.RPCLatency()), &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: ack})
+// sendAck acknowledges the snapshot p once its asynchronous part is done
+// (AsyncCheckpointRunnable): the state upload and the ChannelStateWriter's
+// channel state, each with the checkpoint storage's per-file work, run side
+// by side, and the acknowledgement waits for both; it then takes
+// sim.checkpoint.ack-time and the RPC to reach the coordinator.
+func (s *Subtask) sendAck(o *kernel.Out, p *pendingAck) {
+	async := max(s.storageTime(p.stateBytes, s.cfg.UploadSpeed), s.storageTime(p.ack.PersistedBytes, s.cfg.ChannelStateSpeed))
+	p.ack.AsyncMs = vt.Millis(async)
+	delay := p.sync + async + vt.FromDuration(s.cfg.CheckpointAckTime) + vt.FromDuration(s.cfg.RPCLatency())
+	o.Send(jobgraph.CheckpointCoordinatorName, delay, &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: p.ack})
+}
+
+// storageTime is the virtual time writing a state stream of n bytes at
+// speed bytes per second takes, with the file it needs when it is larger
+// than state.storage.fs.memory-threshold (smaller streams travel inline in
+// the acknowledgement, ByteStreamStateHandle).
+func (s *Subtask) storageTime(n, speed int64) vt.Time {
+	var t vt.Time
+	if speed > 0 {
+		t = vt.Time(n * 1_000_000 / speed)
+	}
+	if n > s.cfg.MemoryThreshold {
+		t += vt.FromDuration(s.cfg.CheckpointFileTime)
+	}
+	return t
 }
 
 func kindName(k messages.CheckpointKind) string {

@@ -148,10 +148,16 @@ func (s *Subtask) maybeFinishGate(o *kernel.Out) {
 		return
 	}
 	if s.exactlyOnce() {
-		// without checkpoints the sink commits at the end of its input
-		// (CommitterOperator.endInput)
 		s.flushSink(o, 0)
-		s.sendTxn(o, s.w.EndInput())
+		if s.d.Checkpointing {
+			// checkpoints-after-tasks-finish off: no final checkpoint, so
+			// the last transaction is pre-committed and never committed
+			s.sendTxn(o, s.w.EndInputPreCommit())
+		} else {
+			// without checkpoints the sink commits at the end of its input
+			// (CommitterOperator.endInput)
+			s.sendTxn(o, s.w.EndInput())
+		}
 	}
 	s.finishTask(o)
 }
