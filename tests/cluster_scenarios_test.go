@@ -44,6 +44,12 @@ package tests
 //	    built-in generator is off (rate=0: records come from produce) and
 //	    sim.duration is 1 h, so the run only ends when the job does. One
 //	    cluster per file.
+//	cluster [...]
+//	{"key": "u1", "ts": 1000, "partition": 0}
+//	...
+//	    The same with the input lines as the records of an events file
+//	    (flinksim run --events): the source is bounded, and
+//	    sim.events.pace says when the records reach the topic.
 //
 // Moving time:
 //
@@ -162,6 +168,7 @@ import (
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/jobmaster"
@@ -231,7 +238,7 @@ func (c *clusterScenario) handle(t *testing.T, d *datadriven.TestData) string {
 
 func (c *clusterScenario) dispatch(t *testing.T, d *datadriven.TestData) string {
 	args := newArgSet(t, d)
-	if d.Cmd != "produce" && d.Input != "" {
+	if d.Cmd != "produce" && d.Cmd != "cluster" && d.Input != "" {
 		t.Fatalf("%s: %s takes no input lines", d.Pos, d.Cmd)
 	}
 	if d.Cmd == "cluster" {
@@ -394,6 +401,15 @@ func (c *clusterScenario) build(t *testing.T, d *datadriven.TestData) string {
 		return "error: " + err.Error()
 	}
 	opt := cluster.Options{Log: &c.log, Observe: func(ev *messages.LogEvent) { c.events = append(c.events, ev) }}
+	if d.Input != "" {
+		// the records of an events file (--events): the source is bounded
+		recs, err := events.Read(strings.NewReader(d.Input+"\n"), d.Pos, events.Options{KeyField: cfg.KeyField,
+			TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions})
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		opt.Events = recs
+	}
 	var s *cluster.Session
 	var err error
 	if c.plain {
@@ -473,15 +489,18 @@ func (c *clusterScenario) step(n int) string {
 			break
 		}
 		sortEnvelopes(queued)
-		at := queued[0].DeliverAt
 		from := len(c.events)
-		c.s.Step()
-		timers := 0
+		// the step's time is the clock after it: what the generator sends
+		// ahead of its time is not in flight yet, so the head of the queue
+		// need not be the step
+		at := c.s.Step().Now.Micros()
+		timers, shown := 0, 0
 		fmt.Fprintf(&b, "%s\n", fmtVT(at))
 		for _, e := range queued {
 			if e.DeliverAt != at {
-				break
+				continue
 			}
+			shown++
 			if _, ok := e.Body.(*messages.Envelope_Timer); ok {
 				timers++
 				continue
@@ -490,6 +509,9 @@ func (c *clusterScenario) step(n int) string {
 		}
 		if timers > 0 {
 			fmt.Fprintf(&b, "  (%d timer(s))\n", timers)
+		}
+		if shown == 0 {
+			b.WriteString("  (sent ahead of their time: the broker's answers)\n")
 		}
 		for _, ev := range c.events[from:] {
 			if eventlog.Kind(ev.Kind) == eventlog.KindTaskMetrics || eventlog.Kind(ev.Kind) == eventlog.KindKafkaMetrics {
@@ -905,6 +927,17 @@ func (c *clusterScenario) watermarks() string {
 	return b.String()
 }
 
+// producerQueue is the length of subpartition sub of producer's
+// ResultPartition, -1 when the producer is not among views.
+func producerQueue(views []*task.SubtaskView, producer string, sub int) int {
+	for _, v := range views {
+		if v.Name == producer && sub < len(v.OutputQueueLengths) {
+			return v.OutputQueueLengths[sub]
+		}
+	}
+	return -1
+}
+
 func (c *clusterScenario) channels() string {
 	views := c.views()
 	var b strings.Builder
@@ -913,7 +946,7 @@ func (c *clusterScenario) channels() string {
 		if v.OutPoolSize == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%s out: queued %v, pool %d/%d", v.Name, v.OutputQueueLengths, v.OutPoolInUse, v.OutPoolSize)
+		fmt.Fprintf(&b, "%s out: queued %v, held %v, pool %d/%d", v.Name, v.OutputQueueLengths, v.OutputBuffersHeld, v.OutPoolInUse, v.OutPoolSize)
 		if v.Backpressured {
 			b.WriteString(", backpressured")
 		}
@@ -928,8 +961,10 @@ func (c *clusterScenario) channels() string {
 			}
 			if ch.Kind == "LocalInputChannel" {
 				// Flink's LocalInputChannel reads the producer's buffers
-				// through its subpartition view: no buffers, no credit
-				fmt.Fprintf(&b, "%s Local <- %s[%d]: queued %d", ch.Name, ch.Producer, ch.Subpartition, g.Queued)
+				// through its subpartition view: no buffers, no credit;
+				// its queue is the producer's subpartition
+				fmt.Fprintf(&b, "%s Local <- %s[%d]: reads a queue of %d, queued %d", ch.Name, ch.Producer, ch.Subpartition,
+					producerQueue(subtasks, ch.Producer, ch.Subpartition), g.Queued)
 			} else {
 				fmt.Fprintf(&b, "%s Remote <- %s[%d]: credit %d, exclusive %d, floating %d, in use %d, backlog %d, queued %d",
 					ch.Name, ch.Producer, ch.Subpartition, ch.Credit, ch.Exclusive, ch.Floating, ch.InUse, ch.Backlog, g.Queued)
@@ -1114,8 +1149,25 @@ func (c *clusterScenario) checkpoints() string {
 			}
 			b.WriteString("\n")
 		}
+		// each task's asynchronous part, from the completed checkpoint
+		async := map[string]int64{}
+		if h.end != nil && eventlog.Kind(h.end.Kind) == eventlog.KindCheckpointCompleted {
+			var tasks []struct {
+				Task  string `json:"task"`
+				Async int64  `json:"async_ms"`
+			}
+			if err := json.Unmarshal([]byte(fieldRaw(h.end, "tasks")), &tasks); err == nil {
+				for _, t := range tasks {
+					async[t.Task] = t.Async
+				}
+			}
+		}
 		for _, s := range h.snapshots {
-			fmt.Fprintf(&b, "    %s %s: state %d B, alignment %d ms", fmtVT(s.Vt), s.Actor, fieldInt(s, "state_size"), fieldInt(s, "alignment_ms"))
+			fmt.Fprintf(&b, "    %s %s: state %d B, start delay %d ms, alignment %d ms, sync %d ms", fmtVT(s.Vt), s.Actor, fieldInt(s, "state_size"),
+				fieldInt(s, "start_delay_ms"), fieldInt(s, "alignment_ms"), fieldInt(s, "sync_ms"))
+			if a, ok := async[jobgraph.BaseSubtaskName(s.Actor)]; ok {
+				fmt.Fprintf(&b, ", async %d ms", a)
+			}
 			if fieldBool(s, "unaligned") {
 				b.WriteString(", unaligned")
 			}

@@ -447,11 +447,20 @@ func (c *Service) complete(o *kernel.Out, f *finalizing) {
 		}
 	}
 	slices.Sort(offs)
+	// each task's part, as the web UI's checkpoint details list its
+	// subtasks (SubtaskCheckpointStatistics: alignment, sync and async
+	// durations, persisted data)
+	tasks := make([]string, 0, len(cp.Tasks))
+	for _, t := range cp.Tasks {
+		tasks = append(tasks, `{"task":`+eventlog.JSONString(t.Task)+`,"alignment_ms":`+eventlog.Itoa(t.Ack.AlignmentDurationMs)+
+			`,"sync_ms":`+eventlog.Itoa(t.Ack.SyncDurationMs)+`,"async_ms":`+eventlog.Itoa(t.Ack.AsyncDurationMs)+
+			`,"state_size":`+eventlog.Itoa(t.Ack.StateSizeBytes)+`,"persisted_bytes":`+eventlog.Itoa(t.Ack.PersistedInFlightBytes)+`}`)
+	}
 	fields := []*messages.Field{messages.Int("checkpoint_id", cp.ID), messages.Str("kind", cp.Kind.String()),
 		messages.Int("duration_ms", cp.CompletionMs-cp.TriggerMs), messages.Int("state_size", cp.StateSizeBytes),
 		messages.Int("checkpointed_size", cp.IncrementalSizeBytes), messages.Int("persisted_records", cp.PersistedInFlightRecords),
 		messages.Int("persisted_bytes", cp.PersistedInFlightBytes), messages.Int("max_alignment_ms", cp.MaxAlignmentDurationMs),
-		messages.Raw("source_offsets", "["+eventlog.JoinRaw(offs)+"]")}
+		messages.Raw("source_offsets", "["+eventlog.JoinRaw(offs)+"]"), messages.Raw("tasks", "["+eventlog.JoinRaw(tasks)+"]")}
 	if cp.Kind.IsSavepoint() {
 		fields = append(fields, messages.Str("savepoint_path", SavepointPath(cp.ID)))
 	}

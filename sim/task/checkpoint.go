@@ -47,7 +47,7 @@ type subtaskCheckpoint struct {
 // deliver until it arrives.
 type pendingAck struct {
 	ack        *messages.AcknowledgeCheckpoint
-	sync       vt.Time // the synchronous part
+	syncEnd    vt.Time // when the synchronous part ends, and the asynchronous one starts (µs)
 	stateBytes int64   // what the state upload writes (the channel state is the ack's PersistedBytes)
 }
 
@@ -229,7 +229,7 @@ func (s *Subtask) snapshot(o *kernel.Out, b *messages.Buffer, unaligned bool, in
 	}
 	persistedRecords := int64(len(st.InputChannelState) + len(st.OutputChannelState))
 	persistedBytes := persistedRecords * int64(s.cfg.RecordBytes)
-	pa := &pendingAck{sync: sync, stateBytes: changed, ack: &messages.AcknowledgeCheckpoint{CheckpointId: id,
+	pa := &pendingAck{syncEnd: o.Now() + sync, stateBytes: changed, ack: &messages.AcknowledgeCheckpoint{CheckpointId: id,
 		Task: jobgraph.BaseSubtaskName(o.Name()), StateSizeBytes: full + persistedBytes, IncrementalSizeBytes: changed + persistedBytes,
 		PersistedRecords: persistedRecords, PersistedBytes: persistedBytes, AlignmentMs: alignMs, SyncMs: vt.Millis(sync), State: st}}
 	ack := pa.ack
@@ -314,7 +314,9 @@ func inFlightRecord(r exchange.InFlight) *messages.InFlightRecord {
 func (s *Subtask) sendAck(o *kernel.Out, p *pendingAck) {
 	async := max(s.storageTime(p.stateBytes, s.cfg.UploadSpeed), s.storageTime(p.ack.PersistedBytes, s.cfg.ChannelStateSpeed))
 	p.ack.AsyncMs = vt.Millis(async)
-	delay := p.sync + async + vt.FromDuration(s.cfg.CheckpointAckTime) + vt.FromDuration(s.cfg.RPCLatency())
+	// the asynchronous part starts after the synchronous one, and ends no
+	// earlier than the channel state it waited for is complete (now)
+	delay := max(p.syncEnd-o.Now(), 0) + async + vt.FromDuration(s.cfg.CheckpointAckTime) + vt.FromDuration(s.cfg.RPCLatency())
 	o.Send(jobgraph.CheckpointCoordinatorName, delay, &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: p.ack})
 }
 

@@ -58,6 +58,7 @@ type SubtaskView struct {
 	// the ResultPartition: finished buffers waiting per subpartition and
 	// the output pool's use
 	OutputQueueLengths []int    `json:"outputQueueLengths,omitempty"`
+	OutputBuffersHeld  []int    `json:"output_buffers_held,omitempty"` // pool buffers each subpartition holds: queued, being written or read by a local consumer
 	OutPoolUsage       float64  `json:"outPoolUsage"`
 	OutPoolInUse       int      `json:"out_pool_buffers_in_use"` // buffers of the output pool holding data
 	OutPoolSize        int      `json:"out_pool_size"`           // the pool: subpartitions × buffers-per-channel + floating-buffers-per-gate
@@ -131,7 +132,7 @@ func (s *Subtask) Inspect(now vt.Time) any {
 		v.Backpressured = s.mb.Blocked()
 	}
 	if s.rp != nil {
-		v.OutputQueueLengths = s.rp.QueueLengths()
+		v.OutputQueueLengths, v.OutputBuffersHeld = s.rp.QueueLengths(), s.rp.Held()
 		v.OutPoolUsage = s.rp.OutPoolUsage()
 		v.OutPoolInUse, v.OutPoolSize = s.rp.BuffersInUse(), s.rp.PoolCapacity()
 	}
