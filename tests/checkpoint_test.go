@@ -2,7 +2,9 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -503,5 +505,101 @@ func TestAlignmentWithOneFloatingBuffer(t *testing.T) {
 	}
 	if !mapsEqual(resultSet(t, base), resultSet(t, res)) {
 		t.Fatalf("%d results, want the %d of the run without checkpoints", len(res.Sink), len(base.Sink))
+	}
+}
+
+// TestBoundedExactlyOnceFinishesOnItsFinalCheckpoint: a bounded job with the
+// exactly-once KafkaSink ends FINISHED on its final checkpoint, whatever
+// the checkpoint interval, with no restart and every result committed
+// (FLIP-147 with execution.checkpointing.checkpoints-after-tasks-finish, on
+// by default: a task whose input ended waits for a checkpoint completed
+// after that; a trigger that reaches a task that already finished is
+// declined, TASK_NOT_READY, and the next checkpoint goes to the tasks still
+// running). The expected results are counted from the records themselves:
+// one count per key and 5 s window. The partitions end at different times,
+// so one source finishes while the other still reads, and checkpoints go on
+// with finished tasks.
+func TestBoundedExactlyOnceFinishesOnItsFinalCheckpoint(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	var recs []events.Record
+	want := map[string]int{} // key|window start -> count
+	for ts := int64(0); ts < 9000; ts += 250 {
+		for p := int32(0); p < 4; p++ {
+			if (p == 3 && ts > 2000) || (p == 1 && ts > 6000) {
+				continue
+			}
+			key := fmt.Sprintf("u%d", (ts/250+int64(p))%3+1)
+			recs = append(recs, events.Record{Key: key, Timestamp: base + ts, Partition: p, Value: []byte(`{}`)})
+			want[fmt.Sprintf("%s|%d", key, base+ts/5000*5000)]++
+		}
+	}
+	for _, interval := range []string{"300ms", "500ms", "700ms", "1s", "1300ms", "2s", "2500ms", "3s", "5s", "7s"} {
+		cfg := settings(t, "sim.events.pace=event-time", "job.window.size=5s", "sink.delivery-guarantee=exactly-once",
+			"execution.checkpointing.interval="+interval)
+		res, log := run(t, cfg, cluster.Options{Events: recs})
+		if res.JobStatus != "FINISHED" || res.Invariant != "" {
+			t.Fatalf("interval %s: job %s %s", interval, res.JobStatus, res.Failure)
+		}
+		for _, e := range eventsOf(parseLog(t, log), "job_status") {
+			if s := e.str("status"); s == "RESTARTING" || s == "FAILING" {
+				t.Fatalf("interval %s: the job went %s (%s)", interval, s, e.str("cause"))
+			}
+		}
+		if res.Uncommitted != 0 {
+			t.Errorf("interval %s: %d results uncommitted at the end", interval, res.Uncommitted)
+		}
+		got := map[string]int{}
+		for _, r := range res.SinkCommitted {
+			var v struct {
+				Key   string  `json:"key"`
+				Start int64   `json:"window_start"`
+				Value float64 `json:"value"`
+			}
+			if err := json.Unmarshal(r.Value, &v); err != nil {
+				t.Fatal(err)
+			}
+			got[fmt.Sprintf("%s|%d", v.Key, v.Start)] += int(v.Value)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("interval %s: committed %v, want %v", interval, got, want)
+		}
+	}
+}
+
+// With execution.checkpointing.checkpoints-after-tasks-finish off, Flink's
+// behaviour before FLIP-147: tasks finish at the end of their input with no
+// final checkpoint, no checkpoint is triggered once a task finished, and the
+// exactly-once sink's last transaction, pre-committed at the end of input,
+// is never committed (CommitterOperator.endInput commits only without
+// checkpointing): the results of the windows that fired at the end stay
+// uncommitted, and a read_committed consumer never sees them.
+func TestBoundedExactlyOnceWithoutCheckpointsAfterTasksFinish(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	var recs []events.Record
+	for ts := int64(0); ts < 9000; ts += 250 {
+		recs = append(recs, events.Record{Key: "u1", Timestamp: base + ts, Partition: int32(ts/250) % 4, Value: []byte(`{}`)})
+	}
+	cfg := settings(t, "sim.events.pace=event-time", "job.window.size=5s", "sink.delivery-guarantee=exactly-once",
+		"execution.checkpointing.interval=1s", "execution.checkpointing.checkpoints-after-tasks-finish=false")
+	res, log := run(t, cfg, cluster.Options{Events: recs})
+	if res.JobStatus != "FINISHED" {
+		t.Fatalf("job %s", res.JobStatus)
+	}
+	// both windows fire at the end of input (the final watermark): both
+	// results are in the last transaction, pre-committed and left open
+	if len(res.SinkCommitted) != 0 || res.Uncommitted != 2 {
+		t.Errorf("%d results committed, %d uncommitted; want 0 and 2", len(res.SinkCommitted), res.Uncommitted)
+	}
+	evs := parseLog(t, log)
+	finished := int64(-1)
+	for _, e := range eventsOf(evs, "task_state") {
+		if e.str("actor") == "jobmanager" && e.str("state") == "FINISHED" && finished < 0 {
+			finished = e.num("vt")
+		}
+	}
+	for _, e := range eventsOf(evs, "checkpoint_triggered") {
+		if finished >= 0 && e.num("vt") > finished {
+			t.Errorf("checkpoint %d triggered at %d µs, after a task finished at %d µs", e.num("checkpoint_id"), e.num("vt"), finished)
+		}
 	}
 }

@@ -122,6 +122,8 @@ package tests
 //	    lag, committed offset) and the sink topic's records by transaction
 //	    state with the last stable offset.
 //	output committed|uncommitted|all
+//	    (once the run has ended, committed reads the sink topic from the
+//	    run's result: what a read_committed consumer reads from offset 0)
 //	    The sink topic's records (the last 200): committed is what a
 //	    read_committed consumer sees (committed transactions and records
 //	    written outside one, below the last stable offset), uncommitted the
@@ -334,6 +336,9 @@ func (c *clusterScenario) dispatch(t *testing.T, d *datadriven.TestData) string 
 		args.done()
 		if which != "committed" && which != "uncommitted" && which != "all" {
 			t.Fatalf("%s: output committed|uncommitted|all, not %q", d.Pos, which)
+		}
+		if c.s.Status().Ended && which == "committed" {
+			return c.finalOutput()
 		}
 		return c.inspecting(func() string { return c.output(which) })
 	case "in-flight":
@@ -1042,6 +1047,17 @@ func (c *clusterScenario) output(which string) string {
 		}
 		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+// finalOutput is the sink topic as a read_committed consumer reads it once
+// the run has ended (the run's result: no broker is left to ask).
+func (c *clusterScenario) finalOutput() string {
+	var b strings.Builder
+	for i, r := range c.s.Finish().SinkCommitted {
+		fmt.Fprintf(&b, "%d: %s\n", i, renderResult(string(r.Value)))
+	}
+	fmt.Fprintf(&b, "(the run has ended: %d record(s) committed)\n", len(c.s.Finish().SinkCommitted))
 	return b.String()
 }
 

@@ -3,6 +3,8 @@ package tests
 import (
 	"encoding/json"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -231,6 +233,71 @@ func TestControlPlaneTime(t *testing.T) {
 		}
 		if at, d := done[0].num("vt"), done[0].num("duration_ms"); at < 10_011_000 || at > 10_012_000 || d < 11 || d > 12 {
 			t.Errorf("checkpoint completed at %d µs after %d ms, want 10.011 s to 10.012 s, 11 or 12 ms", at, d)
+		}
+	}
+}
+
+// TestAlignedCheckpointsUnderBackpressureAreSteady: the README's
+// backpressure job with aligned checkpoints every 5 s (issue 24). A barrier
+// waits behind what the network buffers between source and window hold, so
+// a checkpoint takes about as long as that backlog needs at the window's
+// rate (3 ms per record: 333 records/s), and Flink bounds the backlog: per
+// window subtask, its LocalInputChannel reads a subpartition of at most
+// max-buffers-per-channel = 10 buffers, and its RemoteInputChannel holds at
+// most 2 exclusive + 8 floating buffers with at most 10 more in the
+// producer's subpartition: 30 buffers of 327 records, 9810 records, 29.4 s
+// at the most. Once the backlog reached its bound, the checkpoints stay
+// steady instead of growing with the Kafka lag, and no shorter than what
+// the local subpartition at its bound holds for certain: 8 full buffers
+// ahead of the barrier (the 9th is the one the source just opened, the
+// 10th the one the window reads), 7.8 s. A checkpoint's duration is the
+// slowest window's start delay (Flink's checkpointStartDelay: the backlog
+// at 3 ms a record), its alignment, and the snapshot's own costs.
+func TestAlignedCheckpointsUnderBackpressureAreSteady(t *testing.T) {
+	cfg := settings(t, "sim.duration=240 s", "sim.seed=2", "execution.checkpointing.interval=5 s", "sim.cost.window=3 ms")
+	_, log := run(t, cfg, cluster.Options{})
+	evs := parseLog(t, log)
+	const perBuffer, cost = 327, 3 // records, ms
+	const most = 30 * perBuffer * cost
+	trigger := map[int64]int64{}
+	for _, e := range eventsOf(evs, "checkpoint_triggered") {
+		trigger[e.num("checkpoint_id")] = e.num("vt")
+	}
+	var steady []int64
+	for _, c := range eventsOf(evs, "checkpoint_completed") {
+		id, d := c.num("checkpoint_id"), c.num("duration_ms")
+		if d > most+100 {
+			t.Errorf("checkpoint %d took %d ms, more than the %d ms Flink's buffers can hold ahead of a barrier", id, d, most)
+		}
+		var last logEvent
+		for _, s := range eventsOf(evs, "checkpoint_snapshot") {
+			if s.num("checkpoint_id") == id && strings.HasPrefix(s.str("actor"), "window") && (last == nil || s.num("vt") > last.num("vt")) {
+				last = s
+			}
+		}
+		if last == nil {
+			t.Fatalf("checkpoint %d: no window snapshot", id)
+		}
+		// the duration is the start delay, the alignment, and the costs of
+		// the snapshot itself (tens of ms)
+		if rest := d - last.num("start_delay_ms") - last.num("alignment_ms"); rest < 0 || rest > 30 {
+			t.Errorf("checkpoint %d: %d ms beyond the slowest window's start delay and alignment", id, rest)
+		}
+		if trigger[id] > 100_000_000 {
+			steady = append(steady, d)
+		}
+	}
+	if len(steady) < 6 {
+		t.Fatalf("%d checkpoints after 100 s", len(steady))
+	}
+	slices.Sort(steady)
+	med := steady[len(steady)/2]
+	if least := int64(8 * perBuffer * cost); med < least {
+		t.Errorf("steady checkpoints take %d ms, less than the %d ms the bounded local subpartition holds for certain", med, least)
+	}
+	for _, d := range steady {
+		if d < med*97/100 || d > med*103/100 {
+			t.Errorf("steady checkpoints %v: %d ms is more than 3%% off their median %d ms", steady, d, med)
 		}
 	}
 }

@@ -87,6 +87,36 @@ func (e logEvent) num(k string) int64 {
 	return 0
 }
 
+// float is field k as a number, and whether it is one.
+func (e logEvent) float(k string) (float64, bool) {
+	switch v := e[k].(type) {
+	case float64:
+		return v, true
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// jsonInts reads a field that holds a JSON array of integers.
+func jsonInts(t tb, v any) []int64 {
+	t.Helper()
+	xs, ok := v.([]any)
+	if !ok {
+		t.Fatalf("%v is not an array", v)
+	}
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		n, ok := x.(json.Number)
+		if !ok {
+			t.Fatalf("%v is not an array of numbers", v)
+		}
+		out[i], _ = n.Int64()
+	}
+	return out
+}
+
 // parseLog parses every line of a JSON event log.
 func parseLog(t tb, log []byte) []logEvent {
 	t.Helper()

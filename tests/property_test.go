@@ -78,3 +78,81 @@ func TestPropertyEveryRecordAccountedFor(t *testing.T) {
 		}
 	})
 }
+
+// Over random jobs and network settings, no network queue ever passes
+// Flink's bounds. Inside the run every subtask checks its output pool and
+// its InputGate after every envelope (invariant network_buffer_bounds: a
+// subpartition holds at most max-buffers-per-channel pool buffers, the pool
+// lends at most its size plus the overdraft buffers, a RemoteInputChannel
+// queues at most its exclusive buffers and the gate's floating ones, a
+// LocalInputChannel reads one buffer at a time), and every receiver that
+// its producer never sends a data buffer without a credit
+// (credit_non_negative). The test also reads Flink's metrics in the log,
+// an oracle apart from those checks: every outputQueueLengths entry is at
+// most max-buffers-per-channel data buffers and the events behind them (a
+// barrier per concurrent checkpoint, EndOfData, EndOfPartition), every
+// RemoteInputChannel's inputQueueLengths entry at most its exclusive and
+// the gate's floating buffers, and outPoolUsage and inPoolUsage are within
+// [0, 1].
+func TestPropertyNetworkQueuesWithinFlinksBounds(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		exclusive := rapid.IntRange(0, 3).Draw(t, "buffers_per_channel")
+		floating := rapid.IntRange(0, 8).Draw(t, "floating_per_gate")
+		if exclusive+floating == 0 {
+			floating = 1
+		}
+		maxPer := rapid.IntRange(0, 12).Draw(t, "max_buffers_per_channel")
+		overdraft := rapid.IntRange(0, 5).Draw(t, "overdraft")
+		sources := rapid.IntRange(1, 3).Draw(t, "source_parallelism")
+		windows := rapid.IntRange(1, 3).Draw(t, "window_parallelism")
+		mode := rapid.SampledFrom([]string{"none", "aligned", "unaligned", "aligned-timeout"}).Draw(t, "checkpoints")
+		kv := []string{"sim.duration=20 s",
+			fmt.Sprintf("taskmanager.network.memory.buffers-per-channel=%d", exclusive),
+			fmt.Sprintf("taskmanager.network.memory.floating-buffers-per-gate=%d", floating),
+			fmt.Sprintf("taskmanager.network.memory.max-buffers-per-channel=%d", maxPer),
+			fmt.Sprintf("taskmanager.network.memory.max-overdraft-buffers-per-gate=%d", overdraft),
+			fmt.Sprintf("job.source.parallelism=%d", sources), fmt.Sprintf("job.window.parallelism=%d", windows),
+			fmt.Sprintf("sim.taskmanagers=%d", max(sources, windows)),
+			fmt.Sprintf("sim.buffer.records=%d", rapid.IntRange(1, 400).Draw(t, "buffer_records")),
+			"execution.buffer-timeout=" + rapid.SampledFrom([]string{"0 ms", "10 ms", "100 ms"}).Draw(t, "buffer_timeout"),
+			"sim.cost.window=" + rapid.SampledFrom([]string{"10 µs", "500 µs", "3 ms"}).Draw(t, "window_cost"),
+			fmt.Sprintf("sim.source.rate=%d", rapid.IntRange(50, 3000).Draw(t, "rate")),
+			"pipeline.operator-chaining.enabled=" + rapid.SampledFrom([]string{"true", "false"}).Draw(t, "chaining"),
+		}
+		if mode != "none" {
+			kv = append(kv, "execution.checkpointing.interval=2 s")
+		}
+		if mode == "unaligned" || mode == "aligned-timeout" {
+			kv = append(kv, "execution.checkpointing.unaligned.enabled=true")
+		}
+		if mode == "aligned-timeout" {
+			kv = append(kv, "execution.checkpointing.aligned-checkpoint-timeout=300 ms")
+		}
+		cfg := settings(t, kv...)
+		res, log := run(t, cfg, cluster.Options{})
+		if res.Invariant != "" {
+			t.Fatalf("%s broke: %s", res.Invariant, res.Failure)
+		}
+		for _, e := range eventsOf(parseLog(t, log), "task_metrics") {
+			if raw, ok := e["outputQueueLengths"]; ok && maxPer > 0 {
+				for i, n := range jsonInts(t, raw) {
+					if n > int64(maxPer)+3 {
+						t.Fatalf("%s at %d µs: subpartition %d queues %d buffers, bound %d + 3 events", e.str("actor"), e.num("vt"), i, n, maxPer)
+					}
+				}
+			}
+			for _, k := range []string{"outPoolUsage", "inPoolUsage"} {
+				if v, ok := e.float(k); ok && (v < 0 || v > 1) {
+					t.Fatalf("%s at %d µs: %s %v", e.str("actor"), e.num("vt"), k, v)
+				}
+			}
+			if raw, ok := e["inputQueueLengths"]; ok {
+				for i, n := range jsonInts(t, raw) {
+					if n > int64(exclusive+floating) && n > 1 {
+						t.Fatalf("%s at %d µs: input channel %d queues %d buffers, bound %d", e.str("actor"), e.num("vt"), i, n, exclusive+floating)
+					}
+				}
+			}
+		}
+	})
+}
