@@ -849,12 +849,17 @@ func TestBarrierSkipsEndedSubpartitions(t *testing.T) {
 
 	q := NewResultPartition(1, 4, 1, 1)
 	q.OnPartitionRequest(0, recv(0), 0)
-	q.Barrier(&messages.Buffer{CheckpointId: 9, CheckpointTimestampMs: 1234, CheckpointKind: messages.CheckpointKind_SAVEPOINT})
+	q.Barrier(&messages.Buffer{CheckpointId: 9, CheckpointTimestampMs: 1234, CheckpointKind: messages.CheckpointKind_SAVEPOINT, Inserted: true})
 	sends := q.Poll(nil)
 	wantSends(t, "barrier", sends, "R0 seq=0 backlog=0 [B9]")
 	b := sends[0].Response.Buffer
-	if !b.IsEvent || b.SizeBytes != 32 || b.CheckpointTimestampMs != 1234 || b.CheckpointKind != messages.CheckpointKind_SAVEPOINT {
-		t.Errorf("barrier buffer %v, want an event of 32 bytes with timestamp 1234 and kind SAVEPOINT", b)
+	if !b.IsEvent || b.SizeBytes != 32 || b.CheckpointTimestampMs != 1234 || b.CheckpointKind != messages.CheckpointKind_SAVEPOINT || !b.Inserted {
+		t.Errorf("barrier buffer %v, want an event of 32 bytes with timestamp 1234, kind SAVEPOINT, inserted", b)
+	}
+	// BarrierBuffer makes a new buffer each time
+	src := &messages.Buffer{CheckpointId: 4, Unaligned: true}
+	if x, y := BarrierBuffer(src), BarrierBuffer(src); x == y || x == src || x.CheckpointId != 4 || !x.Unaligned || x.Kinds[0] != KindBarrier {
+		t.Errorf("BarrierBuffer(%v) = %v, %v: want two new unaligned barrier buffers of checkpoint 4", src, x, y)
 	}
 }
 
