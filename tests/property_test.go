@@ -89,11 +89,14 @@ func TestPropertyEveryRecordAccountedFor(t *testing.T) {
 // its producer never sends a data buffer without a credit
 // (credit_non_negative). The test also reads Flink's metrics in the log,
 // an oracle apart from those checks: every outputQueueLengths entry is at
-// most max-buffers-per-channel data buffers and the events behind them (a
-// barrier per concurrent checkpoint, EndOfData, EndOfPartition), every
-// RemoteInputChannel's inputQueueLengths entry at most its exclusive and
-// the gate's floating buffers, and outPoolUsage and inPoolUsage are within
-// [0, 1].
+// most the pool's buffers with the overdraft ones and the events behind
+// them (a barrier per concurrent checkpoint, EndOfData, EndOfPartition), and
+// at most max-buffers-per-channel + 1 on the keyBy edge out of a source (a
+// source stops before the record after the one that reached the bound);
+// every RemoteInputChannel's inputQueueLengths entry at most its exclusive
+// and the gate's floating buffers, a LocalInputChannel's at most 1;
+// inPoolUsage within [0, 1], outPoolUsage within [0, (size + overdraft) /
+// size].
 func TestPropertyNetworkQueuesWithinFlinksBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		exclusive := rapid.IntRange(0, 3).Draw(t, "buffers_per_channel")
@@ -133,18 +136,24 @@ func TestPropertyNetworkQueuesWithinFlinksBounds(t *testing.T) {
 		if res.Invariant != "" {
 			t.Fatalf("%s broke: %s", res.Invariant, res.Failure)
 		}
+		// the largest pool: 3 subpartitions at the most (the parallelisms
+		// drawn, the sink's default 2)
+		pool := max(3+1, 3*exclusive+floating)
 		for _, e := range eventsOf(parseLog(t, log), "task_metrics") {
-			if raw, ok := e["outputQueueLengths"]; ok && maxPer > 0 {
+			source := strings.HasPrefix(e.str("actor"), "source")
+			if raw, ok := e["outputQueueLengths"]; ok {
 				for i, n := range jsonInts(t, raw) {
-					if n > int64(maxPer)+3 {
-						t.Fatalf("%s at %d µs: subpartition %d queues %d buffers, bound %d + 3 events", e.str("actor"), e.num("vt"), i, n, maxPer)
+					if n > int64(pool+overdraft+3) || (source && maxPer > 0 && n > int64(maxPer+1+3)) {
+						t.Fatalf("%s at %d µs: subpartition %d queues %d buffers (pool %d, overdraft %d, max per channel %d)",
+							e.str("actor"), e.num("vt"), i, n, pool, overdraft, maxPer)
 					}
 				}
 			}
-			for _, k := range []string{"outPoolUsage", "inPoolUsage"} {
-				if v, ok := e.float(k); ok && (v < 0 || v > 1) {
-					t.Fatalf("%s at %d µs: %s %v", e.str("actor"), e.num("vt"), k, v)
-				}
+			if v, ok := e.float("inPoolUsage"); ok && (v < 0 || v > 1) {
+				t.Fatalf("%s at %d µs: inPoolUsage %v", e.str("actor"), e.num("vt"), v)
+			}
+			if v, ok := e.float("outPoolUsage"); ok && (v < 0 || v > float64(pool+overdraft)/float64(min(pool, 2*exclusive+floating, 1*exclusive+floating))) {
+				t.Fatalf("%s at %d µs: outPoolUsage %v", e.str("actor"), e.num("vt"), v)
 			}
 			if raw, ok := e["inputQueueLengths"]; ok {
 				for i, n := range jsonInts(t, raw) {

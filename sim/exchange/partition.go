@@ -16,6 +16,7 @@ package exchange
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/flinksim/flinksim/messages"
 )
@@ -133,6 +134,7 @@ type ResultPartition struct {
 	recordsPerBuffer int
 	recordBytes      int
 	payloads         bool // every buffer carries Payloads, one per element (CarryPayloads)
+	endOfData        bool // EndOfData queued
 	slab             elementSlab
 
 	// counters (numBuffersOut, numRecordsOut, numBytesOut)
@@ -160,12 +162,12 @@ func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultP
 		recordsPerBuffer: recordsPerBuffer, recordBytes: recordBytes}
 }
 
-// SetMaxBuffersPerChannel bounds the pool buffers one subpartition may hold
-// (taskmanager.network.memory.max-buffers-per-channel, LocalBufferPool's
-// maxBuffersPerChannel): while a subpartition holds that many the whole pool
-// is unavailable, so the producer is backpressured although the pool has
-// buffers left, and that subpartition gets no new buffer, not even an
-// overdraft one. 0: no bound.
+// SetMaxBuffersPerChannel sets taskmanager.network.memory.max-buffers-per-channel
+// (LocalBufferPool's maxBuffersPerChannel): while a subpartition holds that
+// many pool buffers the whole pool is unavailable, so the producer is
+// backpressured although the pool has buffers left. As in Flink 1.20 it
+// gates availability only: a record or broadcast already under way still
+// gets the buffers it needs for that subpartition. 0: no bound.
 func (p *ResultPartition) SetMaxBuffersPerChannel(n int) { p.maxPerChannel = n }
 
 // SetMaxOverdraftBuffers sets how many buffers beyond its size the pool may
@@ -191,26 +193,28 @@ func (p *ResultPartition) BuffersInUse() int { return p.inUse }
 func (p *ResultPartition) PoolCapacity() int { return p.poolSize }
 
 // OutPoolUsage is Flink's outPoolUsage (OutputBufferPoolUsageGauge): the
-// pool's used buffers (LocalBufferPool.bestEffortGetNumOfUsedBuffers, which
-// leaves overdraft buffers out) over its size.
+// pool's used buffers, overdraft ones included
+// (LocalBufferPool.bestEffortGetNumOfUsedBuffers), over its size; above 1
+// while overdraft buffers are in use.
 func (p *ResultPartition) OutPoolUsage() float64 {
 	if p.poolSize == 0 {
 		return 0
 	}
-	return float64(min(p.inUse, p.poolSize)) / float64(p.poolSize)
+	return float64(p.inUse) / float64(p.poolSize)
 }
 
 // Backlog is the backlog the producer announces for subpartition i, as
 // PipelinedSubpartition.getBuffersInBacklogUnsafe counts it: the data
-// buffers queued, less the one still being written unless a flush or the
-// end of the partition made it readable; 0 while the subpartition is
-// blocked by an aligned barrier.
+// buffers queued, less the last one when it is a data buffer (taken to be
+// still being written, finished or not) unless a flush or the end of the
+// partition made it readable; 0 while the subpartition is blocked by an
+// aligned barrier.
 func (p *ResultPartition) Backlog(i int) int {
 	s := &p.subs[i]
 	if s.blocked || len(s.queue) == 0 {
 		return 0
 	}
-	if last := s.queue[len(s.queue)-1]; s.flushRequested || s.ended || last.event || last.finished {
+	if s.flushRequested || s.ended || s.queue[len(s.queue)-1].event {
 		return s.backlog
 	}
 	return max(s.backlog-1, 0)
@@ -258,23 +262,25 @@ func (p *ResultPartition) Available() bool {
 // thread until it is written.
 func (p *ResultPartition) Blocked() bool { return len(p.pending) > 0 }
 
-// requestSegment takes a pool buffer for subpartition i: none when the
-// subpartition holds max-buffers-per-channel, else a free one of the pool,
-// else an overdraft one (LocalBufferPool.requestMemorySegment(targetChannel)).
+// requestSegment takes a pool buffer for subpartition i: a free one of the
+// pool, else an overdraft one (LocalBufferPool.requestMemorySegment(
+// targetChannel)); false when neither is left.
 func (p *ResultPartition) requestSegment(i int) bool {
-	s := &p.subs[i]
-	if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
-		return false
-	}
 	if p.inUse >= p.poolSize+p.maxOverdraft {
 		return false
 	}
+	p.take(i)
+	return true
+}
+
+// take lends subpartition i one pool buffer.
+func (p *ResultPartition) take(i int) {
+	s := &p.subs[i]
 	p.inUse++
 	s.held++
 	if p.maxPerChannel > 0 && s.held == p.maxPerChannel {
 		p.atMax++
 	}
-	return true
 }
 
 // release returns one of subpartition i's pool buffers to the pool.
@@ -285,6 +291,9 @@ func (p *ResultPartition) release(i int) {
 	}
 	p.inUse--
 	s.held--
+	if s.held < 0 || p.inUse < 0 {
+		panic("exchange: a pool buffer released twice")
+	}
 }
 
 // slabElements is the size of one chunk of an elementSlab (elements).
@@ -373,6 +382,10 @@ func (p *ResultPartition) Broadcast(kind ElementKind, ts int64) {
 // needed; it reports false when there is no buffer for it.
 func (p *ResultPartition) write(w pendingWrite) bool {
 	s := &p.subs[w.sub]
+	if s.ended {
+		// ResultPartition.checkInProduceState: nothing after the end
+		panic("exchange: an element written after the end of the partition")
+	}
 	if s.current == nil && !p.openBuffer(w.sub) {
 		return false
 	}
@@ -391,9 +404,20 @@ func (p *ResultPartition) write(w pendingWrite) bool {
 			p.finish(w.sub)
 		}
 	} else {
-		b.SizeBytes += 16
+		b.SizeBytes += elementBytes(w.kind)
 	}
 	return true
+}
+
+// elementBytes is what a stream element other than a record takes in a
+// buffer, as StreamElementSerializer writes it behind the record
+// serializer's 4-byte length: a Watermark is a tag and a long (13 bytes), a
+// WatermarkStatus a tag and an int (9 bytes).
+func elementBytes(k ElementKind) int32 {
+	if k == KindWatermark {
+		return 13
+	}
+	return 9
 }
 
 // writePending writes what waits, in order, until one write finds no buffer.
@@ -419,8 +443,7 @@ func (p *ResultPartition) forcePending() {
 	for _, w := range p.pending {
 		s := &p.subs[w.sub]
 		if s.current == nil {
-			p.inUse++
-			s.held++
+			p.take(w.sub)
 			c := &bufferConsumer{b: &messages.Buffer{}}
 			s.queue = append(s.queue, c)
 			s.current = c
@@ -441,6 +464,10 @@ func (p *ResultPartition) finish(i int) {
 		return
 	}
 	c.finished = true
+	// numBuffersOut and numBytesOut count a buffer when its BufferBuilder
+	// finishes (BufferWritingResultPartition.finishUnicastBufferBuilder)
+	p.BuffersOut++
+	p.BytesOut += int64(c.b.SizeBytes)
 	s.last = len(c.b.Kinds)
 	s.current = nil
 	s.records = 0
@@ -497,10 +524,14 @@ func eventBuffer(kind ElementKind, size int32) *messages.Buffer {
 // producer has no more records (FLIP-147) and waits for its final checkpoint.
 // The caller makes sure nothing waits to be written (not Blocked).
 func (p *ResultPartition) EndOfData() {
+	if p.endOfData {
+		return // BufferWritingResultPartition.notifyEndOfData sends it once
+	}
+	p.endOfData = true
 	p.forcePending()
 	for i := range p.subs {
 		if !p.subs[i].ended {
-			p.event(i, eventBuffer(KindEndOfData, 4))
+			p.event(i, eventBuffer(KindEndOfData, 5)) // EventSerializer: the type and the StopMode
 		}
 	}
 }
@@ -515,17 +546,22 @@ func (p *ResultPartition) EndOfPartition() {
 		if s.ended {
 			continue
 		}
-		p.event(i, eventBuffer(KindEndOfPartition, 4))
+		p.event(i, eventBuffer(KindEndOfPartition, 4)) // EventSerializer: the type
 		s.ended = true
 	}
 }
+
+// barrierBytes is a CheckpointBarrier as EventSerializer writes it with the
+// default checkpoint location: its type, id, timestamp and checkpoint
+// options.
+const barrierBytes = 38
 
 // BarrierBuffer returns a new CheckpointBarrier event buffer with the
 // checkpoint fields of b (id, timestamp in ms, kind, unaligned, inserted);
 // each subpartition, or channel, needs its own.
 func BarrierBuffer(b *messages.Buffer) *messages.Buffer {
 	return &messages.Buffer{Kinds: []byte{KindBarrier}, Keys: []string{""}, Timestamps: []int64{0}, Values: []float64{0},
-		IsEvent: true, SizeBytes: 32, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
+		IsEvent: true, SizeBytes: barrierBytes, CheckpointId: b.CheckpointId, CheckpointTimestampMs: b.CheckpointTimestampMs,
 		CheckpointKind: b.CheckpointKind, Unaligned: b.Unaligned, Inserted: b.Inserted}
 }
 
@@ -555,9 +591,26 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 		for _, c := range s.queue {
 			persisted = appendInFlight(persisted, i, c)
 		}
-		s.queue = append([]*bufferConsumer{{b: b, finished: true, event: true}}, s.queue...)
+		p.addPriority(i, &bufferConsumer{b: b, finished: true, event: true})
 	}
 	return persisted
+}
+
+// isPriority reports whether c is a priority event: an unaligned barrier.
+func isPriority(c *bufferConsumer) bool {
+	return c.event && c.b.Kinds[0] == KindBarrier && c.b.Unaligned
+}
+
+// addPriority puts priority event c into subpartition i's queue after the
+// priority events already there and before everything else
+// (PrioritizedDeque.addPriorityElement), so barriers keep their order.
+func (p *ResultPartition) addPriority(i int, c *bufferConsumer) {
+	s := &p.subs[i]
+	k := 0
+	for k < len(s.queue) && isPriority(s.queue[k]) {
+		k++
+	}
+	s.queue = slices.Insert(s.queue, k, c)
 }
 
 // barrierAt is the queue position of the aligned barrier of checkpoint id in
@@ -632,8 +685,8 @@ func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
 			persisted = appendInFlight(persisted, i, c)
 		}
 		b.b.Unaligned = true
-		copy(s.queue[1:at+1], s.queue[:at])
-		s.queue[0] = b
+		s.queue = slices.Delete(s.queue, at, at+1)
+		p.addPriority(i, b)
 	}
 	return persisted
 }
@@ -657,6 +710,7 @@ func (p *ResultPartition) AllEndsSent() bool {
 func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int) {
 	s := &p.subs[i]
 	p.returnLent(i)
+	p.writePending()
 	s.receiver = receiver
 	s.credit = credit
 	s.initial = credit
@@ -676,6 +730,7 @@ func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int)
 func (p *ResultPartition) OnLocalRequest(i int, receiver string) {
 	s := &p.subs[i]
 	p.returnLent(i)
+	p.writePending()
 	s.receiver = receiver
 	s.credit, s.initial, s.announced = 0, 0, false
 	s.local = true
@@ -759,7 +814,7 @@ func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
 		if k == KindRecord {
 			out.SizeBytes += int32(p.recordBytes)
 		} else {
-			out.SizeBytes += 16
+			out.SizeBytes += elementBytes(k)
 		}
 	}
 	return out
@@ -782,14 +837,18 @@ func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
 // consumer whose PartitionRequest carried an initial credit of 0 (no
 // exclusive buffers, buffers-per-channel=0), when data waits and its credit
 // is 0, and then once until new credit comes (OnAddCredit or a new
-// OnPartitionRequest). A consumer with exclusive buffers never gets one: it
-// learns the backlog from the Backlog field of each BufferResponse.
+// OnPartitionRequest); not right after a BufferResponse that used the last
+// credit, which carried the backlog (PartitionRequestQueue announces only
+// for a reader it finds unavailable when data comes). A consumer with
+// exclusive buffers never gets one: it learns the backlog from the Backlog
+// field of each BufferResponse.
 func (p *ResultPartition) Poll(dst []Send) []Send {
 	for i := range p.subs {
 		s := &p.subs[i]
 		if s.receiver == "" {
 			continue
 		}
+		sentData := false
 		for len(s.queue) > 0 && !s.blocked {
 			c := s.queue[0]
 			var b *messages.Buffer
@@ -826,8 +885,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				if c.finished {
 					p.consumed(i, c)
 				}
-				p.BuffersOut++
-				p.BytesOut += int64(b.SizeBytes)
+				sentData = true
 			}
 			if b == nil {
 				break
@@ -839,7 +897,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
 			s.nextSeq++
 		}
-		if !s.local && s.initial == 0 && s.credit == 0 && !s.announced && !s.blocked {
+		if !s.local && s.initial == 0 && s.credit == 0 && !s.announced && !s.blocked && !sentData {
 			if backlog := p.Backlog(i); backlog > 0 {
 				s.announced = true
 				dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
@@ -851,17 +909,20 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 	return dst
 }
 
-// CheckBounds checks the pool's bounds and returns what broke, or "": no
-// subpartition holds more than max-buffers-per-channel buffers, the pool
-// lends no more than its size plus the overdraft, and the buffers lent are
-// the subpartitions' (LocalBufferPool's invariants).
+// CheckBounds checks the pool's bounds and returns what broke, or "": the
+// pool lends no more than its size plus the overdraft buffers, the buffers
+// lent are the subpartitions', a subpartition queues no more data buffers
+// than it holds, and the pool is unavailable exactly while a subpartition
+// holds max-buffers-per-channel buffers or more (LocalBufferPool's
+// invariants; the per-subpartition bound gates availability, it does not
+// refuse a buffer to a record under way).
 func (p *ResultPartition) CheckBounds() string {
-	total := 0
+	total, atMax := 0, 0
 	for i := range p.subs {
 		s := &p.subs[i]
 		total += s.held
-		if p.maxPerChannel > 0 && s.held > p.maxPerChannel {
-			return fmt.Sprintf("subpartition %d holds %d buffers, more than taskmanager.network.memory.max-buffers-per-channel %d", i, s.held, p.maxPerChannel)
+		if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
+			atMax++
 		}
 		data := 0
 		for _, c := range s.queue {
@@ -878,6 +939,9 @@ func (p *ResultPartition) CheckBounds() string {
 	}
 	if total != p.inUse {
 		return fmt.Sprintf("the output pool lends %d buffers but the subpartitions hold %d", p.inUse, total)
+	}
+	if (atMax > 0) != (p.atMax > 0) {
+		return fmt.Sprintf("%d subpartitions at max-buffers-per-channel but the pool counts %d", atMax, p.atMax)
 	}
 	return ""
 }
