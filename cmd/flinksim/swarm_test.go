@@ -188,3 +188,36 @@ func TestSwarmSeed2394AtLeastOnceOutput(t *testing.T) {
 func TestSwarmSeed90761ExactlyOnceOutput(t *testing.T) {
 	runRegression(t, "seed-90761-exactly_once_output")
 }
+
+// The swarm drew a rescale to 4 for a cluster of one TaskManager of two
+// slots that would never have more: tm-1 killed, its replacement tm-2 cut
+// off from the JobManager before it registered. The generator counted a
+// replacement for tm-2 too, but the ResourceManager has no heartbeat of a
+// TaskManager that never registered, so nothing replaces it (as in Flink's
+// ActiveResourceManager, which waits for such a worker until
+// resourcemanager.taskmanager-registration.timeout): the job at parallelism
+// 4 waited for slots for ever, no checkpoint completed. The generator now
+// counts only the TaskManagers the cluster surely has, and seed 90095 draws
+// a rescale the slots allow.
+func TestSwarmSeed90095LivenessCheckpoint(t *testing.T) {
+	sc := swarm.Generate(90095)
+	r := runSeed(90095, 2*time.Minute)
+	if r.verdict.Class != swarm.ClassOK {
+		t.Fatalf("seed 90095: %s %s: %v\nreproduce with: %s", r.verdict.Class, r.verdict.Invariant(), r.verdict.Violations, runCommand(&sc, false))
+	}
+}
+
+// The scenario seed 90095 drew before (testdata/swarm): the simulator keeps
+// the cluster at one TaskManager, as Flink does, so the rescale to 4 waits
+// for slots for ever and the faulty run fails liveness while the reference
+// run (no faults) passes. Should the ResourceManager ever replace a
+// TaskManager that never registered, this fails and the generator's
+// picture of the cluster (sim/swarm, cluster) must follow.
+func TestSwarmSeed90095OldScenarioStarves(t *testing.T) {
+	sc, ref, run := runKept(t, "seed-90095-liveness_checkpoint")
+	v := swarm.Check(&sc, ref, run)
+	if v.Class != swarm.ClassLiveness || v.Reference || v.Invariant() != swarm.InvCheckpoint || !run.Obs.NoResource {
+		t.Fatalf("class %s (reference run's: %v), first invariant %q, NoResourceAvailableException %v: want the faulty run to starve (liveness_checkpoint)\n%v",
+			v.Class, v.Reference, v.Invariant(), run.Obs.NoResource, v.Violations)
+	}
+}
