@@ -52,7 +52,7 @@ func TestSwarmSeed26LivenessWatermark(t *testing.T) { runRegression(t, "seed-26-
 func swarmLines(t *testing.T, from uint64, n, parallel int) []string {
 	t.Helper()
 	var lines []string
-	runSwarm(swarmFlags{seeds: n, from: from, parallel: parallel, wallLimit: time.Minute}, &bytes.Buffer{},
+	runSwarm(swarmFlags{seeds: n, from: from, parallel: parallel, wallLimit: time.Minute}, shard{1, 1}.seeds(from, n), &bytes.Buffer{},
 		func(r seedResult) { lines = append(lines, r.line()) })
 	return lines
 }
