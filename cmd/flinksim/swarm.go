@@ -19,6 +19,7 @@ import (
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
@@ -32,6 +33,8 @@ type swarmFlags struct {
 	keep        string
 	maxFailures int
 	driver      string
+	shard       string
+	json        string
 }
 
 func init() {
@@ -49,10 +52,18 @@ One line per seed on stdout, in seed order whatever --parallel says; a table by
 outcome and by fault kind at the end; for each failure its seed, scenario,
 invariant and the flinksim run command that reproduces it. The swarm's exit code
 is the worst class found: 0 all passed, 3 a safety invariant broke, 6 a crash,
-5 liveness, 7 the wall limit (2 bad flags).`,
+5 liveness, 7 the wall limit (2 bad flags).
+
+--shard K/N runs the K-th of N shards of the range (K from 1): the seeds s
+with (s - from) mod N = K - 1, each seed's line as the whole range prints it.
+--json FILE writes one JSON line per seed (seed, class, broken invariants,
+fault kinds, the reproducing commands); 'flinksim swarm merge FILE...' prints
+the table over every shard's file and exits with the worst class.`,
 		Example: `  flinksim swarm --seeds 200 --parallel 2
   flinksim swarm --from 1000 --seeds 50 --keep /tmp/swarm
-  flinksim swarm --seed 42`,
+  flinksim swarm --seed 42
+  flinksim swarm --from 1 --seeds 20000 --shard 3/8 --json shard-3.jsonl
+  flinksim swarm merge shard-*.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return swarmMain(cmd, f) },
 	}
@@ -65,6 +76,9 @@ is the worst class found: 0 all passed, 3 a safety invariant broke, 6 a crash,
 	fl.StringVar(&f.keep, "keep", "", "write the logs and scenarios (JSON) of failed seeds into this directory")
 	fl.IntVar(&f.maxFailures, "max-failures", 0, "stop starting seeds after this many failed (0: no limit)")
 	fl.StringVar(&f.driver, "driver", "plain", "plain (the plain loop, faster) or actors (every component a Hollywood actor); both write the same log")
+	fl.StringVar(&f.shard, "shard", "", "K/N: run only the K-th of N shards of the range (K from 1): the seeds s with (s - from) mod N = K - 1")
+	fl.StringVar(&f.json, "json", "", "write one JSON line per seed to this file (flinksim swarm merge reads them)")
+	cmd.AddCommand(mergeCommand())
 	rootCmd.AddCommand(cmd)
 }
 
@@ -104,6 +118,9 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) error {
 		return badInput("--driver %q: allowed values are plain, actors", f.driver)
 	}
 	if f.seed != "" {
+		if f.shard != "" {
+			return badInput("--shard %s: a shard is part of a range (--from, --seeds), not of --seed", input.Quote(f.shard))
+		}
 		seed, err := strconv.ParseUint(f.seed, 10, 64)
 		if err != nil {
 			return badInput("--seed %q: %v", f.seed, err)
@@ -111,8 +128,20 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) error {
 		sc := swarm.Generate(seed)
 		fmt.Fprint(out, sc.Describe())
 		out.Flush()
+		var js *resultWriter
+		if f.json != "" {
+			if js, err = createResults(f.json); err != nil {
+				return err
+			}
+		}
 		r := runSeed(seed, f.wallLimit)
 		fmt.Fprintln(out, r.line())
+		if js != nil {
+			js.write(r)
+			if err := js.close(); err != nil {
+				return err
+			}
+		}
 		if r.verdict.Class != swarm.ClassOK {
 			report(out, r, f.keep)
 		}
@@ -124,13 +153,41 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) error {
 	if f.parallel < 1 {
 		f.parallel = 1
 	}
+	sh, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	seeds := sh.seeds(f.from, f.seeds)
+	if len(seeds) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "swarm: shard %s of %d seeds holds no seed\n", f.shard, f.seeds)
+	}
+	var js *resultWriter
+	if f.json != "" {
+		if js, err = createResults(f.json); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
-	results := runSwarm(f, cmd.ErrOrStderr(), func(r seedResult) {
+	results := runSwarm(f, seeds, cmd.ErrOrStderr(), func(r seedResult) {
 		fmt.Fprintln(out, r.line())
 		out.Flush()
+		if js != nil {
+			js.write(r)
+		}
 	})
 	wall := time.Since(start)
-	worst := summarize(out, results, wall, f.parallel)
+	if js != nil {
+		if err := js.close(); err != nil {
+			return err
+		}
+	}
+	rows := make([]tallyRow, len(results))
+	for i, r := range results {
+		rows[i] = r.tallyRow()
+	}
+	worst := summarize(out, rows)
+	fmt.Fprintf(out, "\n%d seeds in %.1fs wall on %d workers: %.2f seeds/s\n", len(results), wall.Seconds(), f.parallel,
+		float64(len(results))/wall.Seconds())
 	for _, r := range results {
 		if r.verdict.Class != swarm.ClassOK {
 			report(out, r, f.keep)
@@ -146,10 +203,10 @@ func exitFor(c swarm.Class) error {
 	return exitError{c.ExitCode(), fmt.Errorf("the swarm found a %s failure", c)}
 }
 
-// runSwarm runs the seeds on f.parallel workers and hands each result to
-// emit in seed order (a worker's result waits for the seeds before it), so
-// the output does not depend on the workers.
-func runSwarm(f swarmFlags, progress io.Writer, emit func(seedResult)) []seedResult {
+// runSwarm runs seeds (in increasing order) on f.parallel workers and hands
+// each result to emit in that order (a worker's result waits for the seeds
+// before it), so the output does not depend on the workers.
+func runSwarm(f swarmFlags, list []uint64, progress io.Writer, emit func(seedResult)) []seedResult {
 	seeds := make(chan uint64)
 	done := make(chan seedResult)
 	var wg sync.WaitGroup
@@ -166,14 +223,14 @@ func runSwarm(f swarmFlags, progress io.Writer, emit func(seedResult)) []seedRes
 	failed := 0
 	stop := false
 	go func() {
-		for i := 0; i < f.seeds; i++ {
+		for _, s := range list {
 			mu.Lock()
 			halt := stop
 			mu.Unlock()
 			if halt {
 				break
 			}
-			seeds <- f.from + uint64(i)
+			seeds <- s
 		}
 		close(seeds)
 		wg.Wait()
@@ -182,18 +239,18 @@ func runSwarm(f swarmFlags, progress io.Writer, emit func(seedResult)) []seedRes
 	tty := isatty.IsTerminal(os.Stderr.Fd()) && progress == os.Stderr
 	start := time.Now()
 	pending := map[uint64]seedResult{}
-	next := f.from
+	next := 0 // index in list of the next seed to emit
 	var results []seedResult
 	finished := 0
 	for r := range done {
 		finished++
 		pending[r.seed] = r
-		for {
-			x, ok := pending[next]
+		for next < len(list) {
+			x, ok := pending[list[next]]
 			if !ok {
 				break
 			}
-			delete(pending, next)
+			delete(pending, list[next])
 			next++
 			results = append(results, x)
 			if x.verdict.Class != swarm.ClassOK {
@@ -206,7 +263,7 @@ func runSwarm(f swarmFlags, progress io.Writer, emit func(seedResult)) []seedRes
 			}
 			emit(x)
 		}
-		showProgress(progress, tty, finished, f.seeds, failed, time.Since(start))
+		showProgress(progress, tty, finished, len(list), failed, time.Since(start))
 	}
 	// seeds past a gap (stopped early) are not reported out of order
 	if tty {
@@ -289,19 +346,40 @@ func readAll(l kafka.Log) [][]*messages.KafkaRecord {
 	return out
 }
 
-// summarize prints the tables by outcome and by fault kind and returns the
-// worst outcome.
-func summarize(w io.Writer, results []seedResult, wall time.Duration, parallel int) swarm.Class {
+// tallyRow is what the tables count of one seed: its class, its fault
+// kinds, and, for a faulty run that had faults and no stop-with-savepoint,
+// how long after the flush it converged and its slack to the deadline.
+type tallyRow struct {
+	class     swarm.Class
+	kinds     []swarm.FaultKind
+	counted   bool // converged and slack count in the convergence line
+	converged time.Duration
+	slack     time.Duration
+}
+
+// tallyRow is r's row of the tables.
+func (r seedResult) tallyRow() tallyRow {
+	row := tallyRow{class: r.verdict.Class, kinds: r.sc.Kinds()}
+	if r.verdict.Converged >= 0 && len(r.sc.Faults) > 0 && !r.sc.Stopped() {
+		row.counted, row.converged = true, r.verdict.Converged
+		row.slack = r.sc.Deadline - r.sc.FlushAt - r.verdict.Converged
+	}
+	return row
+}
+
+// summarize prints the tables by outcome and by fault kind and the
+// convergence line, and returns the worst outcome.
+func summarize(w io.Writer, rows []tallyRow) swarm.Class {
 	worst := swarm.ClassOK
 	byClass := map[swarm.Class]int{}
 	byKind := map[swarm.FaultKind]map[swarm.Class]int{}
-	for _, r := range results {
-		c := r.verdict.Class
+	for _, r := range rows {
+		c := r.class
 		byClass[c]++
 		if c.Worse(worst) {
 			worst = c
 		}
-		kinds := r.sc.Kinds()
+		kinds := r.kinds
 		if len(kinds) == 0 {
 			kinds = []swarm.FaultKind{"(no faults)"}
 		}
@@ -339,11 +417,11 @@ func summarize(w io.Writer, results []seedResult, wall time.Duration, parallel i
 	}
 	var conv []time.Duration
 	var slack time.Duration = -1
-	for _, r := range results {
-		if r.verdict.Converged >= 0 && len(r.sc.Faults) > 0 && !r.sc.Stopped() {
-			conv = append(conv, r.verdict.Converged)
-			if s := r.sc.Deadline - r.sc.FlushAt - r.verdict.Converged; slack < 0 || s < slack {
-				slack = s
+	for _, r := range rows {
+		if r.counted {
+			conv = append(conv, r.converged)
+			if slack < 0 || r.slack < slack {
+				slack = r.slack
 			}
 		}
 	}
@@ -352,8 +430,6 @@ func summarize(w io.Writer, results []seedResult, wall time.Duration, parallel i
 		fmt.Fprintf(w, "\nfaulty runs converged after the flush in %s (median), %s (90th percentile), %s (max); least slack to the deadline %s\n",
 			short(conv[len(conv)/2]), short(conv[len(conv)*9/10]), short(conv[len(conv)-1]), short(slack))
 	}
-	fmt.Fprintf(w, "\n%d seeds in %.1fs wall on %d workers: %.2f seeds/s\n", len(results), wall.Seconds(), parallel,
-		float64(len(results))/wall.Seconds())
 	return worst
 }
 

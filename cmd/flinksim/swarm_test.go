@@ -21,19 +21,24 @@ import (
 // every invariant to hold now.
 func runRegression(t *testing.T, name string) {
 	t.Helper()
+	sc, ref, run := runKept(t, name)
+	if v := swarm.Check(&sc, ref, run); v.Class != swarm.ClassOK {
+		t.Fatalf("seed %d: %s %s: %v\nreproduce with: %s", sc.Seed, v.Class, v.Invariant(), v.Violations, runCommand(&sc, false))
+	}
+}
+
+// runKept runs both runs of the scenario kept in
+// testdata/swarm/NAME.scenario.json.
+func runKept(t *testing.T, name string) (sc swarm.Scenario, ref, run *swarm.Run) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "swarm", name+".scenario.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sc swarm.Scenario
 	if err := json.Unmarshal(b, &sc); err != nil {
 		t.Fatal(err)
 	}
-	ref := runScenario(&sc, true, 2*time.Minute, nil)
-	run := runScenario(&sc, false, 2*time.Minute, nil)
-	if v := swarm.Check(&sc, ref, run); v.Class != swarm.ClassOK {
-		t.Fatalf("seed %d: %s %s: %v\nreproduce with: %s", sc.Seed, v.Class, v.Invariant(), v.Violations, runCommand(&sc, false))
-	}
+	return sc, runScenario(&sc, true, 2*time.Minute, nil), runScenario(&sc, false, 2*time.Minute, nil)
 }
 
 // A source with no exclusive buffers and one floating buffer per gate got an
@@ -47,7 +52,7 @@ func TestSwarmSeed26LivenessWatermark(t *testing.T) { runRegression(t, "seed-26-
 func swarmLines(t *testing.T, from uint64, n, parallel int) []string {
 	t.Helper()
 	var lines []string
-	runSwarm(swarmFlags{seeds: n, from: from, parallel: parallel, wallLimit: time.Minute}, &bytes.Buffer{},
+	runSwarm(swarmFlags{seeds: n, from: from, parallel: parallel, wallLimit: time.Minute}, shard{1, 1}.seeds(from, n), &bytes.Buffer{},
 		func(r seedResult) { lines = append(lines, r.line()) })
 	return lines
 }
@@ -169,4 +174,50 @@ func TestSwarmSeed363LivenessCheckpoint(t *testing.T) {
 // stands still while the task is backpressured.
 func TestSwarmSeed2394AtLeastOnceOutput(t *testing.T) {
 	runRegression(t, "seed-2394-at_least_once_output")
+}
+
+// An exactly-once job lost results: tm-7 killed, tm-8 cut off from the
+// JobManager for 13 s. The tasks cancelled at the second failover were
+// still writing their last slice; their KafkaWriter.close (an abort of the
+// transaction they had open, flinksim-1-9, ...) reached the broker after
+// the new attempt had recovered from checkpoint 8 and begun flinksim-1-9
+// again, and aborted the new attempt's transaction: its records were
+// refused and checkpoint 9's commit failed. The broker now refuses an
+// abort from a fenced producer (PRODUCER_FENCED), as Kafka's transaction
+// coordinator refuses an EndTxn with an older producer epoch.
+func TestSwarmSeed90761ExactlyOnceOutput(t *testing.T) {
+	runRegression(t, "seed-90761-exactly_once_output")
+}
+
+// The swarm drew a rescale to 4 for a cluster of one TaskManager of two
+// slots that would never have more: tm-1 killed, its replacement tm-2 cut
+// off from the JobManager before it registered. The generator counted a
+// replacement for tm-2 too, but the ResourceManager has no heartbeat of a
+// TaskManager that never registered, so nothing replaces it (as in Flink's
+// ActiveResourceManager, which waits for such a worker until
+// resourcemanager.taskmanager-registration.timeout): the job at parallelism
+// 4 waited for slots for ever, no checkpoint completed. The generator now
+// counts only the TaskManagers the cluster surely has, and seed 90095 draws
+// a rescale the slots allow.
+func TestSwarmSeed90095LivenessCheckpoint(t *testing.T) {
+	sc := swarm.Generate(90095)
+	r := runSeed(90095, 2*time.Minute)
+	if r.verdict.Class != swarm.ClassOK {
+		t.Fatalf("seed 90095: %s %s: %v\nreproduce with: %s", r.verdict.Class, r.verdict.Invariant(), r.verdict.Violations, runCommand(&sc, false))
+	}
+}
+
+// The scenario seed 90095 drew before (testdata/swarm): the simulator keeps
+// the cluster at one TaskManager, as Flink does, so the rescale to 4 waits
+// for slots for ever and the faulty run fails liveness while the reference
+// run (no faults) passes. Should the ResourceManager ever replace a
+// TaskManager that never registered, this fails and the generator's
+// picture of the cluster (sim/swarm, cluster) must follow.
+func TestSwarmSeed90095OldScenarioStarves(t *testing.T) {
+	sc, ref, run := runKept(t, "seed-90095-liveness_checkpoint")
+	v := swarm.Check(&sc, ref, run)
+	if v.Class != swarm.ClassLiveness || v.Reference || v.Invariant() != swarm.InvCheckpoint || !run.Obs.NoResource {
+		t.Fatalf("class %s (reference run's: %v), first invariant %q, NoResourceAvailableException %v: want the faulty run to starve (liveness_checkpoint)\n%v",
+			v.Class, v.Reference, v.Invariant(), run.Obs.NoResource, v.Violations)
+	}
 }

@@ -36,10 +36,7 @@ func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
 	for _, r := range p.Records {
 		var err error
 		switch {
-		case id != "" && k.owner[id] != "" && k.owner[id] != from:
-			// the producer of an earlier attempt: its epoch is older than
-			// the one the new attempt's InitProducerId took (a zombie's
-			// request still on its way when the task died)
+		case id != "" && k.fenced(id, from):
 			err = ErrProducerFenced
 		case id != "":
 			_, err = k.sink.Append(id, r)
@@ -69,7 +66,8 @@ func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
 // epoch is bumped and a transaction still in progress under it is aborted,
 // which is logged first with a note); PRE_COMMIT flushes; COMMIT and ABORT
 // end the latest transaction under the id (a repeat is a no-op, logged with a
-// note); ABORT_LINGERING runs TransactionAborter's probe for one prefix and
+// note), and an ABORT or PRE_COMMIT of a fenced producer (fenced) is refused;
+// ABORT_LINGERING runs TransactionAborter's probe for one prefix and
 // subtask. A refused request logs kafka_error and counts in txn_errors; the
 // producer gets no answer.
 func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) {
@@ -93,7 +91,7 @@ func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) 
 		}
 		k.logLatest(o, from, "begin", id, "")
 	case messages.TxnRequest_PRE_COMMIT:
-		if k.owner[id] != "" && k.owner[id] != from {
+		if k.fenced(id, from) {
 			k.txnError(o, from, "pre_commit", id, ErrProducerFenced)
 			return
 		}
@@ -101,6 +99,16 @@ func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) 
 	case messages.TxnRequest_COMMIT:
 		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == TxnCommitted, noteAlreadyCommitted)
 	case messages.TxnRequest_ABORT:
+		if k.fenced(id, from) {
+			// KafkaWriter.close of a zombie attempt (its task cancelled
+			// or its TaskManager lost) reaching the broker after the new
+			// attempt began the same id again: EndTxn carries the old
+			// producer epoch, so the coordinator refuses it with
+			// PRODUCER_FENCED (KafkaWriter.abortCurrentProducer logs "fenced
+			// while aborting") and the new attempt's transaction lives on
+			k.txnError(o, from, "abort", id, ErrProducerFenced)
+			return
+		}
 		k.endTxn(o, from, "abort", id, k.sink.Abort, had && prev.State == TxnAborted, noteAlreadyAborted)
 	case messages.TxnRequest_ABORT_LINGERING:
 		ids := k.sink.AbortLingering(m.Prefix, int(m.Subtask), m.FromCheckpoint)
@@ -112,6 +120,20 @@ func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) 
 	default:
 		k.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
 	}
+}
+
+// fenced reports whether a request of producer from under transactional id
+// id carries an older producer epoch than the id's current one: another
+// producer (a later attempt of the subtask) began the id's latest
+// transaction, so its InitProducerId bumped the epoch after from's (a
+// zombie's request still on its way when its task died). The producer name
+// stands for Kafka's (producerId, epoch) pair: each attempt initialises the
+// ids it begins once. COMMIT is not fenced this way: KafkaCommitter resumes a
+// restored committable with the epoch it was stored with, whoever sends it;
+// TxnLog refuses it when an InitProducerId bumped the epoch since.
+func (k *Broker) fenced(id, from string) bool {
+	owner := k.owner[id]
+	return owner != "" && owner != from
 }
 
 // endTxn applies a pre-commit, commit or abort and logs the transaction's

@@ -220,3 +220,57 @@ func TestBrokerTransactionTimeout(t *testing.T) {
 		t.Fatalf("a timeout of an earlier transaction under p-0-2 logged %q", got)
 	}
 }
+
+// Seed 90761's loss, at the broker: a zombie attempt's KafkaWriter.close
+// (window-1#1, cancelled while its last slice was still being written)
+// reached the broker after the new attempt (window-1#2) had recovered and
+// begun the same transactional id again. Its produce was fenced, but its
+// abort ended the new attempt's transaction, so the new attempt's records
+// were refused ("Cannot call send in state READY") and its checkpoint's
+// commit failed: results lost. EndTxn carries the producer epoch, and the
+// coordinator refuses an older one with PRODUCER_FENCED
+// (KafkaWriter.abortCurrentProducer catches it: "fenced while aborting").
+func TestBrokerFencesZombieAbort(t *testing.T) {
+	h := newBrokerHarness(t)
+	const (
+		old, next = "window-1#1", "window-1#2"
+		id        = "flinksim-1-9"
+	)
+	fenced := ErrProducerFenced.Error()
+	steps := []struct {
+		from string
+		body messages.Body
+		want string
+	}{
+		// the old attempt's transaction for checkpoint 9, records a, b
+		{old, txnReq(messages.TxnRequest_BEGIN, id), "transaction op=begin transactional_id=flinksim-1-9 state=Open records=0 producer=window-1#1"},
+		{old, produce(id, "a", "b"), ""},
+		// recovery from checkpoint 8: the aborter probes flinksim-1-9 (and
+		// stops at the unused flinksim-1-10), then the writer begins it again
+		{next, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING, Prefix: "flinksim", Subtask: 1, FromCheckpoint: 9}},
+			"transaction op=abort_lingering transactional_id=flinksim-1-9 state=Aborted records=2 producer=window-1#2|" +
+				`abort_lingering prefix=flinksim subtask=1 from_checkpoint=9 aborted=["flinksim-1-9"] producer=window-1#2`},
+		{next, txnReq(messages.TxnRequest_BEGIN, id), "transaction op=begin transactional_id=flinksim-1-9 state=Open records=0 producer=window-1#2"},
+		{next, produce(id, "c"), ""},
+		// the zombie's last slice and its close arrive now: both fenced
+		{old, produce(id, "z"), "kafka_error request=produce transactional_id=flinksim-1-9 error=" + fenced + " records=1 producer=window-1#1"},
+		{old, txnReq(messages.TxnRequest_ABORT, id), "kafka_error request=abort transactional_id=flinksim-1-9 error=" + fenced + " producer=window-1#1"},
+		// the new attempt's transaction lives on: d goes in, checkpoint 9
+		// pre-commits and commits it
+		{next, produce(id, "d"), ""},
+		{next, txnReq(messages.TxnRequest_PRE_COMMIT, id), "transaction op=pre_commit transactional_id=flinksim-1-9 state=PreCommitted records=2 producer=window-1#2"},
+		{next, txnReq(messages.TxnRequest_COMMIT, id), "transaction op=commit transactional_id=flinksim-1-9 state=Committed records=2 producer=window-1#2"},
+	}
+	for i, s := range steps {
+		if got := strings.Join(h.deliver(s.from, s.body), "|"); got != s.want {
+			t.Errorf("step %d: logged\n  %s\nwant\n  %s", i, got, s.want)
+		}
+	}
+	// offsets: a 0, b 1 (aborted), c 2, d 3 (committed); z never written
+	if got := keysOf(h.k.SinkLog().ReadCommitted(0)); got != "c@2 d@3" {
+		t.Errorf("read_committed reads %q, want c@2 d@3", got)
+	}
+	if got := keysOf(h.k.SinkLog().ReadUncommitted(0)); got != "a@0 b@1 c@2 d@3" {
+		t.Errorf("read_uncommitted reads %q, want a@0 b@1 c@2 d@3", got)
+	}
+}

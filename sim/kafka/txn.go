@@ -31,7 +31,9 @@ import (
 // control record per partition and transaction, so real offsets have gaps);
 // transactions never time out (Kafka aborts one older than
 // transaction.timeout.ms); a transaction's producer epoch is not carried by
-// Commit/Abort, which act on the latest transaction begun under the id.
+// Commit/Abort, which act on the latest transaction begun under the id (the
+// Broker refuses an Abort or PreCommit of an older attempt's producer before
+// it reaches the TxnLog: Broker.fenced).
 
 // TxnState is the state of a record (the transaction it belongs to), or of a
 // transaction. The zero value means "no such record".

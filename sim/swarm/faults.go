@@ -2,6 +2,7 @@ package swarm
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,25 +27,152 @@ const (
 
 // cluster is the generator's picture of the TaskManagers alive: the first
 // ones, and the replacement the ResourceManager starts (tm-N+1, ...) each
-// time a TaskManager's heartbeat times out.
+// time a TaskManager's heartbeat times out. The faults pick TaskManagers
+// from it, and a rescale takes the slots of the TaskManagers the cluster
+// surely has (taskManagers).
+//
+// The ResourceManager replaces only a TaskManager it knows: a registered one
+// whose heartbeat times out (killed, or cut off from the JobManager), or a
+// worker it started that ends before it registers (worker_terminated). A
+// replacement does not exist before the loss is noticed (a kill of it
+// before then is ignored); a TaskManager cut off from the JobManager before
+// it registered has no heartbeat at the ResourceManager to time out, so
+// nothing replaces it (as in Flink, whose ActiveResourceManager waits for
+// such a worker until resourcemanager.taskmanager-registration.timeout); and
+// one that dies after a cut, before it registered again, is not replaced
+// (the ResourceManager dropped it at the heartbeat timeout). Where the
+// generator cannot tell which happened, the replacement it pictures may not
+// be there, and the names of those after it may differ from the cluster's
+// (diverged): those count only where some TaskManager surely stands for
+// them (extra).
 type cluster struct {
-	alive []string
-	next  int
+	alive    []string
+	tms      map[string]*tmInfo // by name, for lookups only
+	next     int
+	diverged bool // a replacement pictured may not exist: names from then on may be off
+	extra    int  // TaskManagers the cluster surely has beyond the exact names alive
+	// heartbeat.timeout and heartbeat.interval: a registered TaskManager
+	// killed or cut off at t is noticed by t + timeout (its last heartbeat
+	// came at t or before, after t - interval), and its own heartbeat of
+	// the ResourceManager times out after t + timeout - interval
+	timeout, interval time.Duration
+}
+
+// tmInfo is what the generator knows of one TaskManager it pictures.
+type tmInfo struct {
+	exact    bool          // named before the picture diverged: the cluster's TaskManager of that name
+	survivor bool          // was cut off from the JobManager: not a worker the ResourceManager waits for
+	ready    time.Duration // from then on it is registered with the ResourceManager
+	// its registration attempts (from its start, or from when its heartbeat
+	// of the ResourceManager timed out) began within [attemptsLo, attemptsHi]
+	attemptsLo, attemptsHi time.Duration
+}
+
+// Bounds of a registration with the ResourceManager: one RPC each way
+// (sim.rpc.latency, 1 ms) within registerMargin; RetryingRegistration's
+// first and longest timeouts (cluster.registration.initial-timeout 100 ms
+// and max-timeout 30 s, as the simulated TaskExecutor has them).
+const (
+	registerMargin         = 100 * time.Millisecond
+	registrationFirstRetry = 100 * time.Millisecond
+	registrationMaxRetry   = 30 * time.Second
+)
+
+func newCluster(s *Scenario) *cluster {
+	c := &cluster{next: s.TaskManagers + 1, tms: map[string]*tmInfo{}, timeout: s.HeartbeatTimeout, interval: s.HeartbeatInterval}
+	for i := 1; i <= s.TaskManagers; i++ {
+		name := "tm-" + strconv.Itoa(i)
+		c.alive = append(c.alive, name)
+		// the first register within milliseconds of the start
+		c.tms[name] = &tmInfo{exact: true, ready: registerMargin}
+	}
+	return c
 }
 
 func (c *cluster) pick(r *rand.Rand) string { return c.alive[r.IntN(len(c.alive))] }
 
-func (c *cluster) lose(tm string, killed bool) {
-	if killed {
-		for i, x := range c.alive {
-			if x == tm {
-				c.alive = append(c.alive[:i], c.alive[i+1:]...)
-				break
-			}
+// taskManagers is how many TaskManagers the cluster surely has (counting
+// replacements still to register).
+func (c *cluster) taskManagers() int {
+	n := c.extra
+	for _, tm := range c.alive {
+		if c.tms[tm].exact {
+			n++
 		}
 	}
-	c.alive = append(c.alive, "tm-"+strconv.Itoa(c.next))
+	return n
+}
+
+// lose is a kill (killed) or a cut from the JobManager until until of tm at
+// t. The picture drops a killed TaskManager and adds the replacement the
+// ResourceManager starts by t + timeout; a TaskManager cut off lives on and
+// registers again with the first attempt after the heal.
+func (c *cluster) lose(tm string, killed bool, t, until time.Duration) {
+	st := c.tms[tm]
+	registered := st.exact && t >= st.ready
+	real := registered // the replacement surely exists
+	switch {
+	case registered:
+	case st.exact && killed && !st.survivor:
+		// not started yet (the kill is ignored, it comes later), a worker
+		// the ResourceManager waits for (replaced) or registered
+		// (replaced): one TaskManager stands for it, whichever
+		c.extra++
+	case !st.exact && killed:
+		// maybe none of the cluster's, maybe one that is not replaced
+		c.extra = max(0, c.extra-1)
+	}
+	if killed {
+		c.alive = slices.DeleteFunc(c.alive, func(x string) bool { return x == tm })
+		delete(c.tms, tm)
+	} else {
+		// its heartbeat of the ResourceManager times out by t + timeout
+		// (it starts its attempts over then, if it was registered)
+		if registered {
+			st.attemptsLo = t + c.timeout - c.interval - registerMargin
+		}
+		st.attemptsHi = max(st.attemptsHi, t+c.timeout)
+		st.survivor, st.ready = true, max(st.ready, firstAttemptAfter(st.attemptsLo, st.attemptsHi, until)+registerMargin)
+	}
+	// the replacement starts when the loss is noticed: heartbeat.timeout
+	// after the last heartbeat of a registered TaskManager, at once for a
+	// worker that ended before it registered
+	started := t
+	if registered {
+		started = t + c.timeout - c.interval - registerMargin
+	}
+	info := &tmInfo{exact: real && !c.diverged, ready: t + c.timeout + registerMargin, attemptsLo: started, attemptsHi: t + c.timeout}
+	if real && c.diverged {
+		c.extra++
+	}
+	if !real {
+		c.diverged = true
+	}
+	name := "tm-" + strconv.Itoa(c.next)
+	c.alive = append(c.alive, name)
+	c.tms[name] = info
 	c.next++
+}
+
+// firstAttemptAfter is the latest time the first registration attempt at
+// or after heal can come, for attempts that began at some time in [lo, hi]:
+// RetryingRegistration sends them at begin + offset(k), offset(k) = 100 ms *
+// (2^k - 1) while the timeout is below its longest, then every 30 s. Attempt
+// k is the first after the heal for the begins in [heal - offset(k), heal -
+// offset(k-1)); the latest such begin within [lo, hi] gives that attempt's
+// latest time. Cost: one step per attempt before the heal.
+func firstAttemptAfter(lo, hi, heal time.Duration) time.Duration {
+	worst := hi // a begin after the heal: its first attempt
+	prev, step := time.Duration(0), registrationFirstRetry
+	for k := 1; heal-prev > lo; k++ {
+		off := prev + step
+		// begins in [heal - off, heal - prev): attempt k comes first after it
+		if top := min(hi, heal-prev); top >= max(lo, heal-off) {
+			worst = max(worst, top+off)
+		}
+		prev, step = off, min(2*step, registrationMaxRetry)
+	}
+	return worst
 }
 
 func at(d time.Duration, verb action.Verb, arg string) action.Action {
@@ -55,10 +183,7 @@ func at(d time.Duration, verb action.Verb, arg string) action.Action {
 // (rp), then the phases: the heal after the last fault, the flush, the
 // deadline.
 func (s *Scenario) genFaults(r, rp *rand.Rand) {
-	c := &cluster{next: s.TaskManagers + 1}
-	for i := 1; i <= s.TaskManagers; i++ {
-		c.alive = append(c.alive, "tm-"+strconv.Itoa(i))
-	}
+	c := newCluster(s)
 	n := pickInt(r, []int{0, 1, 2, 3, 4}, 5, 35, 30, 20, 10)
 	if s.Starved {
 		n = 0
@@ -83,7 +208,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 		case FaultKill:
 			tm := c.pick(r)
 			f.Actions = []action.Action{at(t, action.KillTaskManager, tm)}
-			c.lose(tm, true)
+			c.lose(tm, true, t, t)
 			lastKill = t
 		case FaultKillRestart:
 			// while the job restarts: after the last kill's heartbeat
@@ -91,13 +216,13 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 			f.At = max(t, lastKill+s.HeartbeatTimeout+between(r, 0, 2*time.Second))
 			tm := c.pick(r)
 			f.Actions = []action.Action{at(f.At, action.KillTaskManager, tm)}
-			c.lose(tm, true)
+			c.lose(tm, true, f.At, f.At)
 			lastKill = f.At
 		case FaultKillCheckpoint:
 			tm := c.pick(r)
-			f.Actions = []action.Action{at(t, action.TriggerCheckpoint, ""),
-				at(t+between(r, 0, 100*time.Millisecond), action.KillTaskManager, tm)}
-			c.lose(tm, true)
+			kt := t + between(r, 0, 100*time.Millisecond)
+			f.Actions = []action.Action{at(t, action.TriggerCheckpoint, ""), at(kt, action.KillTaskManager, tm)}
+			c.lose(tm, true, kt, kt)
 			lastKill = t
 		case FaultKillSeveral:
 			a := c.pick(r)
@@ -105,9 +230,10 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 			for b == a {
 				b = c.pick(r)
 			}
-			f.Actions = []action.Action{at(t, action.KillTaskManager, a), at(t+between(r, 0, 200*time.Millisecond), action.KillTaskManager, b)}
-			c.lose(a, true)
-			c.lose(b, true)
+			kb := t + between(r, 0, 200*time.Millisecond)
+			f.Actions = []action.Action{at(t, action.KillTaskManager, a), at(kb, action.KillTaskManager, b)}
+			c.lose(a, true, t, t)
+			c.lose(b, true, kb, kb)
 			lastKill = t
 		case FaultCutTaskManager:
 			a := c.pick(r)
@@ -128,7 +254,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 			f.Actions = []action.Action{at(t, action.PartitionNetwork, action.Partition{A: tm, B: action.JobManagerHost, Duration: d}.String())}
 			f.Until = t + d
 			maxCut = max(maxCut, d)
-			c.lose(tm, false)
+			c.lose(tm, false, t, t+d)
 			lastKill = t
 		case FaultPause:
 			part := strconv.Itoa(rp.IntN(s.Partitions))
@@ -137,7 +263,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 			f.Until = t + d
 			s.Workload = append(s.Workload, f.Actions...)
 		case FaultRescale:
-			to := s.rescaleTarget(r, p, len(c.alive))
+			to := s.rescaleTarget(r, p, c.taskManagers())
 			if to == 0 {
 				f = Fault{Kind: FaultSavepoint, At: t, Actions: []action.Action{at(t, action.TriggerSavepoint, "")}}
 				break

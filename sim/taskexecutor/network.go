@@ -38,8 +38,9 @@ const (
 )
 
 // tmNetwork is a TaskManager's view of its connections to the JobManager
-// and the ResourceManager: the last heartbeat request of each (ms; -1: none
-// yet), whether its monitor is armed, and the registration state.
+// and the ResourceManager: the last heartbeat request of each, or when its
+// monitoring began (ms; -1: not monitored), whether its monitor is armed,
+// and the registration state.
 type tmNetwork struct {
 	lastJM, lastRM int64
 	jmArmed        bool
@@ -52,6 +53,23 @@ type tmNetwork struct {
 }
 
 func newTMNetwork() tmNetwork { return tmNetwork{lastJM: -1, lastRM: -1} }
+
+// monitorResourceManager starts monitoring the ResourceManager's
+// heartbeats on registration (TaskExecutor.establishResourceManagerConnection
+// calls HeartbeatManager.monitorTarget, whose HeartbeatMonitorImpl times out
+// heartbeat.timeout after its creation if no heartbeat comes): a
+// TaskManager cut off before the first heartbeat request still times the
+// ResourceManager out and registers again after the heal.
+func (n *tmNetwork) monitorResourceManager(o *kernel.Out) { n.lastRM = vt.Millis(o.Now()) }
+
+// monitorJobManager starts monitoring the JobManager's heartbeats when the
+// TaskManager connects to it to offer slots, unless it monitors it already
+// (TaskExecutor.establishJobManagerConnection, monitorTarget).
+func (n *tmNetwork) monitorJobManager(o *kernel.Out) {
+	if n.lastJM < 0 {
+		n.lastJM = vt.Millis(o.Now())
+	}
+}
 
 // heard records a heartbeat request from the JobManager or the ResourceManager.
 func (t *TaskExecutor) heard(o *kernel.Out, from string) {
