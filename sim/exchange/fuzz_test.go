@@ -11,8 +11,11 @@ import (
 // from the input (the first bytes choose the shape, each further byte an
 // operation and its argument) and asserts, after every operation, that it
 // does not panic, CheckBounds is "", the subpartitions hold the buffers the
-// pool lends, and sequence numbers run without gaps; at the end it drains
-// the partition and checks that every record written arrived exactly once.
+// pool lends (at most its size plus the overdraft; one subpartition may
+// hold more than max-buffers-per-channel, which only makes the pool
+// unavailable), Available and OutPoolUsage agree with the buffers held, and
+// sequence numbers run without gaps; at the end it drains the partition and
+// checks that every record written arrived exactly once.
 // Operations the contract forbids the caller (an event while Blocked, a
 // write after the end) are not issued.
 func FuzzPartition(f *testing.F) {
@@ -20,6 +23,9 @@ func FuzzPartition(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 0, 1, 1, 0x30, 0x00, 0x00, 0x00, 0x80, 0x81, 0x40, 0x60, 0x70, 0x90, 0x00, 0x20, 0x31, 0x40})
 	f.Add([]byte{3, 2, 2, 2, 3, 0, 0x51, 0x52, 0x00, 0x01, 0x02, 0x00, 0x10, 0x40, 0x21, 0x22, 0x80, 0xa0, 0x40, 0xb0, 0xc1})
 	f.Add([]byte{4, 3, 3, 1, 4, 1, 0x30, 0x31, 0x52, 0x53, 0x00, 0x01, 0x02, 0x03, 0x11, 0x10, 0x81, 0x40, 0x90, 0x91, 0xd0, 0x40, 0xe0})
+	// max-buffers-per-channel 1 and 2 overdraft buffers: sub 0 past its
+	// quota, the pool into its overdraft, EndOfData twice, a local consumer
+	f.Add([]byte{2, 0, 0, 9, 0, 0, 0x00, 0x00, 0x00, 0x01, 0x10, 0x10, 0xf0, 0x30, 0x40, 0xd0, 0xd0, 0x40, 0x51, 0x40, 0x74, 0x40, 0xe0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 6 {
 			return
@@ -67,15 +73,22 @@ func FuzzPartition(f *testing.F) {
 			if msg := p.CheckBounds(); msg != "" {
 				t.Fatalf("%s: CheckBounds: %s", step, msg)
 			}
-			total := 0
-			for i, h := range p.Held() {
+			total, atMax := 0, false
+			for _, h := range p.Held() {
 				total += h
-				if maxPer > 0 && h > maxPer {
-					t.Fatalf("%s: subpartition %d holds %d, max %d", step, i, h, maxPer)
-				}
+				atMax = atMax || (maxPer > 0 && h >= maxPer)
 			}
-			if total != p.BuffersInUse() || p.BuffersInUse() > pool+overdraft {
-				t.Fatalf("%s: held %v, %d in use of %d + %d", step, p.Held(), p.BuffersInUse(), pool, overdraft)
+			inUse := p.BuffersInUse()
+			if total != inUse || inUse > pool+overdraft {
+				t.Fatalf("%s: held %v, %d in use of %d + %d", step, p.Held(), inUse, pool, overdraft)
+			}
+			// LocalBufferPool.shouldBeAvailable: a free buffer, no
+			// subpartition at its quota (no overdraft buffer in use follows)
+			if want := !p.Blocked() && inUse < pool && !atMax; p.Available() != want {
+				t.Fatalf("%s: Available %v with held %v of %d (max %d), blocked %v", step, p.Available(), p.Held(), pool, maxPer, p.Blocked())
+			}
+			if u := p.OutPoolUsage(); u != float64(inUse)/float64(pool) {
+				t.Fatalf("%s: OutPoolUsage %v with %d of %d in use", step, u, inUse, pool)
 			}
 		}
 		for k, op := range ops {

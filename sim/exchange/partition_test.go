@@ -17,15 +17,29 @@ import (
 //
 //   - PoolSize = max(n+1, n*buffersPerChannel+floatingPerGate)
 //     (NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition).
-//   - Backlog = 0 when blocked or empty; else the data BufferConsumers
-//     queued, less one when the last entry is the data buffer still being
-//     written and no flush / end made it readable
-//     (PipelinedSubpartition.getBuffersInBacklogUnsafe as the contract
-//     states it).
+//   - Backlog = 0 when blocked or empty; the data BufferConsumers queued
+//     (buffersInBacklog) when a flush was requested, the partition ended or
+//     the last entry is an event; else buffersInBacklog - 1: the last data
+//     buffer, finished or not, is left out
+//     (PipelinedSubpartition.getBuffersInBacklogUnsafe tests only
+//     isBuffer() of the last entry).
 //   - QueueLengths = every queued BufferConsumer, data (the one being
 //     written too) and events (unsynchronizedGetNumberOfQueuedBuffers).
-//   - Available = nothing pending && inUse < pool && no subpartition at
-//     max-buffers-per-channel (LocalBufferPool.shouldBeAvailable).
+//   - Available = nothing pending && inUse < pool && no subpartition holds
+//     max-buffers-per-channel or more (LocalBufferPool.shouldBeAvailable);
+//     the quota gates availability only: requestMemorySegment(channel) hands
+//     a free or overdraft buffer to a subpartition at its quota.
+//   - OutPoolUsage = inUse / pool, overdraft buffers included
+//     (bestEffortGetNumOfUsedBuffers = requested + overdraft - available).
+//   - BuffersOut / BytesOut grow when a BufferBuilder finishes (full, or
+//     finished by an event), by the whole buffer's size
+//     (BufferWritingResultPartition.finishUnicastBufferBuilder); events and
+//     sends do not count.
+//   - Sizes: a record recordBytes, a Watermark 13 (StreamElementSerializer:
+//     4-byte length, tag, long), a WatermarkStatus 9 (length, tag, int);
+//     EndOfPartition 4, EndOfData 5 (type, StopMode), CheckpointBarrier 38
+//     (EventSerializer allocates 38 bytes with the default location and
+//     toBufferConsumer wraps the whole array).
 
 // recv is the receiver name used for subpartition i in these tests.
 func recv(i int) string { return fmt.Sprintf("window-%d/ch-0", i) }
@@ -180,14 +194,17 @@ func TestRecordsPerBufferAtLeastOne(t *testing.T) {
 	for _, give := range []int{0, -3} {
 		p := NewResultPartition(1, 3, give, 10)
 		p.AddRecord(0, "k0", 0, 0)
-		// clamped to 1 record a buffer: the record finishes its buffer, and a
-		// finished last buffer counts in the backlog
-		if p.Backlog(0) != 1 || p.BuffersInUse() != 1 || fmt.Sprint(p.QueueLengths()) != "[1]" {
-			t.Errorf("recordsPerBuffer %d: backlog %d in use %d queues %v, want 1 1 [1]", give, p.Backlog(0), p.BuffersInUse(), p.QueueLengths())
+		// clamped to 1 record a buffer: the record finishes its buffer
+		// (BuffersOut 1, 10 bytes); the last entry is a data buffer, so it is
+		// not backlog: max(1-1, 0) = 0
+		if p.Backlog(0) != 0 || p.BuffersInUse() != 1 || fmt.Sprint(p.QueueLengths()) != "[1]" || p.BuffersOut != 1 || p.BytesOut != 10 {
+			t.Errorf("recordsPerBuffer %d: backlog %d in use %d queues %v BuffersOut %d BytesOut %d, want 0 1 [1] 1 10",
+				give, p.Backlog(0), p.BuffersInUse(), p.QueueLengths(), p.BuffersOut, p.BytesOut)
 		}
 		p.AddRecord(0, "k1", 1, 1)
-		if p.Backlog(0) != 2 || p.BuffersInUse() != 2 {
-			t.Errorf("recordsPerBuffer %d: second record: backlog %d in use %d, want 2 2", give, p.Backlog(0), p.BuffersInUse())
+		// [F F]: 2-1 = 1
+		if p.Backlog(0) != 1 || p.BuffersInUse() != 2 || p.BuffersOut != 2 {
+			t.Errorf("recordsPerBuffer %d: second record: backlog %d in use %d BuffersOut %d, want 1 2 2", give, p.Backlog(0), p.BuffersInUse(), p.BuffersOut)
 		}
 	}
 }
@@ -197,26 +214,35 @@ func TestAddRecordFillsBuffer(t *testing.T) {
 	steps := []struct {
 		sub          int
 		wantBacklog0 int
+		wantBuffers  int64 // BuffersOut: buffers finished so far
 		want         string
 	}{
 		// [C0(k0)]: the buffer being written is not backlog: max(1-1, 0) = 0
-		{0, 0, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
-		{0, 0, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
-		// the third record fills it: finished, it is backlog (1)
-		{0, 1, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
-		{1, 1, "inUse=2 queues=[1 1] held=[1 1] available=true blocked=false"},
-		// [F0, C1(k4)]: 2 data entries less the one being written = 1
-		{0, 1, "inUse=3 queues=[2 1] held=[2 1] available=true blocked=false"},
+		{0, 0, 0, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
+		{0, 0, 0, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
+		// the third record fills it: finished (counted in BuffersOut), but
+		// still the last data buffer of the queue: 1-1 = 0
+		{0, 0, 1, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
+		{1, 0, 1, "inUse=2 queues=[1 1] held=[1 1] available=true blocked=false"},
+		// [F0, C1(k4)]: 2 data entries less the last = 1
+		{0, 1, 1, "inUse=3 queues=[2 1] held=[2 1] available=true blocked=false"},
 	}
 	for j, st := range steps {
 		p.AddRecord(st.sub, fmt.Sprint("k", j), int64(j), float64(j))
 		if p.Backlog(0) != st.wantBacklog0 {
 			t.Errorf("record %d: Backlog(0) = %d, want %d", j, p.Backlog(0), st.wantBacklog0)
 		}
+		if p.BuffersOut != st.wantBuffers {
+			t.Errorf("record %d: BuffersOut = %d, want %d", j, p.BuffersOut, st.wantBuffers)
+		}
 		wantState(t, fmt.Sprint("record ", j), p, st.want)
 	}
 	if p.RecordsOut != 5 {
 		t.Errorf("RecordsOut = %d, want 5", p.RecordsOut)
+	}
+	// counted when the builder finished, before anything was sent: 3 * 100
+	if p.BytesOut != 300 {
+		t.Errorf("BytesOut before any send = %d, want 300", p.BytesOut)
 	}
 	p.OnPartitionRequest(0, recv(0), 5)
 	got := p.Poll(nil)
@@ -231,14 +257,17 @@ func TestAddRecordFillsBuffer(t *testing.T) {
 	}
 	// F0's segment went back to the pool with its send: 3 - 1 = 2 in use
 	wantState(t, "after sending", p, "inUse=2 queues=[1 1] held=[1 1] available=true blocked=false")
-	if p.Credit(0) != 4 || p.BytesOut != 300 {
-		t.Errorf("credit %d BytesOut %d, want 4 (5-1) 300", p.Credit(0), p.BytesOut)
+	// the send counts nothing: BuffersOut 1, BytesOut 300
+	if p.Credit(0) != 4 || p.BuffersOut != 1 || p.BytesOut != 300 {
+		t.Errorf("credit %d BuffersOut %d BytesOut %d, want 4 (5-1) 1 300", p.Credit(0), p.BuffersOut, p.BytesOut)
 	}
 }
 
 // Watermarks and statuses are elements of the data buffers (the simulator's
 // records-instead-of-bytes rule): they take room in a buffer but do not
-// count towards its records; a lone watermark takes a pool buffer.
+// count towards its records; a lone watermark takes a pool buffer. Their
+// sizes are what StreamElementSerializer writes behind the 4-byte length: a
+// Watermark 1 + 8 (13), a WatermarkStatus 1 + 4 (9).
 func TestWatermarksAreElementsOfDataBuffers(t *testing.T) {
 	p := NewResultPartition(2, 4, 2, 10)
 	p.OnPartitionRequest(0, recv(0), 5)
@@ -247,32 +276,54 @@ func TestWatermarksAreElementsOfDataBuffers(t *testing.T) {
 	p.Broadcast(KindWatermark, 5) // into sub 0's open buffer, and a new buffer of sub 1
 	wantState(t, "broadcast", p, "inUse=2 queues=[1 1] held=[1 1] available=true blocked=false")
 	fill(p, 0, 1, 1) // the second record fills sub 0's buffer: [k0 W5 k1]
+	// finished: 10 + 13 + 10
+	if p.BuffersOut != 1 || p.BytesOut != 33 {
+		t.Errorf("after the full buffer: BuffersOut %d BytesOut %d, want 1 33", p.BuffersOut, p.BytesOut)
+	}
 	p.Broadcast(KindStatusIdle, 0)
 	p.Broadcast(KindStatusActive, 0)
 	p.FlushAll()
 	got := p.Poll(nil)
 	// after the full buffer, flushRequested (set with 2 queued) makes the
-	// one being written readable and backlog: 1
+	// one being written readable and backlog: 1; after the slice of it,
+	// [C] being written, no flush: 1-1 = 0
 	wantSends(t, "flush", got,
 		"R0 seq=0 backlog=1 [k0@0 W5 k1@1]",
 		"R0 seq=1 backlog=0 [IDLE ACTIVE]",
 		"R1 seq=0 backlog=0 [W5 IDLE ACTIVE]")
-	// 2 records * 10 bytes + 16 for the watermark
-	if s := got[0].Response.Buffer.SizeBytes; s != 36 {
-		t.Errorf("SizeBytes of [k0 W5 k1] = %d, want 36", s)
+	for k, want := range []int32{33, 18, 31} { // 10+13+10; 9+9; 13+9+9
+		if s := got[k].Response.Buffer.SizeBytes; s != want {
+			t.Errorf("SizeBytes of %s = %d, want %d", bufString(got[k].Response.Buffer), s, want)
+		}
 	}
-	if s := got[2].Response.Buffer.SizeBytes; s != 48 { // 3 * 16
-		t.Errorf("SizeBytes of [W5 IDLE ACTIVE] = %d, want 48", s)
-	}
-	// sub 0's full buffer went back; the two others hold their segments
+	// sub 0's full buffer went back; the two others hold their segments;
+	// slices finish nothing
 	wantState(t, "after", p, "inUse=2 queues=[1 1] held=[1 1] available=true blocked=false")
+	if p.BuffersOut != 1 || p.BytesOut != 33 {
+		t.Errorf("after the slices: BuffersOut %d BytesOut %d, want 1 33", p.BuffersOut, p.BytesOut)
+	}
+	// EndOfPartition finishes both builders, whole: 18 and 31 more bytes
+	// (BufferBuilder.finish returns all it holds, the parts sent included);
+	// read to their ends, they leave the queues at once
+	p.EndOfPartition()
+	if p.BuffersOut != 3 || p.BytesOut != 82 {
+		t.Errorf("after the end: BuffersOut %d BytesOut %d, want 3 82", p.BuffersOut, p.BytesOut)
+	}
+	wantSends(t, "end", p.Poll(nil), "R0 seq=2 backlog=0 [EOP]", "R1 seq=1 backlog=0 [EOP]")
+	wantState(t, "ended", p, "inUse=0 queues=[0 0] held=[0 0] available=true blocked=false")
 }
 
 // LocalBufferPool availability: a free buffer and no subpartition at
 // max-buffers-per-channel (shouldBeAvailable). A subpartition at its quota
-// makes the whole pool unavailable though buffers are left.
+// makes the whole pool unavailable though buffers are left. The quota gates
+// availability only: a record or a broadcast already under way still gets a
+// free pool buffer for a subpartition at or past its quota
+// (requestMemorySegment(targetChannel) counts the subpartition's buffers
+// but does not refuse one), and the pool stays unavailable while any
+// subpartition holds max or more (recycle decrements the unavailable count
+// only when a subpartition drops from max to max-1).
 func TestAvailableWithMaxBuffersPerChannel(t *testing.T) {
-	p := NewResultPartition(2, 6, 1, 1) // 1 record a buffer, pool 6
+	p := NewResultPartition(2, 6, 1, 1) // 1 record a buffer, pool 6, no overdraft
 	p.SetMaxBuffersPerChannel(2)
 	steps := []struct {
 		name string
@@ -283,29 +334,35 @@ func TestAvailableWithMaxBuffersPerChannel(t *testing.T) {
 		{"one buffer in 0", func() { fill(p, 0, 0, 1) }, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
 		// sub 0 holds 2 = max-buffers-per-channel: unavailable with 4 of 6 free
 		{"sub 0 at its quota", func() { fill(p, 0, 1, 1) }, "inUse=2 queues=[2 0] held=[2 0] available=false blocked=false"},
-		// another subpartition still gets a buffer (the pool has 4)
+		// another subpartition gets a buffer (the pool has 4)
 		{"sub 1 writes", func() { fill(p, 1, 2, 1) }, "inUse=3 queues=[2 1] held=[2 1] available=false blocked=false"},
-		// contract: sub 0 at its quota gets no buffer, not even from a pool
-		// with free ones: the record waits and the task is blocked (Flink
-		// 1.20's LocalBufferPool.requestMemorySegment does hand one out, see
-		// the report)
-		{"sub 0 over quota waits", func() { fill(p, 0, 3, 1) }, "inUse=3 queues=[2 1] held=[2 1] available=false blocked=true"},
-		// everything after a waiting write waits, in order
-		{"sub 1 waits behind", func() { fill(p, 1, 4, 1) }, "inUse=3 queues=[2 1] held=[2 1] available=false blocked=true"},
-		// one credit sends k0: sub 0 drops to 1, the waiting k3 takes a
-		// buffer (back to 2), then k4 into sub 1 (2): both at their quota
-		{"one buffer of sub 0 sent", func() {
-			p.OnPartitionRequest(0, recv(0), 1)
-			wantSends(t, "credit 1", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]")
+		// a record under way for sub 0 gets a free pool buffer past the quota
+		{"sub 0 past its quota gets a buffer", func() { fill(p, 0, 3, 1) }, "inUse=4 queues=[3 1] held=[3 1] available=false blocked=false"},
+		// a broadcast under way: a new buffer for each subpartition (the
+		// records finished theirs); sub 1 reaches its quota too; the pool is
+		// used up (6 of 6)
+		{"a broadcast past the quota", func() { p.Broadcast(KindWatermark, 7) }, "inUse=6 queues=[4 2] held=[4 2] available=false blocked=false"},
+		// k4 goes into sub 0's open buffer behind W7 and fills it: no buffer taken
+		{"k4 joins W7", func() { fill(p, 0, 4, 1) }, "inUse=6 queues=[4 2] held=[4 2] available=false blocked=false"},
+		// k5 needs a new buffer: none in the pool, no overdraft: it waits
+		{"the pool used up: k5 waits", func() { fill(p, 0, 5, 1) }, "inUse=6 queues=[4 2] held=[4 2] available=false blocked=true"},
+		// 3 credits send k0 k1 k3 (sub 0's queue [k0 k1 k3 (W7 k4)]: the
+		// backlog behind each leaves out the last data buffer: 2, 1, 0);
+		// 3 in use, k5 takes a buffer: 4; sub 0 holds 2, still at its quota
+		{"three of sub 0 sent", func() {
+			p.OnPartitionRequest(0, recv(0), 3)
+			wantSends(t, "sub 0", p.Poll(nil), "R0 seq=0 backlog=2 [k0@0]", "R0 seq=1 backlog=1 [k1@1]", "R0 seq=2 backlog=0 [k3@3]")
 		}, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=false"},
-		{"sub 1 drains", func() {
-			p.OnPartitionRequest(1, recv(1), 5)
-			wantSends(t, "sub 1", p.Poll(nil), "R1 seq=0 backlog=1 [k2@2]", "R1 seq=1 backlog=0 [k4@4]")
-		}, "inUse=2 queues=[2 0] held=[2 0] available=false blocked=false"},
+		// sub 1 drops below its quota, sub 0 is still at it: unavailable
+		{"sub 1 below its quota", func() {
+			p.OnPartitionRequest(1, recv(1), 1)
+			wantSends(t, "sub 1", p.Poll(nil), "R1 seq=0 backlog=0 [k2@2]")
+		}, "inUse=3 queues=[2 1] held=[2 1] available=false blocked=false"},
+		// both below their quota and buffers free: available
 		{"sub 0 below its quota", func() {
 			p.OnAddCredit(0, 1)
-			wantSends(t, "sub 0", p.Poll(nil), "R0 seq=1 backlog=1 [k1@1]")
-		}, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false"},
+			wantSends(t, "sub 0 again", p.Poll(nil), "R0 seq=3 backlog=0 [W7 k4@4]")
+		}, "inUse=2 queues=[1 1] held=[1 1] available=true blocked=false"},
 	}
 	for _, st := range steps {
 		st.do()
@@ -316,7 +373,9 @@ func TestAvailableWithMaxBuffersPerChannel(t *testing.T) {
 // Overdraft buffers (FLIP-227): a write that finds the pool used up takes
 // one of max-overdraft-buffers-per-gate beyond the pool; the pool stays
 // unavailable while any is used; with the overdraft used up the write
-// waits.
+// waits. OutPoolUsage counts the overdraft buffers
+// (bestEffortGetNumOfUsedBuffers = requested + overdraft - available): in
+// use / pool size, above 1 while overdraft buffers are used.
 func TestOverdraftBuffers(t *testing.T) {
 	p := NewResultPartition(2, 2, 1, 10) // pool 2, 1 record a buffer
 	p.SetMaxOverdraftBuffers(2)
@@ -328,25 +387,30 @@ func TestOverdraftBuffers(t *testing.T) {
 	}{
 		{"1 of 2", func() { fill(p, 0, 0, 1) }, "inUse=1 queues=[1 0] held=[1 0] available=true blocked=false", 0.5},
 		{"2 of 2", func() { fill(p, 1, 1, 1) }, "inUse=2 queues=[1 1] held=[1 1] available=false blocked=false", 1},
-		// overdraft: 3 of 2+2; OutPoolUsage as the contract defines it,
-		// min(3, 2)/2 = 1 (Flink's bestEffortGetNumOfUsedBuffers counts the
-		// overdraft buffer: 3/2, see the report)
-		{"first overdraft", func() { fill(p, 0, 2, 1) }, "inUse=3 queues=[2 1] held=[2 1] available=false blocked=false", 1},
-		{"second overdraft", func() { fill(p, 1, 3, 1) }, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=false", 1},
-		{"overdraft used up: the record waits", func() { fill(p, 0, 4, 1) }, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=true", 1},
-		{"the watermark waits behind it", func() { p.Broadcast(KindWatermark, 7) }, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=true", 1},
-		// k0 sent: 3 in use, k4 takes an overdraft buffer again (4), then
-		// sub 0's W7 needs a new buffer (k4 filled its own): none, it waits
+		// overdraft: 3 of 2+2: usage 3/2
+		{"first overdraft", func() { fill(p, 0, 2, 1) }, "inUse=3 queues=[2 1] held=[2 1] available=false blocked=false", 1.5},
+		{"second overdraft", func() { fill(p, 1, 3, 1) }, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=false", 2},
+		{"overdraft used up: the record waits", func() { fill(p, 0, 4, 1) }, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=true", 2},
+		{"the watermark waits behind it", func() { p.Broadcast(KindWatermark, 7) }, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=true", 2},
+		// k0 sent (left [k2], the last data buffer: backlog 0): 3 in use, k4
+		// takes an overdraft buffer again (4), then sub 0's W7 needs a new
+		// buffer (k4 filled its own): none, it waits
 		{"k0 sent", func() {
 			p.OnPartitionRequest(0, recv(0), 1)
-			wantSends(t, "sub 0", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]")
-		}, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=true", 1},
+			wantSends(t, "sub 0", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0]")
+		}, "inUse=4 queues=[2 2] held=[2 2] available=false blocked=true", 2},
 		// k1 and k3 sent (2 in use), then both watermarks are written into
 		// new buffers of their own (4)
 		{"sub 1 drains", func() {
 			p.OnPartitionRequest(1, recv(1), 2)
-			wantSends(t, "sub 1", p.Poll(nil), "R1 seq=0 backlog=1 [k1@1]", "R1 seq=1 backlog=0 [k3@3]")
-		}, "inUse=4 queues=[3 1] held=[3 1] available=false blocked=false", 1},
+			wantSends(t, "sub 1", p.Poll(nil), "R1 seq=0 backlog=0 [k1@1]", "R1 seq=1 backlog=0 [k3@3]")
+		}, "inUse=4 queues=[3 1] held=[3 1] available=false blocked=false", 2},
+		// k2 and k4 sent: sub 0 [W7], sub 1 [W7] being written: 2 of 2, no
+		// overdraft: usage 1, still unavailable (no free buffer)
+		{"sub 0 drains", func() {
+			p.OnAddCredit(0, 2)
+			wantSends(t, "sub 0 again", p.Poll(nil), "R0 seq=1 backlog=1 [k2@2]", "R0 seq=2 backlog=0 [k4@4]")
+		}, "inUse=2 queues=[1 1] held=[1 1] available=false blocked=false", 1},
 	}
 	for _, st := range steps {
 		st.do()
@@ -380,12 +444,19 @@ func TestFlushMakesDataReadable(t *testing.T) {
 	if s := got[0].Response.Buffer.SizeBytes; s != 20 {
 		t.Errorf("SizeBytes of the slice = %d, want 20", s)
 	}
+	if p.BuffersOut != 0 || p.BytesOut != 0 { // a flush finishes no builder
+		t.Errorf("after the slice: BuffersOut %d BytesOut %d, want 0 0", p.BuffersOut, p.BytesOut)
+	}
 	wantState(t, "the segment keeps filling", p, "inUse=1 queues=[1] held=[1] available=true blocked=false")
 	p.FlushAll() // nothing written since: no flushRequested, nothing to send
 	wantSends(t, "empty flush", p.Poll(nil))
 	fill(p, 0, 2, 1)
 	wantSends(t, "written after the flush was served", p.Poll(nil))
 	fill(p, 0, 3, 1) // full: finished, its unread part goes
+	// counted whole when it finished, the part sent before included: 40
+	if p.BuffersOut != 1 || p.BytesOut != 40 {
+		t.Errorf("after the first full buffer: BuffersOut %d BytesOut %d, want 1 40", p.BuffersOut, p.BytesOut)
+	}
 	wantSends(t, "full", p.Poll(nil), "R0 seq=1 backlog=0 [k2@2 k3@3]")
 	wantState(t, "last part sent", p, "inUse=0 queues=[0] held=[0] available=true blocked=false")
 
@@ -408,10 +479,18 @@ func TestFlushMakesDataReadable(t *testing.T) {
 	wantSends(t, "no new flush", p.Poll(nil))
 	p.FlushAll()
 	wantSends(t, "new flush", p.Poll(nil), "R0 seq=4 backlog=0 [k10@10]")
-	if p.BytesOut != 110 { // 11 records * 10 bytes
-		t.Errorf("BytesOut = %d, want 110", p.BytesOut)
+	// two builders finished ([k0..k3], [k4..k7]); the slices sent of the one
+	// being written count nothing yet
+	if p.BuffersOut != 2 || p.BytesOut != 80 {
+		t.Errorf("BuffersOut %d BytesOut %d, want 2 80", p.BuffersOut, p.BytesOut)
 	}
 	wantState(t, "end", p, "inUse=1 queues=[1] held=[1] available=true blocked=false")
+	// the end finishes [k8 k9 k10], whole: 30 bytes more
+	p.EndOfPartition()
+	if p.BuffersOut != 3 || p.BytesOut != 110 { // 11 records * 10 bytes
+		t.Errorf("after the end: BuffersOut %d BytesOut %d, want 3 110", p.BuffersOut, p.BytesOut)
+	}
+	wantSends(t, "end of partition", p.Poll(nil), "R0 seq=5 backlog=0 [EOP]")
 }
 
 // With several buffers queued a flush makes the last one readable too
@@ -447,14 +526,24 @@ func TestBacklog(t *testing.T) {
 		{"one record being written", func(p *ResultPartition) { fill(p, 0, 0, 1) }, 0, 1},
 		// flushRequested: 1
 		{"flushed", func(p *ResultPartition) { fill(p, 0, 0, 1); p.FlushAll() }, 1, 1},
-		// [F]: the last entry is finished, nothing is being written: 1
-		// (Flink's getBuffersInBacklogUnsafe tests only isBuffer() of the last
-		// entry and would say 0; the contract counts it, see the report)
-		{"a full buffer", func(p *ResultPartition) { fill(p, 0, 0, 2) }, 1, 1},
+		// [F]: the last entry is a data buffer, finished or not: 1-1 = 0
+		// (getBuffersInBacklogUnsafe tests only isBuffer() of the last entry)
+		{"a full buffer", func(p *ResultPartition) { fill(p, 0, 0, 2) }, 0, 1},
+		// [F] flushed (flushRequested: the buffer has unread data): 1
+		{"a full buffer, flushed", func(p *ResultPartition) { fill(p, 0, 0, 2); p.FlushAll() }, 1, 1},
+		// [F F]: 2-1 = 1
+		{"two full buffers", func(p *ResultPartition) { fill(p, 0, 0, 4) }, 1, 2},
 		// [F C]: 2-1 = 1
 		{"full and one being written", func(p *ResultPartition) { fill(p, 0, 0, 3) }, 1, 2},
 		// [F C] flushed: 2
 		{"full and one being written, flushed", func(p *ResultPartition) { fill(p, 0, 0, 3); p.FlushAll() }, 2, 2},
+		// [F EOD]: the last entry is an event: 1
+		{"end of data behind a full buffer", func(p *ResultPartition) { fill(p, 0, 0, 2); p.EndOfData() }, 1, 2},
+		// [UB1 F F]: the barrier finished C; 2 data, the last a data buffer: 1
+		{"unaligned barrier ahead of data", func(p *ResultPartition) {
+			fill(p, 0, 0, 3)
+			p.Barrier(&messages.Buffer{CheckpointId: 1, Unaligned: true})
+		}, 1, 3},
 		// [F F EOP]: finished, the last entry is an event: 2
 		{"end of partition", func(p *ResultPartition) { fill(p, 0, 0, 3); p.EndOfPartition() }, 2, 3},
 		// [F F B]: the barrier finished C; the last is an event: 2
@@ -567,7 +656,10 @@ func TestOnAddCredit(t *testing.T) {
 
 // BacklogAnnouncement (needAnnounceBacklog: initialCredit == 0 &&
 // numCreditsAvailable == 0): once while data waits without credit, again
-// after new credit.
+// after new credit; not in the Poll that sent a BufferResponse to the
+// subpartition (it carried the backlog), but in the next one that finds the
+// backlog waiting with no announcement since the credit came (the
+// contract's rule).
 func TestBacklogAnnouncement(t *testing.T) {
 	p := NewResultPartition(1, 10, 1, 1)
 	p.OnPartitionRequest(0, recv(0), 0)
@@ -579,8 +671,8 @@ func TestBacklogAnnouncement(t *testing.T) {
 		want []string
 	}{
 		{"nothing waits: no announcement", func() {}, nil},
-		// [F F]: 2
-		{"data waits without credit: announce", func() { add(2) }, []string{"A0 backlog=2"}},
+		// [F F]: 2 less the last data buffer: 1
+		{"data waits without credit: announce", func() { add(2) }, []string{"A0 backlog=1"}},
 		{"still waiting: no second announcement", func() {}, nil},
 		{"more data, still no credit: no second announcement", func() { add(1) }, nil},
 		{"zero credit is refused and announces nothing", func() {
@@ -588,53 +680,123 @@ func TestBacklogAnnouncement(t *testing.T) {
 				t.Errorf("OnAddCredit accepted a non-positive credit")
 			}
 		}, nil},
-		// [F F F] - 1 sent = 2 left, then credit is 0 again: announce 2
-		{"one credit: one buffer, then announce", func() { p.OnAddCredit(0, 1) },
-			[]string{"R0 seq=0 backlog=2 [k0@0]", "A0 backlog=2"}},
+		// [F F F]: k0 goes with the one credit, leaving [F F]: backlog 1 in
+		// the response, which used the last credit: no announcement with it
+		{"one credit: one buffer, no announcement after it", func() { p.OnAddCredit(0, 1) },
+			[]string{"R0 seq=0 backlog=1 [k0@0]"}},
+		// nothing sent now, credit 0, no announcement since the credit came
+		{"the next poll announces", func() {}, []string{"A0 backlog=1"}},
+		{"and only once", func() {}, nil},
+		// after k1, [F(k2)]: 0; after k2, empty: 0
 		{"enough credit drains the backlog without announcing", func() { p.OnAddCredit(0, 4) },
-			[]string{"R0 seq=1 backlog=1 [k1@1]", "R0 seq=2 backlog=0 [k2@2]"}},
+			[]string{"R0 seq=1 backlog=0 [k1@1]", "R0 seq=2 backlog=0 [k2@2]"}},
 		{"credit left: new data goes at once", func() { add(2) },
-			[]string{"R0 seq=3 backlog=1 [k3@3]", "R0 seq=4 backlog=0 [k4@4]"}},
+			[]string{"R0 seq=3 backlog=0 [k3@3]", "R0 seq=4 backlog=0 [k4@4]"}},
 		{"credit ran out with nothing waiting: no announcement", func() {}, nil},
-		{"data arrives after credit ran out: announce", func() { add(1) }, []string{"A0 backlog=1"}},
+		// [F]: the last data buffer is not backlog: 0, nothing to announce
+		{"a lone finished buffer is no backlog", func() { add(1) }, nil},
+		// [F F]: 1
+		{"a second one makes the first backlog: announce", func() { add(1) }, []string{"A0 backlog=1"}},
+		// flushed: 2, but announced already and no credit since
+		{"a flush grows the backlog: no second announcement", func() { p.FlushAll() }, nil},
 	}
 	for _, st := range steps {
 		st.do()
 		wantSends(t, st.name, p.Poll(nil), st.want...)
 	}
+	if p.Backlog(0) != 2 {
+		t.Errorf("Backlog at the end = %d, want 2 (flushed)", p.Backlog(0))
+	}
+}
+
+// No BacklogAnnouncement in the Poll right after a BufferResponse to that
+// subpartition: the response carried the backlog. That holds for an event's
+// BufferResponse too: Flink 1.20's RemoteInputChannel.onBuffer calls
+// onSenderBacklog(backlog) for every buffer it receives, events included,
+// and PartitionRequestQueue announces only from enqueueAvailableReader, for
+// a reader found unavailable when data or credit comes, never right after
+// it wrote a BufferResponse (writeAndFlushNextMessageIfPossible re-registers
+// the reader only when next.moreAvailable(), which is false for a data
+// buffer without credit). In the next Poll the contract's old rule applies:
+// announce once, no announcement having gone out since the credit came.
+func TestNoAnnouncementRightAfterAResponse(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(p *ResultPartition)
+		first string // the response of the first Poll
+	}{
+		// [F0 F1 F2]: k0 goes with the one credit; [F1 F2] left: 1
+		{"a data buffer that used the last credit", func(p *ResultPartition) {
+			fill(p, 0, 0, 3)
+			p.OnPartitionRequest(0, recv(0), 0)
+			p.OnAddCredit(0, 1)
+		}, "R0 seq=0 backlog=1 [k0@0]"},
+		// [UB1 F0 F1 F2] with no credit: UB1 goes; [F0 F1 F2] left: 2
+		{"an unaligned barrier", func(p *ResultPartition) {
+			fill(p, 0, 0, 3)
+			p.Barrier(&messages.Buffer{CheckpointId: 1, Unaligned: true})
+			p.OnPartitionRequest(0, recv(0), 0)
+		}, "R0 seq=0 backlog=2 [UB1]"},
+		// [F0 F1 B1 F2] timed out: [UB1 F0 F1 F2]; UB1 goes; 2
+		{"a timed-out barrier", func(p *ResultPartition) {
+			fill(p, 0, 0, 2)
+			p.Barrier(&messages.Buffer{CheckpointId: 1})
+			fill(p, 0, 2, 1)
+			p.TimeoutBarrier(1)
+			p.OnPartitionRequest(0, recv(0), 0)
+		}, "R0 seq=0 backlog=2 [UB1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewResultPartition(1, 10, 1, 1)
+			tt.setup(p)
+			got := p.Poll(nil)
+			wantSends(t, "the response carries the backlog", got, tt.first)
+			// the next Poll sends nothing and finds the backlog waiting
+			// without credit, not announced since the credit came
+			backlog := got[0].Response.Backlog
+			wantSends(t, "the next poll announces", p.Poll(nil), fmt.Sprintf("A0 backlog=%d", backlog))
+			wantSends(t, "once", p.Poll(nil))
+		})
+	}
 }
 
 // The same data and credit announce the backlog when the PartitionRequest
-// carried no credit, and never when it carried exclusive buffers.
+// carried no credit, and never when it carried exclusive buffers. One record
+// a buffer: each record finishes a buffer, and the last data buffer queued
+// is not backlog unless flushed.
 func TestAnnounceOnlyWithoutExclusiveBuffers(t *testing.T) {
 	tests := []struct {
 		initialCredit int
 		want          [][]string // sends of each step
-		wantBacklog   int        // data buffers left waiting, with credit 0
+		wantBacklog   int        // backlog left at the end, with credit 0
 	}{
 		{initialCredit: 0, want: [][]string{
-			{"A0 backlog=2"},
-			{"R0 seq=0 backlog=1 [k0@0]", "A0 backlog=1"},
-			nil,
-			{"R0 seq=1 backlog=2 [k1@1]", "A0 backlog=2"},
-			{"R0 seq=2 backlog=2 [k2@2]", "R0 seq=3 backlog=1 [k3@3]", "A0 backlog=1"},
-			nil, // announced already, no new credit since
+			{"A0 backlog=1"},              // [F0 F1]
+			{"R0 seq=0 backlog=0 [k0@0]"}, // [F1] left: 0, nothing to announce
+			nil,                           // still 0
+			{"R0 seq=1 backlog=1 [k1@1]"}, // [F2 F3] left: 1, carried by the response
+			{"R0 seq=2 backlog=1 [k2@2]", "R0 seq=3 backlog=0 [k3@3]"},
+			{"A0 backlog=2"}, // [F4 F5 F6]: no response, no announcement since the credit
+			nil,              // flushed: 3, announced already
 		}, wantBacklog: 3},
 		{initialCredit: 1, want: [][]string{
-			{"R0 seq=0 backlog=1 [k0@0]"},
+			{"R0 seq=0 backlog=0 [k0@0]"},
 			{"R0 seq=1 backlog=0 [k1@1]"},
 			nil,
-			{"R0 seq=2 backlog=1 [k2@2]"},
-			{"R0 seq=3 backlog=1 [k3@3]", "R0 seq=4 backlog=0 [k4@4]"},
-			nil,
+			{"R0 seq=2 backlog=0 [k2@2]"},
+			{"R0 seq=3 backlog=0 [k3@3]", "R0 seq=4 backlog=0 [k4@4]"},
+			nil, // [F5 F6]: backlog 1, no credit, but exclusive buffers: no announcement
+			nil, // flushed: 2, still none
 		}, wantBacklog: 2},
 		{initialCredit: 2, want: [][]string{
-			{"R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=0 [k1@1]"},
+			{"R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [k1@1]"},
 			nil,
 			nil,
-			{"R0 seq=2 backlog=1 [k2@2]", "R0 seq=3 backlog=0 [k3@3]"},
+			{"R0 seq=2 backlog=0 [k2@2]", "R0 seq=3 backlog=0 [k3@3]"},
 			{"R0 seq=4 backlog=0 [k4@4]"},
-			{"R0 seq=5 backlog=1 [k5@5]"},
+			{"R0 seq=5 backlog=0 [k5@5]"},
+			nil, // [F6] flushed: 1
 		}, wantBacklog: 1},
 	}
 	for _, tt := range tests {
@@ -652,6 +814,7 @@ func TestAnnounceOnlyWithoutExclusiveBuffers(t *testing.T) {
 				{"one credit, 2 more buffers", func() { p.OnAddCredit(0, 1); add(2) }},
 				{"two credits, 1 more buffer", func() { p.OnAddCredit(0, 2); add(1) }},
 				{"2 more buffers", func() { add(2) }},
+				{"flush", func() { p.FlushAll() }},
 			}
 			for j, st := range steps {
 				st.do()
@@ -669,7 +832,8 @@ func TestAnnounceOnlyWithoutExclusiveBuffers(t *testing.T) {
 func TestAnnouncementAfterNewPartitionRequest(t *testing.T) {
 	p := NewResultPartition(1, 10, 1, 1)
 	p.OnPartitionRequest(0, recv(0), 1)
-	fill(p, 0, 0, 3)
+	fill(p, 0, 0, 4)
+	// [F0 F1 F2 F3]: k0 leaves 3, less the last data buffer: 2
 	wantSends(t, "initial credit 1", p.Poll(nil), "R0 seq=0 backlog=2 [k0@0]")
 	p.OnPartitionRequest(0, recv(0), 0)
 	wantSends(t, "new request with 0", p.Poll(nil), "A0 backlog=2")
@@ -686,8 +850,9 @@ func TestSequenceNumbersPerSubpartition(t *testing.T) {
 	p.OnPartitionRequest(1, recv(1), 10)
 	fill(p, 0, 0, 2)
 	fill(p, 1, 10, 1)
+	// after k0, [F1]: the last data buffer, 0
 	wantSends(t, "first", p.Poll(nil),
-		"R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=0 [k1@1]", "R1 seq=0 backlog=0 [k10@10]")
+		"R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [k1@1]", "R1 seq=0 backlog=0 [k10@10]")
 	fill(p, 1, 11, 1)
 	p.EndOfPartition()
 	wantSends(t, "second", p.Poll(nil),
@@ -761,8 +926,8 @@ func TestAlignedBarrierBlocksUntilResume(t *testing.T) {
 		fill(p, 0, 0, 1)
 		p.Barrier(&messages.Buffer{CheckpointId: 4})
 		fill(p, 0, 1, 1) // [F0 B4 F1]
-		// k0 leaves [B4 F1]: 1 data, last finished: 1; B4 blocks: 0
-		wantSends(t, "barrier", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=0 [B4]")
+		// k0 leaves [B4 F1]: 1 data, the last a data buffer: 0; B4 blocks: 0
+		wantSends(t, "barrier", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [B4]")
 		p.EndOfPartition() // [F1 EOP]: the event waits too
 		wantSends(t, "blocked", p.Poll(nil))
 		if p.Credit(0) != 1 || p.Backlog(0) != 0 {
@@ -783,7 +948,7 @@ func TestAlignedBarrierBlocksUntilResume(t *testing.T) {
 		fill(p, 0, 0, 1)
 		p.Barrier(&messages.Buffer{CheckpointId: 4})
 		fill(p, 0, 1, 1)
-		wantSends(t, "barrier", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=0 [B4]")
+		wantSends(t, "barrier", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [B4]")
 		wantSends(t, "blocked", p.Poll(nil))
 		p.OnResumeConsumption(0)
 		if p.Credit(0) != 1 {
@@ -820,19 +985,101 @@ func TestUnalignedBarrierOvertakes(t *testing.T) {
 	if p.BarrierQueued(3) {
 		t.Error("BarrierQueued(3) = true for an unaligned barrier")
 	}
+	// builders finished: sub 0's first two by k3 and k7, its third and sub
+	// 1's by the barrier (4 + 4 + 1 + 1 bytes)
+	if p.BuffersOut != 4 || p.BytesOut != 10 {
+		t.Errorf("BuffersOut %d BytesOut %d, want 4 10", p.BuffersOut, p.BytesOut)
+	}
 	p.OnPartitionRequest(1, recv(1), 0)
 	p.OnPartitionRequest(2, recv(2), 0)
-	// sub 0, no credit left: UB3 (no credit needed); [F0 F1 F2] finished:
-	// backlog 3. sub 1: UB3, then the announcement of [F]. sub 2: UB3.
+	// sub 0, no credit left: UB3 (no credit needed); [F0 F1 F2]: 3 less the
+	// last data buffer: 2. sub 1: UB3, [F] left: 0, nothing to announce.
+	// sub 2: UB3.
 	wantSends(t, "barrier", p.Poll(nil),
-		"R0 seq=1 backlog=3 [UB3]", "R1 seq=0 backlog=1 [UB3]", "A1 backlog=1", "R2 seq=0 backlog=0 [UB3]")
+		"R0 seq=1 backlog=2 [UB3]", "R1 seq=0 backlog=0 [UB3]", "R2 seq=0 backlog=0 [UB3]")
 	p.OnAddCredit(0, 3)
 	wantSends(t, "after", p.Poll(nil),
-		"R0 seq=2 backlog=2 [k3@3]", "R0 seq=3 backlog=1 [k4@4 k5@5 k6@6 k7@7]", "R0 seq=4 backlog=0 [k8@8]")
+		"R0 seq=2 backlog=1 [k3@3]", "R0 seq=3 backlog=0 [k4@4 k5@5 k6@6 k7@7]", "R0 seq=4 backlog=0 [k8@8]")
 	// not blocked: more data flows
 	fill(p, 2, 20, 4)
 	p.OnAddCredit(2, 1)
 	wantSends(t, "not blocked", p.Poll(nil), "R2 seq=1 backlog=0 [k20@20 k21@21 k22@22 k23@23]")
+}
+
+// The sizes of the elements and events (StreamElementSerializer and
+// EventSerializer): a record recordBytes, a Watermark 13, a WatermarkStatus
+// 9, EndOfData 5, EndOfPartition 4, a CheckpointBarrier 38, aligned,
+// unaligned or timed out.
+func TestElementAndEventSizes(t *testing.T) {
+	p := NewResultPartition(1, 4, 2, 7)
+	p.OnPartitionRequest(0, recv(0), 10)
+	p.Broadcast(KindWatermark, 1)
+	p.Broadcast(KindStatusIdle, 0)
+	p.Broadcast(KindStatusActive, 0)
+	fill(p, 0, 0, 1)
+	p.FlushAll()
+	got := p.Poll(nil)
+	fill(p, 0, 1, 1) // full: [W1 IDLE ACTIVE k0 k1]
+	p.EndOfData()
+	p.Barrier(&messages.Buffer{CheckpointId: 1})
+	got = append(got, p.Poll(nil)...)
+	p.OnResumeConsumption(0)
+	p.Barrier(&messages.Buffer{CheckpointId: 2, Unaligned: true})
+	p.Barrier(&messages.Buffer{CheckpointId: 3})
+	p.TimeoutBarrier(3)
+	p.EndOfPartition()
+	got = append(got, p.Poll(nil)...)
+	wantSends(t, "all", got,
+		"R0 seq=0 backlog=0 [W1 IDLE ACTIVE k0@0]", "R0 seq=1 backlog=0 [k1@1]", "R0 seq=2 backlog=0 [EOD]", "R0 seq=3 backlog=0 [B1]",
+		"R0 seq=4 backlog=0 [UB2]", "R0 seq=5 backlog=0 [UB3]", "R0 seq=6 backlog=0 [EOP]")
+	for k, want := range []int32{13 + 9 + 9 + 7, 7, 5, 38, 38, 38, 4} {
+		if b := got[k].Response.Buffer; b.SizeBytes != want {
+			t.Errorf("%s: SizeBytes %d, want %d", bufString(b), b.SizeBytes, want)
+		}
+	}
+	// one builder finished, whole: 13 + 9 + 9 + 7 + 7
+	if p.BuffersOut != 1 || p.BytesOut != 45 {
+		t.Errorf("BuffersOut %d BytesOut %d, want 1 45", p.BuffersOut, p.BytesOut)
+	}
+}
+
+// numBuffersOut and numBytesOut count a data buffer when its BufferBuilder
+// finishes, full or finished by an event, with everything it holds
+// (BufferWritingResultPartition.finishUnicastBufferBuilder); flushes,
+// sends and events count nothing (broadcastEvent does not touch them).
+func TestBuffersOutCountedWhenBuilderFinishes(t *testing.T) {
+	p := NewResultPartition(2, 10, 2, 10)
+	p.OnPartitionRequest(0, recv(0), 10)
+	p.OnPartitionRequest(1, recv(1), 10)
+	steps := []struct {
+		name           string
+		do             func()
+		buffers, bytes int64
+	}{
+		{"a record being written", func() { fill(p, 0, 0, 1) }, 0, 0},
+		{"a flushed slice sent", func() { p.FlushAll(); p.Poll(nil) }, 0, 0},
+		{"full: finished", func() { fill(p, 0, 1, 1) }, 1, 20},
+		{"its rest sent", func() { p.Poll(nil) }, 1, 20},
+		{"a watermark in new buffers", func() { p.Broadcast(KindWatermark, 5) }, 1, 20},
+		// the barrier finishes both [W5]: 13 each
+		{"an aligned barrier finishes them", func() { p.Barrier(&messages.Buffer{CheckpointId: 1}) }, 3, 46},
+		{"sent with the barriers", func() { p.Poll(nil) }, 3, 46},
+		{"a record after the resume", func() { p.OnResumeConsumption(0); p.OnResumeConsumption(1); fill(p, 1, 2, 1) }, 3, 46},
+		{"an unaligned barrier finishes it", func() { p.Barrier(&messages.Buffer{CheckpointId: 2, Unaligned: true}) }, 4, 56},
+		{"EndOfData with nothing being written", func() { p.EndOfData() }, 4, 56},
+		{"two records fill a buffer", func() { fill(p, 0, 3, 2) }, 5, 76},
+		{"EndOfPartition with nothing being written", func() { p.EndOfPartition() }, 5, 76},
+		{"everything sent", func() { p.Poll(nil) }, 5, 76},
+	}
+	for _, st := range steps {
+		st.do()
+		if p.BuffersOut != st.buffers || p.BytesOut != st.bytes {
+			t.Errorf("%s: BuffersOut %d BytesOut %d, want %d %d", st.name, p.BuffersOut, p.BytesOut, st.buffers, st.bytes)
+		}
+	}
+	if !p.AllEndsSent() || p.BuffersInUse() != 0 {
+		t.Errorf("AllEndsSent %v BuffersInUse %d, want true 0", p.AllEndsSent(), p.BuffersInUse())
+	}
 }
 
 // An ended subpartition takes no barrier; a barrier's fields are copied.
@@ -853,8 +1100,10 @@ func TestBarrierSkipsEndedSubpartitions(t *testing.T) {
 	sends := q.Poll(nil)
 	wantSends(t, "barrier", sends, "R0 seq=0 backlog=0 [B9]")
 	b := sends[0].Response.Buffer
-	if !b.IsEvent || b.SizeBytes != 32 || b.CheckpointTimestampMs != 1234 || b.CheckpointKind != messages.CheckpointKind_SAVEPOINT || !b.Inserted {
-		t.Errorf("barrier buffer %v, want an event of 32 bytes with timestamp 1234, kind SAVEPOINT, inserted", b)
+	// EventSerializer.serializeCheckpointBarrier allocates 38 bytes for the
+	// default location and toBufferConsumer wraps the whole array
+	if !b.IsEvent || b.SizeBytes != 38 || b.CheckpointTimestampMs != 1234 || b.CheckpointKind != messages.CheckpointKind_SAVEPOINT || !b.Inserted {
+		t.Errorf("barrier buffer %v, want an event of 38 bytes with timestamp 1234, kind SAVEPOINT, inserted", b)
 	}
 	// BarrierBuffer makes a new buffer each time
 	src := &messages.Buffer{CheckpointId: 4, Unaligned: true}
@@ -872,16 +1121,20 @@ func TestBarrierSkipsEndedSubpartitions(t *testing.T) {
 func TestUnalignedBarriersKeepTheirOrder(t *testing.T) {
 	t.Run("before the partition request", func(t *testing.T) {
 		p := NewResultPartition(1, 4, 2, 1)
-		fill(p, 0, 0, 1)
+		fill(p, 0, 0, 3) // [F(k0 k1) C(k2)]
 		ub1 := p.Barrier(&messages.Buffer{CheckpointId: 1, Unaligned: true})
 		ub2 := p.Barrier(&messages.Buffer{CheckpointId: 2, Unaligned: true})
-		// each overtakes [k0]
-		if fmt.Sprint(ub1) != "[{0 k0 0 0 []}]" || fmt.Sprint(ub2) != "[{0 k0 0 0 []}]" {
-			t.Errorf("persisted %v and %v, want k0 twice", ub1, ub2)
+		// each overtakes the data behind the priority elements: k0 k1 k2
+		// (processPriorityBuffer skips the getNumPriorityElements first)
+		want := "[{0 k0 0 0 []} {0 k1 1 1 []} {0 k2 2 2 []}]"
+		if fmt.Sprint(ub1) != want || fmt.Sprint(ub2) != want {
+			t.Errorf("persisted %v and %v, want k0 k1 k2 twice", ub1, ub2)
 		}
 		p.OnPartitionRequest(0, recv(0), 2)
-		// [UB1 UB2 F(k0)]: the backlog after each barrier is 1
-		wantSends(t, "request", p.Poll(nil), "R0 seq=0 backlog=1 [UB1]", "R0 seq=1 backlog=1 [UB2]", "R0 seq=2 backlog=0 [k0@0]")
+		// [UB1 UB2 F F]: 2 data, the last a data buffer: backlog 1 after
+		// each barrier
+		wantSends(t, "request", p.Poll(nil),
+			"R0 seq=0 backlog=1 [UB1]", "R0 seq=1 backlog=1 [UB2]", "R0 seq=2 backlog=0 [k0@0 k1@1]", "R0 seq=3 backlog=0 [k2@2]")
 	})
 	t.Run("blocked by a savepoint", func(t *testing.T) {
 		p := NewResultPartition(1, 4, 2, 1)
@@ -893,7 +1146,8 @@ func TestUnalignedBarriersKeepTheirOrder(t *testing.T) {
 		p.Barrier(&messages.Buffer{CheckpointId: 3, Unaligned: true})
 		wantSends(t, "blocked", p.Poll(nil))
 		p.OnResumeConsumption(0)
-		wantSends(t, "resumed", p.Poll(nil), "R0 seq=1 backlog=1 [UB2]", "R0 seq=2 backlog=1 [UB3]", "R0 seq=3 backlog=0 [k0@0]")
+		// [UB2 UB3 F(k0)]: the last a data buffer: 0
+		wantSends(t, "resumed", p.Poll(nil), "R0 seq=1 backlog=0 [UB2]", "R0 seq=2 backlog=0 [UB3]", "R0 seq=3 backlog=0 [k0@0]")
 	})
 	t.Run("timed-out barrier behind an unaligned one", func(t *testing.T) {
 		p := NewResultPartition(1, 4, 2, 1)
@@ -902,12 +1156,31 @@ func TestUnalignedBarriersKeepTheirOrder(t *testing.T) {
 		fill(p, 0, 1, 1)
 		p.Barrier(&messages.Buffer{CheckpointId: 2}) // [UB1 F(k0) F(k1) B2]
 		// the data between the priority elements and B2: k0 and k1
+		// (findInflightBuffersAndMakeBarrierToPriority)
 		if got := p.TimeoutBarrier(2); fmt.Sprint(got) != "[{0 k0 0 0 []} {0 k1 1 1 []}]" {
 			t.Errorf("TimeoutBarrier persisted %v, want k0 k1", got)
 		}
 		p.OnPartitionRequest(0, recv(0), 2)
+		// [UB1 UB2 F F]: 1 after each barrier
 		wantSends(t, "request", p.Poll(nil),
-			"R0 seq=0 backlog=2 [UB1]", "R0 seq=1 backlog=2 [UB2]", "R0 seq=2 backlog=1 [k0@0]", "R0 seq=3 backlog=0 [k1@1]")
+			"R0 seq=0 backlog=1 [UB1]", "R0 seq=1 backlog=1 [UB2]", "R0 seq=2 backlog=0 [k0@0]", "R0 seq=3 backlog=0 [k1@1]")
+	})
+	t.Run("unaligned barrier behind a timed-out one", func(t *testing.T) {
+		p := NewResultPartition(1, 4, 2, 1)
+		fill(p, 0, 0, 1)
+		p.Barrier(&messages.Buffer{CheckpointId: 1}) // [F(k0) B1]
+		fill(p, 0, 1, 1)                             // [F(k0) B1 C(k1)]
+		if got := p.TimeoutBarrier(1); fmt.Sprint(got) != "[{0 k0 0 0 []}]" {
+			t.Errorf("TimeoutBarrier persisted %v, want k0 (what is behind B1 stays behind)", got)
+		}
+		// [UB1 F(k0) C(k1)]: UB2 finishes C and goes behind UB1; its channel
+		// state is all the data behind the priority elements
+		if got := p.Barrier(&messages.Buffer{CheckpointId: 2, Unaligned: true}); fmt.Sprint(got) != "[{0 k0 0 0 []} {0 k1 1 1 []}]" {
+			t.Errorf("UB2 persisted %v, want k0 k1", got)
+		}
+		p.OnPartitionRequest(0, recv(0), 2)
+		wantSends(t, "request", p.Poll(nil),
+			"R0 seq=0 backlog=1 [UB1]", "R0 seq=1 backlog=1 [UB2]", "R0 seq=2 backlog=0 [k0@0]", "R0 seq=3 backlog=0 [k1@1]")
 	})
 }
 
@@ -918,7 +1191,6 @@ func TestUnalignedBarriersKeepTheirOrder(t *testing.T) {
 // behind, and it no longer blocks.
 func TestTimeoutBarrier(t *testing.T) {
 	p := NewResultPartition(1, 8, 1, 1)
-	p.OnPartitionRequest(0, recv(0), 0)
 	fill(p, 0, 0, 2)
 	p.Barrier(&messages.Buffer{CheckpointId: 5})
 	fill(p, 0, 2, 1) // [F0 F1 B5 F2]
@@ -935,13 +1207,16 @@ func TestTimeoutBarrier(t *testing.T) {
 	if p.BarrierQueued(5) {
 		t.Fatal("BarrierQueued(5) = true after it became unaligned")
 	}
-	// [UB5 F0 F1 F2]: UB5 goes, 3 finished data buffers: backlog 3, announced
-	wantSends(t, "timed out", p.Poll(nil), "R0 seq=0 backlog=3 [UB5]", "A0 backlog=3")
+	wantState(t, "timed out", p, "inUse=3 queues=[4] held=[3] available=true blocked=false")
+	p.OnPartitionRequest(0, recv(0), 3)
+	// [UB5 F0 F1 F2]: UB5 first (3 data behind it, the last a data buffer:
+	// 2); it no longer blocks, the data follows
+	wantSends(t, "timed out", p.Poll(nil),
+		"R0 seq=0 backlog=2 [UB5]", "R0 seq=1 backlog=1 [k0@0]", "R0 seq=2 backlog=0 [k1@1]", "R0 seq=3 backlog=0 [k2@2]")
 	if len(p.TimeoutBarrier(5)) != 0 {
 		t.Fatal("a second TimeoutBarrier persisted records")
 	}
-	p.OnAddCredit(0, 3)
-	wantSends(t, "after", p.Poll(nil), "R0 seq=1 backlog=2 [k0@0]", "R0 seq=2 backlog=1 [k1@1]", "R0 seq=3 backlog=0 [k2@2]")
+	wantState(t, "sent", p, "inUse=0 queues=[0] held=[0] available=true blocked=false")
 }
 
 // The channel state of a timed-out barrier is only the unread part of a
@@ -959,15 +1234,19 @@ func TestTimeoutBarrierPartlyRead(t *testing.T) {
 	if got := p.TimeoutBarrier(6); fmt.Sprint(got) != "[{0 k2 2 2 []}]" {
 		t.Fatalf("persisted %v, want only k2", got)
 	}
-	// sub 0 [UB6 F(k2)]; sub 1 stays blocked by the aligned B6 it sent
-	wantSends(t, "timed out", p.Poll(nil), "R0 seq=1 backlog=1 [UB6]")
+	// sub 0 [UB6 F(k2)]: the last a data buffer, 0; sub 1 stays blocked by
+	// the aligned B6 it sent
+	wantSends(t, "timed out", p.Poll(nil), "R0 seq=1 backlog=0 [UB6]")
 	p.OnAddCredit(0, 1)
 	wantSends(t, "rest", p.Poll(nil), "R0 seq=2 backlog=0 [k2@2]")
 }
 
 // EndOfData (FLIP-147) is an event: it finishes the buffer being written,
 // takes no pool buffer, needs no credit, does not end the partition, and
-// barriers may follow it.
+// barriers may follow it. It is queued once per partition
+// (BufferWritingResultPartition.notifyEndOfData checks
+// hasNotifiedEndOfUserRecords), and is 5 bytes (EventSerializer: the type
+// and the StopMode).
 func TestEndOfData(t *testing.T) {
 	p := NewResultPartition(2, 4, 4, 1)
 	p.OnPartitionRequest(0, recv(0), 2)
@@ -977,24 +1256,37 @@ func TestEndOfData(t *testing.T) {
 	if p.Backlog(0) != 1 || p.Backlog(1) != 0 {
 		t.Errorf("Backlog %d %d, want 1 0", p.Backlog(0), p.Backlog(1))
 	}
+	if p.BuffersOut != 1 || p.BytesOut != 1 { // [k0] finished by the event; the events count nothing
+		t.Errorf("BuffersOut %d BytesOut %d, want 1 1", p.BuffersOut, p.BytesOut)
+	}
+	p.EndOfData() // once per partition: nothing more
+	wantState(t, "second end of data", p, "inUse=1 queues=[2 1] held=[1 0] available=true blocked=false")
 	sends := p.Poll(nil)
 	wantSends(t, "eod", sends, "R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [EOD]")
-	if b := sends[1].Response.Buffer; !b.IsEvent || b.SizeBytes != 4 {
-		t.Errorf("EndOfData buffer IsEvent %v SizeBytes %d, want true 4", b.IsEvent, b.SizeBytes)
+	if b := sends[1].Response.Buffer; !b.IsEvent || b.SizeBytes != 5 {
+		t.Errorf("EndOfData buffer IsEvent %v SizeBytes %d, want true 5", b.IsEvent, b.SizeBytes)
 	}
 	if p.AllEndsSent() {
 		t.Fatal("EndOfData ended the partition")
 	}
+	p.EndOfData() // after it was sent: still nothing
+	wantSends(t, "third end of data", p.Poll(nil))
 	p.Barrier(&messages.Buffer{CheckpointId: 9})
 	wantSends(t, "final checkpoint's barrier", p.Poll(nil), "R0 seq=2 backlog=0 [B9]")
 	p.OnPartitionRequest(1, recv(1), 0)
 	p.EndOfPartition()
+	// sub 1 [EOD B9 EOP]: one EndOfData
 	wantSends(t, "end", p.Poll(nil), "R1 seq=0 backlog=0 [EOD]", "R1 seq=1 backlog=0 [B9]")
 	p.OnResumeConsumption(0)
 	p.OnResumeConsumption(1)
 	wantSends(t, "resumed", p.Poll(nil), "R0 seq=3 backlog=0 [EOP]", "R1 seq=2 backlog=0 [EOP]")
 	if !p.AllEndsSent() {
 		t.Error("AllEndsSent = false after both EndOfPartition events")
+	}
+	p.EndOfData() // after the end: nothing
+	wantSends(t, "after the end", p.Poll(nil))
+	if p.BuffersOut != 1 || p.BytesOut != 1 {
+		t.Errorf("at the end: BuffersOut %d BytesOut %d, want 1 1", p.BuffersOut, p.BytesOut)
 	}
 }
 
@@ -1025,6 +1317,46 @@ func TestEndOfPartition(t *testing.T) {
 	wantSends(t, "after the end", p.Poll(nil))
 }
 
+// A record written into an ended subpartition is a caller bug: Flink's
+// requestNewUnicastBufferBuilder calls ResultPartition.checkInProduceState,
+// which throws once the partition finished; the simulator panics. Nothing
+// is queued.
+func TestWriteAfterEndPanics(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		end  func(p *ResultPartition)
+	}{
+		{"after EndOfPartition", func(p *ResultPartition) { p.EndOfPartition() }},
+		{"after EndOfPartition with the end sent", func(p *ResultPartition) {
+			p.EndOfPartition()
+			p.OnPartitionRequest(0, recv(0), 1)
+			p.OnPartitionRequest(1, recv(1), 1)
+			wantSends(t, "end", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [EOP]", "R1 seq=0 backlog=0 [EOP]")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewResultPartition(2, 4, 2, 1)
+			fill(p, 0, 0, 1)
+			tt.end(p)
+			lengths := fmt.Sprint(p.QueueLengths())
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Error("AddRecord into an ended subpartition did not panic")
+					}
+				}()
+				p.AddRecord(1, "late", 9, 9)
+			}()
+			if got := fmt.Sprint(p.QueueLengths()); got != lengths {
+				t.Errorf("QueueLengths %s after the late record, want %s", got, lengths)
+			}
+			if msg := p.CheckBounds(); msg != "" {
+				t.Errorf("CheckBounds: %s", msg)
+			}
+		})
+	}
+}
+
 // A LocalInputChannel reads the producer's buffers in place, one at a time:
 // no credit, the recycle of the buffer read is the ask for the next, and
 // the segment goes back to the pool only with that recycle. Events need no
@@ -1033,7 +1365,8 @@ func TestLocalConsumerReadsOneBufferAtATime(t *testing.T) {
 	p := NewResultPartition(1, 4, 2, 10)
 	p.OnLocalRequest(0, recv(0))
 	fill(p, 0, 0, 6) // [F0 F1 F2]
-	wantSends(t, "first", p.Poll(nil), "R0 seq=0 backlog=2 [k0@0 k1@1]")
+	// [F1 F2] left: 2 less the last data buffer
+	wantSends(t, "first", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0 k1@1]")
 	// F0 left the queue but the consumer holds its segment
 	wantState(t, "read one", p, "inUse=3 queues=[2] held=[3] available=true blocked=false")
 	wantSends(t, "no ask", p.Poll(nil))
@@ -1044,7 +1377,7 @@ func TestLocalConsumerReadsOneBufferAtATime(t *testing.T) {
 	}
 	p.OnLocalRecycle(0, 1)
 	wantState(t, "recycled", p, "inUse=2 queues=[2] held=[2] available=true blocked=false")
-	wantSends(t, "second", p.Poll(nil), "R0 seq=1 backlog=1 [k2@2 k3@3]")
+	wantSends(t, "second", p.Poll(nil), "R0 seq=1 backlog=0 [k2@2 k3@3]")
 	p.EndOfPartition() // [F2 EOP]: the event waits behind F2, which waits for an ask
 	wantSends(t, "event behind data", p.Poll(nil))
 	p.OnLocalRecycle(0, 1)
@@ -1109,16 +1442,41 @@ func TestLocalSegmentBackOnlyAfterRecycle(t *testing.T) {
 func TestPartitionRequestReplacesLocalConsumer(t *testing.T) {
 	p := NewResultPartition(1, 4, 1, 1)
 	p.OnLocalRequest(0, recv(0))
-	fill(p, 0, 0, 2)
+	fill(p, 0, 0, 3)
+	// [F1 F2] left: 1
 	wantSends(t, "local", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]")
-	wantState(t, "local read", p, "inUse=2 queues=[1] held=[2] available=true blocked=false")
+	wantState(t, "local read", p, "inUse=3 queues=[2] held=[3] available=true blocked=false")
 	p.OnPartitionRequest(0, recv(0), 0)
-	wantState(t, "replaced", p, "inUse=1 queues=[1] held=[1] available=true blocked=false")
+	wantState(t, "replaced", p, "inUse=2 queues=[2] held=[2] available=true blocked=false")
 	wantSends(t, "remote, no credit", p.Poll(nil), "A0 backlog=1")
 	p.OnLocalRecycle(0, 1) // not a local consumer: nothing
-	wantState(t, "recycle ignored", p, "inUse=1 queues=[1] held=[1] available=true blocked=false")
-	p.OnAddCredit(0, 1)
-	wantSends(t, "remote", p.Poll(nil), "R0 seq=1 backlog=0 [k1@1]")
+	wantState(t, "recycle ignored", p, "inUse=2 queues=[2] held=[2] available=true blocked=false")
+	p.OnAddCredit(0, 2)
+	wantSends(t, "remote", p.Poll(nil), "R0 seq=1 backlog=0 [k1@1]", "R0 seq=2 backlog=0 [k2@2]")
+}
+
+// A new consumer that frees the segment a local consumer was reading gives
+// the task's waiting write its buffer at once.
+func TestRequestFreeingALentSegmentWritesPending(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		request func(p *ResultPartition)
+	}{
+		{"OnPartitionRequest", func(p *ResultPartition) { p.OnPartitionRequest(0, recv(0), 1) }},
+		{"OnLocalRequest", func(p *ResultPartition) { p.OnLocalRequest(0, recv(0)) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewResultPartition(1, 1, 1, 1) // pool 1, no overdraft
+			p.OnLocalRequest(0, recv(0))
+			fill(p, 0, 0, 1)
+			wantSends(t, "read", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0]")
+			fill(p, 0, 1, 1) // the only segment is lent: k1 waits
+			wantState(t, "waiting", p, "inUse=1 queues=[0] held=[1] available=false blocked=true")
+			tt.request(p) // k0's segment back: k1 takes it
+			wantState(t, "written", p, "inUse=1 queues=[1] held=[1] available=false blocked=false")
+			wantSends(t, "next", p.Poll(nil), "R0 seq=1 backlog=0 [k1@1]")
+		})
+	}
 }
 
 // Elements that find no buffer wait, in the order the task wrote them, and
@@ -1145,7 +1503,7 @@ func TestPendingWritesInOrder(t *testing.T) {
 	wantSends(t, "k3 is not written yet", p.Poll(nil))
 	p.OnPartitionRequest(0, recv(0), 10)
 	// k0 and k2 sent: k3 and sub 0's W9 take the two buffers; sub 1's W9 waits
-	wantSends(t, "sub 0", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]", "R0 seq=1 backlog=0 [k2@2]")
+	wantSends(t, "sub 0", p.Poll(nil), "R0 seq=0 backlog=0 [k0@0]", "R0 seq=1 backlog=0 [k2@2]")
 	wantState(t, "k3 and W9 written", p, "inUse=2 queues=[1 1] held=[1 1] available=false blocked=true")
 	// k3 sent: sub 1's W9 takes its buffer, k4 joins W9 in sub 0's and fills it
 	wantSends(t, "k3", p.Poll(nil), "R1 seq=1 backlog=0 [k3@3]")
@@ -1211,7 +1569,7 @@ func TestCarryPayloads(t *testing.T) {
 		t.Errorf("channel state %v, want b with payload pb", inflight)
 	}
 	got = p.Poll(nil)
-	wantSends(t, "rest", got, "R0 seq=1 backlog=1 [UB1]", "R0 seq=2 backlog=0 [b@3]")
+	wantSends(t, "rest", got, "R0 seq=1 backlog=0 [UB1]", "R0 seq=2 backlog=0 [b@3]")
 	if b := got[1].Response.Buffer; len(b.Payloads) != 1 || string(b.Payloads[0]) != "pb" {
 		t.Errorf("payloads %q, want [pb]", b.Payloads)
 	}
@@ -1242,15 +1600,36 @@ func TestCheckBounds(t *testing.T) {
 			t.Fatalf("CheckBounds = %q, want the pool lending 2 of 1", msg)
 		}
 	})
+	t.Run("overdraft", func(t *testing.T) {
+		p := NewResultPartition(1, 1, 1, 1)
+		p.SetMaxOverdraftBuffers(1)
+		fill(p, 0, 0, 2) // the second record takes the overdraft buffer: 2 of 1 + 1
+		if msg := p.CheckBounds(); msg != "" || p.BuffersInUse() != 2 {
+			t.Fatalf("CheckBounds = %q with %d in use, want \"\" with 2 (the overdraft is within bounds)", msg, p.BuffersInUse())
+		}
+		fill(p, 0, 2, 1) // waits
+		// a caller bug: the end forces k2 into a third buffer
+		p.EndOfPartition()
+		if msg := p.CheckBounds(); !strings.Contains(msg, "lends 3 buffers") {
+			t.Fatalf("CheckBounds = %q, want the pool lending 3 of 1 + 1", msg)
+		}
+	})
+	// max-buffers-per-channel gates availability only: a subpartition past
+	// it is within bounds (Flink's LocalBufferPool hands the buffer out)
 	t.Run("max buffers per channel", func(t *testing.T) {
 		p := NewResultPartition(1, 4, 1, 1)
 		p.SetMaxBuffersPerChannel(1)
 		fill(p, 0, 0, 1)
-		fill(p, 0, 1, 1) // waits: sub 0 at its quota
+		fill(p, 0, 1, 1) // a record under way: a second buffer past the quota
 		p.EndOfPartition()
-		if msg := p.CheckBounds(); !strings.Contains(msg, "subpartition 0 holds 2 buffers") {
-			t.Fatalf("CheckBounds = %q, want subpartition 0 over its quota", msg)
-		}
+		wantState(t, "past the quota", p, "inUse=2 queues=[3] held=[2] available=false blocked=false")
+		p.OnPartitionRequest(0, recv(0), 1)
+		// still 1 = max after k0: unavailable
+		wantSends(t, "k0", p.Poll(nil), "R0 seq=0 backlog=1 [k0@0]")
+		wantState(t, "at the quota", p, "inUse=1 queues=[2] held=[1] available=false blocked=false")
+		p.OnAddCredit(0, 1)
+		wantSends(t, "k1", p.Poll(nil), "R0 seq=1 backlog=0 [k1@1]", "R0 seq=2 backlog=0 [EOP]")
+		wantState(t, "below the quota", p, "inUse=0 queues=[0] held=[0] available=true blocked=false")
 	})
 }
 
@@ -1265,13 +1644,19 @@ func TestForcedWriteKeepsAvailabilityAccounting(t *testing.T) {
 	fill(p, 0, 1, 1)
 	fill(p, 0, 2, 1) // the pool is used up: waits
 	p.Barrier(&messages.Buffer{CheckpointId: 1, Unaligned: true})
-	if p.CheckBounds() == "" {
-		t.Fatal("CheckBounds passed with 3 buffers lent from a pool of 2")
+	// k2 forced into a third buffer: only the pool bound breaks (the count of
+	// subpartitions at their quota stays consistent)
+	if msg := p.CheckBounds(); !strings.Contains(msg, "lends 3 buffers") {
+		t.Fatalf("CheckBounds = %q, want the pool lending 3 of 2", msg)
+	}
+	if p.Available() || p.Blocked() {
+		t.Fatalf("Available %v Blocked %v, want false false", p.Available(), p.Blocked())
 	}
 	p.OnPartitionRequest(0, recv(0), 5)
 	p.OnPartitionRequest(1, recv(1), 5)
+	// sub 0 [UB1 F(k1) F(k2)], sub 1 [UB1 F(k0)]
 	wantSends(t, "drain", p.Poll(nil),
-		"R0 seq=0 backlog=2 [UB1]", "R0 seq=1 backlog=1 [k1@1]", "R0 seq=2 backlog=0 [k2@2]",
-		"R1 seq=0 backlog=1 [UB1]", "R1 seq=1 backlog=0 [k0@0]")
+		"R0 seq=0 backlog=1 [UB1]", "R0 seq=1 backlog=0 [k1@1]", "R0 seq=2 backlog=0 [k2@2]",
+		"R1 seq=0 backlog=0 [UB1]", "R1 seq=1 backlog=0 [k0@0]")
 	wantState(t, "all sent", p, "inUse=0 queues=[0 0] held=[0 0] available=true blocked=false")
 }
