@@ -119,10 +119,10 @@ type Send struct {
 // ResultPartition is the output of one producer subtask with its
 // LocalBufferPool.
 //
-// Bounds (checked by CheckBounds): a subpartition holds at most
-// max-buffers-per-channel pool buffers; the pool lends at most its size
-// plus max-overdraft-buffers-per-gate; every pool buffer in use belongs to
-// one subpartition.
+// Bounds (checked by CheckBounds): the pool lends at most its size plus
+// max-overdraft-buffers-per-gate; every pool buffer in use belongs to one
+// subpartition; a subpartition holding max-buffers-per-channel buffers
+// makes the pool unavailable, so the producer stops before its next record.
 type ResultPartition struct {
 	subs             []Subpartition
 	poolSize         int
@@ -569,7 +569,8 @@ func BarrierBuffer(b *messages.Buffer) *messages.Buffer {
 // ended, after finishing every BufferBuilder. Aligned, it goes behind
 // everything written so far, as RecordWriter.broadcastEvent does. Unaligned
 // (barrier.Unaligned), it is a priority event: it goes to the head of each
-// queue, overtaking the buffers there (PipelinedSubpartition.add with a
+// queue, behind the priority events already there, overtaking the buffers
+// there (PipelinedSubpartition.add with a
 // priority event, processPriorityBuffer), and the data not yet read of those
 // buffers is returned as output channel state, in subpartition and queue
 // order. The overtaken buffers are still sent after the barrier. The caller
@@ -668,7 +669,8 @@ func (p *ResultPartition) BarrierQueued(id int64) bool {
 }
 
 // TimeoutBarrier switches the aligned barrier of checkpoint id, where it
-// still waits, to unaligned: it moves to the head of its queue, overtaking
+// still waits, to unaligned: it moves to the head of its queue, behind the
+// priority events already there, overtaking
 // the data buffers ahead of it, whose unread records it returns as channel
 // state (ResultPartition.alignedBarrierTimeout with
 // execution.checkpointing.aligned-checkpoint-timeout).
@@ -837,8 +839,8 @@ func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
 // consumer whose PartitionRequest carried an initial credit of 0 (no
 // exclusive buffers, buffers-per-channel=0), when data waits and its credit
 // is 0, and then once until new credit comes (OnAddCredit or a new
-// OnPartitionRequest); not right after a BufferResponse that used the last
-// credit, which carried the backlog (PartitionRequestQueue announces only
+// OnPartitionRequest); not in a Poll that sent the consumer a
+// BufferResponse, which carried the backlog (PartitionRequestQueue announces only
 // for a reader it finds unavailable when data comes). A consumer with
 // exclusive buffers never gets one: it learns the backlog from the Backlog
 // field of each BufferResponse.
@@ -848,7 +850,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 		if s.receiver == "" {
 			continue
 		}
-		sentData := false
+		sent := false
 		for len(s.queue) > 0 && !s.blocked {
 			c := s.queue[0]
 			var b *messages.Buffer
@@ -885,11 +887,11 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				if c.finished {
 					p.consumed(i, c)
 				}
-				sentData = true
 			}
 			if b == nil {
 				break
 			}
+			sent = true
 			if len(s.queue) == 0 {
 				s.flushRequested = false
 			}
@@ -897,7 +899,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				ReceiverId: s.receiver, SequenceNumber: s.nextSeq, Backlog: int32(p.Backlog(i)), Buffer: b}})
 			s.nextSeq++
 		}
-		if !s.local && s.initial == 0 && s.credit == 0 && !s.announced && !s.blocked && !sentData {
+		if !s.local && s.initial == 0 && s.credit == 0 && !s.announced && !s.blocked && !sent {
 			if backlog := p.Backlog(i); backlog > 0 {
 				s.announced = true
 				dst = append(dst, Send{Subpartition: i, Receiver: s.receiver, Announcement: &messages.BacklogAnnouncement{
