@@ -234,20 +234,21 @@ func (sc *Scenario) readCommand(fsys fs.FS) error {
 		return fmt.Errorf("%s: %q is not 'flinksim run ...'", where, sc.Command)
 	}
 	for i := 2; i < len(f); i += 2 {
-		if i+1 >= len(f) || !strings.HasPrefix(f[i+1], "examples/") {
-			return fmt.Errorf("%s: %s needs a path under examples/", where, f[i])
-		}
-		p := strings.TrimPrefix(f[i+1], "examples/")
+		var dst *string
 		switch f[i] {
 		case "--config":
-			sc.config = p
+			dst = &sc.config
 		case "--events":
-			sc.events = p
+			dst = &sc.events
 		case "--actions":
-			sc.actions = p
+			dst = &sc.actions
 		default:
 			return fmt.Errorf("%s: %s: a scenario takes the example's --config, --events and --actions only", where, f[i])
 		}
+		if i+1 >= len(f) || !strings.HasPrefix(f[i+1], "examples/") {
+			return fmt.Errorf("%s: %s needs a path under examples/", where, f[i])
+		}
+		*dst = strings.TrimPrefix(f[i+1], "examples/")
 	}
 	if sc.config == "" {
 		return fmt.Errorf("%s: no --config", where)
