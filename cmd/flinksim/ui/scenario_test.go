@@ -53,7 +53,9 @@ var scenarioClaims = map[string]func(t *testing.T, l scenarioLog){
 	"readers-without-splits": func(t *testing.T, l scenarioLog) {
 		set := l.firstVT("reconfigure", func(e map[string]any) bool { return e["step"] == "submit from savepoint" })
 		fired := l.firstVT("window_fired", nil)
-		idle := l.firstVT("watermark_status", func(e map[string]any) bool { return e["status"] == "IDLE" && strings.HasPrefix(e["actor"].(string), "source-2") })
+		idle := l.firstVT("watermark_status", func(e map[string]any) bool {
+			return e["status"] == "IDLE" && strings.HasPrefix(e["actor"].(string), "source-2")
+		})
 		views := l.kind("output_view")
 		if set < 40*int64(vt.Second) || fired <= set || idle < 0 || fired < idle || len(views) != 1 || l.num(views[0], "vt") < float64(set) {
 			t.Errorf("job-2 from %d µs, source-2 idle at %d, first window fired at %d, output views %v", set, idle, fired, views)
