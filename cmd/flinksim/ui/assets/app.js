@@ -213,6 +213,7 @@ function applyFrame(msg) {
   const reset = msg.reset || msg.gen !== gen;
   if (reset) {
     events = []; statusHistory = []; kindsSeen.clear(); actorsSeen.clear();
+    inspHTML = ''; // a new session: the inspector shows it even while hovered
     gen = msg.gen;
     logDirty = true;
   }
@@ -363,15 +364,15 @@ function renderDiagram() {
   L = layout(st);
   const svg = $('#diagram'), wrap = $('#diagram-wrap');
   if (phone) {
-    const ww = wrap.clientWidth || 360, wh = wrap.clientHeight || 400;
-    if (!view) view = { x: 0, y: 0, w: Math.min(L.w, 620) };
+    const sr = svg.getBoundingClientRect();
+    const ww = sr.width || 360, wh = sr.height || 400;
+    if (!view) view = { x: 0, y: 0, w: Math.min(L.w, 480) };
     view.w = Math.max(120, Math.min(L.w * 1.2, view.w));
     const vh = view.w * wh / ww;
     view.x = Math.max(-view.w * 0.3, Math.min(L.w - view.w * 0.7, view.x));
     view.y = Math.max(-vh * 0.3, Math.min(L.h - vh * 0.7, view.y));
     svg.setAttribute('viewBox', `${view.x.toFixed(1)} ${view.y.toFixed(1)} ${view.w.toFixed(1)} ${vh.toFixed(1)}`);
     svg.style.minWidth = '';
-    svg.style.width = ww + 'px'; svg.style.height = wh + 'px';
   } else {
     svg.setAttribute('viewBox', `0 0 ${L.w} ${L.h}`);
     svg.style.width = ''; svg.style.height = '';
@@ -470,9 +471,13 @@ function findByBase(col, name) {
   return s && L.boxes['st:' + s.name];
 }
 
+// the job's status: the log's last job_status (Stats), which a view of the
+// JobManager taken before the run ended may not have caught up with
+function jobStatus(st) { return st.stats.job_status || (st.job && st.job.state) || '—'; }
+
 function jmBox(st) {
   const b = L.boxes.jm, j = st.job || {};
-  const status = j.state || st.stats.job_status || '—';
+  const status = jobStatus(st);
   const col = STATUS_COLOR[status] || '#8c8c8c';
   const cp = j.checkpoint;
   let cpText = ['no checkpoint yet'];
@@ -573,12 +578,13 @@ function gauge(g, ch, dens) {
   const what = gv.local ? `LocalInputChannel ${ch.index} from ${ch.producer}: reads ${ch.producer}'s subpartition ${gv.sub} in place (no credit); ${gv.value} of at most ${gv.cap} buffers waiting there`
     : `RemoteInputChannel ${ch.index} from ${ch.producer}: ${ch.in_use}/${ch.capacity} buffers in use, credit ${ch.credit}, backlog ${ch.backlog}`;
   const marks = [];
+  const mark = ch.blocked ? 'blocked' : ch.persisting ? 'persisting' : Traffic.markOf(`${ch.owner}/ch-${ch.pos}`);
   if (dens === 'normal') {
     const my = g.y - 1.5;
-    if (ch.blocked) marks.push(pauseMark(g.x - G.gaugeX + G.markX, my, `channel ${ch.index}: blocked by checkpoint alignment`));
-    else if (ch.persisting) marks.push(persistMark(g.x - G.gaugeX + G.markX, my, `channel ${ch.index}: in-flight data persisted (unaligned checkpoint)`));
-  } else if (ch.blocked || ch.persisting) {
-    marks.push(`<rect x="${g.x}" y="${g.y - 3}" width="${g.w}" height="2" fill="${ch.persisting ? '#722ed1' : '#000'}"/>`);
+    if (mark === 'blocked') marks.push(pauseMark(g.x - G.gaugeX + G.markX, my, `channel ${ch.index}: blocked by checkpoint alignment`));
+    else if (mark === 'persisting') marks.push(persistMark(g.x - G.gaugeX + G.markX, my, `channel ${ch.index}: in-flight data persisted (unaligned checkpoint)`));
+  } else if (mark) {
+    marks.push(`<rect x="${g.x}" y="${g.y - 3}" width="${g.w}" height="2" fill="${mark === 'persisting' ? '#722ed1' : '#000'}"/>`);
   }
   const label = dens === 'normal' ? T(g.x - G.gaugeX + G.labelX, g.y + 8, [`ch${ch.index}`], { cls: 'small', max: G.textX - G.labelX - 3 }) : '';
   return `<g class="clickable" data-kind="chan" data-id="${esc(ch.owner)}/ch-${ch.index}" data-testid="channel-gauge" data-local="${ch.local ? 1 : 0}">
@@ -594,7 +600,7 @@ function subtaskBox(v, s) {
   const dens = L.dens;
   const isSource = v.id === 'source';
   const isKeyed = v.id === 'window'; // jobgraph.VertexKeyed: the only vertex with key groups
-  const inputs = (s.inputs || []).map(ch => ({ ...ch, owner: s.name }));
+  const inputs = (s.inputs || []).map((ch, pos) => ({ ...ch, owner: s.name, pos }));
   const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
   const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
   o.push(`<title>${esc(s.name)} on ${esc(s.task_manager || '—')} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
@@ -607,7 +613,8 @@ function subtaskBox(v, s) {
   const state = s.status !== 'RUNNING' ? ' · ' + s.status : '';
   const rightAlts = [`${where}${state}${bpTag}`, `${where}${state}`, `${s.status}`];
   const nameW = textWidth(s.name, 'head');
-  const anyBlocked = inputs.some(c => c.blocked), anyPersist = inputs.some(c => c.persisting);
+  const markOf = c => c.blocked ? 'blocked' : c.persisting ? 'persisting' : Traffic.markOf(`${s.name}/ch-${c.pos}`);
+  const anyBlocked = inputs.some(c => markOf(c) === 'blocked'), anyPersist = inputs.some(c => markOf(c) === 'persisting');
   if (dens === 'mini') {
     o.push(T(b.x + 5, b.y + 11, [s.name], { cls: 'head', max: 86 }));
     o.push(T(b.x + 5, b.y + 22, [`${fmtWM(s.watermark)}${s.watermark_idle ? ' idle' : ''}`], { cls: 'headr', max: 118 }));
@@ -718,7 +725,7 @@ function animate(now) {
 function renderTop() {
   const st = S;
   $('#job-name').textContent = st.job && st.job.name ? `${st.job.name}` : 'job';
-  const status = (st.job && st.job.state) || st.stats.job_status || '—';
+  const status = jobStatus(st);
   const tag = $('#job-status');
   tag.textContent = status; tag.style.background = STATUS_COLOR[status] || '#8c8c8c';
   $('#vt').textContent = fmtVT(st.vt);
@@ -751,11 +758,12 @@ function renderTop() {
 function renderStats() {
   const s = S.stats, st = S;
   const lc = s.last_checkpoint;
-  let lcText = '—', lcTitle = '';
+  // each row one short line, so that the column keeps its height
+  let lcText = '—', lcMore = '—', lcMoreLabel = 'Its alignment';
   if (lc) {
-    lcText = lc.status === 'COMPLETED' ? `#${lc.id} · ${durMs(lc.duration_ms)} · ` + (lc.unaligned ? `${fmtN(lc.persisted_records)} in-flight` : `align ${durMs(lc.max_alignment_ms)}`)
-      : `#${lc.id} FAILED`;
-    lcTitle = lc.unaligned ? 'duration · records persisted as channel state (unaligned)' : 'duration · longest alignment';
+    lcText = lc.status === 'COMPLETED' ? `#${lc.id} · ${durMs(lc.duration_ms)}` : `#${lc.id} FAILED`;
+    if (lc.unaligned) { lcMoreLabel = 'Its in-flight records'; lcMore = lc.status === 'COMPLETED' ? fmtN(lc.persisted_records) : '—'; }
+    else lcMore = lc.status === 'COMPLETED' ? durMs(lc.max_alignment_ms) : '—';
   }
   const rows = [
     ['Job status', `<span style="color:${STATUS_COLOR[s.job_status] || '#262626'}">${esc(s.job_status || '—')}</span>`],
@@ -767,10 +775,11 @@ function renderStats() {
     ['<span title="late records dropped / sent to the late side output">Late: dropped / side</span>', `${fmtN(s.late_dropped)} / ${fmtN(s.late_side_output)}`],
     ['Expired state reads', fmtN(s.expired_state_reads)],
     ['<span title="checkpoints completed / failed">Checkpoints ok / failed</span>', `${fmtN(s.checkpoints_completed)} / ${fmtN(s.checkpoints_failed)}`],
-    [`<span title="${esc(lcTitle)}">Last checkpoint</span>`, `<span title="${esc(lcTitle)}">${lcText}</span>`],
+    ['<span title="the last checkpoint or savepoint that ended: its id and duration">Last checkpoint</span>', lcText],
+    [`<span title="the last checkpoint's longest alignment (aligned), or the records persisted as channel state (unaligned)">${lcMoreLabel}</span>`, lcMore],
     ['Restarts', fmtN(s.restarts)],
-    ['Backpressure now', `<span title="${esc(s.backpressure_now_task || '')}">${s.backpressure_now} ms/s ${backpressureLevel(s.backpressure_now).toUpperCase()}</span>`],
-    ['Highest backpressure', `<span title="${esc(s.max_backpressure_task || '')}">${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}</span>`],
+    ['<span title="the highest backPressuredTimeMsPerSecond of the last metrics tick">Backpressure now</span>', `<span title="${esc(s.backpressure_now_task || '')}">${s.backpressure_now} ms/s ${backpressureLevel(s.backpressure_now).toUpperCase()}</span>`],
+    ['<span title="the highest backPressuredTimeMsPerSecond of the run">Highest backpressure</span>', `<span title="${esc(s.max_backpressure_task || '')}">${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}</span>`],
   ];
   $('#stats-list').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd title="${esc(v.replace(/<[^>]*>/g, ''))}">${v}</dd>`).join('');
   const notices = st.notices || [];
@@ -1170,8 +1179,12 @@ function renderNarration() {
       <span class="at mono">${fmtVT(st.at_us)}</span>${st.action ? `<span class="does mono" title="a live action at its time, in the --action syntax">${i <= cur ? '✓' : '▸'} ${esc(st.action)}</span>` : ''}
       <p>${esc(st.say)}</p></li>`).join('')}</ol>` +
     (next ? `<p class="nextsc">Next: <button data-scenario="${esc(next.name)}">${esc(next.title)}</button></p>` : '');
-  const now = $('#narration-body li.now');
-  if (now && !narrationHover) now.scrollIntoView({ block: 'nearest' });
+  // the step under way shows in the list (the list scrolls, never the page)
+  const now = $('#narration-body li.now'), list = $('#narration-body .steps');
+  if (now && list && !narrationHover) {
+    const top = now.offsetTop;
+    if (top < list.scrollTop || top + now.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = Math.max(0, top - 4);
+  }
 }
 let narrationHover = false;
 
@@ -1222,12 +1235,12 @@ function wirePhone() {
     if (!touches.has(e.pointerId)) return;
     touches.delete(e.pointerId);
     if (gesture && gesture.moved < 8 && touches.size === 0 && e.type === 'pointerup') {
-      const hitEl = document.elementFromPoint(e.clientX, e.clientY);
-      const g = hitEl && hitEl.closest('[data-kind]');
+      const g = pickAt(e.clientX, e.clientY);
       if (g) selectFromDiagram(g);
     }
     gesture = touches.size ? { moved: 99, start: new Map([...touches].map(([k, v]) => [k, { ...v }])), view: { ...view } } : null;
   };
+  $('#diagram-fit').addEventListener('click', () => { view = null; if (S) renderDiagram(); });
   wrap.addEventListener('pointerup', end);
   wrap.addEventListener('pointercancel', end);
 }
@@ -1242,6 +1255,16 @@ function render() {
   renderInspector();
   renderNarration();
   renderPanel();
+}
+
+// what a click or tap at (x, y) selects: the box under it, through the
+// glyphs travelling over it
+function pickAt(x, y) {
+  for (const el of document.elementsFromPoint(x, y)) {
+    const g = el.closest('[data-kind]');
+    if (g && g.closest('#diagram')) return g;
+  }
+  return null;
 }
 
 function selectFromDiagram(g) {
@@ -1266,7 +1289,7 @@ function wire() {
   // touch selects on release, when it did not pan: wirePhone)
   $('#diagram').addEventListener('pointerdown', e => {
     if (phone && e.pointerType !== 'mouse') return;
-    const g = e.target.closest('[data-kind]');
+    const g = e.target.closest('[data-kind]') || pickAt(e.clientX, e.clientY);
     if (g) selectFromDiagram(g);
   });
   // nor is the inspector redrawn under the pointer (its buttons stay put)

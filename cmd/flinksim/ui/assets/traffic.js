@@ -51,11 +51,38 @@ const Traffic = (() => {
   let statics = [];            // rects of the diagram's own text and marks
   let dropped = 0;             // deliveries not drawn (caps), for the legend's title
 
-  function reset() { glyphs = []; streams = new Map(); lastStart = new Map(); dropped = 0; }
+  function reset() { glyphs = []; streams = new Map(); lastStart = new Map(); marks = new Map(); dropped = 0; }
+
+  // A channel's ⏸ (blocked by alignment) and ↯ (in-flight data persisted)
+  // last as long as the state does, and at least MARK_LINGER ms of the
+  // clock from when a frame showed it or an unaligned barrier reached the
+  // channel: an unaligned checkpoint persists its channels for a few ms of
+  // virtual time, which no frame may catch.
+  const MARK_LINGER = { blocked: 700, persisting: 1500 };
+  let marks = new Map(); // channel -> {blocked, persisting}: the clock until which each shows
+  function markSeen(ch, kind) {
+    let m = marks.get(ch);
+    if (!m) { m = { blocked: -1, persisting: -1 }; marks.set(ch, m); }
+    m[kind] = clock + MARK_LINGER[kind];
+    if (marks.size > 8192) marks = new Map();
+  }
+  function observeMarks(st) {
+    for (const v of st.vertices || []) for (const s of v.subtasks) (s.inputs || []).forEach((ch, j) => {
+      if (ch.blocked) markSeen(`${s.name}/ch-${j}`, 'blocked');
+      if (ch.persisting) markSeen(`${s.name}/ch-${j}`, 'persisting');
+    });
+  }
+  function markOf(ch) {
+    const m = marks.get(ch);
+    if (!m) return '';
+    if (m.blocked > clock) return 'blocked';
+    if (m.persisting > clock) return 'persisting';
+    return '';
+  }
 
   // The clock runs with wall time unless the session is paused.
   function tick(now) {
-    const dt = Math.min(100, Math.max(0, now - (lastWall || now)));
+    const dt = Math.min(250, Math.max(0, now - (lastWall || now)));
     lastWall = now;
     if (S && S.speed !== 'pause') clock += dt;
   }
@@ -66,6 +93,7 @@ const Traffic = (() => {
   // state; a step (paused, one more step) moves the glyphs on.
   function ingest(batches, st, reset0) {
     if (reset0) reset();
+    observeMarks(st);
     const now = performance.now();
     if (st.speed === 'pause' && lastSteps >= 0 && st.steps > lastSteps) clock += STEP_MS;
     lastSteps = st.steps;
@@ -88,13 +116,19 @@ const Traffic = (() => {
           // glyphs of a link keep their distance, so that a burst (every
           // channel flushes at once) becomes a train, not a heap
           const start = Math.max(clock + off, (lastStart.get(key) || -1e9) + SPACING[part]);
-          if (n >= limit || count >= MAX_GLYPHS || start - clock > MAX_DELAY) {
+          if ((part === 'barrier' || part === 'watermark') && n >= limit) {
+            // the newest barrier or watermark of a link counts: it takes
+            // the place of the oldest still on the way
+            const i = glyphs.findIndex(g => g.link === link && g.kind === part && clock - g.start < g.dur);
+            if (i >= 0) { glyphs.splice(i, 1); alive.set(key, n - 1); count--; }
+          }
+          if ((alive.get(key) || 0) >= limit || count >= MAX_GLYPHS || start - clock > MAX_DELAY) {
             if (part === 'record' || part === 'credit') feed(link, d, d.n || 1, part);
             else if (part === 'watermark' && d.wm != null) feedWM(link, d);
             else dropped++;
             continue;
           }
-          alive.set(key, n + 1);
+          alive.set(key, (alive.get(key) || 0) + 1);
           lastStart.set(key, start);
           count++;
           const dur = part === 'barrier' ? (d.unaligned ? DUR.unaligned : DUR.barrier) : DUR[cls] || DUR.rpc;
@@ -377,7 +411,10 @@ const Traffic = (() => {
     const order = glyphs.filter(x => x.kind !== 'barrier').concat(glyphs.filter(x => x.kind === 'barrier'));
     for (const x of order) {
       const u = (clock - x.start) / x.dur;
-      if (u > 1) continue;
+      if (u > 1) {
+        if (x.kind === 'barrier' && x.d.unaligned) markSeen(x.d.to, 'persisting');
+        continue;
+      }
       keep.push(x);
       if (u < 0) continue;
       const d = x.d;
@@ -430,5 +467,5 @@ const Traffic = (() => {
     g.innerHTML = o.join('') + labelsOut.join('');
   }
 
-  return { tick, ingest, render, reset, measureStatics, pathOf, get clock() { return clock; }, get dropped() { return dropped; } };
+  return { tick, ingest, render, reset, measureStatics, pathOf, markOf, get clock() { return clock; }, get dropped() { return dropped; } };
 })();
