@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
@@ -84,13 +85,25 @@ func (c *drawnCount) observe(_ vt.Time, e *messages.Envelope) {
 // that counts the same deliveries from the envelopes: every drawn delivery
 // is listed or merged into its link's stream (envelopes and records add
 // up), every barrier is listed, every kind shows, and no batch exceeds its
-// caps.
+// caps. The tapped run's log is the log of the same run without a tap,
+// byte for byte.
 func TestTrafficAccountsForEveryDelivery(t *testing.T) {
+	var untapped bytes.Buffer
+	{
+		r := recipeOf(t, "sim.duration=20 s", "execution.checkpointing.interval=3 s")
+		opt := r.Options
+		opt.Log = &untapped
+		if _, err := cluster.Run(r.Settings, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, frame := range []vt.Time{50 * vt.Millisecond, 5 * vt.Second} {
 		r := recipeOf(t, "sim.duration=20 s", "execution.checkpointing.interval=3 s")
 		tap := newTrafficTap()
 		var want drawnCount
+		var log bytes.Buffer
 		opt := r.Options
+		opt.Log = &log
 		opt.ObserveDelivery = func(now vt.Time, e *messages.Envelope) {
 			want.observe(now, e)
 			tap.observe(now, e)
@@ -147,8 +160,10 @@ func TestTrafficAccountsForEveryDelivery(t *testing.T) {
 			}
 			dropped += b.Dropped
 		}
-		s.Interrupt()
 		s.Finish()
+		if !bytes.Equal(log.Bytes(), untapped.Bytes()) {
+			t.Errorf("frame %v: the tap changed the log: %s", frame, firstDiff(untapped.Bytes(), log.Bytes()))
+		}
 		got.envelopes += dropped
 		// watermark-only buffers past the first of a link in a frame are
 		// replaced by the newest: count them out of both sides

@@ -293,7 +293,7 @@ function layout(st) {
     let h, gap;
     if (dens === 'normal') { h = Math.max(G.boxH, nch ? G.top + nch * G.row + 6 : 0); gap = 14; }
     else if (dens === 'compact') { h = 44; gap = 6; }
-    else { h = 26; gap = 3; }
+    else { h = 29; gap = 3; }
     c.h = h; c.gap = gap;
     c.v.subtasks.forEach((s, i) => {
       const b = { x: c.x, y: top + i * (h + gap), w: SW, h };
@@ -617,7 +617,7 @@ function subtaskBox(v, s) {
   const anyBlocked = inputs.some(c => markOf(c) === 'blocked'), anyPersist = inputs.some(c => markOf(c) === 'persisting');
   if (dens === 'mini') {
     o.push(T(b.x + 5, b.y + 11, [s.name], { cls: 'head', max: 86 }));
-    o.push(T(b.x + 5, b.y + 22, [`${fmtWM(s.watermark)}${s.watermark_idle ? ' idle' : ''}`], { cls: 'headr', max: 118 }));
+    o.push(T(b.x + 5, b.y + 25, [`${fmtWM(s.watermark)}${s.watermark_idle ? ' idle' : ''}`], { cls: 'headr', max: 118 }));
     o.push(T(b.x + 96, b.y + 11, rightAlts, { cls: 'headr', max: b.w - 100 }));
     inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
     o.push('</g>');

@@ -89,6 +89,18 @@ const Traffic = (() => {
 
   function linkOf(d) { return `${d.from}>${d.to}${d.p != null ? '#' + d.p : ''}`; }
 
+  // With many subtasks a column's channels are drawn as one band (the
+  // compact and mini boxes): a producer's data then travels straight into
+  // the band towards the next column ("⇥"), a consumer's credits straight
+  // back to the column before ("⇤"), one link each instead of one a channel.
+  function drawn(d) {
+    if (!L || L.dens === 'normal' || (d.kind !== 'data' && d.kind !== 'credit')) return d;
+    const A = L.anchors;
+    if (A[d.to] && A[d.to].gauge) return { ...d, to: '⇥' };
+    if (A[d.from] && A[d.from].gauge) return { ...d, from: d.from.replace(/\/ch-\d+$/, ''), to: '⇤' };
+    return d;
+  }
+
   // ingest takes one frame's traffic batches (oldest first) and the frame's
   // state; a step (paused, one more step) moves the glyphs on.
   function ingest(batches, st, reset0) {
@@ -104,7 +116,8 @@ const Traffic = (() => {
     let count = glyphs.length;
     for (const b of batches) {
       const width = Math.max(1, b.to_vt - b.from_vt);
-      for (const d of b.deliveries) {
+      for (const d0 of b.deliveries) {
+        const d = drawn(d0);
         const off = st.speed === 'pause' ? 0 : span * Math.min(1, Math.max(0, (d.at - b.from_vt) / width));
         const link = linkOf(d);
         const parts = partsOf(d);
@@ -135,7 +148,8 @@ const Traffic = (() => {
           glyphs.push({ kind: part, d, link, start, dur });
         }
       }
-      for (const s of b.streams || []) {
+      for (const s0 of b.streams || []) {
+        const s = drawn(s0);
         const link = linkOf(s);
         if (s.kind === 'data' && s.n) feed(link, s, s.n, 'record', s.keys, s.other);
         else if (s.kind === 'credit') feed(link, s, s.envelopes, 'credit');
@@ -228,6 +242,13 @@ const Traffic = (() => {
     const curve = (a, b) => bezier(a, [a[0] + 45, a[1]], [b[0] - 45, b[1]], b);
     const back = (a, b) => bezier(a, [a[0] - 45, a[1]], [b[0] + 45, b[1]], b);
     if (kind === 'data' || kind === 'credit') {
+      if (to === '⇥' || to === '⇤') { // into the band (drawn)
+        const a = A[from], ci = a ? L.cols.findIndex(c => c.x === a.x) : -1;
+        const c = L.cols[ci + (to === '⇥' ? 1 : -1)];
+        if (!a || !c) return null;
+        const y = a.y + a.h / 2 + (to === '⇥' ? -3 : 3);
+        return to === '⇥' ? poly([[a.x + a.w + 2, y], [c.x - 9, y]]) : poly([[a.x - 9, y], [c.x + L.SW + 2, y]]);
+      }
       if (from === 'kafka') { // a fetch response: partition -> reader
         const pb = L.boxes['p:' + p], r = A[to];
         return pb && r ? curve(right(pb), [r.x - 9, r.y + 16]) : null;
