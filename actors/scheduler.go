@@ -102,6 +102,13 @@ type Scheduler struct {
 	// before the scheduler is spawned.
 	AdaptProcs, AdaptGC bool
 	tuning              tuning
+	// OnDeliver, when set, is shown every envelope of each step before the
+	// step is delivered, in the step's order, at the step's virtual time
+	// (an observer such as the UI's traffic: it must only read the
+	// envelope, not keep or change it, and return quickly; it runs on the
+	// scheduler's goroutine and never reaches the queue or the log). Set it
+	// before the scheduler is spawned.
+	OnDeliver func(now vt.Time, e *messages.Envelope)
 }
 
 type pendingQuery struct {
@@ -214,6 +221,13 @@ func (s *Scheduler) next() {
 	}
 	s.step = st.N
 	s.waiting = len(st.Deliveries)
+	if s.OnDeliver != nil {
+		for i := range st.Deliveries {
+			for _, e := range st.Deliveries[i].Envelopes {
+				s.OnDeliver(st.Now, e)
+			}
+		}
+	}
 	if s.tuning.begun {
 		s.tuning.step(len(st.Deliveries))
 	}

@@ -59,6 +59,12 @@ type Options struct {
 	// AdaptProcs and AdaptGC). For a process that runs one simulation at a
 	// time; the plain driver ignores them. Neither changes the log.
 	AdaptProcs, AdaptGC bool
+	// ObserveDelivery, when set, is called with every envelope as it is
+	// delivered, in delivery order, with the step's virtual time, on the
+	// scheduler's goroutine (actors.Scheduler.OnDeliver). It must only read
+	// the envelope and must not block; it never changes the run. The plain
+	// driver ignores it.
+	ObserveDelivery func(now vt.Time, e *messages.Envelope)
 }
 
 // Bounded reports whether the run's source is bounded.

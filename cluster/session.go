@@ -113,6 +113,7 @@ func (h *hollywood) host(k *kernel.Kernel, seed uint64, opt Options) (kernel.Spa
 	sch := actors.NewScheduler(k)
 	sch.Sender = h.sender
 	sch.AdaptProcs, sch.AdaptGC = opt.AdaptProcs, opt.AdaptGC
+	sch.OnDeliver = opt.ObserveDelivery
 	spid := sch.Spawn(engine)
 	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Place: h.place}
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {

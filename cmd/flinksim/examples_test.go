@@ -139,6 +139,36 @@ var exampleChecks = map[string]func(t *testing.T, r exampleRun){
 			t.Errorf("backpressured %v ms/s, lag %v", bp, lags)
 		}
 	},
+	"unaligned-backpressure": func(t *testing.T, r exampleRun) {
+		// aligned checkpoints of job-1 wait behind the backlog; job-2's
+		// unaligned ones persist in-flight records and take a tenth or less
+		var aligned, unaligned []float64
+		for _, c := range r.kind("checkpoint_completed") {
+			if c["kind"] != "periodic" {
+				continue
+			}
+			if c["persisted_records"].(float64) > 0 {
+				unaligned = append(unaligned, c["duration_ms"].(float64))
+			} else {
+				aligned = append(aligned, c["duration_ms"].(float64))
+			}
+		}
+		job2 := false
+		for _, s := range r.kind("job_status") {
+			job2 = job2 || (s["job_id"] == "job-2" && s["status"] == "RUNNING")
+		}
+		slowest := 0.0
+		for _, d := range aligned {
+			slowest = max(slowest, d)
+		}
+		ok := job2 && len(aligned) >= 2 && len(unaligned) >= 2 && slowest >= 1000
+		for _, d := range unaligned {
+			ok = ok && d*10 <= slowest
+		}
+		if !ok {
+			t.Errorf("job-2 running %v, aligned checkpoints %v ms, unaligned %v ms", job2, aligned, unaligned)
+		}
+	},
 	"watermark-alignment": func(t *testing.T, r exampleRun) {
 		if len(r.kind("split_paused")) == 0 || len(r.kind("split_resumed")) == 0 {
 			t.Errorf("%d split_paused, %d split_resumed", len(r.kind("split_paused")), len(r.kind("split_resumed")))

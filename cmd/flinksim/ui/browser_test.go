@@ -45,7 +45,7 @@ func TestBrowser(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(4 * time.Minute):
+	case <-time.After(9 * time.Minute):
 		cmd.Process.Kill()
 		<-done
 	}

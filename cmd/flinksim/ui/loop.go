@@ -103,6 +103,8 @@ type loop struct {
 	gen      int
 	obs      *observer
 	ring     *ring
+	traffic  *trafficTap // what the session delivered since the last frame (flights.go)
+	scenario string      // the guided scenario the session was started from (scenario.go)
 	mode     string
 	tmsSeen  []string
 	tlMax    vt.Time // furthest point of this timeline
@@ -168,11 +170,12 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 			log = io.MultiWriter(rg, w)
 		}
 	}
-	s, n, err := r.session(t, log, obs.observe)
+	tap := newTrafficTap()
+	s, n, err := r.session(t, log, obs.observe, tap.observe)
 	if err != nil {
 		return err
 	}
-	l.gen, l.ring, l.obs = gen, rg, obs
+	l.gen, l.ring, l.obs, l.traffic = gen, rg, obs, tap
 	l.recipe, l.sess, l.injected, l.finished = r, s, n, false
 	l.tmsSeen = nil
 	l.output = cluster.OutputSummary{Isolation: string(r.Settings.OutputIsolation)}
@@ -408,7 +411,10 @@ func (l *loop) handle(c *command) {
 			break
 		}
 		l.mode, l.replayTo, l.tlMax = "live", 0, 0
+		l.scenario = ""
 		r.body = map[string]any{"generation": l.gen, "vt": 0}
+	case "scenario":
+		r = l.startScenario(c.text)
 	case "download":
 		r.recipe = l.recipe.clone()
 		if st := l.sess.Status(); !st.Ended {
@@ -474,7 +480,9 @@ func (l *loop) publish() {
 	full.Settings = ViewSettings{Isolation: l.isolation(), Unaligned: cfg.UnalignedCheckpoints,
 		Idleness: config.FormatDuration(cfg.Idleness), Guarantee: string(cfg.DeliveryGuarantee), Backend: string(cfg.StateBackend),
 		Interval: config.FormatDuration(cfg.CheckpointInterval), SourceTopic: cfg.SourceTopic, SinkTopic: cfg.SinkTopic,
-		Operator: string(cfg.Operator), TimeChar: string(cfg.TimeCharacteristic), Slots: cfg.Slots(), BufferRecords: cfg.BufferRecords}
+		Operator: string(cfg.Operator), TimeChar: string(cfg.TimeCharacteristic), Slots: cfg.Slots(), BufferRecords: cfg.BufferRecords,
+		MaxBuffersPerChannel: cfg.MaxBuffersPerChannel}
+	full.Scenario = l.scenario
 	l.obs.mu.Lock()
 	if val, ok := l.obs.reconfigured["execution.checkpointing.unaligned.enabled"]; ok {
 		full.Settings.Unaligned = val == "true"
@@ -582,7 +590,11 @@ func (l *loop) publish() {
 	}
 	snap := &snapshot{state: full, frame: b, views: v, settings: cfg, obs: oc}
 	l.latest.Store(snap)
-	l.hub.publish(&frameMsg{gen: l.gen, state: b, ring: l.ring})
+	fm := &frameMsg{gen: l.gen, state: b, ring: l.ring}
+	if tb := l.traffic.take(st.Now); l.rerun == nil { // a re-run's traffic is not drawn
+		fm.traffic = tb
+	}
+	l.hub.publish(fm)
 }
 
 // isolation is the consumer's isolation level now: the setting, or the

@@ -60,13 +60,15 @@ func (r *Recipe) insert(a action.Action) {
 // session builds a session of the recipe paused at virtual time 0 with the
 // live actions before t queued (the others are injected when the clock
 // reaches them, so that a later action can still fork the timeline), its
-// log written to log and its events handed to observe.
-func (r Recipe) session(t vt.Time, log io.Writer, observe func(*messages.LogEvent)) (*cluster.Session, int, error) {
+// log written to log, its events handed to observe and its deliveries shown
+// to deliver (the page's traffic; nil: none).
+func (r Recipe) session(t vt.Time, log io.Writer, observe func(*messages.LogEvent), deliver func(vt.Time, *messages.Envelope)) (*cluster.Session, int, error) {
 	opt := r.Options
 	n := r.before(t)
 	opt.LiveActions = slices.Clone(r.Live[:n])
 	opt.Log = log
 	opt.Observe = observe
+	opt.ObserveDelivery = deliver
 	s, err := cluster.NewSession(r.Settings, opt)
 	if err != nil {
 		return nil, 0, err

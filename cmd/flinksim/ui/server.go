@@ -118,6 +118,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /sim/speed", s.postSpeed)
 	m.HandleFunc("POST /sim/seek", s.postSeek)
 	m.HandleFunc("POST /sim/settings", s.postSettings)
+	m.HandleFunc("GET /sim/scenarios", s.serveScenarios)
+	m.HandleFunc("POST /sim/scenario", s.postScenario)
 
 	// Flink's REST API (rest_v1_dispatcher), also under /v1
 	for _, p := range []string{"", "/v1"} {

@@ -51,6 +51,9 @@ type State struct {
 	FlightsMore int `json:"inflight_more"`
 	// Settings are the run's settings that the diagram needs.
 	Settings ViewSettings `json:"settings"`
+	// Scenario is the guided scenario this session was started from
+	// (scenario.go; "" when none).
+	Scenario string `json:"scenario,omitempty"`
 }
 
 // Timeline is what the slider spans.
@@ -80,6 +83,9 @@ type ViewSettings struct {
 	Slots          int    `json:"slots"`
 	MaxParallelism int    `json:"max_parallelism"`
 	BufferRecords  int    `json:"buffer_records"`
+	// MaxBuffersPerChannel is taskmanager.network.memory.max-buffers-per-channel:
+	// the most buffers a subpartition holds (a local channel's gauge).
+	MaxBuffersPerChannel int `json:"max_buffers_per_channel"`
 }
 
 // JobState is the JobManager's box.
@@ -159,6 +165,9 @@ type Channel struct {
 	WmIdle     bool   `json:"watermark_idle"`
 	Ended      bool   `json:"ended"`
 	RecordsIn  int64  `json:"records_in"`
+	// Subpartition is the producer's subpartition the channel reads (a
+	// LocalInputChannel reads its view in place: the gauge shows its backlog).
+	Subpartition int `json:"subpartition"`
 }
 
 // TMState is one TaskManager with its slots.
@@ -381,7 +390,7 @@ func buildSubtask(v *views, s *task.SubtaskView, keyed bool) Subtask {
 		if c, ok := v.channels[jobgraph.ChannelName(s.Name, g.Index)]; ok {
 			ch.Local = c.Kind == "LocalInputChannel"
 			ch.InUse, ch.Credit, ch.Capacity, ch.Backlog = c.InUse, c.Credit, c.Exclusive+c.Floating, c.Backlog
-			ch.RecordsIn = c.RecordsIn
+			ch.RecordsIn, ch.Subpartition = c.RecordsIn, c.Subpartition
 		}
 		st.Inputs = append(st.Inputs, ch)
 	}

@@ -23,12 +23,26 @@ const (
 	keepAlive      = 15 * time.Second
 )
 
-// frameMsg is one published frame: the state as JSON and the log ring it
-// belongs to.
+// frameMsg is one published frame: the state as JSON, the log ring it
+// belongs to, and the traffic delivered since the frame before (nil: none
+// to draw, as during a re-run).
 type frameMsg struct {
-	gen   int
-	state []byte
-	ring  *ring
+	gen     int
+	state   []byte
+	ring    *ring
+	traffic *Batch
+}
+
+// trafficKept is how many frames' traffic the hub keeps, so that a client
+// that missed frames (it gets only the newest) still draws what was
+// delivered meanwhile: 32 frames are 1.6 s at 20 frames a second.
+const trafficKept = 32
+
+// trafficEntry is one frame's traffic as JSON.
+type trafficEntry struct {
+	gen  int
+	seq  uint64
+	json []byte
 }
 
 // hub hands the latest frame to every stream client without ever waiting
@@ -40,6 +54,9 @@ type hub struct {
 	mu      sync.Mutex
 	clients map[chan struct{}]struct{}
 	max     int
+
+	tmu     sync.Mutex
+	traffic [trafficKept]trafficEntry // a ring by seq % trafficKept
 }
 
 func newHub(maxClients int) *hub {
@@ -47,6 +64,14 @@ func newHub(maxClients int) *hub {
 }
 
 func (h *hub) publish(f *frameMsg) {
+	if f.traffic != nil {
+		b, err := jsonMarshal(f.traffic)
+		if err == nil {
+			h.tmu.Lock()
+			h.traffic[f.traffic.Seq%trafficKept] = trafficEntry{gen: f.gen, seq: f.traffic.Seq, json: b}
+			h.tmu.Unlock()
+		}
+	}
 	h.latest.Store(f)
 	h.mu.Lock()
 	for c := range h.clients {
@@ -56,6 +81,41 @@ func (h *hub) publish(f *frameMsg) {
 		}
 	}
 	h.mu.Unlock()
+}
+
+// trafficSince appends to dst the traffic of generation gen after batch
+// seq, oldest first (from the newest batch only when seq is 0, a client's
+// first frame), and returns the last batch's seq and how many batches after
+// seq had already left the ring.
+func (h *hub) trafficSince(dst [][]byte, gen int, seq uint64) ([][]byte, uint64, uint64) {
+	h.tmu.Lock()
+	defer h.tmu.Unlock()
+	last := uint64(0)
+	for i := range h.traffic {
+		if e := &h.traffic[i]; e.gen == gen && e.seq > last {
+			last = e.seq
+		}
+	}
+	if last == 0 || seq >= last {
+		return dst, max(seq, last), 0
+	}
+	from := seq + 1
+	if seq == 0 {
+		from = last
+	}
+	var skipped uint64
+	if last-from+1 > trafficKept {
+		skipped = last - from + 1 - trafficKept
+		from = last - trafficKept + 1
+	}
+	for s := from; s <= last; s++ {
+		if e := &h.traffic[s%trafficKept]; e.gen == gen && e.seq == s {
+			dst = append(dst, e.json)
+		} else {
+			skipped++
+		}
+	}
+	return dst, last, skipped
 }
 
 // join registers a client; false when there are already max.
@@ -108,11 +168,15 @@ func parseCursor(s string) (cursor, bool) {
 //
 //	id: GEN.SEQ
 //	event: frame
-//	data: {"gen":GEN,"reset":bool,"skipped":N,"events":[log lines...],"state":{...}}
+//	data: {"gen":GEN,"reset":bool,"skipped":N,"events":[log lines...],"traffic":[batches...],"traffic_skipped":N,"state":{...}}
 //
 // events are the log lines after the client's cursor (reset: the client's
 // lines belong to another generation, start over; skipped: lines that left
 // the ring or did not fit). Last-Event-ID or ?since=GEN.SEQ resumes.
+// traffic is what was delivered since the client's last frame (Batch, one
+// per published frame, so a client that missed frames misses no delivery
+// while it is within trafficKept frames; traffic_skipped counts those it
+// missed beyond); a new connection starts with the newest batch.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	poke, ok := s.hub.join()
 	if !ok {
@@ -132,8 +196,9 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	ping := time.NewTicker(keepAlive)
 	defer ping.Stop()
-	var lines [][]byte
+	var lines, batches [][]byte
 	var buf bytes.Buffer
+	tgen, tseq := 0, uint64(0) // the client's place in the traffic
 	send := true
 	for {
 		if send {
@@ -153,7 +218,19 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 				}
 				buf.Write(l)
 			}
-			buf.WriteString(`],"state":`)
+			if tgen != f.gen {
+				tgen, tseq = f.gen, 0
+			}
+			var tskipped uint64
+			batches, tseq, tskipped = s.hub.trafficSince(batches[:0], tgen, tseq)
+			buf.WriteString(`],"traffic":[`)
+			for i, b := range batches {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				buf.Write(b)
+			}
+			fmt.Fprintf(&buf, `],"traffic_skipped":%d,"state":`, tskipped)
 			buf.Write(f.state)
 			buf.WriteString("}\n\n")
 			cur.seq = last

@@ -1,10 +1,10 @@
 // flinksim ui — the live diagram of "Flink, simulated".
 //
-// The server streams frames (GET /sim/stream, server-sent events): the state
-// at one virtual time and the log lines since the last frame. This page
-// draws them; every change goes back as a plain POST (/sim/action,
-// /sim/speed, /sim/seek, /sim/settings). Nothing here decides anything
-// about the run: the page can be closed, reloaded or opened twice.
+// The session (session.js: HTTP + server-sent events to `flinksim ui`)
+// streams frames: the state at one virtual time, the log lines and the
+// traffic delivered since the last frame. This page draws them; every change
+// goes back through the session object. Nothing here decides anything about
+// the run: the page can be closed, reloaded or opened twice.
 'use strict';
 
 // ---------------------------------------------------------------- helpers
@@ -12,7 +12,7 @@
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 const LONG_MIN = -9.2e18, LONG_MAX = 9.2e18;
-const PAUSED = '❚❚'; // the pause sign U+23F8 is missing from many fonts
+const PAUSED = '❚❚'; // in HTML text; the diagram draws its marks as shapes
 
 function esc(s) {
   return String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -45,7 +45,6 @@ function fmtWM(ms) {
   if (ms >= LONG_MAX) return 'MAX (end of input)';
   return fmtTS(ms);
 }
-function isoTS(ms) { return (ms <= LONG_MIN || ms >= LONG_MAX) ? String(ms) : new Date(ms).toISOString(); }
 // a window [start, end) as times of day, without milliseconds when whole
 function fmtWin(a, b) {
   const t = x => { const s = fmtTS(x); return s.endsWith('.000') ? s.slice(0, 8) : s; };
@@ -91,13 +90,6 @@ function nodeColors(busyMs, bpMs) {
   return { bg, border };
 }
 
-async function post(url, body) {
-  const r = await fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'text/plain' } });
-  const text = await r.text();
-  if (!r.ok) throw new Error(text.trim() || `${r.status} ${r.statusText}`);
-  try { return JSON.parse(text); } catch { return text; }
-}
-
 let toastTimer = 0;
 function toast(msg, isErr) {
   const t = $('#toast');
@@ -108,7 +100,7 @@ function toast(msg, isErr) {
 
 async function act(text) {
   try {
-    const r = await post('/sim/action', text);
+    const r = await session.act(text);
     const note = r.dropped ? ` (dropped ${r.dropped} later action${r.dropped > 1 ? 's' : ''}: new timeline)` : '';
     toast(`${r.action}${note}`);
     const res = $('#act-result'); if (res) { res.textContent = `scheduled: ${r.action}${note}`; res.className = 'result mono'; }
@@ -120,6 +112,91 @@ async function act(text) {
   }
 }
 
+// ---------------------------------------------------------------- text that fits
+
+// The diagram's text is laid out by measuring it (a canvas with the
+// diagram's fonts), so that no label covers another and none runs out of
+// its box: a text that does not fit takes its shorter form, or is cut with
+// an ellipsis (its whole content stays in the box's tooltip).
+const SANS = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
+const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace';
+const measureCtx = document.createElement('canvas').getContext('2d');
+const widthCache = new Map();
+// the font of a text of class textCls, or of a tspan of spanCls inside it
+// (the cascade of style.css: .m is monospace 10.5 px, .small 9.5 px, .head
+// semibold, .headr 10 px, .title semibold 12 px, .colhead 11 px)
+function fontOf(textCls, spanCls) {
+  let size = 11, fam = SANS, weight = '';
+  const apply = cls => {
+    const c = (cls || '').split(/\s+/);
+    if (c.includes('m')) { fam = MONO; size = 10.5; }
+    if (c.includes('small')) size = 9.5;
+    if (c.includes('head')) { weight = '600 '; size = 11; }
+    if (c.includes('headr')) size = 10;
+    if (c.includes('title')) { weight = '600 '; size = 12; }
+    if (c.includes('colhead')) size = 11;
+    if (c.includes('bold')) weight = '600 ';
+  };
+  apply(textCls);
+  apply(spanCls);
+  return `${weight}${size}px ${fam}`;
+}
+function textWidth(str, textCls, spanCls) {
+  const font = fontOf(textCls, spanCls);
+  const k = font + '\u0000' + str;
+  let w = widthCache.get(k);
+  if (w == null) {
+    measureCtx.font = font;
+    w = measureCtx.measureText(str).width * 1.02;
+    if (widthCache.size > 4000) widthCache.clear();
+    widthCache.set(k, w);
+  }
+  return w;
+}
+// segs: a string, or an array of [spanCls, text] pieces
+function segsOf(x) { return typeof x === 'string' ? [['', x]] : x; }
+function segsWidth(segs, cls) { return segs.reduce((a, [c, s]) => a + textWidth(s, cls, c), 0); }
+// the first of alts that fits in max px, else the last cut to fit
+function fitSegs(alts, max, cls) {
+  alts = alts.map(segsOf);
+  for (const a of alts) if (segsWidth(a, cls) <= max) return a;
+  const a = alts[alts.length - 1].map(p => p.slice());
+  while (a.length) {
+    const [c, s] = a[a.length - 1];
+    const rest = segsWidth(a.slice(0, -1), cls);
+    let lo = 0, hi = s.length;
+    while (lo < hi) { // the longest prefix that fits with the ellipsis
+      const mid = (lo + hi + 1) >> 1;
+      if (rest + textWidth(s.slice(0, mid) + '…', cls, c) <= max) lo = mid; else hi = mid - 1;
+    }
+    if (lo > 0) { a[a.length - 1] = [c, s.slice(0, lo).trimEnd() + '…']; return a; }
+    a.pop();
+  }
+  return [];
+}
+// T is one line of diagram text at (x, y): alts are its forms, longest
+// first, each a string or an array of [spanCls, text] segments; with o.max
+// the first that fits in o.max px is drawn, or the last cut to fit.
+// o.cls is the text's class, o.anchor its text-anchor.
+function T(x, y, alts, o = {}) {
+  const segs = o.max != null ? fitSegs(alts, Math.max(0, o.max), o.cls) : segsOf(alts[0]);
+  if (!segs.length) return '';
+  const body = segs.map(([c, s]) => c ? `<tspan class="${c}">${esc(s)}</tspan>` : esc(s)).join('');
+  const attrs = `${o.cls ? ` class="${o.cls}"` : ''}${o.anchor ? ` text-anchor="${o.anchor}"` : ''}${o.style ? ` style="${o.style}"` : ''}${o.attrs || ''}`;
+  return `<text x="${x}" y="${y}"${attrs}>${body}</text>`;
+}
+
+// The marks of an input channel, drawn as shapes (fonts lack ⏸ and ↯):
+// 12 px squares of their own beside the gauge they belong to.
+function pauseMark(x, y, what) {
+  return `<g data-mark="blocked"><title>${esc(what)}</title><rect x="${x}" y="${y}" width="12" height="12" fill="transparent"/>` +
+    `<rect x="${x + 2}" y="${y + 1}" width="3" height="10" rx=".5" fill="#000"/><rect x="${x + 7}" y="${y + 1}" width="3" height="10" rx=".5" fill="#000"/></g>`;
+}
+function persistMark(x, y, what) {
+  return `<g data-mark="persisting"><title>${esc(what)}</title><rect x="${x}" y="${y}" width="12" height="12" fill="transparent"/>` +
+    `<path d="M${x + 7.5},${y} L${x + 2},${y + 6.6} L${x + 5.8},${y + 6.6} L${x + 4},${y + 12} L${x + 10.2},${y + 4.8} L${x + 6.4},${y + 4.8} L${x + 8.6},${y} Z" fill="#722ed1"/></g>`;
+}
+
 // ---------------------------------------------------------------- state
 
 let S = null;            // the latest state
@@ -128,15 +205,15 @@ let events = [];         // recent log lines (parsed), bounded
 const MAX_EVENTS = 5000;
 let statusHistory = [];  // job_status transitions seen: {vt, job, status}
 let selected = null;     // {type, id}
-let frameAt = 0;         // performance.now() when S arrived
-let lastCursor = '';     // GEN.SEQ of the last frame, for reconnects
 let activeTab = 'watermarks';
 let sliderDragging = false;
 const kindsSeen = new Set(), actorsSeen = new Set();
 
 function applyFrame(msg) {
-  if (msg.reset || msg.gen !== gen) {
+  const reset = msg.reset || msg.gen !== gen;
+  if (reset) {
     events = []; statusHistory = []; kindsSeen.clear(); actorsSeen.clear();
+    inspHTML = ''; // a new session: the inspector shows it even while hovered
     gen = msg.gen;
     logDirty = true;
   }
@@ -152,32 +229,26 @@ function applyFrame(msg) {
   if (statusHistory.length > 200) statusHistory.splice(0, statusHistory.length - 200);
   if (msg.events.length) logDirty = true;
   S = msg.state;
-  frameAt = performance.now();
-  render();
+  Traffic.ingest(msg.traffic || [], S, reset);
+  // a new session, a pause, a step or the end shows at once; while running
+  // the boxes are redrawn at most STATIC_EVERY (the glyphs move every
+  // animation frame)
+  const urgent = reset || !lastShown || S.speed !== lastShown.speed || S.ended !== lastShown.ended || S.speed === 'pause';
+  lastShown = { speed: S.speed, ended: S.ended };
+  dirty = true;
+  if (urgent) { dirty = false; lastRender = performance.now(); render(); }
 }
+let dirty = false, lastRender = 0, lastShown = null;
+const STATIC_EVERY = 200; // ms between redraws of the boxes and panels while running
 
-// ---------------------------------------------------------------- stream
-
-let es = null;
-function connect() {
-  if (es) es.close();
-  const url = '/sim/stream' + (lastCursor ? `?since=${encodeURIComponent(lastCursor)}` : '');
-  es = new EventSource(url);
-  es.addEventListener('frame', e => {
-    lastCursor = e.lastEventId || lastCursor;
-    $('#conn').classList.remove('down');
-    applyFrame(JSON.parse(e.data));
-  });
-  es.onerror = () => { $('#conn').classList.add('down'); };
-}
 // like Flink's web UI: stop while the tab is hidden, resume where we were
 let hiddenTimer = 0;
 document.addEventListener('visibilitychange', () => {
   if (document.hidden) {
-    hiddenTimer = setTimeout(() => { if (es) { es.close(); es = null; } }, 5000);
+    hiddenTimer = setTimeout(() => session.pause(), 5000);
   } else {
     clearTimeout(hiddenTimer);
-    if (!es) connect();
+    session.resume();
   }
 });
 
@@ -189,6 +260,10 @@ document.addEventListener('visibilitychange', () => {
 // parallelism grows so 64 subtasks stay readable.
 function densityOf(p) { return p <= 6 ? 'normal' : p <= 16 ? 'compact' : 'mini'; }
 
+// geometry of a subtask box in the normal density: the channel gauges in a
+// strip on the left (label, gauge, 12 px mark), the text column beside it
+const G = { row: 16, top: 22, gaugeX: 6, gaugeW: 34, markX: 43, labelX: 58, textX: 80, boxH: 94 };
+
 function layout(st) {
   const L = { boxes: {}, anchors: {}, w: 0, h: 0 };
   const verts = st.vertices || [];
@@ -198,9 +273,11 @@ function layout(st) {
   const parts = st.kafka.partitions || [];
   const shownParts = parts.slice(0, dens === 'normal' ? 12 : 32);
   L.shownParts = shownParts;
-  const KW = 176, SW = 236, OW = 210;
-  const avail = Math.max(960, ($('#diagram-wrap') || {}).clientWidth || 1000);
+  const KW = 164, SW = 224, OW = 196;
+  L.KW = KW; L.SW = SW; L.OW = OW;
+  const avail = Math.max(960, phone ? 0 : wrapWidth());
   const GAP = Math.max(56, Math.min(120, (avail - 32 - KW - OW - SW * verts.length) / (verts.length + 1)));
+  L.gap = GAP;
   let x = 16;
   L.kafkaX = x; x += KW + GAP;
   L.cols = [];
@@ -214,9 +291,9 @@ function layout(st) {
     const n = c.v.subtasks.length;
     const nch = Math.max(0, ...c.v.subtasks.map(s => (s.inputs || []).length));
     let h, gap;
-    if (dens === 'normal') { h = Math.max(c.v.id === 'source' ? 84 : 92, nch ? 34 + nch * 14 : 0); gap = 14; }
+    if (dens === 'normal') { h = Math.max(G.boxH, nch ? G.top + nch * G.row + 6 : 0); gap = 14; }
     else if (dens === 'compact') { h = 44; gap = 6; }
-    else { h = 24; gap = 3; }
+    else { h = 29; gap = 3; }
     c.h = h; c.gap = gap;
     c.v.subtasks.forEach((s, i) => {
       const b = { x: c.x, y: top + i * (h + gap), w: SW, h };
@@ -224,7 +301,7 @@ function layout(st) {
       L.anchors[s.name] = b;
       (s.inputs || []).forEach((ch, j) => {
         const g = gaugeRect(b, j, (s.inputs || []).length, dens);
-        L.anchors[`${s.name}/ch-${j}`] = { x: g.x, y: g.y, w: g.w, h: g.h, gauge: true };
+        L.anchors[`${s.name}/ch-${j}`] = { x: g.x, y: g.y, w: g.w, h: g.h, gauge: true, box: b };
       });
     });
     bottom = Math.max(bottom, top + n * (h + gap));
@@ -244,7 +321,7 @@ function layout(st) {
   L.boxes.rm = { x: L.outX, y: 12, w: OW, h: 62 };
   // TaskManagers
   const tms = st.taskmanagers || [];
-  const tmW = 168, tmH = 30 + Math.min(4, Math.max(1, ...tms.map(t => Math.max(t.slots ? t.slots.length : 1, 1)))) * 0 + 40;
+  const tmW = 176, tmH = 70;
   const perRow = Math.max(1, Math.floor((L.w - 32) / (tmW + 12)));
   const tmTop = bottom + 34;
   tms.forEach((t, i) => {
@@ -258,41 +335,62 @@ function layout(st) {
 }
 
 function gaugeRect(b, j, n, dens) {
-  if (dens === 'normal') return { x: b.x + 6, y: b.y + 30 + j * 14, w: 46, h: 9 };
+  if (dens === 'normal') return { x: b.x + G.gaugeX, y: b.y + G.top + j * G.row + 1.5, w: G.gaugeW, h: 9 };
   if (dens === 'compact') {
-    const w = Math.max(2, Math.min(10, Math.floor((b.w - 96) / Math.max(1, n)) - 1));
+    const w = Math.max(2, Math.min(10, Math.floor((b.w - 110) / Math.max(1, n)) - 1));
     return { x: b.x + 90 + j * (w + 1), y: b.y + b.h - 12, w, h: 8 };
   }
   // mini: right of the watermark, 1 px per channel at 64
-  const room = b.w - 116, w = Math.max(1, Math.min(8, Math.floor(room / Math.max(1, n)) - 1)), gap = w >= 2 ? 1 : 0;
-  return { x: b.x + b.w - 4 - (n - j) * (w + gap), y: b.y + 14, w, h: 7 };
+  const room = b.w - 130, w = Math.max(1, Math.min(8, Math.floor(room / Math.max(1, n)) - 1)), gap = w >= 2 ? 1 : 0;
+  return { x: b.x + b.w - 4 - (n - j) * (w + gap), y: b.y + 15, w, h: 7 };
 }
 
 // ---------------------------------------------------------------- diagram
 
 let L = null;
+// the diagram frame's width, read again only when it changes size
+let wrapW = 0;
+function wrapWidth() {
+  if (!wrapW) wrapW = ($('#diagram-wrap') || {}).clientWidth || 1000;
+  return wrapW;
+}
+new ResizeObserver(() => { wrapW = 0; }).observe(document.getElementById('diagram-wrap'));
+let phone = false;
+let scrolledSideways = false;             // the diagram was scrolled (the "more to the right" hint goes)                        // the phone layout: the diagram pans and zooms by touch
+let view = null;                          // phone: the part of the diagram shown {x, y, w}
 
 function renderDiagram() {
   const st = S;
   L = layout(st);
-  const svg = $('#diagram');
-  svg.setAttribute('viewBox', `0 0 ${L.w} ${L.h}`);
-  // a wide job (a filter, chaining off, a separate sink: five or six
-  // columns) keeps its text readable, at four fifths of its size at the
-  // least, and the diagram scrolls sideways rather than shrink further
-  const wrapW = ($('#diagram-wrap') || {}).clientWidth || L.w;
-  svg.style.minWidth = Math.round(Math.min(L.w, Math.max(wrapW, L.w * 0.8))) + 'px';
-  const more = $('#diagram-more');
-  if (more) {
-    const wrap = $('#diagram-wrap');
-    more.hidden = !wrap || wrap.scrollLeft > 0 || wrap.clientWidth >= wrap.scrollWidth - 4;
+  const svg = $('#diagram'), wrap = $('#diagram-wrap');
+  if (phone) {
+    const sr = svg.getBoundingClientRect();
+    const ww = sr.width || 360, wh = sr.height || 400;
+    if (!view) view = { x: 0, y: 0, w: Math.min(L.w, 480) };
+    view.w = Math.max(120, Math.min(L.w * 1.2, view.w));
+    const vh = view.w * wh / ww;
+    view.x = Math.max(-view.w * 0.3, Math.min(L.w - view.w * 0.7, view.x));
+    view.y = Math.max(-vh * 0.3, Math.min(L.h - vh * 0.7, view.y));
+    svg.setAttribute('viewBox', `${view.x.toFixed(1)} ${view.y.toFixed(1)} ${view.w.toFixed(1)} ${vh.toFixed(1)}`);
+    svg.style.minWidth = '';
+  } else {
+    svg.setAttribute('viewBox', `0 0 ${L.w} ${L.h}`);
+    svg.style.width = ''; svg.style.height = '';
+    // a wide job (a filter, chaining off, a separate sink: five or six
+    // columns) keeps its text readable, at four fifths of its size at the
+    // least, and the diagram scrolls sideways rather than shrink further
+    svg.style.minWidth = Math.round(Math.min(L.w, Math.max(wrapWidth(), L.w * 0.8))) + 'px';
   }
+  const more = $('#diagram-more');
+  const minW = Math.min(L.w, Math.max(wrapWidth(), L.w * 0.8));
+  if (more) more.hidden = phone || scrolledSideways || wrapWidth() >= minW - 4;
   const o = [];
   o.push(`<defs><marker id="arr" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z" fill="#bfbfbf"/></marker></defs>`);
   // column heads
-  o.push(`<text class="colhead" x="${L.kafkaX}" y="${L.top - 10}">Kafka · ${esc(st.kafka.source_topic || '')}</text>`);
-  for (const c of L.cols) o.push(`<text class="colhead" x="${c.x}" y="${L.top - 10}">${esc(shortVertex(c.v))} · p=${c.v.parallelism}</text>`);
-  o.push(`<text class="colhead" x="${L.outX}" y="${L.top - 10}">Kafka · ${esc(st.kafka.sink_topic || '')}</text>`);
+  const head = (x, s, w) => T(x, L.top - 10, [s.toUpperCase()], { cls: 'colhead', max: w, style: 'letter-spacing:0' });
+  o.push(head(L.kafkaX, `Kafka · ${st.kafka.source_topic || ''}`, L.KW));
+  for (const c of L.cols) o.push(head(c.x, `${shortVertex(c.v)} · p=${c.v.parallelism}`, L.SW));
+  o.push(head(L.outX, `Kafka · ${st.kafka.sink_topic || ''}`, L.OW));
   o.push(edges(st));
   o.push(jmBox(st));
   o.push(rmBox(st));
@@ -301,15 +399,16 @@ function renderDiagram() {
     const last = L.boxes['p:' + L.shownParts[L.shownParts.length - 1].partition];
     const more = st.kafka.partitions.slice(L.shownParts.length);
     const lag = more.reduce((a, p) => a + p.lag, 0);
-    o.push(`<text class="small" x="${L.kafkaX}" y="${last.y + last.h + 14}">+ ${more.length} more partitions · lag ${fmtN(lag)} (Kafka partitions tab)</text>`);
+    o.push(T(L.kafkaX, last.y + last.h + 13, [`+ ${more.length} more partitions · lag ${fmtN(lag)} (Kafka partitions tab)`, `+ ${more.length} more · lag ${fmtN(lag)}`], { cls: 'small', max: L.KW }));
   }
   for (const c of L.cols) for (const s of c.v.subtasks) o.push(subtaskBox(c.v, s));
   o.push(outputBox(st));
-  o.push(`<text class="colhead" x="16" y="${L.tmTop - 10}">TaskManagers</text>`);
+  o.push(T(16, L.tmTop - 10, ['TASKMANAGERS'], { cls: 'colhead' }));
   for (const t of st.taskmanagers || []) o.push(tmBox(t));
   o.push(`<g id="flights"></g>`);
   svg.innerHTML = o.join('');
-  renderFlights();
+  Traffic.measureStatics();
+  Traffic.render();
 }
 
 function shortVertex(v) {
@@ -327,7 +426,7 @@ function edges(st) {
   for (const p of L.shownParts) {
     const b = L.boxes['p:' + p.partition], r = p.reader && L.boxes['st:' + p.reader];
     if (!b || !r) continue;
-    o.push(`<path class="edge" d="M${b.x + b.w},${b.y + b.h / 2} C${b.x + b.w + 40},${b.y + b.h / 2} ${r.x - 40},${r.y + 16} ${r.x},${r.y + 16}"/>`);
+    o.push(`<path class="edge" d="M${b.x + b.w},${b.y + b.h / 2} C${b.x + b.w + 45},${b.y + b.h / 2} ${r.x - 45},${r.y + 16} ${r.x},${r.y + 16}"/>`);
   }
   // channels: producer -> gauge of the consumer
   for (let ci = 1; ci < L.cols.length; ci++) {
@@ -337,8 +436,8 @@ function edges(st) {
         const from = L.anchors[ch.producer] || findByBase(prev, ch.producer);
         const g = L.anchors[`${s.name}/ch-${j}`];
         if (!from || !g) return;
-        const x1 = from.x + from.w, y1 = from.y + from.h / 2, x2 = g.x - 2, y2 = g.y + g.h / 2;
-        o.push(`<path class="edge${ch.in_use ? ' hot' : ''}" d="M${x1},${y1} C${x1 + 45},${y1} ${x2 - 45},${y2} ${x2},${y2}" marker-end="url(#arr)"/>`);
+        const x1 = from.x + from.w, y1 = from.y + from.h / 2, x2 = g.x - 1, y2 = g.y + g.h / 2;
+        o.push(`<path class="edge${ch.in_use || ch.backlog ? ' hot' : ''}" d="M${x1},${y1} C${x1 + 45},${y1} ${x2 - 45},${y2} ${x2},${y2}" marker-end="url(#arr)"/>`);
       });
     } else {
       const a = prev.v.subtasks, b = c.v.subtasks;
@@ -348,8 +447,9 @@ function edges(st) {
       const x1 = fa.x + fa.w, x2 = fb.x;
       o.push(`<path d="M${x1},${fa.y} C${x1 + 40},${fa.y} ${x2 - 40},${fb.y} ${x2},${fb.y} L${x2},${lb.y + lb.h} C${x2 - 40},${lb.y + lb.h} ${x1 + 40},${la.y + la.h} ${x1},${la.y + la.h} Z" fill="#f0f5ff" stroke="#d6e4ff"/>`);
       const my = (Math.min(fa.y, fb.y) + Math.max(la.y + la.h, lb.y + lb.h)) / 2;
-      o.push(`<text class="small" x="${(x1 + x2) / 2}" y="${my}" text-anchor="middle">${esc(c.v.input_partitioner || '')}</text>`);
-      o.push(`<text class="small" x="${(x1 + x2) / 2}" y="${my + 12}" text-anchor="middle">${a.length}×${b.length} channels</text>`);
+      const room = x2 - x1 - 8;
+      o.push(T((x1 + x2) / 2, my, [c.v.input_partitioner || ''], { cls: 'small', anchor: 'middle', max: room }));
+      o.push(T((x1 + x2) / 2, my + 12, [`${a.length}×${b.length} channels`, `${a.length}×${b.length}`], { cls: 'small', anchor: 'middle', max: room }));
     }
   }
   // sinks -> output
@@ -359,7 +459,7 @@ function edges(st) {
     for (const s of last.v.subtasks) {
       const b = L.boxes['st:' + s.name];
       if (dens !== 'normal' && s.index % Math.ceil(last.v.subtasks.length / 8) !== 0) continue;
-      o.push(`<path class="edge" d="M${b.x + b.w},${b.y + b.h / 2} C${b.x + b.w + 40},${b.y + b.h / 2} ${ob.x - 40},${ob.y + 40} ${ob.x},${ob.y + 40}" marker-end="url(#arr)"/>`);
+      o.push(`<path class="edge" d="M${b.x + b.w},${b.y + b.h / 2} C${b.x + b.w + 45},${b.y + b.h / 2} ${ob.x - 45},${ob.y + 40} ${ob.x},${ob.y + 40}" marker-end="url(#arr)"/>`);
     }
   }
   return o.join('');
@@ -371,27 +471,36 @@ function findByBase(col, name) {
   return s && L.boxes['st:' + s.name];
 }
 
+// the job's status: the log's last job_status (Stats), which a view of the
+// JobManager taken before the run ended may not have caught up with
+function jobStatus(st) { return st.stats.job_status || (st.job && st.job.state) || '—'; }
+
 function jmBox(st) {
   const b = L.boxes.jm, j = st.job || {};
-  const status = j.state || st.stats.job_status || '—';
+  const status = jobStatus(st);
   const col = STATUS_COLOR[status] || '#8c8c8c';
   const cp = j.checkpoint;
-  let cpText = 'no checkpoint yet';
+  let cpText = ['no checkpoint yet'];
   if (cp) {
     const what = cp.kind === 'savepoint' || cp.kind === 'stop-with-savepoint' ? 'savepoint' : 'checkpoint';
-    if (cp.status === 'IN_PROGRESS') cpText = `${what} ${cp.id} in progress · ${cp.acknowledged} snapshots · ${cp.unaligned ? 'unaligned' : 'aligned'}`;
-    else if (cp.status === 'COMPLETED') cpText = `${what} ${cp.id} completed in ${durMs(cp.duration_ms)} · ${fmtBytes(cp.checkpointed_size)}`;
-    else cpText = `${what} ${cp.id} FAILED: ${cp.reason || ''}`;
+    if (cp.status === 'IN_PROGRESS') cpText = [`${what} ${cp.id} in progress · ${cp.acknowledged}${cp.tasks ? '/' + cp.tasks : ''} acknowledged · ${cp.unaligned ? 'unaligned' : 'aligned'}`, `${what} ${cp.id} in progress · ${cp.unaligned ? 'unaligned' : 'aligned'}`];
+    else if (cp.status === 'COMPLETED') cpText = [`${what} ${cp.id} completed in ${durMs(cp.duration_ms)} · ${fmtBytes(cp.checkpointed_size)}`, `${what} ${cp.id} completed in ${durMs(cp.duration_ms)}`];
+    else cpText = [`${what} ${cp.id} FAILED: ${cp.reason || ''}`];
   }
   const hist = statusHistory.filter(h => h.job === j.jid).slice(-4).map(h => h.status).join(' → ');
+  const inner = b.w - 16;
+  const att = [['', 'attempt '], ['m', String(j.attempt || 0)], ['', ' · restarts '], ['m', String(j.restarts || 0)]];
+  const attW = segsWidth(att, '') + 10;
   return `<g class="clickable${sel('jm', 'jobmanager')}" data-kind="jm" data-id="jobmanager" data-testid="jobmanager">
+    <title>JobManager: ${esc(j.name || '')} (${esc(j.jid || '')}) ${esc(status)}</title>
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
     <rect x="${b.x}" y="${b.y}" width="${b.w}" height="20" rx="4" fill="#001529"/><rect x="${b.x}" y="${b.y + 14}" width="${b.w}" height="6" fill="#001529"/>
-    <text class="head" x="${b.x + 8}" y="${b.y + 14}">JobManager · ${esc(j.name || '')} (${esc(j.jid || '')})</text>
+    ${T(b.x + 8, b.y + 14, [`JobManager · ${j.name || ''} (${j.jid || ''})`, `JobManager · ${j.jid || ''}`, 'JobManager'], { cls: 'head', max: inner - 112 })}
     <rect x="${b.x + b.w - 104}" y="${b.y + 4}" width="96" height="13" rx="2" fill="${col}"/>
-    <text class="headr" x="${b.x + b.w - 56}" y="${b.y + 14}" text-anchor="middle">${esc(status)}</text>
-    <text x="${b.x + 8}" y="${b.y + 35}">attempt <tspan class="m">${j.attempt || 0}</tspan> · restarts <tspan class="m">${j.restarts || 0}</tspan><tspan class="small" data-testid="status-history" dx="10">${esc(hist)}</tspan></text>
-    <text x="${b.x + 8}" y="${b.y + 52}"><tspan class="small">CheckpointCoordinator:</tspan> ${esc(cpText)}</text>
+    ${T(b.x + b.w - 56, b.y + 14, [status], { cls: 'headr', anchor: 'middle', max: 90, attrs: ' data-testid="jm-status"' })}
+    ${T(b.x + 8, b.y + 35, [att], { max: inner })}
+    ${T(b.x + 8 + attW, b.y + 35, [hist], { cls: 'small', max: inner - attW, attrs: ' data-testid="status-history"' })}
+    ${T(b.x + 8, b.y + 52, cpText.map(c => [['small', 'CheckpointCoordinator: '], ['', c]]).concat(cpText.map(c => [['', c]])), { max: inner })}
   </g>`;
 }
 
@@ -400,61 +509,88 @@ function rmBox(st) {
   const alive = (st.taskmanagers || []).filter(t => t.alive);
   const free = alive.reduce((a, t) => a + (t.slots || []).filter(x => !x).length, 0);
   const total = alive.reduce((a, t) => a + (t.slots || []).length, 0);
+  const inner = b.w - 16;
   return `<g><rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
-    <text class="title" x="${b.x + 8}" y="${b.y + 17}">ResourceManager</text>
-    <text x="${b.x + 8}" y="${b.y + 35}">${alive.length} TaskManagers · ${total - free}/${total} slots used</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 52}">${esc(st.settings.slots)} per TaskManager · the job needs ${esc(st.job.slots_needed || '—')}</text></g>`;
+    ${T(b.x + 8, b.y + 17, ['ResourceManager'], { cls: 'title', max: inner })}
+    ${T(b.x + 8, b.y + 35, [`${alive.length} TaskManagers · ${total - free}/${total} slots used`, `${alive.length} TMs · ${total - free}/${total} slots`], { max: inner })}
+    ${T(b.x + 8, b.y + 52, [`${st.settings.slots} per TaskManager · the job needs ${st.job.slots_needed || '—'}`, `${st.settings.slots}/TM · needs ${st.job.slots_needed || '—'}`], { cls: 'small', max: inner })}</g>`;
 }
 
 function partitionBox(p) {
   const b = L.boxes['p:' + p.partition];
   const paused = p.paused || p.user_paused;
-  const mark = paused ? ' ' + PAUSED : '';
-  const why = p.user_paused ? ' producer paused' : p.paused ? ' alignment' : '';
+  const why = p.user_paused ? 'producer paused' : p.paused ? 'paused by alignment' : '';
+  const inner = b.w - 16;
   if (L.dens !== 'normal') {
     return `<g class="clickable${sel('part', String(p.partition))}" data-kind="part" data-id="${p.partition}" data-testid="partition">
+      <title>partition ${p.partition}: end offset ${p.end_offset}, read offset ${p.read_offset}, lag ${p.lag}${why ? ', ' + why : ''}</title>
       <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3"/>
-      <text class="m" x="${b.x + 6}" y="${b.y + 15}">p${p.partition}${mark}  lag ${fmtN(p.lag)}  end ${fmtN(p.end_offset)}</text></g>`;
+      ${T(b.x + 6, b.y + 15, [`p${p.partition}  lag ${fmtN(p.lag)}  end ${fmtN(p.end_offset)}`, `p${p.partition} lag ${fmtN(p.lag)}`], { cls: 'm', max: b.w - (paused ? 30 : 12) })}
+      ${paused ? pauseMark(b.x + b.w - 18, b.y + 5, `partition ${p.partition}: ${why}`) : ''}</g>`;
   }
   const lagW = Math.min(b.w - 16, p.end_offset ? (b.w - 16) * p.lag / Math.max(1, p.end_offset - (p.committed_offset > 0 ? p.committed_offset : 0)) : 0);
+  const lag = `lag ${fmtN(p.lag)}`, lagPx = textWidth(lag, 'm') + 8;
+  const reader = `→ ${p.reader || 'no reader'}`, readerPx = Math.min(inner * 0.6, textWidth(reader, 'small') + 4);
   return `<g class="clickable${sel('part', String(p.partition))}" data-kind="part" data-id="${p.partition}" data-testid="partition">
-    <title>partition ${p.partition}: end offset ${p.end_offset}, read offset ${p.read_offset}, lag ${p.lag}, read by ${p.reader || 'no reader'}</title>
+    <title>partition ${p.partition}: end offset ${p.end_offset}, read offset ${p.read_offset}, lag ${p.lag}, read by ${p.reader || 'no reader'}${why ? ', ' + why : ''}</title>
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3"/>
-    <text class="title" x="${b.x + 8}" y="${b.y + 15}">partition ${p.partition}${mark}<tspan class="small">${why}</tspan></text>
-    <text class="m" x="${b.x + b.w - 8}" y="${b.y + 15}" text-anchor="end" style="${p.lag > 1000 ? 'fill:#d46b08;font-weight:600' : ''}">lag ${fmtN(p.lag)}</text>
-    <text class="small m" x="${b.x + 8}" y="${b.y + 29}">end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)}</text>
-    <rect x="${b.x + 8}" y="${b.y + 34}" width="${b.w - 16}" height="4" fill="#f0f0f0"/>
-    <rect x="${b.x + 8}" y="${b.y + 34}" width="${Math.max(0, lagW)}" height="4" fill="${p.lag > 1000 ? '#fa8c16' : '#ffd591'}"/>
-    <text class="small" x="${b.x + b.w - 8}" y="${b.y + 47}" text-anchor="end">→ ${esc(p.reader || 'no reader')}</text></g>`;
+    ${T(b.x + 8, b.y + 15, [`partition ${p.partition}`, `p${p.partition}`], { cls: 'title', max: inner - lagPx })}
+    ${T(b.x + b.w - 8, b.y + 15, [lag], { cls: 'm', anchor: 'end', max: inner * 0.6, style: p.lag > 1000 ? 'fill:#d46b08;font-weight:600' : '' })}
+    ${T(b.x + 8, b.y + 28, [`end ${fmtN(p.end_offset)} · read ${fmtN(p.read_offset)}`, `${fmtN(p.read_offset)}/${fmtN(p.end_offset)}`], { cls: 'small m', max: inner })}
+    <rect x="${b.x + 8}" y="${b.y + 32}" width="${b.w - 16}" height="3" fill="#f0f0f0"/>
+    <rect x="${b.x + 8}" y="${b.y + 32}" width="${Math.max(0, lagW)}" height="3" fill="${p.lag > 1000 ? '#fa8c16' : '#ffd591'}"/>
+    ${paused ? pauseMark(b.x + 8, b.y + 37, `partition ${p.partition}: ${why}`) + T(b.x + 24, b.y + 47, [why, 'paused'], { cls: 'small', max: inner - 16 - readerPx - 6 }) : ''}
+    ${T(b.x + b.w - 8, b.y + 47, [reader], { cls: 'small', anchor: 'end', max: readerPx })}</g>`;
 }
 
 function busyBar(x, y, w, h, s) {
   const tot = Math.max(1, s.busy + s.backpressured + s.idle);
   const wb = w * s.busy / tot, wp = w * s.backpressured / tot, wi = w - wb - wp;
-  return `<rect x="${x}" y="${y}" width="${wb}" height="${h}" fill="#ee6464"/>` +
+  return `<rect data-ink="1" x="${x}" y="${y}" width="${w}" height="${h}" fill="none"/><rect x="${x}" y="${y}" width="${wb}" height="${h}" fill="#ee6464"/>` +
     `<rect x="${x + wb}" y="${y}" width="${wp}" height="${h}" fill="#000"/>` +
     `<rect x="${x + wb + wp}" y="${y}" width="${Math.max(0, wi)}" height="${h}" fill="#5db1ff"/>`;
 }
 
-function gauge(g, ch, dens) {
-  const cap = Math.max(1, ch.capacity || 1);
-  const fill = Math.min(1, (ch.in_use || 0) / cap);
-  const noCredit = ch.capacity > 0 && ch.credit === 0 && !ch.ended;
-  const stroke = noCredit ? '#f5222d' : '#8c8c8c';
-  const fillCol = noCredit ? '#ff7875' : '#69c0ff';
-  const horizontal = dens === 'normal';
-  const fw = horizontal ? g.w * fill : g.w, fh = horizontal ? g.h : g.h * fill;
-  const fy = horizontal ? g.y : g.y + g.h - fh;
-  let marks = '';
-  if (dens === 'normal') {
-    marks = `<text class="small" x="${g.x + g.w + 4}" y="${g.y + 8}">ch${ch.index}${ch.blocked ? ' ' + PAUSED : ''}${ch.persisting ? ' ↯' : ''}${ch.ended ? ' end' : ''}</text>`;
-  } else if (ch.blocked || ch.persisting) {
-    marks = `<rect x="${g.x}" y="${g.y - 3}" width="${g.w}" height="2" fill="${ch.persisting ? '#722ed1' : '#000'}"/>`;
+// localOf is what a channel's gauge shows: a RemoteInputChannel its buffers
+// in use of its exclusive and floating ones (red when it has no credit
+// left); a LocalInputChannel, which has no credit nor buffers of its own
+// (it reads the producer's subpartition view), the buffers waiting in the
+// producer's subpartition of at most max-buffers-per-channel.
+function gaugeOf(ch) {
+  if (ch.local) {
+    const prod = findSubtask(ch.producer);
+    const sub = ch.subpartition != null ? ch.subpartition : 0;
+    const q = prod && prod.s.output_queues ? prod.s.output_queues[sub] || 0 : ch.backlog || 0;
+    const cap = Math.max(1, (S.settings.max_buffers_per_channel || 10));
+    return { local: true, fill: Math.min(1, q / cap), value: q, cap, full: q >= cap, sub };
   }
-  return `<g class="clickable" data-kind="chan" data-id="${esc(ch.owner)}/ch-${ch.index}" data-testid="channel-gauge">
-    <title>channel ${ch.index} from ${esc(ch.producer)}: ${ch.in_use}/${ch.capacity} buffers in use, credit ${ch.credit}, backlog ${ch.backlog}${ch.blocked ? ', blocked by alignment' : ''}${ch.persisting ? ', persisting in-flight data' : ''}</title>
-    <rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="#fff" stroke="${stroke}"/>
-    <rect x="${g.x}" y="${fy}" width="${fw}" height="${fh}" fill="${fillCol}"/>${marks}</g>`;
+  const cap = Math.max(1, ch.capacity || 1);
+  return { local: false, fill: Math.min(1, (ch.in_use || 0) / cap), value: ch.in_use || 0, cap: ch.capacity, full: ch.capacity > 0 && ch.credit === 0 && !ch.ended };
+}
+
+function gauge(g, ch, dens) {
+  const gv = gaugeOf(ch);
+  const stroke = gv.full ? (gv.local ? '#d46b08' : '#f5222d') : ch.local ? '#13c2c2' : '#8c8c8c';
+  const fillCol = gv.full ? (gv.local ? '#ffc069' : '#ff7875') : ch.local ? '#87e8de' : '#69c0ff';
+  const horizontal = dens === 'normal';
+  const fw = horizontal ? g.w * gv.fill : g.w, fh = horizontal ? g.h : g.h * gv.fill;
+  const fy = horizontal ? g.y : g.y + g.h - fh;
+  const what = gv.local ? `LocalInputChannel ${ch.index} from ${ch.producer}: reads ${ch.producer}'s subpartition ${gv.sub} in place (no credit); ${gv.value} of at most ${gv.cap} buffers waiting there`
+    : `RemoteInputChannel ${ch.index} from ${ch.producer}: ${ch.in_use}/${ch.capacity} buffers in use, credit ${ch.credit}, backlog ${ch.backlog}`;
+  const marks = [];
+  const mark = ch.blocked ? 'blocked' : ch.persisting ? 'persisting' : Traffic.markOf(`${ch.owner}/ch-${ch.pos}`);
+  if (dens === 'normal') {
+    const my = g.y - 1.5;
+    if (mark === 'blocked') marks.push(pauseMark(g.x - G.gaugeX + G.markX, my, `channel ${ch.index}: blocked by checkpoint alignment`));
+    else if (mark === 'persisting') marks.push(persistMark(g.x - G.gaugeX + G.markX, my, `channel ${ch.index}: in-flight data persisted (unaligned checkpoint)`));
+  } else if (mark) {
+    marks.push(`<rect x="${g.x}" y="${g.y - 3}" width="${g.w}" height="2" fill="${mark === 'persisting' ? '#722ed1' : '#000'}"/>`);
+  }
+  const label = dens === 'normal' ? T(g.x - G.gaugeX + G.labelX, g.y + 8, [`ch${ch.index}`], { cls: 'small', max: G.textX - G.labelX - 3 }) : '';
+  return `<g class="clickable" data-kind="chan" data-id="${esc(ch.owner)}/ch-${ch.index}" data-testid="channel-gauge" data-local="${ch.local ? 1 : 0}">
+    <title>${esc(what)}${ch.blocked ? ', blocked by alignment' : ''}${ch.persisting ? ', persisting in-flight data' : ''}${ch.ended ? ', ended' : ''}</title>
+    ${label}<rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="${ch.ended ? '#f5f5f5' : '#fff'}" stroke="${stroke}"${ch.local ? ' stroke-dasharray="2 1.5"' : ''}/>
+    <rect x="${g.x}" y="${fy}" width="${fw}" height="${fh}" fill="${fillCol}"/>${marks.join('')}<rect data-ink="1" x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="none"/></g>`;
 }
 
 function subtaskBox(v, s) {
@@ -464,53 +600,66 @@ function subtaskBox(v, s) {
   const dens = L.dens;
   const isSource = v.id === 'source';
   const isKeyed = v.id === 'window'; // jobgraph.VertexKeyed: the only vertex with key groups
-  const inputs = (s.inputs || []).map(ch => ({ ...ch, owner: s.name }));
+  const inputs = (s.inputs || []).map((ch, pos) => ({ ...ch, owner: s.name, pos }));
   const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
   const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
-  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager)} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
+  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager || '—')} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
   o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"/>`);
   const hh = dens === 'mini' ? b.h : 17;
   o.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${hh}" rx="3" fill="${bg}"/>`);
   if (dens !== 'mini') o.push(`<rect x="${b.x}" y="${b.y + hh - 4}" width="${b.w}" height="4" fill="${bg}"/>`);
   const bpTag = s.backpressure_level !== 'ok' ? ` · BP ${s.backpressure_level.toUpperCase()}` : '';
+  const where = s.planned ? 'not deployed' : s.task_manager || '';
+  const state = s.status !== 'RUNNING' ? ' · ' + s.status : '';
+  const rightAlts = [`${where}${state}${bpTag}`, `${where}${state}`, `${s.status}`];
+  const nameW = textWidth(s.name, 'head');
+  const markOf = c => c.blocked ? 'blocked' : c.persisting ? 'persisting' : Traffic.markOf(`${s.name}/ch-${c.pos}`);
+  const anyBlocked = inputs.some(c => markOf(c) === 'blocked'), anyPersist = inputs.some(c => markOf(c) === 'persisting');
   if (dens === 'mini') {
-    o.push(`<text class="head" x="${b.x + 5}" y="${b.y + 11}">${esc(s.name)}</text>`);
-    o.push(`<text class="headr" x="${b.x + 5}" y="${b.y + 21}">${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' idle' : ''}</text>`);
-    o.push(`<text class="headr" x="${b.x + 96}" y="${b.y + 11}">${esc(s.task_manager)}${bpTag}</text>`);
+    o.push(T(b.x + 5, b.y + 11, [s.name], { cls: 'head', max: 86 }));
+    o.push(T(b.x + 5, b.y + 25, [`${fmtWM(s.watermark)}${s.watermark_idle ? ' idle' : ''}`], { cls: 'headr', max: 118 }));
+    o.push(T(b.x + 96, b.y + 11, rightAlts, { cls: 'headr', max: b.w - 100 }));
     inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
     o.push('</g>');
     return o.join('');
   }
-  o.push(`<text class="head" x="${b.x + 6}" y="${b.y + 12.5}">${esc(s.name)}</text>`);
-  o.push(`<text class="headr" x="${b.x + b.w - 6}" y="${b.y + 12.5}" text-anchor="end">${s.planned ? 'not deployed' : esc(s.task_manager)}${s.status !== 'RUNNING' ? ' · ' + esc(s.status) : ''}${bpTag}</text>`);
-  const tx = isSource || dens !== 'normal' ? b.x + 8 : b.x + 84;
-  const tw = b.x + b.w - 8 - tx;
+  o.push(T(b.x + 6, b.y + 12.5, [s.name], { cls: 'head', max: b.w * 0.55 }));
+  o.push(T(b.x + b.w - 6, b.y + 12.5, rightAlts, { cls: 'headr', anchor: 'end', max: b.w - 22 - Math.min(nameW, b.w * 0.55) }));
   if (dens === 'compact') {
-    o.push(`<text class="m" x="${b.x + 6}" y="${b.y + 29}">W ${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' idle' : ''}</text>`);
+    const markW = anyBlocked || anyPersist ? 16 : 0;
+    o.push(T(b.x + 6, b.y + 30, [`W ${fmtWM(s.watermark)}${s.watermark_idle ? ' idle' : ''}`], { cls: 'm', max: 120 }));
     o.push(busyBar(b.x + 6, b.y + b.h - 11, 78, 6, s));
-    const what = isSource ? `reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? PAUSED : '')).join(' ') || 'no split'}` :
-      isKeyed ? `KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys` : `${fmtN(s.records_in)} in · ${fmtN(s.records_out)} out`;
-    o.push(`<text class="small" x="${b.x + 130}" y="${b.y + 29}">${esc(what)}</text>`);
+    const what = isSource ? [`reads ${(s.splits || []).map(x => 'p' + x.partition + (x.paused ? ' paused' : '')).join(' ') || 'no split'}`] :
+      isKeyed ? [`KG ${s.key_groups[0]}-${s.key_groups[1]} · ${s.keys} keys`, `KG ${s.key_groups[0]}-${s.key_groups[1]}`] : [`${fmtN(s.records_in)} in · ${fmtN(s.records_out)} out`];
+    o.push(T(b.x + 130, b.y + 30, what, { cls: 'small', max: b.w - 136 - markW }));
+    if (anyBlocked) o.push(pauseMark(b.x + b.w - 16, b.y + 20, 'a channel is blocked by checkpoint alignment'));
+    else if (anyPersist) o.push(persistMark(b.x + b.w - 16, b.y + 20, 'in-flight data persisted (unaligned checkpoint)'));
     inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
     o.push('</g>');
     return o.join('');
   }
-  o.push(`<text x="${tx}" y="${b.y + 32}"><tspan class="small">watermark</tspan> <tspan class="m">${esc(fmtWM(s.watermark))}</tspan>${s.watermark_idle ? ' <tspan class="small">IDLE</tspan>' : ''}</text>`);
-  o.push(busyBar(tx, b.y + 38, tw, 7, s));
-  o.push(`<text class="small" x="${tx}" y="${b.y + 56}">busy ${s.busy} · bp ${s.backpressured} · idle ${s.idle} ms/s</text>`);
+  const tx = isSource ? b.x + 8 : b.x + G.textX;
+  const tw = b.x + b.w - 8 - tx;
+  const wm = fmtWM(s.watermark), idle = s.watermark_idle ? [['small', ' IDLE']] : [];
+  o.push(T(tx, b.y + 31, [[['small', 'watermark '], ['m', wm], ...idle], [['small', 'wm '], ['m', wm], ...idle]], { max: tw }));
+  o.push(busyBar(tx, b.y + 37, tw, 7, s));
+  o.push(T(tx, b.y + 56, [`busy ${s.busy} · bp ${s.backpressured} · idle ${s.idle} ms/s`, `busy ${s.busy} · bp ${s.backpressured} · idle ${s.idle}`], { cls: 'small', max: tw }));
   if (isSource) {
-    const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' ' + PAUSED : ''}${x.idle ? ' idle' : ''}`).join(', ');
-    o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">reads</tspan> ${esc(splits || 'no split')}</text>`);
-    o.push(`<text class="small" x="${tx}" y="${b.y + 83}">${fmtN(s.records_out)} out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}</text>`);
+    const splits = (s.splits || []).map(x => `p${x.partition}${x.paused ? ' paused' : ''}${x.idle ? ' idle' : ''}`).join(', ');
+    o.push(T(tx, b.y + 70, [[['small', 'reads '], ['', splits || 'no split']]], { max: tw }));
+    o.push(T(tx, b.y + 84, [`${fmtN(s.records_out)} out · out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}`,
+      `${fmtN(s.records_out)} out · ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}`], { cls: 'small', max: tw }));
   } else if (!isKeyed) {
     // ParseOrder, Filter or an unchained sink: no keyed state
-    o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="m">${fmtN(s.records_in)}</tspan> <tspan class="small">in</tspan> · <tspan class="m">${fmtN(s.records_out)}</tspan> <tspan class="small">out</tspan></text>`);
-    inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
+    o.push(T(tx, b.y + 70, [[['m', fmtN(s.records_in)], ['small', ' in · '], ['m', fmtN(s.records_out)], ['small', ' out']]], { max: tw }));
+    o.push(T(tx, b.y + 84, [`out pool ${(s.out_pool_usage * 100).toFixed(0)}%${s.blocked_now ? ' · blocked' : ''}`], { cls: 'small', max: tw }));
   } else {
-    o.push(`<text x="${tx}" y="${b.y + 71}"><tspan class="small">key groups</tspan> <tspan class="m">${s.key_groups[0]}–${s.key_groups[1]}</tspan></text>`);
-    o.push(`<text x="${tx}" y="${b.y + 85}"><tspan class="m">${fmtN(s.keys)}</tspan> <tspan class="small">keys</tspan> · <tspan class="m">${fmtN(s.windows)}</tspan> <tspan class="small">windows</tspan>${s.late_dropped ? ` · <tspan class="small">late dropped</tspan> ${fmtN(s.late_dropped)}` : ''}</text>`);
-    inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
+    o.push(T(tx, b.y + 70, [[['small', 'key groups '], ['m', `${s.key_groups[0]}–${s.key_groups[1]}`]], [['small', 'KG '], ['m', `${s.key_groups[0]}–${s.key_groups[1]}`]]], { max: tw }));
+    const late = s.late_dropped ? [['small', ' · late '], ['m', fmtN(s.late_dropped)]] : [];
+    o.push(T(tx, b.y + 84, [[['m', fmtN(s.keys)], ['small', ' keys · '], ['m', fmtN(s.windows)], ['small', ' windows'], ...late],
+      [['m', fmtN(s.keys)], ['small', ' k · '], ['m', fmtN(s.windows)], ['small', ' w'], ...late]], { max: tw }));
   }
+  inputs.forEach((ch, j) => o.push(gauge(gaugeRect(b, j, inputs.length, dens), ch, dens)));
   o.push('</g>');
   return o.join('');
 }
@@ -518,22 +667,24 @@ function subtaskBox(v, s) {
 function outputBox(st) {
   const b = L.boxes.out, out = st.output;
   const iso = out.isolation || st.settings.isolation;
+  const inner = b.w - 16;
   const o = [`<g class="clickable${sel('out', 'out')}" data-kind="out" data-id="out" data-testid="output">
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
-    <text class="title" x="${b.x + 8}" y="${b.y + 17}">${esc(st.kafka.sink_topic)}</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 31}">${fmtN(st.kafka.sink_records)} records · LSO ${fmtN(out.last_stable_offset)}</text>
-    <text x="${b.x + 8}" y="${b.y + 47}"><tspan class="m">${fmtN(out.visible)}</tspan> results visible</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 59}">to a ${esc(iso)} consumer</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 71}">open ${out.open} · pre-committed ${out.pre_committed}</text>
-    <text class="small" x="${b.x + 8}" y="${b.y + 82}">committed ${out.committed} · aborted ${out.aborted}</text>`];
+    ${T(b.x + 8, b.y + 17, [st.kafka.sink_topic || ''], { cls: 'title', max: inner })}
+    ${T(b.x + 8, b.y + 31, [`${fmtN(st.kafka.sink_records)} records · LSO ${fmtN(out.last_stable_offset)}`], { cls: 'small', max: inner })}
+    ${T(b.x + 8, b.y + 47, [[['m', fmtN(out.visible)], ['', ' results visible']]], { max: inner })}
+    ${T(b.x + 8, b.y + 59, [`to a ${iso} consumer`], { cls: 'small', max: inner })}
+    ${T(b.x + 8, b.y + 71, [`open ${out.open} · pre-committed ${out.pre_committed}`], { cls: 'small', max: inner })}
+    ${T(b.x + 8, b.y + 83, [`committed ${out.committed} · aborted ${out.aborted}`], { cls: 'small', max: inner })}`];
   const recent = (out.recent || []).slice(-5);
   recent.forEach((r, i) => {
     let v = {}; try { v = JSON.parse(r.value); } catch { }
     const label = v.window_start != null ? `${v.key} [${fmtTS(v.window_start).slice(0, 8)}) = ${v.value}` : `${r.key} ${r.value.slice(0, 26)}`;
     const col = r.state === 'Aborted' ? '#cf1322' : r.state === 'Open' ? '#d48806' : r.state === 'PreCommitted' ? '#096dd9' : '#262626';
-    o.push(`<text class="m" x="${b.x + 8}" y="${b.y + 98 + i * 12}" fill="${col}" style="fill:${col}">${esc(label)}${r.state && r.state !== 'Committed' ? ' · ' + esc(r.state) : ''}</text>`);
+    const tag = r.state && r.state !== 'Committed' ? ' · ' + r.state : '';
+    o.push(T(b.x + 8, b.y + 99 + i * 12, [label + tag, label], { cls: 'small m', max: inner, style: `fill:${col}` }));
   });
-  if (out.late_count) o.push(`<text class="small" x="${b.x + 8}" y="${b.y + b.h - 6}">late side output: ${fmtN(out.late_count)}</text>`);
+  if (out.late_count) o.push(T(b.x + 8, b.y + b.h - 6, [`late side output: ${fmtN(out.late_count)}`], { cls: 'small', max: inner }));
   o.push('</g>');
   return o.join('');
 }
@@ -541,163 +692,40 @@ function outputBox(st) {
 function tmBox(t) {
   const b = L.boxes['tm:' + t.name];
   const dead = t.alive ? '' : ' dead';
+  const inner = b.w - 16;
+  const stateText = t.state || (t.alive ? '' : 'killed');
   const o = [`<g class="clickable${sel('tm', t.name)}${dead}" data-kind="tm" data-id="${esc(t.name)}" data-testid="tm" data-tm="${esc(t.name)}">
+    <title>${esc(t.name)}${stateText ? ' · ' + esc(stateText) : ''} · ${esc((t.tasks || []).join(', '))}</title>
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
-    <text class="title" x="${b.x + 8}" y="${b.y + 16}">${esc(t.name)}${t.alive ? '' : ' ✕ killed'}</text>`];
+    ${T(b.x + 8, b.y + 16, [`${t.name}${t.alive ? '' : ' ✕'}`], { cls: 'title', max: 60 })}
+    ${stateText ? T(b.x + 70, b.y + 16, [stateText], { cls: 'small', max: b.w - 78 }) : ''}`];
   const slots = t.slots || [];
   slots.slice(0, 8).forEach((a, i) => {
-    o.push(`<rect x="${b.x + 8 + i * 19}" y="${b.y + 24}" width="16" height="16" rx="2" fill="${a ? '#1890ff' : '#fff'}" stroke="#91d5ff"><title>slot ${i}${a ? ' allocated ' + a : ' free'}</title></rect>`);
+    o.push(`<rect x="${b.x + 8 + i * 19}" y="${b.y + 24}" width="16" height="16" rx="2" fill="${a ? '#1890ff' : '#fff'}" stroke="#91d5ff"><title>slot ${i}${a ? ' allocated ' + esc(a) : ' free'}</title></rect>`);
   });
   const tasks = (t.tasks || []);
-  const tx = b.x + 8 + Math.min(8, slots.length) * 19 + 4, room = Math.floor((b.x + b.w - 6 - tx) / 5.4);
-  let list = tasks.join(', ');
-  if (list.length > room) list = `${tasks.length} tasks: ` + tasks.join(', ').slice(0, Math.max(0, room - 12)) + '…';
-  o.push(`<text class="small" x="${tx}" y="${b.y + 36}"><title>${esc(tasks.join(', '))}</title>${esc(list)}</text>`);
+  const list = tasks.join(', ');
+  o.push(T(b.x + 8, b.y + 56, [list || 'no tasks', `${tasks.length} tasks: ${list}`], { cls: 'small', max: inner }));
   o.push('</g>');
   return o.join('');
 }
 
-// ---------------------------------------------------------------- traffic
+// ---------------------------------------------------------------- animation
 
-// Each envelope in flight is drawn at (now - sent) / (deliver - sent) of
-// its way (RaftScope). In slow motion the clock is interpolated between
-// frames; at 1x and faster each frame's sample is shown as it is.
-function displayVT() {
-  if (!S) return 0;
-  const sp = S.speed;
-  if (sp === 'pause' || sp === 'max' || S.ended) return S.vt;
-  const f = parseFloat(sp);
-  if (!(f <= 0.1)) return S.vt;
-  return S.vt + f * (performance.now() - frameAt) * 1000;
-}
-
-function pointOf(name, f, end) {
-  if (!L) return null;
-  const box = (b, side) => {
-    if (!b) return null;
-    if (b.gauge) return { x: side === 'out' ? b.x + b.w : b.x - 2, y: b.y + b.h / 2 };
-    switch (side) {
-      case 'right': return { x: b.x + b.w, y: b.y + b.h / 2 };
-      case 'left': return { x: b.x, y: b.y + b.h / 2 };
-      case 'top': return { x: b.x + b.w / 2, y: b.y };
-      case 'bottom': return { x: b.x + b.w / 2, y: b.y + b.h };
-    }
-    return { x: b.x + b.w / 2, y: b.y + b.h / 2 };
-  };
-  const isJM = n => n === 'jobmanager' || n === 'checkpoint-coordinator';
-  if (isJM(name)) {
-    const jm = L.boxes.jm, otherName = end === 'from' ? f.to : f.from;
-    if (isJM(otherName)) { // the JobManager and its CheckpointCoordinator: inside the box
-      return { x: jm.x + jm.w * (name === 'jobmanager' ? 0.35 : 0.65), y: jm.y + jm.h - 8 };
-    }
-    const other = pointOf(otherName, f, end === 'from' ? 'to' : 'from');
-    return { x: other ? Math.max(jm.x + 10, Math.min(jm.x + jm.w - 10, other.x)) : jm.x + jm.w / 2, y: jm.y + jm.h };
-  }
-  if (name === 'resourcemanager') return box(L.boxes.rm, 'bottom');
-  if (name === 'user') return { x: 4, y: 4 };
-  if (name === 'kafka') {
-    if (f.kind === 'produce') return box(L.boxes.out, 'left');
-    const p = f.partition != null ? L.boxes['p:' + f.partition] : L.boxes['p:' + (L.shownParts[0] || {}).partition];
-    return box(p || L.boxes.out, 'right');
-  }
-  if (name.startsWith('tm-')) return box(L.boxes['tm:' + name], 'top');
-  const a = L.anchors[name];
-  if (a && a.gauge) return box(a, f.kind === 'gate' ? 'out' : 'in');
-  if (a) {
-    if (f.kind === 'buffer' || f.kind === 'produce' || (f.kind === 'credit' && end === 'to')) return box(a, 'right');
-    if (f.kind === 'fetch' || f.kind === 'records') return box(a, 'left');
-    if (f.kind === 'control' || f.kind === 'heartbeat' || f.kind === 'rpc' || f.kind === 'action') return box(a, 'top');
-    return box(a, 'center');
-  }
-  return null;
-}
-
-function renderFlights() {
-  const g = $('#flights');
-  if (!g || !S) return;
-  const now = displayVT();
-  const fl = S.inflight || [];
-  const light = fl.filter(f => f.kind === 'buffer' || f.kind === 'records').length <= 10;
-  const fewControl = fl.filter(f => f.kind === 'control').length <= 4;
-  const o = [];
-  for (const f of fl) {
-    if (f.kind === 'gate' && L.dens !== 'normal') continue;
-    const a = pointOf(f.from, f, 'from'), b = pointOf(f.to, f, 'to');
-    if (!a || !b) continue;
-    const span = f.deliver - f.sent;
-    let t = span > 0 ? (now - f.sent) / span : 1;
-    if (t > 1) continue;
-    t = Math.max(0, t);
-    let x, y;
-    if ((f.kind === 'buffer' || f.kind === 'credit') && L.dens === 'normal' && Math.abs(b.x - a.x) > 60) {
-      // along the channel's curve (the edge drawn between the boxes)
-      const dir = b.x > a.x ? 1 : -1, c1 = a.x + 45 * dir, c2 = b.x - 45 * dir, u = 1 - t;
-      x = u * u * u * a.x + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * b.x;
-      y = u * u * u * a.y + 3 * u * u * t * a.y + 3 * u * t * t * b.y + t * t * t * b.y;
-    } else {
-      x = a.x + (b.x - a.x) * t; y = a.y + (b.y - a.y) * t;
-    }
-    o.push(glyph(f, x, y, light, o.length, fewControl));
-  }
-  g.innerHTML = o.join('');
-}
-
-function glyph(f, x, y, light, n, fewControl) {
-  const ly = n % 2 ? y + 17 : y - 8; // labels above and below, alternating
-  const title = `<title>${esc(f.msg)} ${esc(f.from)} → ${esc(f.to)} · sent ${fmtVTus(f.sent)} · due ${fmtVTus(f.deliver)}${f.records ? ' · ' + f.records + ' records' : ''}</title>`;
-  switch (f.kind) {
-    case 'buffer':
-    case 'records':
-    case 'produce': {
-      const parts = [];
-      if (f.cp) {
-        parts.push(`<rect x="${x - 1.5}" y="${y - 9}" width="3" height="18" fill="#000"/><text class="small" x="${x + 4}" y="${n % 2 ? y + 12 : y - 4}" style="fill:#000;font-weight:600">CP ${f.cp}${f.unaligned ? ' (unaligned)' : ''}</text>`);
-      }
-      if (f.records) {
-        const keys = f.keys && f.keys.length ? f.keys : [f.key || ''];
-        const w = 16, h = 10, k = Math.min(4, keys.length);
-        for (let i = 0; i < k; i++) parts.push(`<rect x="${x - w / 2 + i * w / k}" y="${y - h / 2}" width="${w / k}" height="${h}" fill="${keyColor(keys[i])}"/>`);
-        parts.push(`<rect x="${x - w / 2}" y="${y - h / 2}" width="${w}" height="${h}" fill="none" stroke="#595959" stroke-width=".6" rx="1"/>`);
-        if (light) parts.push(`<text class="small" x="${x}" y="${ly}" text-anchor="middle" style="fill:#262626">${esc(f.key)}@${esc(fmtTS(f.ts))}${f.records > 1 ? ' +' + (f.records - 1) : ''}</text>`);
-      }
-      if (f.wm != null) parts.push(`<circle cx="${x + 10}" cy="${y}" r="6" fill="#fff" stroke="#d48806"/><text x="${x + 10}" y="${y + 3.5}" text-anchor="middle" style="fill:#d48806;font-weight:700;font-size:9px">W</text>`);
-      if (f.end_of_partition) parts.push(`<text class="small" x="${x}" y="${y + 12}" text-anchor="middle">end</text>`);
-      if (!parts.length) parts.push(`<circle cx="${x}" cy="${y}" r="2.5" fill="#bfbfbf"/>`);
-      return `<g>${title}${parts.join('')}</g>`;
-    }
-    case 'credit':
-      return `<g>${title}<circle cx="${x}" cy="${y}" r="3" fill="#52c41a"/>${light && f.credit ? `<text class="small" x="${x}" y="${y + 11}" text-anchor="middle" style="fill:#389e0d">+${f.credit}</text>` : ''}</g>`;
-    case 'fetch':
-      return `<g>${title}<circle cx="${x}" cy="${y}" r="2.5" fill="#fff" stroke="#8c8c8c"/></g>`;
-    case 'control': {
-      const lab = f.msg === 'TriggerCheckpoint' ? `trigger ${f.cp}` : f.msg === 'AcknowledgeCheckpoint' ? `ack ${f.cp}` :
-        f.msg === 'NotifyCheckpointComplete' ? `complete ${f.cp}` : f.msg === 'SubmitTask' ? (f.cp ? `restore ${f.cp}` : 'deploy') : f.msg === 'CancelTask' ? 'cancel' : '';
-      return `<g>${title}<rect x="${x - 4}" y="${y - 4}" width="8" height="8" transform="rotate(45 ${x} ${y})" fill="#722ed1"/>${lab && fewControl ? `<text class="small" x="${x + 7}" y="${y + 3}" style="fill:#722ed1">${esc(lab)}</text>` : ''}</g>`;
-    }
-    case 'heartbeat':
-      return `<g>${title}<circle cx="${x}" cy="${y}" r="2" fill="#b37feb"/></g>`;
-    case 'action':
-      return `<g>${title}<circle cx="${x}" cy="${y}" r="5" fill="#fa8c16"/><text class="small" x="${x + 8}" y="${y + 3}">${esc(f.text || '')}</text></g>`;
-    case 'gate':
-      return `<g>${title}<circle cx="${x}" cy="${y}" r="1.6" fill="#91d5ff"/></g>`;
-  }
-  return `<g>${title}<circle cx="${x}" cy="${y}" r="2" fill="#d9d9d9"/></g>`;
-}
-
-function animate() {
+let lastFlights = 0;
+function animate(now) {
+  Traffic.tick(now);
   if (S && !document.hidden) {
-    const sp = parseFloat(S.speed);
-    if (sp <= 0.1 && !S.ended) renderFlights();
+    if (dirty && now - lastRender >= STATIC_EVERY) { dirty = false; lastRender = now; render(); }
+    else if (now - lastFlights >= 30) { lastFlights = now; Traffic.render(); }
   }
   requestAnimationFrame(animate);
 }
 
-// ---------------------------------------------------------------- header, toolbar, stats
-
 function renderTop() {
   const st = S;
   $('#job-name').textContent = st.job && st.job.name ? `${st.job.name}` : 'job';
-  const status = (st.job && st.job.state) || st.stats.job_status || '—';
+  const status = jobStatus(st);
   const tag = $('#job-status');
   tag.textContent = status; tag.style.background = STATUS_COLOR[status] || '#8c8c8c';
   $('#vt').textContent = fmtVT(st.vt);
@@ -730,28 +758,30 @@ function renderTop() {
 function renderStats() {
   const s = S.stats, st = S;
   const lc = s.last_checkpoint;
-  let lcText = '—', lcTitle = '';
+  // each row one short line, so that the column keeps its height
+  let lcText = '—', lcMore = '—', lcMoreLabel = 'Its alignment';
   if (lc) {
-    lcText = lc.status === 'COMPLETED' ? `#${lc.id} · ${durMs(lc.duration_ms)} · ` + (lc.unaligned ? `${fmtN(lc.persisted_records)} in-flight` : `align ${durMs(lc.max_alignment_ms)}`)
-      : `#${lc.id} FAILED`;
-    lcTitle = lc.unaligned ? 'duration · records persisted as channel state (unaligned)' : 'duration · longest alignment';
+    lcText = lc.status === 'COMPLETED' ? `#${lc.id} · ${durMs(lc.duration_ms)}` : `#${lc.id} FAILED`;
+    if (lc.unaligned) { lcMoreLabel = 'Its in-flight records'; lcMore = lc.status === 'COMPLETED' ? fmtN(lc.persisted_records) : '—'; }
+    else lcMore = lc.status === 'COMPLETED' ? durMs(lc.max_alignment_ms) : '—';
   }
   const rows = [
     ['Job status', `<span style="color:${STATUS_COLOR[s.job_status] || '#262626'}">${esc(s.job_status || '—')}</span>`],
     ['Records read', `<span data-testid="records-read">${fmtN(s.records_read)}</span>`],
     ['Windows fired', fmtN(s.windows_fired)],
-    [`Results visible <span class="hint">${esc(st.output.isolation || st.settings.isolation)}</span>`, fmtN(s.results_visible)],
+    [`<span title="to a ${esc(st.output.isolation || st.settings.isolation)} consumer">Results visible</span>`, fmtN(s.results_visible)],
     ['Uncommitted results', fmtN(s.results_uncommitted)],
     ['Duplicates', fmtN(s.duplicates)],
-    ['Late: dropped / side output', `${fmtN(s.late_dropped)} / ${fmtN(s.late_side_output)}`],
+    ['<span title="late records dropped / sent to the late side output">Late: dropped / side</span>', `${fmtN(s.late_dropped)} / ${fmtN(s.late_side_output)}`],
     ['Expired state reads', fmtN(s.expired_state_reads)],
-    ['Checkpoints done / failed', `${fmtN(s.checkpoints_completed)} / ${fmtN(s.checkpoints_failed)}`],
-    [`<span title="${esc(lcTitle)}">Last checkpoint</span>`, `<span title="${esc(lcTitle)}">${lcText}</span>`],
+    ['<span title="checkpoints completed / failed">Checkpoints ok / failed</span>', `${fmtN(s.checkpoints_completed)} / ${fmtN(s.checkpoints_failed)}`],
+    ['<span title="the last checkpoint or savepoint that ended: its id and duration">Last checkpoint</span>', lcText],
+    [`<span title="the last checkpoint's longest alignment (aligned), or the records persisted as channel state (unaligned)">${lcMoreLabel}</span>`, lcMore],
     ['Restarts', fmtN(s.restarts)],
-    ['Backpressure now', `<span title="${esc(s.backpressure_now_task || '')}">${s.backpressure_now} ms/s ${backpressureLevel(s.backpressure_now).toUpperCase()}</span>`],
-    ['Highest backpressure', `<span title="${esc(s.max_backpressure_task || '')}">${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}</span>`],
+    ['<span title="the highest backPressuredTimeMsPerSecond of the last metrics tick">Backpressure now</span>', `<span title="${esc(s.backpressure_now_task || '')}">${s.backpressure_now} ms/s ${backpressureLevel(s.backpressure_now).toUpperCase()}</span>`],
+    ['<span title="the highest backPressuredTimeMsPerSecond of the run">Highest backpressure</span>', `<span title="${esc(s.max_backpressure_task || '')}">${s.max_backpressure} ms/s ${backpressureLevel(s.max_backpressure).toUpperCase()}</span>`],
   ];
-  $('#stats-list').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
+  $('#stats-list').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd title="${esc(v.replace(/<[^>]*>/g, ''))}">${v}</dd>`).join('');
   const notices = st.notices || [];
   $('#notices').hidden = !notices.length;
   $('#notice-list').innerHTML = notices.slice(-6).reverse().map(n => `<li><span class="mono hint">${fmtVT(n.vt)}</span> ${esc(n.text)}</li>`).join('');
@@ -828,8 +858,13 @@ function renderInspector() {
         const keyed = f.v.id === 'window';
         if (keyed) html += row('key groups', `${s.key_groups[0]}–${s.key_groups[1]}`) + row('keys / windows', `${fmtN(s.keys)} / ${fmtN(s.windows)}`) + row('late records dropped', fmtN(s.late_dropped));
         html += row('checkpoint (barrier handler)', s.checkpoint || '—');
-        html += '<h3>Input channels</h3><table><tr><th>ch</th><th>from</th><th>in use</th><th>credit</th><th>backlog</th><th>watermark</th></tr>' +
-          (s.inputs || []).map(c => `<tr><td>${c.index}${c.blocked ? ' ' + PAUSED : ''}${c.persisting ? ' ↯' : ''}</td><td>${esc(c.producer)} ${c.local ? '(local)' : ''}</td><td>${c.in_use}/${c.capacity}</td><td style="color:${c.credit === 0 ? '#cf1322' : ''}">${c.credit}</td><td>${c.backlog}</td><td>${esc(fmtWM(c.watermark))}</td></tr>`).join('') + '</table>';
+        html += '<h3>Input channels</h3><table><tr><th>ch</th><th>from</th><th>buffers</th><th>credit</th><th>backlog</th><th>watermark</th></tr>' +
+          (s.inputs || []).map(c => {
+            const gv = gaugeOf(c);
+            const buf = gv.local ? `${gv.value}/${gv.cap} at the producer` : `${c.in_use}/${c.capacity}`;
+            const credit = gv.local ? '— (local)' : `<span style="color:${c.credit === 0 ? '#cf1322' : ''}">${c.credit}</span>`;
+            return `<tr><td>${c.index}${c.blocked ? ' ' + PAUSED : ''}${c.persisting ? ' ↯' : ''}</td><td>${esc(c.producer)} ${c.local ? '(local)' : '(remote)'}</td><td>${buf}</td><td>${credit}</td><td>${gv.local ? gv.value : c.backlog}</td><td>${esc(fmtWM(c.watermark))}</td></tr>`;
+          }).join('') + '</table>';
         if (keyed) html += `<div class="acts"><button data-tab-go="keyed">Keyed state</button><label>explain key <input id="insp-key" size="8" value="user-7"></label><button data-explain>Explain</button></div><div id="explain-out"></div>`;
       }
       break;
@@ -840,9 +875,19 @@ function renderInspector() {
       t.textContent = `Input channel ${selected.id}`;
       const c = f && (f.s.inputs || [])[+ch];
       if (!c) break;
+      const gv = gaugeOf(c);
       html += row('from', esc(c.producer)) + row('kind', c.local ? 'LocalInputChannel' : 'RemoteInputChannel');
-      html += row('buffers in use', `${c.in_use} of ${c.capacity} (exclusive + floating)`) + row('credit', `${c.credit}${c.credit === 0 ? ' — out of credit: the producer must wait' : ''}`);
-      html += row('backlog', c.backlog) + row('queued in the gate', c.queued) + row('records in', fmtN(c.records_in));
+      if (gv.local) {
+        // LocalInputChannel reads the producer's subpartition view in place:
+        // no credit, no buffers of its own (Flink's credit-based flow
+        // control is for RemoteInputChannel)
+        html += row('reads', `${esc(c.producer)}'s subpartition ${gv.sub} in place (same TaskManager): no credit, no buffers of its own`);
+        html += row('waiting at the producer', `${gv.value} of at most ${gv.cap} buffers (max-buffers-per-channel)${gv.full ? ' — full: the producer is backpressured' : ''}`);
+      } else {
+        html += row('buffers in use', `${c.in_use} of ${c.capacity} (exclusive + floating)`) + row('credit', `${c.credit}${c.credit === 0 ? ' — out of credit: the producer must wait' : ''}`);
+        html += row('backlog', c.backlog);
+      }
+      html += row('queued in the gate', c.queued) + row('records in', fmtN(c.records_in));
       html += row('watermark', esc(fmtWM(c.watermark))) + row('blocked by alignment', c.blocked ? PAUSED + ' yes' : 'no') + row('persisting (unaligned)', c.persisting ? '↯ yes' : 'no');
       break;
     }
@@ -886,10 +931,7 @@ function actsOf(html) { return (html.match(/data-do="[^"]*"/g) || []).join(' ');
 
 async function explainKey(key) {
   try {
-    const r = await fetch('/sim/explain?key=' + encodeURIComponent(key));
-    const text = await r.text();
-    if (!r.ok) throw new Error(text);
-    const e = JSON.parse(text);
+    const e = await session.explain(key);
     const out = $('#explain-out');
     if (!out) return;
     let html = row('hashCode()', e.hash_code) + row('murmurHash', e.murmur_hash) + row('key group', `${e.key_group} = murmur % ${e.max_parallelism}`);
@@ -926,10 +968,16 @@ function renderWatermarks() {
       : (s.inputs || []).map(c => ({ name: `channel ${c.index} ← ${c.producer}`, wm: c.watermark, idle: c.watermark_idle, note: c.ended ? 'ended' : '' }));
     const active = ins.filter(i => !i.idle).map(i => i.wm);
     const min = active.length ? Math.min(...active) : null;
+    if (!ins.length) {
+      // a reader without a split is the trap: it holds every watermark
+      // downstream at Long.MIN_VALUE until withIdleness marks it idle
+      const why = v.id === 'source' ? (s.planned ? 'not deployed' : 'no split assigned: it holds the watermark downstream until idleness marks it idle') : 'no input channel';
+      o.push(`<tr data-subtask="${esc(s.name)}"><td>${esc(s.name)}</td><td class="sub">${esc(why)}</td><td class="num"></td><td></td></tr>`);
+    }
     ins.forEach((i, k) => {
-      o.push(`<tr${i.wm === min && !i.idle ? ' class="min"' : ''}><td>${k === 0 ? esc(s.name) : ''}</td><td>${esc(i.name)}</td><td class="num">${esc(fmtWM(i.wm))}</td><td class="sub">${i.idle ? 'IDLE ' : ''}${esc(i.note)}</td></tr>`);
+      o.push(`<tr${i.wm === min && !i.idle ? ' class="min"' : ''}${k === 0 ? ` data-subtask="${esc(s.name)}"` : ''}><td>${k === 0 ? esc(s.name) : ''}</td><td>${esc(i.name)}</td><td class="num">${esc(fmtWM(i.wm))}</td><td class="sub">${i.idle ? 'IDLE ' : ''}${esc(i.note)}</td></tr>`);
     });
-    o.push(`<tr class="min"><td></td><td>→ ${v.id === 'source' ? 'output' : 'operator'} watermark</td><td class="num">${esc(fmtWM(s.watermark))}</td><td class="sub">${s.watermark_idle ? 'IDLE' : ''}</td></tr>`);
+    o.push(`<tr class="min"><td class="sub">${esc(s.name)}</td><td>→ ${v.id === 'source' ? 'output' : 'operator'} watermark</td><td class="num">${esc(fmtWM(s.watermark))}</td><td class="sub">${s.watermark_idle ? 'IDLE' : ''}</td></tr>`);
   }
   o.push('</table>');
   $('#panel-watermarks').innerHTML = o.join('');
@@ -976,7 +1024,7 @@ let keyedState = null, keyedAt = 0, keyedBusy = false;
 async function fetchKeyed() {
   if (keyedBusy) return;
   keyedBusy = true;
-  try { const r = await fetch('/sim/state'); keyedState = await r.json(); keyedAt = performance.now(); renderKeyedTable(); }
+  try { keyedState = await session.state(); keyedAt = performance.now(); renderKeyedTable(); }
   catch { } finally { keyedBusy = false; }
 }
 function renderKeyed() {
@@ -1048,8 +1096,7 @@ function renderLog() {
 
 let settingsMeta = null;
 async function openSettings() {
-  const r = await fetch('/sim/settings');
-  settingsMeta = await r.json();
+  settingsMeta = await session.settings();
   const body = $('#settings-body');
   const byGroup = {};
   for (const s of settingsMeta.settings) (byGroup[s.group] = byGroup[s.group] || []).push(s);
@@ -1082,7 +1129,7 @@ async function applySettings() {
   }
   if (!changed.length) { $('#settings').close(); return; }
   try {
-    await post('/sim/settings', changed.join('\n'));
+    await session.applySettings(changed.join('\n'));
     $('#settings').close();
     selected = null;
     keyedState = null;
@@ -1090,6 +1137,112 @@ async function applySettings() {
   } catch (e) {
     $('#settings-error').textContent = e.message;
   }
+}
+
+// ---------------------------------------------------------------- scenarios
+
+// The guided scenarios (examples/*/scenario.txt, GET /sim/scenarios): the
+// menu starts one's session; the narration panel says what to watch and
+// when, each step at its virtual time, the step under way highlighted and
+// the actions the scenario takes marked where they happen.
+let scenarios = null;
+async function loadScenarios() {
+  try { scenarios = (await session.scenarios()).scenarios || []; } catch (e) { scenarios = []; toast(e.message, true); }
+  const list = $('#scenario-list');
+  list.innerHTML = scenarios.map(s => `<li><button data-scenario="${esc(s.name)}" data-testid="scenario-item"><b>${esc(s.title)}</b><span class="hint">${esc(s.summary)}</span></button></li>`).join('');
+  renderNarration();
+}
+async function startScenario(name) {
+  try {
+    await session.startScenario(name);
+    $('#scenario-menu').close();
+    selected = null; keyedState = null;
+    const sc = (scenarios || []).find(s => s.name === name);
+    toast(`scenario: ${sc ? sc.title : name}`);
+  } catch (e) { toast(e.message, true); }
+}
+let narrationKey = '';
+function renderNarration() {
+  const card = $('#narration');
+  const sc = S && S.scenario && (scenarios || []).find(s => s.name === S.scenario);
+  card.hidden = !sc;
+  if (!sc) { narrationKey = ''; return; }
+  // the step under way: the last whose time the clock has reached
+  let cur = -1;
+  sc.steps.forEach((st, i) => { if (S.vt >= st.at_us) cur = i; });
+  const key = `${sc.name}:${cur}:${S.generation}`;
+  if (key === narrationKey) return;
+  narrationKey = key;
+  $('#narration-title').textContent = sc.title;
+  const next = sc.next && (scenarios || []).find(s => s.name === sc.next);
+  $('#narration-body').innerHTML = `<ol class="steps">${sc.steps.map((st, i) => `<li class="${i === cur ? 'now' : i < cur ? 'done' : 'later'}" data-testid="narration-step" data-step="${i}">
+      <span class="at mono">${fmtVT(st.at_us)}</span>${st.action ? `<span class="does mono" title="a live action at its time, in the --action syntax">${i <= cur ? '✓' : '▸'} ${esc(st.action)}</span>` : ''}
+      <p>${esc(st.say)}</p></li>`).join('')}</ol>` +
+    (next ? `<p class="nextsc">Next: <button data-scenario="${esc(next.name)}">${esc(next.title)}</button></p>` : '');
+  // the step under way shows in the list (the list scrolls, never the page)
+  const now = $('#narration-body li.now'), list = $('#narration-body .steps');
+  if (now && list && !narrationHover) {
+    const top = now.offsetTop;
+    if (top < list.scrollTop || top + now.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = Math.max(0, top - 4);
+  }
+}
+let narrationHover = false;
+
+// ---------------------------------------------------------------- phone
+
+// On a phone the diagram pans with one finger and zooms with two (the
+// viewBox moves); a tap still selects what it touches.
+const touches = new Map();
+let gesture = null;
+function wirePhone() {
+  const wrap = $('#diagram-wrap'), svg = $('#diagram');
+  const mq = matchMedia('(max-width: 760px)');
+  const apply = () => { phone = mq.matches; document.body.classList.toggle('phone', phone); if (!phone) view = null; if (S) render(); };
+  mq.addEventListener('change', apply);
+  phone = mq.matches; document.body.classList.toggle('phone', phone);
+  wrap.addEventListener('pointerdown', e => {
+    if (!phone || e.pointerType === 'mouse' || !view) return;
+    touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    wrap.setPointerCapture(e.pointerId);
+    gesture = { moved: 0, start: new Map([...touches].map(([k, v]) => [k, { ...v }])), view: { ...view } };
+  });
+  wrap.addEventListener('pointermove', e => {
+    if (!gesture || !touches.has(e.pointerId)) return;
+    touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    const pts = [...touches.values()], st = [...gesture.start.values()];
+    const r = svg.getBoundingClientRect();
+    if (pts.length === 1 && st.length === 1) {
+      const dx = pts[0].x - st[0].x, dy = pts[0].y - st[0].y;
+      gesture.moved = Math.max(gesture.moved, Math.hypot(dx, dy));
+      view.x = gesture.view.x - dx / r.width * gesture.view.w;
+      view.y = gesture.view.y - dy / r.width * gesture.view.w;
+    } else if (pts.length >= 2 && st.length >= 2) {
+      const d0 = Math.hypot(st[0].x - st[1].x, st[0].y - st[1].y), d1 = Math.hypot(pts[0].x - pts[1].x, pts[0].y - pts[1].y);
+      const m0 = { x: (st[0].x + st[1].x) / 2, y: (st[0].y + st[1].y) / 2 }, m1 = { x: (pts[0].x + pts[1].x) / 2, y: (pts[0].y + pts[1].y) / 2 };
+      gesture.moved = 99;
+      const k = d0 > 0 && d1 > 0 ? d0 / d1 : 1;
+      const w = Math.max(120, Math.min(L.w * 1.2, gesture.view.w * k));
+      // the point under the first midpoint stays under the fingers
+      const ux = gesture.view.x + (m0.x - r.left) / r.width * gesture.view.w;
+      const uy = gesture.view.y + (m0.y - r.top) / r.width * gesture.view.w;
+      view.w = w;
+      view.x = ux - (m1.x - r.left) / r.width * w;
+      view.y = uy - (m1.y - r.top) / r.width * w;
+    }
+    renderDiagram();
+  });
+  const end = e => {
+    if (!touches.has(e.pointerId)) return;
+    touches.delete(e.pointerId);
+    if (gesture && gesture.moved < 8 && touches.size === 0 && e.type === 'pointerup') {
+      const g = pickAt(e.clientX, e.clientY);
+      if (g) selectFromDiagram(g);
+    }
+    gesture = touches.size ? { moved: 99, start: new Map([...touches].map(([k, v]) => [k, { ...v }])), view: { ...view } } : null;
+  };
+  $('#diagram-fit').addEventListener('click', () => { view = null; if (S) renderDiagram(); });
+  wrap.addEventListener('pointerup', end);
+  wrap.addEventListener('pointercancel', end);
 }
 
 // ---------------------------------------------------------------- wiring
@@ -1100,33 +1253,54 @@ function render() {
   renderStats();
   renderDiagram();
   renderInspector();
+  renderNarration();
   renderPanel();
+}
+
+// what a click or tap at (x, y) selects: the box under it, through the
+// glyphs travelling over it
+function pickAt(x, y) {
+  for (const el of document.elementsFromPoint(x, y)) {
+    const g = el.closest('[data-kind]');
+    if (g && g.closest('#diagram')) return g;
+  }
+  return null;
+}
+
+function selectFromDiagram(g) {
+  selected = { type: g.dataset.kind, id: g.dataset.id };
+  inspHTML = '';
+  render();
+  if (phone) $('#inspector').scrollIntoView({ block: 'nearest' });
 }
 
 function wire() {
   for (const b of $$('[data-speed]')) b.addEventListener('click', async () => {
-    try { await post('/sim/speed', b.dataset.speed); } catch (e) { toast(e.message, true); }
+    try { await session.speed(b.dataset.speed); } catch (e) { toast(e.message, true); }
   });
   const sl = $('#slider');
   sl.addEventListener('input', () => { sliderDragging = true; $('#slider-label').textContent = `${fmtVT(sl.value * 1000)} / ${fmtVT(S.timeline.max)}`; });
   sl.addEventListener('change', async () => {
     sliderDragging = false;
-    try { await post('/sim/seek', `${sl.value} ms`); } catch (e) { toast(e.message, true); }
+    try { await session.seek(`${sl.value} ms`); } catch (e) { toast(e.message, true); }
   });
   // the diagram is redrawn up to 20 times a second: select on pointerdown,
-  // so that a redraw between press and release does not lose the click
+  // so that a redraw between press and release does not lose the click (a
+  // touch selects on release, when it did not pan: wirePhone)
   $('#diagram').addEventListener('pointerdown', e => {
-    const g = e.target.closest('[data-kind]');
-    if (!g) return;
-    selected = { type: g.dataset.kind, id: g.dataset.id };
-    inspHTML = '';
-    render();
+    if (phone && e.pointerType !== 'mouse') return;
+    const g = e.target.closest('[data-kind]') || pickAt(e.clientX, e.clientY);
+    if (g) selectFromDiagram(g);
   });
   // nor is the inspector redrawn under the pointer (its buttons stay put)
-  $('#diagram-wrap').addEventListener('scroll', () => { const m = $('#diagram-more'); if (m) m.hidden = true; });
+  $('#diagram-wrap').addEventListener('scroll', () => { scrolledSideways = true; const m = $('#diagram-more'); if (m) m.hidden = true; });
   $('#inspector').addEventListener('pointerenter', () => { inspHover = true; });
   $('#inspector').addEventListener('pointerleave', () => { inspHover = false; });
+  $('#narration').addEventListener('pointerenter', () => { narrationHover = true; });
+  $('#narration').addEventListener('pointerleave', () => { narrationHover = false; });
   document.addEventListener('click', async e => {
+    const sc = e.target.closest('[data-scenario]');
+    if (sc) { startScenario(sc.dataset.scenario); return; }
     const d = e.target.closest('[data-do]');
     if (d) { try { await act(d.dataset.do); } catch { } return; }
     if (e.target.closest('[data-do-rescale]')) { try { await act(`rescale ${$('#insp-rescale').value}`); } catch { } return; }
@@ -1145,6 +1319,8 @@ function wire() {
   for (const b of $$('[data-tab]')) b.addEventListener('click', () => showTab(b.dataset.tab));
   $('#open-settings').addEventListener('click', () => openSettings().catch(e => toast(e.message, true)));
   $('#settings-apply').addEventListener('click', e => { e.preventDefault(); applySettings(); });
+  $('#open-scenarios').addEventListener('click', () => { $('#scenario-menu').showModal(); if (!scenarios) loadScenarios(); });
+  $('#scenario-close').addEventListener('click', () => $('#scenario-menu').close());
   for (const id of ['#log-kind', '#log-actor', '#log-text']) $(id).addEventListener('input', () => { logDirty = true; renderLog(); });
   // Do something
   const fs = $('#f-send');
@@ -1171,9 +1347,10 @@ function wire() {
   $('#sw-iso').addEventListener('change', e => act(`set sim.output.isolation-level=${e.target.value}`).catch(() => { }));
   document.addEventListener('keydown', e => {
     if (e.target.closest('input, select, textarea, dialog')) return;
-    if (e.code === 'Space') { e.preventDefault(); post('/sim/speed', S && S.speed === 'pause' ? '1' : 'pause').catch(() => { }); }
-    if (e.key === '.') post('/sim/speed', 'step').catch(() => { });
+    if (e.code === 'Space') { e.preventDefault(); session.speed(S && S.speed === 'pause' ? '1' : 'pause').catch(() => { }); }
+    if (e.key === '.') session.speed('step').catch(() => { });
   });
+  window.addEventListener('resize', () => { if (S) render(); });
 }
 
 function showTab(name) {
@@ -1185,6 +1362,8 @@ function showTab(name) {
 }
 
 wire();
+wirePhone();
 showTab('watermarks');
-connect();
+loadScenarios();
+session.connect(applyFrame, up => $('#conn').classList.toggle('down', !up));
 requestAnimationFrame(animate);
