@@ -89,7 +89,9 @@ var scenarioClaims = map[string]func(t *testing.T, l scenarioLog){
 			return strings.HasPrefix(e["actor"].(string), "source") && l.num(e, "backPressuredTimeMsPerSecond") > 500
 		})
 		lags := scenarioLags(l)
-		if bp < 0 || bp > 25*int64(vt.Second) || len(lags) < 10 || lags[len(lags)-1] <= 10*max(1, lags[6]) {
+		// the buffers between sources and windows fill in about 30 s
+		// (Flink's bounds: tests/backpressure_test.go)
+		if bp < 0 || bp > 35*int64(vt.Second) || len(lags) < 10 || lags[len(lags)-1] <= 10*max(1, lags[6]) {
 			t.Errorf("sources backpressured from %d µs, lag %v", bp, lags)
 		}
 	},
