@@ -118,7 +118,7 @@ func TestCheckTimestampAgainstOracle(t *testing.T) {
 			bound = c.Slide
 		}
 		if c.Assigner != Session {
-			c.Offset = rapid.Int64Range(-(bound - 1), bound-1).Draw(t, "offset")
+			c.Offset = rapid.Int64Range(-(bound-1), bound-1).Draw(t, "offset")
 		}
 		d := rapid.Int64Range(0, 300).Draw(t, "from the edge")
 		ts := int64(math.MaxInt64) - d
