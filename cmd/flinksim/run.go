@@ -25,6 +25,7 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/input"
 )
 
@@ -219,7 +220,7 @@ func prepare(f runFlags) (runSpec, error) {
 		return runSpec{}, badInput("--log-format %s: allowed values are auto, json, console, human", input.Quote(f.logFormat))
 	}
 	spec := runSpec{cfg: lc.cfg, lc: lc}
-	acts, err := parseActions(f.actions, f.actionsFile)
+	acts, err := parseActionsFor(f.actions, f.actionsFile, func(a action.Action) error { return cluster.CheckAction(lc.cfg, a) })
 	if err != nil {
 		return runSpec{}, err
 	}
@@ -248,12 +249,18 @@ func readEvents(what, path string, cfg config.Config) ([]events.Record, string, 
 	if cfg.Operator == config.OperatorWindow && cfg.Aggregate != config.AggregateCount {
 		opt.NumberField = cfg.AggregateField
 	}
+	if p, err := filter.Parse(cfg.Filter); cfg.Filter != "" && err == nil && p.Field != "key" {
+		opt.FilterField = p.Field
+	}
 	recs, err := events.Parse(data, path, opt)
 	if err != nil {
 		return nil, "", badInput("%s%v", what, err)
 	}
 	if len(recs) == 0 {
 		return nil, "", badInput("%s%s: no records", what, path)
+	}
+	if err := cluster.CheckEvents(cfg, path, recs); err != nil {
+		return nil, "", badInput("%s%v", what, err)
 	}
 	sum := sha256.Sum256(data)
 	return recs, hex.EncodeToString(sum[:]), nil
@@ -437,7 +444,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 				logSinks = append(logSinks, filtered(consoleWriter(bw), filter))
 			}
 		case formatJSON:
-			if f.logFile == "" {
+			if f.logFile == "" || f.logFormat == formatJSON {
 				switch {
 				case f.quiet:
 					logSinks = append(logSinks, filtered(bw, kindFilter{only: map[string]bool{string(eventlog.KindSummary): true}}))
@@ -528,6 +535,9 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	if err := bw.Flush(); err != nil && !isBrokenPipe(err) {
 		return err
 	}
+	if why := silence(spec, res, w); why != "" {
+		fmt.Fprintln(stderr, "warning: "+why)
+	}
 	for _, a := range res.IgnoredActions {
 		text := "warning: action not carried out: " + a
 		if hint := actionHint(a, spec.cfg); hint != "" {
@@ -591,11 +601,14 @@ func isBrokenPipe(err error) bool {
 var errBrokenPipe = errors.New("broken pipe")
 
 // writeOutput writes the sink topic as a consumer sees it, one JSON record
-// per line, to path ("-": stdout).
+// per line, to path ("-": stdout). A double the sink wrote as +Inf, -Inf or
+// NaN (a sum beyond the range of a double) is written as Flink's JSON
+// format writes it, as a string (eventlog.QuoteNonFinite), so that every
+// line is JSON.
 func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 	var b bytes.Buffer
 	for _, r := range res.Sink {
-		b.Write(r.Value)
+		b.Write(eventlog.QuoteNonFinite(r.Value))
 		b.WriteByte('\n')
 	}
 	if path == "-" {
@@ -612,9 +625,19 @@ func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 
 // parseActions reads --action flags and an --actions file, sorted by time.
 func parseActions(flags []string, file string) ([]action.Action, error) {
+	return parseActionsFor(flags, file, nil)
+}
+
+// parseActionsFor is parseActions with check, when not nil, run on every
+// action (cluster.CheckAction: what the settings refuse of an action), its
+// refusal at the flag or at the file's line.
+func parseActionsFor(flags []string, file string, check func(action.Action) error) ([]action.Action, error) {
 	var out []action.Action
 	for _, s := range flags {
 		a, err := action.Parse(s)
+		if err == nil && check != nil {
+			err = check(a)
+		}
 		if err != nil {
 			return nil, badInput("--action: %v", err)
 		}
@@ -629,7 +652,7 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 		if line, col := input.CheckUTF8(data); line > 0 {
 			return nil, badInput("--actions %s:%d: invalid UTF-8 at byte %d of the line", file, line, col)
 		}
-		as, err := action.ParseScript(file, string(data))
+		as, err := action.ParseScriptChecked(file, string(data), check)
 		if err != nil {
 			return nil, badInput("--actions %v", err)
 		}
@@ -637,4 +660,15 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 	}
 	action.Sort(out)
 	return out, nil
+}
+
+// silence is the warning for a run that ends well (not FAILED, not cut
+// short, no broken invariant) with no record read or no result written
+// (cluster.Silence), unless a warning given during the run already named
+// why.
+func silence(spec runSpec, res *cluster.Result, w *warner) string {
+	if res.Interrupted || res.Invariant != "" || res.JobStatus == "FAILED" || w.explainedSilence() {
+		return ""
+	}
+	return cluster.Silence(spec.cfg, spec.opt, res)
 }

@@ -256,12 +256,12 @@ func record(value []byte, opt Options) (Record, string) {
 			return rec, fmt.Sprintf("field %q must be a number (the window aggregate reads it, job.window.aggregate-field), got %s",
 				opt.NumberField, input.Cut(string(raw)))
 		} else if ok && isNumber(raw) && overflows(raw) {
-			return rec, overflowMessage(opt.NumberField, raw, "the window aggregate reads it, job.window.aggregate-field")
+			return rec, overflowMessage(opt.NumberField, raw, "the window aggregate (job.window.aggregate-field)")
 		}
 	}
 	if opt.FilterField != "" {
 		if raw, ok := rawField(value, opt.FilterField); ok && isNumber(raw) && overflows(raw) {
-			return rec, overflowMessage(opt.FilterField, raw, "job.filter compares it")
+			return rec, overflowMessage(opt.FilterField, raw, "job.filter")
 		}
 	}
 
@@ -346,11 +346,11 @@ func overflows(raw []byte) bool {
 	return err != nil
 }
 
-// overflowMessage refuses the number raw in field, which the job reads
-// (why says how).
-func overflowMessage(field string, raw []byte, why string) string {
-	return fmt.Sprintf("field %q holds %s, beyond the range of a double (largest 1.7976931348623157E308): a number the job reads (%s) must be one",
-		field, input.Cut(string(raw)), why)
+// overflowMessage refuses the number raw in field, which reader reads as a
+// double.
+func overflowMessage(field string, raw []byte, reader string) string {
+	return fmt.Sprintf("field %q holds %s, beyond the range of a double (largest 1.7976931348623157E308), and %s reads it as one",
+		field, input.Cut(string(raw)), reader)
 }
 
 // isNumber reports whether raw is a JSON number:

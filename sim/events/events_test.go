@@ -1,10 +1,12 @@
 package events
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -446,5 +448,29 @@ func FuzzFields(f *testing.F) {
 			t.Fatalf("a numeric field must also read as a string: %q %q", value, field)
 		}
 		_ = s
+		// every field a value reads as is among its names, in a valid object
+		names := FieldNames(value)
+		if _, ok := rawField(value, field); ok && json.Valid(value) && !slices.Contains(names, field) {
+			t.Fatalf("FieldNames(%q) = %q lacks %q", value, names, field)
+		}
 	})
+}
+
+func TestFieldNames(t *testing.T) {
+	tests := []struct {
+		give string
+		want []string
+	}{
+		{`{"order_id":"o-1","amount":2.5}`, []string{"order_id", "amount"}},
+		{` { "a" : {"x":1} , "b":[1,{"c":2}], "a":3, "d\u0041":null }`, []string{"a", "b", "dA"}},
+		{`{}`, nil},
+		{`[1]`, nil},
+		{`{"a":1,"b`, []string{"a"}},
+		{``, nil},
+	}
+	for _, tt := range tests {
+		if got := FieldNames([]byte(tt.give)); !slices.Equal(got, tt.want) {
+			t.Errorf("FieldNames(%s) = %q, want %q", tt.give, got, tt.want)
+		}
+	}
 }
