@@ -82,10 +82,12 @@ On a terminal, run shows a person's view: one short line per notable event
 of window firings), a live status line (virtual time, records/s, Kafka lag,
 watermark, results) and a summary table at the end. Piped, or with
 --log-format json, it prints the JSON event log, one event per line, which
-'flinksim replay' reads. --log FILE always gets the full JSON log. Warnings that
-name a trap (a reader without a split, a watermark that does not move, late
-records dropped, the root cause of a FAILED job, a setting with no effect, an
-action not carried out) go to stderr, once each, with the setting that fixes it.
+'flinksim replay' reads. --log FILE always gets the full JSON log, and stdout
+still shows what --log-format names (auto on a pipe: nothing more). Warnings
+that name a trap (a reader without a split, a watermark that does not move,
+late records dropped, the root cause of a FAILED job, a setting with no effect,
+an action not carried out, a run that read or wrote nothing and why) go to
+stderr, once each, with the setting that fixes it.
 
 Without --events the built-in generator fills the source topic for sim.duration
 of virtual time. With --events FILE the topic holds the file's records and the
@@ -116,7 +118,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
 	fl.StringVar(&f.configFile, "config", "", "a YAML settings file, like Flink's config.yaml (flat or nested)")
 	fl.StringVar(&f.logFile, "log", "", "write the full JSON event log to this file; - for stdout")
-	fl.StringVar(&f.logFormat, "log-format", formatAuto, "what stdout shows: auto (human on a terminal, else json), json, console or human")
+	fl.StringVar(&f.logFormat, "log-format", formatAuto, "what stdout shows: auto (human on a terminal, else json; with --log FILE on a pipe nothing), json, console or human")
 	fl.StringVar(&f.duration, "duration", "", "virtual run length (sets sim.duration), e.g. '10 min'")
 	fl.StringVar(&f.seed, "seed", "", "random seed (sets sim.seed)")
 	fl.BoolVar(&f.unbounded, "unbounded", false, "with --events: keep the job running until --duration")
