@@ -654,6 +654,9 @@ func parseActionsFor(flags []string, file string, check func(action.Action) erro
 		if line, col := input.CheckUTF8(data); line > 0 {
 			return nil, badInput("--actions %s:%d: invalid UTF-8 at byte %d of the line", file, line, col)
 		}
+		if line := input.BOMLine(data); line > 0 {
+			return nil, badInput("--actions %s:%d: %s", file, line, input.BOMMessage(line))
+		}
 		as, err := action.ParseScriptChecked(file, string(data), check)
 		if err != nil {
 			return nil, badInput("--actions %v", err)

@@ -122,6 +122,9 @@ func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
 	if line, col := input.CheckUTF8(data); line > 0 {
 		return nil, &FileError{File: name, Line: line, Err: fmt.Errorf("invalid UTF-8 at byte %d of the line: a settings file must be UTF-8 text", col)}
 	}
+	if line := input.BOMLine(data); line > 0 {
+		return nil, &FileError{File: name, Line: line, Err: errors.New(input.BOMMessage(line))}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {

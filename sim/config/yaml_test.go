@@ -160,6 +160,8 @@ func TestLoadYAMLErrors(t *testing.T) {
 		{"alias to an unknown key", "a: &interval 2 s\npipeline.auto-watermark-interval: *interval\n",
 			[]string{`:1: unknown setting "a"`}},
 		{"complex key", "? [a, b]\n: 1\n", []string{":1: a setting key must be plain text"}},
+		{"a byte order mark on line 2", "sim.seed: 1\n\xef\xbb\xbfparallelism.default: 2\n",
+			[]string{":2: a UTF-8 byte order mark (bytes EF BB BF, U+FEFF) starts this line"}},
 		{"flat and nested forms of one key", "parallelism.default: 3\nsim.seed: 1\nparallelism:\n  default: 5\n",
 			[]string{":4: parallelism.default is given twice, at line 1 and here (a flat and a nested form of one key): a settings file names each key once"}},
 		{"nested, then flat", "sim:\n  seed: 1\nsim.seed: 2\n",
