@@ -514,8 +514,8 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 			return err
 		}
 		if line, x, y, differ := eventlog.FirstDifference(a.Bytes(), b.Bytes()); differ {
-			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d\n  run 1: %s\n  run 2: %s",
-				spec.cfg.Seed, line, input.Cut(x), input.Cut(y))}
+			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d%s",
+				spec.cfg.Seed, line, lineDifference(x, y))}
 		}
 		fmt.Fprintf(stderr, "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
 	} else if res, err = executeWith(run, spec, logOut, progress, stop.c, observers...); err != nil {
