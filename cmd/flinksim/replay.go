@@ -240,6 +240,7 @@ func lineDifference(want, have string) string {
 	}
 	return "\n  expected: " + input.Cut(want) + "\n  got:      " + input.Cut(have)
 }
+
 // liveActions are the actions a log's action events record: given while
 // the run was under way (a UI session), not in the header. Replay injects
 // them again at their times.
