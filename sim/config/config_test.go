@@ -84,6 +84,7 @@ var setCases = map[string]setCase{
 		"NaN": "NaN is out of range",
 		"Inf": "Inf is out of range",
 		"a":   `For input string: "a"`,
+		"1_5": `For input string: "1_5"`, // Go's ParseFloat would take it, Java's Double.parseDouble does not
 	}},
 	"taskmanager.memory.task.heap.size": {"1g", "1 gb", map[string]string{
 		"1 parsec": "Memory size unit 'parsec' does not match",
