@@ -94,7 +94,7 @@ func eventsCases(c corpusDir) []badCase {
 	good := `{"key":"a","ts":1700000000000,"amount":1}` + "\n"
 	type ev struct {
 		name, file, line string // line: the broken second line
-		args                 []string
+		args             []string
 	}
 	jsonLines := []ev{
 		{"truncated object", "", `{"key":"b","ts":1700000000001`, nil},
