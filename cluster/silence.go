@@ -149,24 +149,30 @@ func unfiredWindows(cfg config.Config, opt Options, res *Result, end string) str
 	if cfg.Operator != config.OperatorWindow || opt.Bounded() || res.Counters["windows_fired"] > 0 {
 		return ""
 	}
-	span := cfg.WindowSize
+	// span is the longest a window can take from its first record to its
+	// end: the first of the windows holding a record ends within it
+	span, windows := cfg.WindowSize, "the windows are "+config.FormatDuration(cfg.WindowSize)+" long"
 	switch cfg.WindowType {
+	case config.WindowSliding:
+		span = min(cfg.WindowSlide, cfg.WindowSize)
+		windows = fmt.Sprintf("windows of %s start every %s", config.FormatDuration(cfg.WindowSize), config.FormatDuration(cfg.WindowSlide))
 	case config.WindowSession:
 		span = cfg.WindowGap
+		windows = "a session ends after a gap of " + config.FormatDuration(cfg.WindowGap)
 	}
 	if cfg.TimeCharacteristic == config.ProcessingTime {
 		if cfg.Duration >= 2*span {
 			return ""
 		}
-		return fmt.Sprintf("no window fired: processing-time windows of %s fire on the processing-time clock at their end, and the run ended at %s. Fix: --duration %s",
-			config.FormatDuration(span), end, config.FormatDuration(roundUp(2*span, time.Second)))
+		return fmt.Sprintf("no window fired: processing-time windows fire on the processing-time clock at their end, %s, and the run ended at %s. Fix: --duration %s",
+			windows, end, config.FormatDuration(roundUp(2*span, time.Second)))
 	}
 	first := span + cfg.OutOfOrderness + cfg.AutoWatermarkInterval + time.Second
 	if cfg.Duration >= 2*first {
 		return ""
 	}
-	return fmt.Sprintf("no window fired: an event-time window fires when the watermark (the largest event time - job.watermark.out-of-orderness %s - 1 ms) passes its end, the windows are %s long, and the run ended at %s, before the first could. Fix: --duration %s",
-		config.FormatDuration(cfg.OutOfOrderness), config.FormatDuration(span), end, config.FormatDuration(roundUp(2*first, time.Minute)))
+	return fmt.Sprintf("no window fired: an event-time window fires when the watermark (the largest event time - job.watermark.out-of-orderness %s - 1 ms) passes its end, %s, and the run ended at %s, before the first could. Fix: --duration %s",
+		config.FormatDuration(cfg.OutOfOrderness), windows, end, config.FormatDuration(roundUp(2*first, time.Minute)))
 }
 
 // roundUp is d rounded up to a multiple of unit.

@@ -38,7 +38,11 @@ func TestSilence(t *testing.T) {
 		{"a run shorter than the first window", []string{"sim.duration=30s"}, false,
 			[]string{"no window fired: an event-time window fires when the watermark", "the windows are 1 min long, and the run ended at 30 s", "Fix: --duration 3 min"}},
 		{"processing-time windows", []string{"sim.duration=30s", "job.time-characteristic=processing-time"}, false,
-			[]string{"processing-time windows of 1 min fire on the processing-time clock", "Fix: --duration 2 min"}},
+			[]string{"processing-time windows fire on the processing-time clock at their end, the windows are 1 min long", "Fix: --duration 2 min"}},
+		{"sliding windows", []string{"sim.duration=3s", "job.window.type=sliding", "job.window.slide=30s"}, false,
+			[]string{"windows of 1 min start every 30 s, and the run ended at 3 s", "Fix: --duration 2 min"}},
+		{"session windows", []string{"sim.duration=4s", "job.window.type=session", "job.window.gap=30s"}, false,
+			[]string{"a session ends after a gap of 30 s", "Fix: --duration 2 min"}},
 		{"results", []string{"sim.duration=3min"}, false, []string{""}},
 		{"a bounded file with results", nil, true, []string{""}},
 	}

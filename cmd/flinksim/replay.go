@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -186,11 +187,14 @@ func replayEvents(path, override string, h header, cfg config.Config) ([]events.
 	file := h.EventsFile
 	if override != "" {
 		where, file = "--events ", override
-	} else if _, err := os.Stat(file); err != nil && !filepath.IsAbs(file) {
+	} else if _, err := os.Stat(file); err != nil {
 		beside := filepath.Join(filepath.Dir(path), file)
-		if _, err := os.Stat(beside); err == nil {
+		switch _, berr := os.Stat(beside); {
+		case filepath.IsAbs(file):
+			return nil, "", badInput("%s%s: %s; give --events FILE if it is elsewhere now (checked against the sha256 the header records)", where, file, pathErr(err))
+		case berr == nil:
 			file = beside
-		} else {
+		default:
 			return nil, "", badInput("%s%s: not found: the recorded path is relative to the directory where 'flinksim run' was started, and the file is not beside %s either; replay from that directory, or give --events FILE (checked against the sha256 the header records)",
 				where, h.EventsFile, path)
 		}
@@ -206,6 +210,15 @@ func replayEvents(path, override string, h header, cfg config.Config) ([]events.
 		return nil, "", badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
 	}
 	return recs, sum, nil
+}
+
+// pathErr is an os error without the path it repeats.
+func pathErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // asRecordedBuild returns the log got with its header's build field as the
