@@ -9,6 +9,7 @@ import (
 	"github.com/anthdm/hollywood/actor"
 
 	"github.com/flinksim/flinksim/actors"
+	"github.com/flinksim/flinksim/buildinfo"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
@@ -435,7 +436,7 @@ func writeHeader(w *eventlog.Writer, cfg config.Config, opt Options) {
 	}
 	b, _ := json.Marshal(as)
 	extra = append(extra, messages.Raw("actions", string(b)))
-	w.Header(cfg.Seed, settings, defaults, extra...)
+	w.Header(cfg.Seed, BuildFingerprint(), settings, defaults, extra...)
 }
 
 // actorDriver is the product's driver: the scheduler actor on a Hollywood
@@ -506,3 +507,7 @@ func (d *loopDriver) inspect(names []string) map[string]json.RawMessage {
 }
 
 func (d *loopDriver) inFlight() []*messages.Envelope { return d.l.K.Queued(nil) }
+
+// BuildFingerprint is the build of this binary as the log header's "build"
+// field records it (buildinfo.Fingerprint, whose doc gives its form).
+func BuildFingerprint() string { return buildinfo.Fingerprint() }

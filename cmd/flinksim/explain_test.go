@@ -571,3 +571,17 @@ func TestExplainJob(t *testing.T) {
 		t.Errorf("job.sink.parallelism=0: %v, want a bad-input error (exit 2)", err)
 	}
 }
+
+// More sliding windows per record than the simulator holds are refused
+// before any is made, as run refuses them (config.MaxSlidingWindowsPerRecord):
+// 1 d sliding every 1 ms would be 86.4 million windows.
+func TestExplainWindowRefusesTooManySlidingWindows(t *testing.T) {
+	_, err := runExplain(t, "window", "--ts", "5", "--size", "10001ms", "--slide", "1ms")
+	if !errors.As(err, new(usageError)) || err.Error() != "--size 10001 ms, --slide 1 ms: the record would belong to 10001 windows, more than the simulator holds (10000 per record)" {
+		t.Errorf("10001 windows: %v (%T)", err, err)
+	}
+	out, err := runExplain(t, "window", "--ts", "5", "--size", "10000ms", "--slide", "1ms", "--json")
+	if err != nil || strings.Count(out, `"start"`) != 10000 {
+		t.Errorf("10000 windows: %v, %d windows", err, strings.Count(out, `"start"`))
+	}
+}

@@ -156,6 +156,9 @@ func runExplainWindow(cmd *cobra.Command, _ []string) error {
 		describe = fmt.Sprintf("session windows, gap %s", fmtMillis(gap))
 	case !hasSize:
 		return badInput("give --size (tumbling or sliding windows) or --gap (session windows)")
+	case hasSlide && slide > 0 && (size+slide-1)/slide > config.MaxSlidingWindowsPerRecord:
+		return badInput("--size %s, --slide %s: the record would belong to %d windows, more than the simulator holds (%d per record)",
+			fmtMillis(size), fmtMillis(slide), (size+slide-1)/slide, config.MaxSlidingWindowsPerRecord)
 	case hasSlide:
 		assigner, err = window.NewSlidingEventTimeWindows(size, slide, offset)
 		describe = fmt.Sprintf("sliding windows, size %s, slide %s, offset %s", fmtMillis(size), fmtMillis(slide), fmtMillis(offset))

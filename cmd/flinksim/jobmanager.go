@@ -40,10 +40,7 @@ joined, then prints the same log as 'flinksim run' and writes the same --output.
 A process that dies or is cut off is a TaskManager loss: it is logged as the action
 'kill-taskmanager tm-N' at the virtual time it is noticed, so that 'flinksim replay'
 of the log reproduces the run in one process. A replacement TaskManager starts in a
-spare process (--spare-taskmanagers) or else in this one.
-
-Exit codes as 'flinksim run', and 5 when the transport failed (no listen, the wait
-timed out, a process sent what this program cannot decode).`,
+spare process (--spare-taskmanagers) or else in this one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return jobManagerMain(cmd, f) },
 	}

@@ -46,15 +46,6 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 
-// exitCodesHelp ends every command's help.
-const exitCodesHelp = `Exit codes:
-  0    ok
-  1    replay found a difference
-  2    bad input: flags, settings, an input file (named with its line), a combination Flink refuses
-  3    a broken invariant (FAIL seed=... vt=... invariant=..., with the command that reproduces it)
-  4    the simulated job ended FAILED (its log is still written in full)
-  130  interrupted (SIGINT); 143 terminated (SIGTERM)`
-
 // goVersion is the Go release the binary was built with.
 var goVersion = runtime.Version()
 
@@ -88,7 +79,7 @@ key=value, --duration and --seed; 'flinksim settings' lists them.`,
 
 func init() {
 	rootCmd.SetVersionTemplate("{{.Version}}\n")
-	rootCmd.SetUsageTemplate(rootCmd.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	rootCmd.SetUsageTemplate(usageTemplate(rootCmd.UsageTemplate()))
 	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput("%w (see %s --help)", err, cmd.CommandPath())
 	})

@@ -63,6 +63,21 @@ func address(cmd *cobra.Command, what, addr, hostFlag, host, portFlag string, po
 	return out, nil
 }
 
+// dialable refuses addr, an address to connect to, when its port is 0; what
+// names the flag and value as the user gave them. Port 0 asks
+// the operating system for a free port when listening, and names no port
+// to connect to, so the jobmanager cannot be there (it listens on
+// jobmanager.rpc.port, 6123 by default). Without this, --join HOST:0 would
+// be retried until the registration timeout as if the jobmanager were not
+// up yet.
+func dialable(what, addr string) error {
+	if h, p, err := net.SplitHostPort(addr); err == nil && p == "0" {
+		return badInput("%s: port 0 names no port to connect to (it means \"any free port\" only when listening); give the port the jobmanager listens on (jobmanager.rpc.port, 6123 by default), e.g. --join %s",
+			what, net.JoinHostPort(h, "6123"))
+	}
+	return nil
+}
+
 // positive refuses a zero or negative duration flag.
 func positive(name string, d time.Duration) error {
 	if d <= 0 {

@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +16,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -19,6 +25,7 @@ import (
 type header struct {
 	Event        string            `json:"event"`
 	Format       string            `json:"format"`
+	Build        *string           `json:"build"` // nil: a log written before builds were named
 	Seed         uint64            `json:"seed"`
 	Settings     map[string]string `json:"settings"`
 	EventsFile   string            `json:"events_file"`
@@ -28,19 +35,29 @@ type header struct {
 }
 
 func init() {
+	var eventsFile string
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Re-run the run recorded in a JSON event log and compare",
 		Long: `Re-run the run recorded in FILE (a JSON event log written by 'flinksim run'
 with --log FILE, or its stdout piped) from its header (settings, seed, events
 file, actions) and compare the new log with FILE line by line. Prints
-'identical' (exit 0) or the first differing line (exit 1). An unreadable,
-truncated or console-format file exits 2, naming the file and the line.
+'identical' (exit 0) or the first differing line, naming the field that differs
+(exit 1). An unreadable, truncated or console-format file exits 2, naming the
+file and the line; a file that lacks only its final newline is replayed.
 
-The events file is read at the path recorded in the header, relative to the
-directory where 'run' was started: replay from the same directory.`,
+The header names the build that wrote the log (its fingerprint: module
+versions, VCS revision, the executable's digest). A log recorded by another
+build is replayed all the same; replay says so and shows both fingerprints,
+since another build may run other rules.
+
+The events file is read at the path recorded in the header, which is relative
+to the directory where 'run' was started; from another directory, replay looks
+for it beside FILE, or takes --events FILE. Either way the file must have the
+sha256 the header records.`,
 		Example: `  flinksim run --duration 1min --log run.log && flinksim replay run.log
-  flinksim run --events examples/data/orders-sample.jsonl --log-format json > run.log; flinksim replay run.log`,
+  flinksim run --events examples/data/orders-sample.jsonl --log-format json > run.log; flinksim replay run.log
+  flinksim replay /tmp/run.log --events examples/data/orders-sample.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return badInput("replay takes exactly one FILE (a JSON event log), got %d arguments", len(args))
@@ -48,7 +65,7 @@ directory where 'run' was started: replay from the same directory.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			same, msg, err := replay(args[0])
+			same, msg, err := replay(args[0], eventsFile)
 			if err != nil {
 				return err
 			}
@@ -59,12 +76,14 @@ directory where 'run' was started: replay from the same directory.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&eventsFile, "events", "", "the events file the run read, when its recorded path does not lead to it from here (checked by the sha256 in the header)")
 	rootCmd.AddCommand(cmd)
 }
 
 // replay re-runs the log at path; it reports whether the logs are
 // identical and a message saying so or naming the first difference.
-func replay(path string) (bool, string, error) {
+// eventsFile, when not "", is where the run's events file is now.
+func replay(path, eventsFile string) (bool, string, error) {
 	data, err := input.ReadFile(path, input.LogLimits)
 	if err != nil {
 		return false, "", badInput("%v", err)
@@ -77,6 +96,12 @@ func replay(path string) (bool, string, error) {
 	}
 	if h.Format != eventlog.FormatVersion {
 		return false, "", badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
+	}
+	var notes []string
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		// the summary is checked whole below; only the newline is missing
+		data = append(data, '\n')
+		notes = append(notes, "the file lacks its final newline")
 	}
 	trimmed := bytes.TrimRight(data, "\n")
 	lastNL := bytes.LastIndexByte(trimmed, '\n')
@@ -106,13 +131,13 @@ func replay(path string) (bool, string, error) {
 		acts = append(acts, a)
 	}
 	action.Sort(acts)
+	if h.EventsFile == "" && eventsFile != "" {
+		return false, "", badInput("--events %s: the run of %s read no events file (it ran the generator)", eventsFile, path)
+	}
 	if h.EventsFile != "" {
-		recs, sum, err := readEvents(path+":1: events_file ", h.EventsFile, cfg)
+		recs, sum, err := replayEvents(path, eventsFile, h, cfg)
 		if err != nil {
 			return false, "", err
-		}
-		if sum != h.EventsSHA256 {
-			return false, "", badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
 		}
 		spec.opt = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
 	}
@@ -126,10 +151,107 @@ func replay(path string) (bool, string, error) {
 	if _, err := execute(spec, &out, nil, nil); err != nil {
 		return false, "", err
 	}
-	if line, want, got, differ := eventlog.FirstDifference(data, out.Bytes()); differ {
-		return false, fmt.Sprintf("differs at line %d\n  expected: %s\n  got:      %s", line, input.Cut(want), input.Cut(got)), nil
+	got := out.Bytes()
+	ours := cluster.BuildFingerprint()
+	otherBuild := h.Build == nil || *h.Build != ours
+	if otherBuild {
+		got = asRecordedBuild(got, h.Build)
 	}
-	return true, "identical", nil
+	var msg string
+	same := true
+	if line, want, have, differ := eventlog.FirstDifference(data, got); differ {
+		same = false
+		msg = "differs at line " + strconv.Itoa(line) + lineDifference(want, have)
+	} else {
+		msg = "identical"
+	}
+	if len(notes) > 0 {
+		msg += " (" + strings.Join(notes, "; ") + ")"
+	}
+	if otherBuild {
+		recorded := "(none: a log written before builds were named)"
+		if h.Build != nil {
+			recorded = *h.Build
+		}
+		msg += "\nthe log was recorded by another build, which may run other rules:\n  recorded:   " + recorded + "\n  this build: " + ours
+	}
+	return same, msg, nil
+}
+
+// replayEvents reads the events file of the header h of the log at path:
+// at override when given, else at the recorded path, else beside the log
+// (a relative path is relative to where run was started). Whatever the
+// path, the file must have the recorded sha256.
+func replayEvents(path, override string, h header, cfg config.Config) ([]events.Record, string, error) {
+	where := path + ":1: events_file "
+	file := h.EventsFile
+	if override != "" {
+		where, file = "--events ", override
+	} else if _, err := os.Stat(file); err != nil {
+		beside := filepath.Join(filepath.Dir(path), file)
+		switch _, berr := os.Stat(beside); {
+		case filepath.IsAbs(file):
+			return nil, "", badInput("%s%s: %s; give --events FILE if it is elsewhere now (checked against the sha256 the header records)", where, file, pathErr(err))
+		case berr == nil:
+			file = beside
+		default:
+			return nil, "", badInput("%s%s: not found: the recorded path is relative to the directory where 'flinksim run' was started, and the file is not beside %s either; replay from that directory, or give --events FILE (checked against the sha256 the header records)",
+				where, h.EventsFile, path)
+		}
+	}
+	recs, sum, err := readEvents(where, file, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if sum != h.EventsSHA256 {
+		if override != "" || file != h.EventsFile {
+			return nil, "", badInput("%s%s: not the events file of the run: its sha256 is %s, the header of %s records %s for %s", where, file, sum, path, h.EventsSHA256, h.EventsFile)
+		}
+		return nil, "", badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
+	}
+	return recs, sum, nil
+}
+
+// pathErr is an os error without the path it repeats.
+func pathErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// asRecordedBuild returns the log got with its header's build field as the
+// recorded log has it (recorded nil: without one), so that a log from
+// another build compares by its events; replay says that the builds differ.
+func asRecordedBuild(got []byte, recorded *string) []byte {
+	first, rest, _ := bytes.Cut(got, []byte("\n"))
+	field := []byte(`,"build":` + eventlog.JSONString(cluster.BuildFingerprint()))
+	var with []byte
+	if recorded != nil {
+		with = []byte(`,"build":` + eventlog.JSONString(*recorded))
+	}
+	out := bytes.Replace(first, field, with, 1)
+	return append(append(out, '\n'), rest...)
+}
+
+// lineDifference says how the recorded line want and the replayed line
+// have differ: which event it is and the first differing field, or, when a
+// line is missing or not JSON, both lines cut to a readable length.
+func lineDifference(want, have string) string {
+	var ev struct {
+		VT    *int64 `json:"vt"`
+		Actor string `json:"actor"`
+		Event string `json:"event"`
+	}
+	if diff := eventlog.FieldDifference(want, have, input.Cut); diff != "" {
+		what := ""
+		if json.Unmarshal([]byte(want), &ev) == nil && ev.Event != "" && ev.VT != nil {
+			what = fmt.Sprintf(" (%s of %s at vt %d)", ev.Event, ev.Actor, *ev.VT)
+		}
+		return what + ": " + diff
+	}
+	return "\n  expected: " + input.Cut(want) + "\n  got:      " + input.Cut(have)
 }
 
 // liveActions are the actions a log's action events record: given while

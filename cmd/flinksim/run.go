@@ -25,6 +25,7 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/input"
 )
 
@@ -81,10 +82,12 @@ On a terminal, run shows a person's view: one short line per notable event
 of window firings), a live status line (virtual time, records/s, Kafka lag,
 watermark, results) and a summary table at the end. Piped, or with
 --log-format json, it prints the JSON event log, one event per line, which
-'flinksim replay' reads. --log FILE always gets the full JSON log. Warnings that
-name a trap (a reader without a split, a watermark that does not move, late
-records dropped, the root cause of a FAILED job, a setting with no effect, an
-action not carried out) go to stderr, once each, with the setting that fixes it.
+'flinksim replay' reads. --log FILE always gets the full JSON log, and stdout
+still shows what --log-format names (auto on a pipe: nothing more). Warnings
+that name a trap (a reader without a split, a watermark that does not move,
+late records dropped, the root cause of a FAILED job, a setting with no effect,
+an action not carried out, a run that read or wrote nothing and why) go to
+stderr, once each, with the setting that fixes it.
 
 Without --events the built-in generator fills the source topic for sim.duration
 of virtual time. With --events FILE the topic holds the file's records and the
@@ -115,7 +118,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
 	fl.StringVar(&f.configFile, "config", "", "a YAML settings file, like Flink's config.yaml (flat or nested)")
 	fl.StringVar(&f.logFile, "log", "", "write the full JSON event log to this file; - for stdout")
-	fl.StringVar(&f.logFormat, "log-format", formatAuto, "what stdout shows: auto (human on a terminal, else json), json, console or human")
+	fl.StringVar(&f.logFormat, "log-format", formatAuto, "what stdout shows: auto (human on a terminal, else json; with --log FILE on a pipe nothing), json, console or human")
 	fl.StringVar(&f.duration, "duration", "", "virtual run length (sets sim.duration), e.g. '10 min'")
 	fl.StringVar(&f.seed, "seed", "", "random seed (sets sim.seed)")
 	fl.BoolVar(&f.unbounded, "unbounded", false, "with --events: keep the job running until --duration")
@@ -219,7 +222,7 @@ func prepare(f runFlags) (runSpec, error) {
 		return runSpec{}, badInput("--log-format %s: allowed values are auto, json, console, human", input.Quote(f.logFormat))
 	}
 	spec := runSpec{cfg: lc.cfg, lc: lc}
-	acts, err := parseActions(f.actions, f.actionsFile)
+	acts, err := parseActionsFor(f.actions, f.actionsFile, func(a action.Action) error { return cluster.CheckAction(lc.cfg, a) })
 	if err != nil {
 		return runSpec{}, err
 	}
@@ -248,12 +251,18 @@ func readEvents(what, path string, cfg config.Config) ([]events.Record, string, 
 	if cfg.Operator == config.OperatorWindow && cfg.Aggregate != config.AggregateCount {
 		opt.NumberField = cfg.AggregateField
 	}
+	if p, err := filter.Parse(cfg.Filter); cfg.Filter != "" && err == nil && p.Field != "key" {
+		opt.FilterField = p.Field
+	}
 	recs, err := events.Parse(data, path, opt)
 	if err != nil {
 		return nil, "", badInput("%s%v", what, err)
 	}
 	if len(recs) == 0 {
 		return nil, "", badInput("%s%s: no records", what, path)
+	}
+	if err := cluster.CheckEvents(cfg, path, recs); err != nil {
+		return nil, "", badInput("%s%v", what, err)
 	}
 	sum := sha256.Sum256(data)
 	return recs, hex.EncodeToString(sum[:]), nil
@@ -437,7 +446,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 				logSinks = append(logSinks, filtered(consoleWriter(bw), filter))
 			}
 		case formatJSON:
-			if f.logFile == "" {
+			if f.logFile == "" || f.logFormat == formatJSON {
 				switch {
 				case f.quiet:
 					logSinks = append(logSinks, filtered(bw, kindFilter{only: map[string]bool{string(eventlog.KindSummary): true}}))
@@ -505,8 +514,8 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 			return err
 		}
 		if line, x, y, differ := eventlog.FirstDifference(a.Bytes(), b.Bytes()); differ {
-			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d\n  run 1: %s\n  run 2: %s",
-				spec.cfg.Seed, line, input.Cut(x), input.Cut(y))}
+			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d%s",
+				spec.cfg.Seed, line, lineDifference(x, y))}
 		}
 		fmt.Fprintf(stderr, "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
 	} else if res, err = executeWith(run, spec, logOut, progress, stop.c, observers...); err != nil {
@@ -527,6 +536,9 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	}
 	if err := bw.Flush(); err != nil && !isBrokenPipe(err) {
 		return err
+	}
+	if why := silence(spec, res, w); why != "" {
+		fmt.Fprintln(stderr, "warning: "+why)
 	}
 	for _, a := range res.IgnoredActions {
 		text := "warning: action not carried out: " + a
@@ -591,11 +603,14 @@ func isBrokenPipe(err error) bool {
 var errBrokenPipe = errors.New("broken pipe")
 
 // writeOutput writes the sink topic as a consumer sees it, one JSON record
-// per line, to path ("-": stdout).
+// per line, to path ("-": stdout). A double the sink wrote as +Inf, -Inf or
+// NaN (a sum beyond the range of a double) is written as Flink's JSON
+// format writes it, as a string (eventlog.QuoteNonFinite), so that every
+// line is JSON.
 func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 	var b bytes.Buffer
 	for _, r := range res.Sink {
-		b.Write(r.Value)
+		b.Write(eventlog.QuoteNonFinite(r.Value))
 		b.WriteByte('\n')
 	}
 	if path == "-" {
@@ -612,9 +627,19 @@ func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 
 // parseActions reads --action flags and an --actions file, sorted by time.
 func parseActions(flags []string, file string) ([]action.Action, error) {
+	return parseActionsFor(flags, file, nil)
+}
+
+// parseActionsFor is parseActions with check, when not nil, run on every
+// action (cluster.CheckAction: what the settings refuse of an action), its
+// refusal at the flag or at the file's line.
+func parseActionsFor(flags []string, file string, check func(action.Action) error) ([]action.Action, error) {
 	var out []action.Action
 	for _, s := range flags {
 		a, err := action.Parse(s)
+		if err == nil && check != nil {
+			err = check(a)
+		}
 		if err != nil {
 			return nil, badInput("--action: %v", err)
 		}
@@ -629,7 +654,10 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 		if line, col := input.CheckUTF8(data); line > 0 {
 			return nil, badInput("--actions %s:%d: invalid UTF-8 at byte %d of the line", file, line, col)
 		}
-		as, err := action.ParseScript(file, string(data))
+		if line := input.BOMLine(data); line > 0 {
+			return nil, badInput("--actions %s:%d: %s", file, line, input.BOMMessage(line))
+		}
+		as, err := action.ParseScriptChecked(file, string(data), check)
 		if err != nil {
 			return nil, badInput("--actions %v", err)
 		}
@@ -637,4 +665,15 @@ func parseActions(flags []string, file string) ([]action.Action, error) {
 	}
 	action.Sort(out)
 	return out, nil
+}
+
+// silence is the warning for a run that ends well (not FAILED, not cut
+// short, no broken invariant) with no record read or no result written
+// (cluster.Silence), unless a warning given during the run already named
+// why.
+func silence(spec runSpec, res *cluster.Result, w *warner) string {
+	if res.Interrupted || res.Invariant != "" || res.JobStatus == "FAILED" || w.explainedSilence() {
+		return ""
+	}
+	return cluster.Silence(spec.cfg, spec.opt, res)
 }

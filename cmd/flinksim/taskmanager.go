@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"time"
@@ -36,11 +37,7 @@ on any host the jobmanager can reach, and more as spares for replacement TaskMan
 
 Without --listen or --taskmanager.host the process is reached at the local address of
 its connection to the jobmanager (as Flink's TaskManager finds its address), on a free
-port.
-
-Exit codes: 0 the run ended; 2 bad flags; 5 refused (another version, too many
-processes, a duplicate name, a refused certificate), unreachable, or the jobmanager
-was lost or sent what this program cannot decode.`,
+port.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return taskManagerMain(cmd, f) },
 	}
@@ -63,6 +60,13 @@ was lost or sent what this program cannot decode.`,
 func taskManagerMain(cmd *cobra.Command, f taskManagerFlags) error {
 	join, err := address(cmd, "join", f.join, "jobmanager.rpc.address", f.rpcAddress, "jobmanager.rpc.port", f.rpcPort)
 	if err != nil {
+		return err
+	}
+	what := "--join " + join
+	if cmd.Flags().Changed("jobmanager.rpc.port") {
+		what = fmt.Sprintf("--jobmanager.rpc.port %d", f.rpcPort)
+	}
+	if err := dialable(what, join); err != nil {
 		return err
 	}
 	host, port := f.host, f.port

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -114,6 +115,13 @@ func (w *warner) observe(ev *messages.LogEvent) {
 	}
 }
 
+// explainedSilence reports whether a warning given so far says why a run
+// read or wrote nothing: a reader without a split, a watermark that stood
+// still, late records dropped, processing-time windows never fired.
+func (w *warner) explainedSilence() bool {
+	return w.done["no-split"] || w.done["watermark-stuck"] || w.done["late"] || w.done["processing-time-end"] || w.done["failed"]
+}
+
 // finish gives what is still gathered once the run is over.
 func (w *warner) finish() {
 	w.flushNoSplit()
@@ -216,20 +224,7 @@ func failureFix(cause string, c config.Config, need int64) string {
 		if need <= 0 {
 			need = int64(c.Parallelism)
 		}
-		n, slots, tms := int(need), c.Slots(), c.TaskManagers
-		have := tms * slots
-		lower := fmt.Sprintf("--set parallelism.default=%d", have)
-		for _, k := range []struct {
-			key string
-			p   int
-		}{{"job.source.parallelism", c.SourceParallelism}, {"job.window.parallelism", c.WindowParallelism}, {"job.sink.parallelism", c.SinkParallelism}} {
-			if k.p > have {
-				lower = fmt.Sprintf("--set %s=%d", k.key, have)
-				break
-			}
-		}
-		return fmt.Sprintf("the job needs %d slots (its widest operator's parallelism) and the cluster has %d (sim.taskmanagers %d x taskmanager.numberOfTaskSlots %d): --set sim.taskmanagers=%d, or --set taskmanager.numberOfTaskSlots=%d, or a parallelism of at most %d (%s)",
-			n, have, tms, slots, (n+slots-1)/slots, (n+tms-1)/tms, have, lower)
+		return cluster.SlotsShortage(c, int(need)) + ": " + cluster.SlotsFix(c, int(need))
 	case strings.Contains(cause, "heartbeat of TaskManager"):
 		return "with a restart strategy the job restarts: --set restart-strategy.type=fixed-delay, or turn checkpointing on (--set execution.checkpointing.interval=10s, exponential-delay by default)"
 	case strings.Contains(cause, "Long.MIN_VALUE timestamp"):

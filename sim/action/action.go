@@ -19,6 +19,8 @@
 package action
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -27,6 +29,7 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 )
 
@@ -189,6 +192,14 @@ func Parse(s string) (Action, error) {
 // ParseScript reads an actions file: one action per line, blank lines and
 // # comments (whole lines or after an action) skipped. Errors are FILE:LINE: what is wrong.
 func ParseScript(name, text string) ([]Action, error) {
+	return ParseScriptChecked(name, text, nil)
+}
+
+// ParseScriptChecked is ParseScript with check, when not nil, run on every
+// action parsed: its error is reported as a parse error, at the action's
+// FILE:LINE (the settings' checks of an action, such as a send-event's
+// event time against the window, cluster.CheckAction).
+func ParseScriptChecked(name, text string, check func(Action) error) ([]Action, error) {
 	var out []Action
 	for i, line := range strings.Split(text, "\n") {
 		line, _, _ = strings.Cut(line, "#") // a comment, whole-line or after the action
@@ -197,6 +208,9 @@ func ParseScript(name, text string) ([]Action, error) {
 			continue
 		}
 		a, err := Parse(line)
+		if err == nil && check != nil {
+			err = check(a)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, i+1, err)
 		}
@@ -278,6 +292,9 @@ func ParseEvent(arg string) (Event, error) {
 			}
 			e.Partition = p
 		default:
+			if _, err := strconv.ParseFloat(v, 64); errors.Is(err, strconv.ErrRange) && json.Valid([]byte(v)) {
+				return e, fmt.Errorf("send-event: %s=%s: beyond the range of a double (largest 1.7976931348623157E308); a number in a record must be one", k, input.Cut(v))
+			}
 			e.Fields = append(e.Fields, [2]string{k, v})
 		}
 	}

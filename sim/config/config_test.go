@@ -84,6 +84,7 @@ var setCases = map[string]setCase{
 		"NaN": "NaN is out of range",
 		"Inf": "Inf is out of range",
 		"a":   `For input string: "a"`,
+		"1_5": `For input string: "1_5"`, // Go's ParseFloat would take it, Java's Double.parseDouble does not
 	}},
 	"taskmanager.memory.task.heap.size": {"1g", "1 gb", map[string]string{
 		"1 parsec": "Memory size unit 'parsec' does not match",
@@ -510,6 +511,14 @@ func TestValidate(t *testing.T) {
 			give: map[string]string{"job.window.type": "sliding"},
 			want: []string{"job.window.size 1 min, job.window.slide 0 ms, job.window.offset 0 ms: SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"}},
 		{name: "sliding ok", give: map[string]string{"job.window.type": "sliding", "job.window.slide": "10 s"}},
+		{name: "day-long windows sliding every 10 s: 8640 windows a record", give: map[string]string{"job.window.type": "sliding", "job.window.size": "1 d", "job.window.slide": "10 s"}},
+		{name: "10000 windows a record", give: map[string]string{"job.window.type": "sliding", "job.window.size": "10000 ms", "job.window.slide": "1 ms"}},
+		{name: "10001 windows a record",
+			give: map[string]string{"job.window.type": "sliding", "job.window.size": "10001 ms", "job.window.slide": "1 ms"},
+			want: []string{"job.window.size 10001 ms, job.window.slide 1 ms: each record would belong to 10001 windows (SlidingEventTimeWindows.assignWindows adds it to every one that holds it), more than the simulator holds (10000 per record); give a slide of at least 2 ms"}},
+		{name: "86.4 million windows a record",
+			give: map[string]string{"job.window.type": "sliding", "job.window.size": "1 d", "job.window.slide": "1 ms"},
+			want: []string{"job.window.size 1 d, job.window.slide 1 ms: each record would belong to 86400000 windows"}},
 		{name: "sliding zero size",
 			give: map[string]string{"job.window.type": "sliding", "job.window.slide": "10 s", "job.window.size": "0"},
 			want: []string{"SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"}},

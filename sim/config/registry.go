@@ -185,7 +185,9 @@ func floatSetting(key, flinkDefault string, min, max float64, doc string, field 
 	return Setting{Key: key, Type: "float", FlinkDefault: flinkDefault, Range: rng, Doc: doc,
 		set: func(c *Config, value string) error {
 			v, err := strconv.ParseFloat(javaTrim(value), 64)
-			if err != nil {
+			if err != nil || strings.Contains(value, "_") {
+				// Go's ParseFloat takes 1_000 as a Go literal; Java's
+				// Double.parseDouble (Flink's convertToDouble) refuses it
 				return parseError(key, value, rng, "For input string: "+input.Quote(value))
 			}
 			if math.IsNaN(v) || v < min || v > max || math.IsInf(v, 0) {

@@ -115,6 +115,14 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// MaxSlidingWindowsPerRecord bounds ceil(job.window.size / job.window.slide),
+// the number of sliding windows one record belongs to. Flink has no such
+// bound: with 1 d windows sliding every 1 ms it would put each record in 86.4
+// million windows and run out of memory; the simulator refuses that before
+// the run instead (a limit of the simulator, not Flink's). 10,000 leaves
+// room for day-long windows sliding every 10 s.
+const MaxSlidingWindowsPerRecord = 10000
+
 func (c Config) validateWindow() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -145,6 +153,10 @@ func (c Config) validateWindow() []error {
 		if absOffset >= slide || size <= 0 {
 			add("job.window.size %s, job.window.slide %s, job.window.offset %s: Sliding%sWindows parameters must satisfy abs(offset) < slide and size > 0",
 				FormatDuration(c.WindowSize), FormatDuration(c.WindowSlide), FormatDuration(c.WindowOffset), timeName)
+		} else if n := (size + slide - 1) / slide; n > MaxSlidingWindowsPerRecord {
+			add("job.window.size %s, job.window.slide %s: each record would belong to %d windows (Sliding%sWindows.assignWindows adds it to every one that holds it), more than the simulator holds (%d per record); give a slide of at least %s",
+				FormatDuration(c.WindowSize), FormatDuration(c.WindowSlide), n, timeName, MaxSlidingWindowsPerRecord,
+				FormatDuration(time.Duration((size+MaxSlidingWindowsPerRecord-1)/MaxSlidingWindowsPerRecord)*time.Millisecond))
 		}
 	case "session":
 		if gap <= 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,9 +33,40 @@ func (e *FileError) Error() string {
 
 func (e *FileError) Unwrap() error { return e.Err }
 
-// yaml11Bool matches the plain scalars SnakeYAML (YAML 1.1, the parser of
-// Flink 1.20's config.yaml) reads as booleans.
-var yaml11Bool = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+// core12Int matches the plain scalars that YAML 1.2's Core schema reads as
+// integers written in octal (0o17) or hexadecimal (0x1F). Flink 1.20 parses
+// config.yaml with snakeyaml-engine's Core schema (YamlParserUtils) and
+// turns the integer it reads into text in decimal before parsing an option
+// (ConfigurationUtils.convertToInt: Integer.parseInt(o.toString())), so
+// parallelism.default: 0x10 is 16. Decimal integers, floats and every other
+// scalar reach the option parser as written. YAML 1.1's yes/no/on/off are
+// plain strings in YAML 1.2: a boolean option refuses them, as Flink's
+// ConfigurationUtils.convertToBoolean does.
+var core12Int = regexp.MustCompile(`^(?:0o[0-7]+|0x[0-9a-fA-F]+)$`)
+
+// core12Value is the text Flink's option parser gets for a scalar written
+// value in style style (0: plain): a Core schema octal or hexadecimal
+// integer in decimal, a Core schema boolean (true, True, TRUE, false, ...)
+// as Boolean.toString writes it, anything else unchanged.
+func core12Value(value string, style yaml.Style) string {
+	if style != 0 {
+		return value
+	}
+	switch value {
+	case "true", "True", "TRUE":
+		return "true"
+	case "false", "False", "FALSE":
+		return "false"
+	}
+	if !core12Int.MatchString(value) {
+		return value
+	}
+	n, ok := new(big.Int).SetString(value[2:], map[byte]int{'o': 8, 'x': 16}[value[1]])
+	if !ok {
+		return value
+	}
+	return n.String()
+}
 
 // yamlLine finds the line number in a yaml.v3 error text ("yaml: line 3: ...").
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -51,11 +83,15 @@ const (
 // LoadYAML reads settings from a Flink 1.20 config.yaml-style file and sets
 // them in c. As in Flink's GlobalConfiguration, nested mappings are
 // flattened by joining keys with "." (parallelism: {default: 2} is
-// parallelism.default: 2), flat and nested forms may be mixed, and when two
-// forms name the same key the later one wins. A key repeated in one mapping
-// is refused, as SnakeYAML does, and so is a second document (SnakeYAML:
-// "expected a single document in the stream"). Plain scalars yes/no/on/off
-// are booleans as in YAML 1.1. A key Flink 1.20 documents that the
+// parallelism.default: 2), and flat and nested forms may be mixed; but one
+// key given in two forms (parallelism.default: 3 and parallelism: {default:
+// 5}) is refused, naming both lines, where Flink would silently keep the
+// later. A key repeated in one mapping is refused, as SnakeYAML does, and so
+// is a second document (SnakeYAML: "expected a single document in the
+// stream"). Scalars resolve as YAML 1.2's Core schema resolves them, the
+// schema Flink 1.20 parses config.yaml with (core12Int): true and false are
+// booleans, yes/no/on/off are text, which a boolean option refuses with
+// Flink's message. A key Flink 1.20 documents that the
 // simulator does not model is accepted (whatever its value, lists
 // included) and returned in notSimulated, in file order, once each; a key
 // neither knows is an error with the nearest key suggested, so a typo is
@@ -85,6 +121,9 @@ func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
 	data = input.Clean(data)
 	if line, col := input.CheckUTF8(data); line > 0 {
 		return nil, &FileError{File: name, Line: line, Err: fmt.Errorf("invalid UTF-8 at byte %d of the line: a settings file must be UTF-8 text", col)}
+	}
+	if line := input.BOMLine(data); line > 0 {
+		return nil, &FileError{File: name, Line: line, Err: errors.New(input.BOMMessage(line))}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -132,7 +171,8 @@ func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
 		}
 	}
 	settings := 0
-	var stack []*yaml.Node // the mappings being walked, for cycles
+	given := map[string]int{} // flattened key -> the line of its key, over the whole file
+	var stack []*yaml.Node    // the mappings being walked, for cycles
 	var walk func(prefix string, m *yaml.Node) bool
 	walk = func(prefix string, m *yaml.Node) bool {
 		stack = append(stack, m)
@@ -165,6 +205,14 @@ func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
 				return false
 			}
 			key := prefix + k.Value
+			if v.Kind != yaml.MappingNode {
+				if first, twice := given[key]; twice {
+					fail(k.Line, fmt.Errorf("%s is given twice, at line %d and here (a flat and a nested form of one key): a settings file names each key once",
+						input.Cut(key), first))
+					continue
+				}
+				given[key] = k.Line
+			}
 			switch v.Kind {
 			case yaml.MappingNode:
 				if alias != v && slices.Contains(stack, v) {
@@ -185,16 +233,7 @@ func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
 					fail(v.Line, fmt.Errorf("%s: a value is missing", input.Cut(key)))
 					continue
 				}
-				value := v.Value
-				if v.Style == 0 && yaml11Bool.MatchString(value) {
-					switch strings.ToLower(value) {
-					case "yes", "true", "on":
-						value = "true"
-					default:
-						value = "false"
-					}
-				}
-				if err := next.Set(key, value); err != nil {
+				if err := next.Set(key, core12Value(v.Value, v.Style)); err != nil {
 					var ns *NotSimulatedError
 					if errors.As(err, &ns) {
 						note(&notSim, seenNotSim, key)

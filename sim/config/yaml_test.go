@@ -76,21 +76,28 @@ job:
 				t.Errorf("got %+v", c)
 			}
 		}},
-		{"flat and nested name the same key: the later wins", `
-parallelism.default: 3
-parallelism:
-  default: 5
+		{"YAML 1.2 Core booleans", `
+pipeline.operator-chaining.enabled: FALSE
+job.window.side-output-late-data: True
+job.sink.topic: True
 `, func(t *testing.T, c Config) {
-			if c.Parallelism != 5 {
-				t.Errorf("parallelism = %d, want 5", c.Parallelism)
+			if c.OperatorChaining || !c.SideOutputLateData || c.SinkTopic != "true" {
+				t.Errorf("chaining %v, side output %v, topic %q", c.OperatorChaining, c.SideOutputLateData, c.SinkTopic)
 			}
 		}},
-		{"YAML 1.1 booleans as SnakeYAML reads them", `
-pipeline.operator-chaining.enabled: off
-job.window.side-output-late-data: Yes
+		{"YAML 1.2 Core octal and hexadecimal integers", `
+parallelism.default: 0x3
+sim.taskmanagers: 0o4
+job.source.topic: 0x10
+job.sink.topic: "0x10"
 `, func(t *testing.T, c Config) {
-			if c.OperatorChaining || !c.SideOutputLateData {
-				t.Errorf("chaining %v, side output %v", c.OperatorChaining, c.SideOutputLateData)
+			if c.Parallelism != 3 || c.TaskManagers != 4 || c.SourceTopic != "16" || c.SinkTopic != "0x10" {
+				t.Errorf("parallelism %d, taskmanagers %d, topics %q %q", c.Parallelism, c.TaskManagers, c.SourceTopic, c.SinkTopic)
+			}
+		}},
+		{"yes is text in YAML 1.2", `job.source.topic: yes`, func(t *testing.T, c Config) {
+			if c.SourceTopic != "yes" {
+				t.Errorf("topic = %q", c.SourceTopic)
 			}
 		}},
 		{"quoted yes stays text", `job.source.topic: "yes"`, func(t *testing.T, c Config) {
@@ -153,6 +160,20 @@ func TestLoadYAMLErrors(t *testing.T) {
 		{"alias to an unknown key", "a: &interval 2 s\npipeline.auto-watermark-interval: *interval\n",
 			[]string{`:1: unknown setting "a"`}},
 		{"complex key", "? [a, b]\n: 1\n", []string{":1: a setting key must be plain text"}},
+		{"a byte order mark on line 2", "sim.seed: 1\n\xef\xbb\xbfparallelism.default: 2\n",
+			[]string{":2: a UTF-8 byte order mark (bytes EF BB BF, U+FEFF) starts this line"}},
+		{"flat and nested forms of one key", "parallelism.default: 3\nsim.seed: 1\nparallelism:\n  default: 5\n",
+			[]string{":4: parallelism.default is given twice, at line 1 and here (a flat and a nested form of one key): a settings file names each key once"}},
+		{"nested, then flat", "sim:\n  seed: 1\nsim.seed: 2\n",
+			[]string{":3: sim.seed is given twice, at line 2 and here"}},
+		{"two nested forms of a not-simulated key", "rest.port: 1\nrest:\n  port: 2\n",
+			[]string{":3: rest.port is given twice, at line 1 and here"}},
+		{"yes for a boolean option (YAML 1.2: text)", "pipeline.operator-chaining.enabled: yes\n",
+			[]string{":1: Could not parse value 'yes' for key 'pipeline.operator-chaining.enabled'. Unrecognized option for boolean: yes. Expected either true or false(case insensitive)"}},
+		{"on for a nested boolean option", "state:\n  backend:\n    incremental: on\n",
+			[]string{":3: Could not parse value 'on' for key 'state.backend.incremental'. Unrecognized option for boolean: on."}},
+		{"Off for a boolean option", "sim.seed: 1\njob.window.side-output-late-data: Off\n",
+			[]string{":2: Could not parse value 'Off' for key 'job.window.side-output-late-data'."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

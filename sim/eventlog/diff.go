@@ -1,6 +1,10 @@
 package eventlog
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
 
 // FirstDifference compares two logs (or any texts) line by line and returns
 // the 1-based number of the first line where they differ and the two lines
@@ -23,4 +27,94 @@ func FirstDifference(a, b []byte) (line int, x, y string, differ bool) {
 		}
 	}
 	return 0, "", "", false
+}
+
+// jsonField is one field of a log line, nested objects flattened with "."
+// (settings.parallelism.default), with its value as compact JSON.
+type jsonField struct{ path, value string }
+
+// flattenLine returns the fields of the JSON object line in their order,
+// or false when line is not a JSON object. Arrays are one value.
+func flattenLine(line string) ([]jsonField, bool) {
+	var out []jsonField
+	var walk func(prefix string, raw json.RawMessage) bool
+	walk = func(prefix string, raw json.RawMessage) bool {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return false
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return false
+			}
+			key, _ := tok.(string)
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return false
+			}
+			if len(v) > 0 && v[0] == '{' {
+				if !walk(prefix+key+".", v) {
+					return false
+				}
+				continue
+			}
+			var c bytes.Buffer
+			if json.Compact(&c, v) != nil {
+				return false
+			}
+			out = append(out, jsonField{prefix + key, c.String()})
+		}
+		_, err := dec.Token()
+		return err == nil
+	}
+	if !walk("", json.RawMessage(line)) {
+		return nil, false
+	}
+	return out, true
+}
+
+// FieldDifference describes how two log lines differ, field by field: the
+// first field of want (in its order, nested objects flattened as
+// settings.parallelism.default) whose value got does not have, or the
+// first field only got has, as `field "vt": expected 1000, got 1001`, with
+// how many more fields differ. It returns "" when either line is not a
+// JSON object or they hold the same fields and values. cut shortens each
+// value shown (input.Cut, say). Cost: O(len(want) + len(got)).
+func FieldDifference(want, got string, cut func(string) string) string {
+	wf, ok1 := flattenLine(want)
+	gf, ok2 := flattenLine(got)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	gv := make(map[string]string, len(gf))
+	for _, f := range gf {
+		gv[f.path] = f.value
+	}
+	wv := make(map[string]bool, len(wf))
+	var diffs []string
+	for _, f := range wf {
+		wv[f.path] = true
+		switch v, ok := gv[f.path]; {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("field %q: expected %s, missing", f.path, cut(f.value)))
+		case v != f.value:
+			diffs = append(diffs, fmt.Sprintf("field %q: expected %s, got %s", f.path, cut(f.value), cut(v)))
+		}
+	}
+	for _, f := range gf {
+		if !wv[f.path] {
+			diffs = append(diffs, fmt.Sprintf("field %q: not expected, got %s", f.path, cut(f.value)))
+		}
+	}
+	switch len(diffs) {
+	case 0:
+		return ""
+	case 1:
+		return diffs[0]
+	case 2:
+		return diffs[0] + " (and 1 more field)"
+	}
+	return fmt.Sprintf("%s (and %d more fields)", diffs[0], len(diffs)-1)
 }

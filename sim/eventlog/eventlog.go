@@ -134,12 +134,13 @@ func NewWriter(w io.Writer, console bool) *Writer {
 // (vt.Time.String).
 func FormatVT(us int64) string { return vt.Of(us).String() }
 
-// Header writes the first line: format, program version, seed, every
-// setting (settings: key -> value; flink_defaults: key -> Flink's default
-// where it differs), and extra fields (actions, events file).
-func (w *Writer) Header(seed uint64, settings, flinkDefaults [][2]string, extra ...*messages.Field) {
+// Header writes the first line: format, program version, build (the
+// binary's fingerprint, cluster.BuildFingerprint), seed, every setting
+// (settings: key -> value; flink_defaults: key -> Flink's default where it
+// differs), and extra fields (actions, events file).
+func (w *Writer) Header(seed uint64, build string, settings, flinkDefaults [][2]string, extra ...*messages.Field) {
 	e := w.log.Log().Int64("vt", 0).Str("actor", "flinksim").Str("event", string(KindHeader)).
-		Str("format", FormatVersion).Str("program", ProgramVersion).Uint64("seed", seed)
+		Str("format", FormatVersion).Str("program", ProgramVersion).Str("build", build).Uint64("seed", seed)
 	d := zerolog.Dict()
 	for _, kv := range settings {
 		d = d.Str(kv[0], kv[1])

@@ -1,7 +1,9 @@
 package eventlog
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -56,3 +58,67 @@ func JSONString(s string) string { return string(AppendJSONString(nil, s)) }
 // JoinRaw joins already-encoded JSON values with commas (the inside of an
 // array).
 func JoinRaw(parts []string) string { return strings.Join(parts, ",") }
+
+// AppendJSONDouble appends v as Flink's JSON format writes a DOUBLE:
+// Jackson's JsonGenerator with its default JsonWriteFeature.WRITE_NAN_AS_STRINGS
+// writes the three values JSON has no number for as strings, in
+// Double.toString's words: "NaN", "Infinity", "-Infinity". A finite v is the
+// shortest decimal that reads back exactly (Ftoa), so every record stays
+// JSON.
+func AppendJSONDouble(dst []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(v, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(v, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, v, 'f', -1, 64)
+}
+
+// nonFinite are the texts strconv.AppendFloat writes for the values JSON
+// has no number for, and what Jackson writes instead (AppendJSONDouble).
+var nonFinite = [][2]string{{"NaN", `"NaN"`}, {"+Inf", `"Infinity"`}, {"-Inf", `"-Infinity"`}}
+
+// QuoteNonFinite returns the JSON text v with every bare NaN, +Inf and -Inf
+// outside a string (what strconv writes for a double JSON cannot hold, as
+// in a sink record of a sum that overflowed) written as Jackson writes it
+// (AppendJSONDouble), so that the text is JSON again. Text that has none
+// is returned as it is, without a copy. Cost: one pass over v.
+func QuoteNonFinite(v []byte) []byte {
+	if !bytes.Contains(v, []byte("NaN")) && !bytes.Contains(v, []byte("Inf")) {
+		return v
+	}
+	var out []byte
+	last := 0
+	inString := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			continue
+		}
+		for _, nf := range nonFinite {
+			if bytes.HasPrefix(v[i:], []byte(nf[0])) {
+				out = append(append(out, v[last:i]...), nf[1]...)
+				i += len(nf[0]) - 1
+				last = i + 1
+				break
+			}
+		}
+	}
+	if out == nil {
+		return v
+	}
+	return append(out, v[last:]...)
+}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,8 +67,13 @@ type Options struct {
 	// number where a record has it (the field a sum, min, max or avg
 	// aggregate reads): a string such as "12x", a boolean, an object or an
 	// array is refused instead of counting as 0. null, and an empty CSV
-	// cell, count as a missing field.
+	// cell, count as a missing field. A number beyond the range of a double
+	// (such as 1e400) is refused too.
 	NumberField string
+	// FilterField, when not empty, names the field job.filter compares: a
+	// JSON number in it beyond the range of a double is refused, since no
+	// comparison could read it. Other values are left to the filter.
+	FilterField string
 	// Limits bound the input (input.EventsLimits when zero).
 	Limits input.Limits
 }
@@ -92,13 +98,12 @@ func ReadFile(path string, opt Options) ([]Record, error) {
 }
 
 // Read reads every record from r, in file order. name is used in error
-// messages and for format detection: a name ending in ".csv" (any case) is
-// CSV; otherwise the input is JSON Lines when its first non-space character
-// is '{', refused as a JSON array when it is '[', and CSV otherwise. A UTF-8
-// byte order mark is dropped and CRLF line ends read as LF (input.Clean).
-// Empty lines are skipped. The input is read within opt.Limits (size and
-// line length), must be valid UTF-8, and a JSON line must not name one
-// field twice at any depth. The first error stops the read and is returned
+// messages and for format detection (Format): by its extension first, then
+// by its content. A UTF-8 byte order mark is dropped and CRLF line ends read
+// as LF (input.Clean); a byte order mark at the start of any other line is
+// refused, naming it (input.BOMLine). Empty lines are skipped. The input is
+// read within opt.Limits (size and line length), must be valid UTF-8, and a
+// JSON line must not name one field twice at any depth. The first error stops the read and is returned
 // as an *Error naming name:LINE (or an *input.Error for a broken limit); no
 // records are returned with it. Empty input gives no records and no error.
 func Read(r io.Reader, name string, opt Options) ([]Record, error) {
@@ -131,20 +136,22 @@ func Parse(data []byte, name string, opt Options) ([]Record, error) {
 	if line, col := input.CheckUTF8(data); line > 0 {
 		return nil, &Error{name, line, fmt.Sprintf("invalid UTF-8 at byte %d of the line: an events file must be UTF-8 text", col)}
 	}
+	if line := input.BOMLine(data); line > 0 {
+		return nil, &Error{name, line, input.BOMMessage(line)}
+	}
 	var recs []Record
 	var err error
 	text := bytes.TrimLeft(data, " \t\r\n")
+	format := Format(name, data)
 	switch {
-	case strings.EqualFold(filepath.Ext(name), ".csv"):
-		recs, err = readCSV(data, name, opt)
 	case len(text) == 0:
 		return nil, nil
-	case text[0] == '{':
-		recs, err = readJSONLines(data, name, opt)
-	case text[0] == '[':
+	case format == FormatJSONLines && text[0] == '[':
 		line := 1 + bytes.Count(data[:len(data)-len(text)], []byte{'\n'})
 		return nil, &Error{name, line, "a JSON array: an events file is JSON lines, one object per line, like {\"" + opt.KeyField +
 			"\": \"user-1\", \"" + opt.TimeField + "\": 1700000000000} (jq -c '.[]' turns an array into JSON lines)"}
+	case format == FormatJSONLines:
+		recs, err = readJSONLines(data, name, opt)
 	default:
 		recs, err = readCSV(data, name, opt)
 	}
@@ -155,6 +162,35 @@ func Parse(data []byte, name string, opt Options) ([]Record, error) {
 		return nil, err
 	}
 	return recs, nil
+}
+
+// The formats of an events file (Format).
+const (
+	FormatJSONLines = "JSON lines"
+	FormatCSV       = "CSV"
+)
+
+// jsonExtensions are the file name extensions that mean JSON lines.
+var jsonExtensions = []string{".jsonl", ".ndjson", ".json"}
+
+// Format says how an events file named name with content data (after
+// input.Clean) is read: a name ending in .csv is CSV and one ending in
+// .jsonl, .ndjson or .json is JSON lines (any case), whatever the content;
+// any other name is JSON lines when the first character that is not a
+// space is '{' or '[' (then refused as a JSON array), and CSV otherwise.
+func Format(name string, data []byte) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	switch {
+	case ext == ".csv":
+		return FormatCSV
+	case slices.Contains(jsonExtensions, ext):
+		return FormatJSONLines
+	}
+	text := bytes.TrimLeft(data, " \t\r\n")
+	if len(text) > 0 && (text[0] == '{' || text[0] == '[') {
+		return FormatJSONLines
+	}
+	return FormatCSV
 }
 
 func readJSONLines(data []byte, name string, opt Options) ([]Record, error) {
@@ -219,6 +255,13 @@ func record(value []byte, opt Options) (Record, string) {
 		if raw, ok := rawField(value, opt.NumberField); ok && !isNumber(raw) && string(raw) != "null" && string(raw) != `""` {
 			return rec, fmt.Sprintf("field %q must be a number (the window aggregate reads it, job.window.aggregate-field), got %s",
 				opt.NumberField, input.Cut(string(raw)))
+		} else if ok && isNumber(raw) && overflows(raw) {
+			return rec, overflowMessage(opt.NumberField, raw, "the window aggregate (job.window.aggregate-field)")
+		}
+	}
+	if opt.FilterField != "" {
+		if raw, ok := rawField(value, opt.FilterField); ok && isNumber(raw) && overflows(raw) {
+			return rec, overflowMessage(opt.FilterField, raw, "job.filter")
 		}
 	}
 
@@ -292,6 +335,22 @@ func timestamp(raw []byte, field string) (int64, string) {
 		return 0, fmt.Sprintf("time field %q is out of the range of a 64-bit millisecond timestamp: %s", field, input.Cut(string(raw)))
 	}
 	return 0, fmt.Sprintf("time field %q must be an integer (milliseconds since the epoch) or an RFC 3339 time, got %s", field, input.Cut(string(raw)))
+}
+
+// overflows reports whether the JSON number raw is beyond the range of a
+// double: Java's Double.parseDouble would read it as Infinity, Go's
+// strconv.ParseFloat refuses it. A number too small to represent reads as
+// 0 in both, and is not refused.
+func overflows(raw []byte) bool {
+	_, err := strconv.ParseFloat(string(raw), 64)
+	return err != nil
+}
+
+// overflowMessage refuses the number raw in field, which reader reads as a
+// double.
+func overflowMessage(field string, raw []byte, reader string) string {
+	return fmt.Sprintf("field %q holds %s, beyond the range of a double (largest 1.7976931348623157E308), and %s reads it as one",
+		field, input.Cut(string(raw)), reader)
 }
 
 // isNumber reports whether raw is a JSON number:

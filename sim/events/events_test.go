@@ -1,10 +1,12 @@
 package events
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -170,6 +172,20 @@ func TestReadErrors(t *testing.T) {
 			"e.csv:2: partition 9 is out of range [0, 2)"},
 		{"CSV empty key is fine but missing time is not", "e.csv", "key,ts\n,\n", Options{},
 			`e.csv:2: time field "ts" must be an integer`},
+		{"a BOM on line 2 (two files joined)", "e.jsonl", "{\"key\":\"a\",\"ts\":1}\n\xef\xbb\xbf{\"key\":\"b\",\"ts\":2}\n", Options{},
+			"e.jsonl:2: a UTF-8 byte order mark (bytes EF BB BF, U+FEFF) starts this line"},
+		{"two BOMs at the start of a .jsonl file", "e.jsonl", "\xef\xbb\xbf\xef\xbb\xbf{\"key\":\"b\",\"ts\":2}\n", Options{},
+			"e.jsonl:1: the file starts with two UTF-8 byte order marks"},
+		{"a BOM on line 3 of a CSV file", "e.csv", "key,ts\na,1\n\xef\xbb\xbfb,2\n", Options{},
+			"e.csv:3: a UTF-8 byte order mark"},
+		{"a .jsonl file is JSON lines whatever it starts with", "e.jsonl", "key,ts\na,1\n", Options{},
+			"e.jsonl:1: invalid JSON"},
+		{"an aggregate field beyond a double", "e.jsonl", "{\"key\":\"a\",\"ts\":1,\"amount\":1}\n{\"key\":\"a\",\"ts\":2,\"amount\":1e400}\n", Options{NumberField: "amount"},
+			`e.jsonl:2: field "amount" holds 1e400, beyond the range of a double (largest 1.7976931348623157E308)`},
+		{"a negative aggregate field beyond a double", "e.csv", "key,ts,amount\na,1,-2e308\n", Options{NumberField: "amount"},
+			`e.csv:2: field "amount" holds -2e308, beyond the range of a double`},
+		{"a filter field beyond a double", "e.jsonl", "{\"key\":\"a\",\"ts\":1,\"price\":1E309}\n", Options{FilterField: "price"},
+			`e.jsonl:1: field "price" holds 1E309, beyond the range of a double`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,6 +204,44 @@ func TestReadErrors(t *testing.T) {
 				t.Errorf("want an *Error naming %s:LINE, got %#v", tt.file, err)
 			}
 		})
+	}
+}
+
+// A number too small for a double reads as 0, as Java's Double.parseDouble
+// reads it, and is not refused; one beyond it in a field the job does not
+// read is carried in the payload untouched.
+func TestReadNumbersInRange(t *testing.T) {
+	in := "{\"key\":\"a\",\"ts\":1,\"amount\":1e-400,\"id\":1e400}\n{\"key\":\"b\",\"ts\":2,\"amount\":1.7976931348623157e308}\n"
+	recs, err := Read(strings.NewReader(in), "e.jsonl", Options{NumberField: "amount", FilterField: "amount"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || !strings.Contains(string(recs[0].Value), `"id":1e400`) {
+		t.Fatalf("records %v", recs)
+	}
+	if f, ok := NumericField(recs[1].Value, "amount"); !ok || f != math.MaxFloat64 {
+		t.Errorf("amount = %v, %v; want the largest double", f, ok)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"a.csv", "{\"key\":1}", FormatCSV},
+		{"a.CSV", "", FormatCSV},
+		{"a.jsonl", "key,ts", FormatJSONLines},
+		{"a.NDJSON", "\xef\xbb\xbf{", FormatJSONLines},
+		{"a.json", "[", FormatJSONLines},
+		{"data", "  {\"key\":1}", FormatJSONLines},
+		{"data", "[{}]", FormatJSONLines},
+		{"data.txt", "key,ts", FormatCSV},
+		{"data", "", FormatCSV},
+	}
+	for _, tt := range tests {
+		if got := Format(tt.name, []byte(tt.data)); got != tt.want {
+			t.Errorf("Format(%q, %q) = %s, want %s", tt.name, tt.data, got, tt.want)
+		}
 	}
 }
 
@@ -394,5 +448,29 @@ func FuzzFields(f *testing.F) {
 			t.Fatalf("a numeric field must also read as a string: %q %q", value, field)
 		}
 		_ = s
+		// every field a value reads as is among its names, in a valid object
+		names := FieldNames(value)
+		if _, ok := rawField(value, field); ok && json.Valid(value) && !slices.Contains(names, field) {
+			t.Fatalf("FieldNames(%q) = %q lacks %q", value, names, field)
+		}
 	})
+}
+
+func TestFieldNames(t *testing.T) {
+	tests := []struct {
+		give string
+		want []string
+	}{
+		{`{"order_id":"o-1","amount":2.5}`, []string{"order_id", "amount"}},
+		{` { "a" : {"x":1} , "b":[1,{"c":2}], "a":3, "d\u0041":null }`, []string{"a", "b", "dA"}},
+		{`{}`, nil},
+		{`[1]`, nil},
+		{`{"a":1,"b`, []string{"a"}},
+		{``, nil},
+	}
+	for _, tt := range tests {
+		if got := FieldNames([]byte(tt.give)); !slices.Equal(got, tt.want) {
+			t.Errorf("FieldNames(%s) = %q, want %q", tt.give, got, tt.want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -41,6 +42,42 @@ func StringField(value []byte, field string) (string, bool) {
 		return string(raw), true
 	}
 	return "", false
+}
+
+// FieldNames returns the names of the top-level members of the JSON object
+// value, in their order, each once; nil when value is not an object.
+// Malformed input gives the names read up to the fault, never a panic.
+func FieldNames(value []byte) []string {
+	var names []string
+	i := skipSpace(value, 0)
+	if i >= len(value) || value[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		i = skipSpace(value, i)
+		if i < len(value) && value[i] == ',' {
+			i = skipSpace(value, i+1)
+		}
+		if i >= len(value) || value[i] != '"' {
+			return names
+		}
+		keyEnd := skipString(value, i)
+		if keyEnd < 0 {
+			return names
+		}
+		name := unquote(value[i:keyEnd])
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		i = skipSpace(value, keyEnd)
+		if i >= len(value) || value[i] != ':' {
+			return names
+		}
+		if i = skipValue(value, skipSpace(value, i+1)); i < 0 {
+			return names
+		}
+	}
 }
 
 // rawField returns the raw text of the first top-level member named field of

@@ -17,6 +17,13 @@ import (
 // top-level field of the record's JSON payload. Numbers compare as numbers
 // when both sides are numeric, otherwise as strings. A record without the
 // field does not match.
+//
+// "Numeric" is what Java's Double.parseDouble reads (parseDouble): decimal
+// and hexadecimal literals, Infinity and -Infinity, NaN. Comparisons follow
+// Java's double operators, as a FilterFunction comparing doubles would: a
+// record whose field reads as NaN (the text "NaN") matches only !=, and
+// Infinity compares as the largest value. A VALUE of NaN is refused by
+// Parse, since no record could be greater, smaller or equal to it.
 type Predicate struct {
 	Field string
 	Op    string
@@ -46,7 +53,10 @@ func Parse(s string) (*Predicate, error) {
 		}
 		value = strings.Trim(value, `"'`)
 		p := &Predicate{Field: field, Op: op, Value: value}
-		if f, err := strconv.ParseFloat(value, 64); err == nil && finite(f) {
+		if f, ok := parseDouble(value); ok {
+			if math.IsNaN(f) {
+				return nil, fmt.Errorf("filter %q: %s is not a number to compare with: in Java every comparison with NaN is false except != (which is always true), so this filter would pass no record or every record; compare with a number", s, value)
+			}
 			p.num, p.isNum = f, true
 		}
 		return p, nil
@@ -78,7 +88,7 @@ func (p *Predicate) Match(key string, value []byte) bool {
 		}
 	}
 	if p.isNum {
-		if f, err := strconv.ParseFloat(s, 64); err == nil && finite(f) {
+		if f, ok := parseDouble(s); ok {
 			return p.cmpNum(f)
 		}
 	}
@@ -86,7 +96,12 @@ func (p *Predicate) Match(key string, value []byte) bool {
 	return p.cmp(c)
 }
 
+// cmpNum is Java's double comparison of f with the predicate's number: a
+// NaN f is neither smaller, greater nor equal, so only != holds.
 func (p *Predicate) cmpNum(f float64) bool {
+	if math.IsNaN(f) {
+		return p.Op == "!="
+	}
 	c := 0
 	if f < p.num {
 		c = -1
@@ -113,6 +128,34 @@ func (p *Predicate) cmp(c int) bool {
 	}
 }
 
-// finite reports whether f is a real number: "NaN" and "Inf" texts compare
-// as strings, never as numbers.
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+// parseDouble reads s as Java's Double.parseDouble does, as far as the
+// filter needs: a decimal or hexadecimal floating-point literal (one beyond
+// the range of a double is Infinity, one too small 0), or NaN and Infinity
+// with an optional sign, spelt as Java spells them. Go's other spellings
+// ("inf", "nan", "INFINITY") are not numbers here: they compare as text.
+func parseDouble(s string) (float64, bool) {
+	unsigned := s
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		unsigned = s[1:]
+	}
+	switch unsigned {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		if s[0] == '-' {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true // ±Inf, as Java reads it
+		}
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false // "inf", "nan", "INFINITY": not Java's spelling
+	}
+	return f, true
+}

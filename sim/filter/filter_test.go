@@ -1,6 +1,8 @@
 package filter
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/flinksim/flinksim/sim/events"
@@ -74,6 +76,25 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A NaN to compare with would pass no record (or, with !=, every record):
+// Parse refuses it, naming why.
+func TestParseRefusesNaN(t *testing.T) {
+	for _, give := range []string{"amount > NaN", "amount < NaN", "amount == -NaN", "amount != +NaN", `amount >= "NaN"`} {
+		p, err := Parse(give)
+		if err == nil {
+			t.Errorf("Parse(%q) = %+v, want an error", give, *p)
+			continue
+		}
+		if !strings.Contains(err.Error(), "is not a number to compare with: in Java every comparison with NaN is false except !=") {
+			t.Errorf("Parse(%q) error %q", give, err)
+		}
+	}
+	// nan in another spelling is text, as Java's Double.parseDouble has it
+	if p, err := Parse("name == nan"); err != nil || p.isNum {
+		t.Errorf("Parse(name == nan) = %+v, %v; want a text predicate", p, err)
+	}
+}
+
 func TestMatch(t *testing.T) {
 	tests := []struct {
 		filter string
@@ -143,6 +164,23 @@ func TestMatch(t *testing.T) {
 		{"amount > 100", "", `[{"amount": 150}]`, false},
 		// the first occurrence of a repeated field counts
 		{"amount > 100", "", `{"amount": 1, "amount": 150}`, false},
+		// Java's double comparisons: NaN is unordered, Infinity is the largest
+		{"amount > 100", "", `{"amount": "NaN"}`, false},
+		{"amount < 100", "", `{"amount": "NaN"}`, false},
+		{"amount == 100", "", `{"amount": "NaN"}`, false},
+		{"amount >= 100", "", `{"amount": "-NaN"}`, false},
+		{"amount != 100", "", `{"amount": "NaN"}`, true},
+		{"amount > 100", "", `{"amount": "Infinity"}`, true},
+		{"amount < 100", "", `{"amount": "-Infinity"}`, true},
+		{"amount < Infinity", "", `{"amount": 1e308}`, true},
+		{"amount == Infinity", "", `{"amount": "Infinity"}`, true},
+		{"amount > -Infinity", "", `{"amount": -1e308}`, true},
+		{"amount < 1e400", "", `{"amount": 5}`, true},     // 1e400 reads as Infinity
+		{"amount > 100", "", `{"amount": "1e400"}`, true}, // so does a field holding it
+		// Go's other spellings are text, as in Java
+		{"amount > 100", "", `{"amount": "inf"}`, true}, // "inf" > "100" as strings
+		{"amount < 100", "", `{"amount": "inf"}`, false},
+		{"amount == inf", "", `{"amount": "inf"}`, true},
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.filter)
@@ -185,8 +223,17 @@ func FuzzMatch(f *testing.F) {
 		q.Op = complement[p.Op]
 		gotComplement := q.Match(key, value)
 		present := p.Field == "key"
+		text := key
 		if !present {
-			_, present = events.StringField(value, p.Field)
+			text, present = events.StringField(value, p.Field)
+		}
+		if f, ok := parseDouble(text); present && p.isNum && ok && math.IsNaN(f) {
+			// Java: NaN is unordered, so < and >= (> and <=) are both false;
+			// == and != still disagree
+			if got != (p.Op == "!=") || gotComplement != (q.Op == "!=") {
+				t.Errorf("%q on NaN: %v, complement %q: %v", filter, got, q.Op, gotComplement)
+			}
+			return
 		}
 		if present && got == gotComplement {
 			t.Errorf("%q and its complement %q both give %v on key %q value %q", filter, q.Op, got, key, value)

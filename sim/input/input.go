@@ -101,14 +101,14 @@ func Read(r io.Reader, name string, lim Limits) ([]byte, error) {
 			// check every line that ended in this chunk, then the open one
 			for i := start; i < len(data); i++ {
 				if data[i] == '\n' {
-					if e := checkLine(name, line, i-lineStart, lim); e != nil {
+					if e := checkLine(name, line, data[lineStart:i], lim); e != nil {
 						return nil, e
 					}
 					line++
 					lineStart = i + 1
 				}
 			}
-			if e := checkLine(name, line, len(data)-lineStart, lim); e != nil {
+			if e := checkLine(name, line, data[lineStart:], lim); e != nil {
 				return nil, e
 			}
 			if lim.MaxBytes > 0 && int64(len(data)) > lim.MaxBytes {
@@ -124,14 +124,21 @@ func Read(r io.Reader, name string, lim Limits) ([]byte, error) {
 	}
 }
 
-// checkLine refuses line number line of length n (so far) when it is over
-// its limit. A trailing '\r' counts: it is at most one byte.
-func checkLine(name string, line, n int, lim Limits) error {
+// checkLine refuses line number line, whose bytes so far (without its
+// '\n') are text, when it is over its limit. A '\r' at its end is the CR of
+// a CRLF line end (or may become one when the '\n' comes in the next chunk)
+// and does not count; every other byte does, so a line of exactly MaxLine
+// bytes passes and one of MaxLine+1 does not.
+func checkLine(name string, line int, text []byte, lim Limits) error {
 	max := lim.MaxLine
 	if line == 1 && lim.MaxFirstLine > 0 {
 		max = lim.MaxFirstLine
 	}
-	if max > 0 && n > max+1 {
+	n := len(text)
+	if n > 0 && text[n-1] == '\r' {
+		n--
+	}
+	if max > 0 && n > max {
 		return &Error{File: name, Line: line, Msg: "line longer than " + Size(int64(max)) + ", the limit for a line of this kind of input", Err: ErrTooLarge}
 	}
 	return nil
@@ -163,6 +170,38 @@ func Clean(data []byte) []byte {
 		return data
 	}
 	return bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+}
+
+// BOMLine returns the 1-based line of the first line of data that starts
+// with a UTF-8 byte order mark, or 0 when none does. Run it after Clean,
+// which drops the one a file may start with: a mark at the start of a later
+// line (or a second one at the start of the file) is left by joining files
+// that each had one (cat a.jsonl b.jsonl), and is no part of the text. A
+// U+FEFF elsewhere in a line is an ordinary character and is not reported.
+// Cost: one pass over data.
+func BOMLine(data []byte) int {
+	line := 1
+	for {
+		if bytes.HasPrefix(data, []byte(BOM)) {
+			return line
+		}
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return 0
+		}
+		data = data[i+1:]
+		line++
+	}
+}
+
+// BOMMessage is what a reader says of a byte order mark at the start of
+// line line (BOMLine): it names the mark, so that the user is not left with
+// a parser's "invalid character 'ï'".
+func BOMMessage(line int) string {
+	if line == 1 {
+		return "the file starts with two UTF-8 byte order marks (bytes EF BB BF, U+FEFF): only one may start a file; remove the other (was it made by joining files that each had one?)"
+	}
+	return "a UTF-8 byte order mark (bytes EF BB BF, U+FEFF) starts this line: only the first line of a file may have one; remove it (was the file made by joining files that each had one?)"
 }
 
 // CheckUTF8 returns the 1-based line and column (in bytes) of the first

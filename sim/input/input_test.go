@@ -28,6 +28,12 @@ func TestReadLimits(t *testing.T) {
 		{"within", strings.NewReader("a\nbb\nccc\n"), Limits{MaxBytes: 100, MaxLine: 3}, ""},
 		{"line too long", strings.NewReader("a\nbbbbb\nc\n"), Limits{MaxBytes: 100, MaxLine: 3}, "f:2: line longer than 3 bytes"},
 		{"a CR does not count", strings.NewReader("abc\r\n"), Limits{MaxLine: 3}, ""},
+		{"exactly the limit", strings.NewReader("abc\nabc"), Limits{MaxLine: 3}, ""},
+		{"one byte over the limit", strings.NewReader("abcd\n"), Limits{MaxLine: 3}, "f:1: line longer than 3 bytes"},
+		{"one byte over, last line", strings.NewReader("a\nabcd"), Limits{MaxLine: 3}, "f:2: line longer than 3 bytes"},
+		{"a CR inside counts", strings.NewReader("ab\rc\n"), Limits{MaxLine: 3}, "f:1: line longer than 3 bytes"},
+		{"1 MiB + 1 byte", strings.NewReader(strings.Repeat("x", 1<<20+1) + "\n"), Limits{MaxLine: 1 << 20}, "f:1: line longer than 1 MiB"},
+		{"1 MiB and a CRLF", strings.NewReader(strings.Repeat("x", 1<<20) + "\r\n"), Limits{MaxLine: 1 << 20}, ""},
 		{"last line without its end", strings.NewReader("a\nbbbbb"), Limits{MaxLine: 3}, "f:2: line longer than 3 bytes"},
 		{"first line", strings.NewReader("aaaaa\nb\n"), Limits{MaxLine: 10, MaxFirstLine: 3}, "f:1: line longer than 3 bytes"},
 		{"file too large", strings.NewReader(strings.Repeat("a\n", 100)), Limits{MaxBytes: 50}, "f: larger than 50 bytes"},
@@ -62,6 +68,28 @@ func TestCleanAndUTF8(t *testing.T) {
 	}
 	if l, _ := CheckUTF8([]byte("µs ✓\n")); l != 0 {
 		t.Errorf("valid UTF-8 refused at line %d", l)
+	}
+}
+
+func TestBOMLine(t *testing.T) {
+	tests := []struct {
+		give string
+		want int
+	}{
+		{"a\nb\n", 0},
+		{BOM + "a\n", 1},          // after Clean: a second mark at the start
+		{"a\n" + BOM + "b\n", 2},  // two files joined
+		{"a\nb" + BOM + "c\n", 0}, // inside a line: an ordinary character
+		{"a\n\n" + BOM, 3},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if got := BOMLine([]byte(tt.give)); got != tt.want {
+			t.Errorf("BOMLine(%q) = %d, want %d", tt.give, got, tt.want)
+		}
+	}
+	if !strings.Contains(BOMMessage(2), "byte order mark (bytes EF BB BF") || !strings.Contains(BOMMessage(1), "two UTF-8 byte order marks") {
+		t.Error("BOMMessage does not name the mark")
 	}
 }
 

@@ -193,11 +193,15 @@ func newSliding(name string, size, slide, offset int64) (sliding, error) {
 // time, while start > ts - size (so the windows come in descending start
 // order, as Flink returns them, and there are none when ts falls in a gap
 // between windows shorter than the slide). Unlike Java, the walk stops
-// instead of wrapping past Long.MIN_VALUE, where Java would loop until it
-// runs out of memory. Cost: O(size/slide).
+// instead of wrapping past Long.MIN_VALUE, and after ceil(size/slide)
+// windows (the most that can hold one timestamp), where Java, its last
+// start wrapped around near Long.MIN_VALUE, would loop until it runs out of
+// memory (Config.CheckTimestamp refuses such timestamps before a run).
+// Cost: O(size/slide).
 func (s sliding) assign(windows []TimeWindow, ts int64) []TimeWindow {
 	lastStart := WindowStartWithOffset(ts, s.offset, s.slide)
-	for start := lastStart; start > ts-s.size; start -= s.slide {
+	most := s.size/s.slide + 1
+	for start, n := lastStart, int64(0); start > ts-s.size && n < most; start, n = start-s.slide, n+1 {
 		windows = append(windows, TimeWindow{Start: start, End: start + s.size})
 		if start < math.MinInt64+s.slide {
 			break
