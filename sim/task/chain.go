@@ -184,7 +184,7 @@ func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 	v = append(v, `,"window_end":`...)
 	v = strconv.AppendInt(v, r.Window.End, 10)
 	v = append(v, `,"value":`...)
-	v = strconv.AppendFloat(v, r.Value, 'f', -1, 64)
+	v = eventlog.AppendJSONDouble(v, r.Value) // Jackson writes NaN and Infinity as strings (WRITE_NAN_AS_STRINGS)
 	v = append(v, `,"firing":`...)
 	v = strconv.AppendInt(v, int64(r.Firing), 10)
 	v = append(v, '}')

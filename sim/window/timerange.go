@@ -73,7 +73,10 @@ func (c Config) CheckTimestamp(ts int64) error {
 		end := new(big.Int).Add(start, big.NewInt(c.Size))
 		got := TumblingEventTimeWindows{t: tumbling{size: c.Size, globalOffset: c.Offset}}
 		ws, _ := got.AssignWindows(ts, 0)
-		if len(ws) == 1 && fits(start, end) && ws[0].Start == start.Int64() && ws[0].End == end.Int64() {
+		if len(ws) == 1 && ws[0].Start <= ts && ts < ws[0].End {
+			// Flink's window holds the element (its long arithmetic may
+			// have wrapped and come out right all the same): that is the
+			// window Flink uses
 			return nil
 		}
 		return &TimestampRangeError{Timestamp: ts, Assigner: "TimeWindow.getWindowStartWithOffset, TumblingEventTimeWindows.assignWindows",
@@ -83,6 +86,9 @@ func (c Config) CheckTimestamp(ts int64) error {
 			return nil
 		}
 		got := sliding{size: c.Size, slide: c.Slide, offset: c.Offset}.assign(nil, ts)
+		if holdAll(got, ts) && len(got) == exactCount(bts, c) {
+			return nil // the windows Flink computes hold the element, as many as exact arithmetic gives
+		}
 		low := new(big.Int).Sub(bts, big.NewInt(c.Size))
 		i := 0
 		refuse := func(start, end *big.Int) error {
@@ -110,6 +116,27 @@ func (c Config) CheckTimestamp(ts int64) error {
 			Windows: fmt.Sprintf("session windows with a gap of %d ms", c.Gap), Start: bts.String(), End: end.String(), Wrapped: wrapped([]TimeWindow{w})}
 	}
 	return nil
+}
+
+// holdAll reports whether every window of ws holds ts and ends after it
+// starts.
+func holdAll(ws []TimeWindow, ts int64) bool {
+	for _, w := range ws {
+		if !(w.Start <= ts && ts < w.End) {
+			return false
+		}
+	}
+	return true
+}
+
+// exactCount is how many sliding windows exact arithmetic gives ts.
+func exactCount(ts *big.Int, c Config) int {
+	n := 0
+	low := new(big.Int).Sub(ts, big.NewInt(c.Size))
+	for start := exactStart(ts, c.Offset, c.Slide); start.Cmp(low) > 0; start.Sub(start, big.NewInt(c.Slide)) {
+		n++
+	}
+	return n
 }
 
 // exactStart is TimeWindow.getWindowStartWithOffset in exact arithmetic:
