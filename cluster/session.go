@@ -44,6 +44,7 @@ type Session struct {
 	observers []func(*messages.LogEvent)
 	status    Status
 	result    *sessionResult
+	out       *outputCursor // Output's consumer position (nil: none yet)
 }
 
 // Status is where a session stands.
