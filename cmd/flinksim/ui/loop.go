@@ -16,6 +16,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -105,8 +106,9 @@ type loop struct {
 	ring     *ring
 	mode     string
 	tmsSeen  []string
-	tlMax    vt.Time // furthest point of this timeline
-	replayTo vt.Time // --replay: the file's end
+	subCache map[string]*task.SubtaskView // rememberSubtasks
+	tlMax    vt.Time                      // furthest point of this timeline
+	replayTo vt.Time                      // --replay: the file's end
 
 	speed      Speed
 	anchorVT   vt.Time
@@ -174,7 +176,7 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 	}
 	l.gen, l.ring, l.obs = gen, rg, obs
 	l.recipe, l.sess, l.injected, l.finished = r, s, n, false
-	l.tmsSeen = nil
+	l.tmsSeen, l.subCache = nil, map[string]*task.SubtaskView{}
 	l.output = cluster.OutputSummary{Isolation: string(r.Settings.OutputIsolation)}
 	l.lastOutput = time.Time{}
 	if t > 0 {
@@ -451,8 +453,9 @@ func (l *loop) publish() {
 	st := l.sess.Status()
 	v := decodeViews(l.sess.Inspect())
 	if prev := l.latest.Load(); st.Ended && v.jm == nil && prev != nil && prev.views != nil && prev.state.Generation == l.gen {
-		v = prev.views // the actors are gone: keep the last picture of them
+		v = prev.views // no final views (the session ended before anyone looked): keep the last picture
 	}
+	l.rememberSubtasks(v)
 	fl, more := flights(l.sess.InFlight())
 	running := !l.speed.Paused && !st.Ended
 	if !running || time.Since(l.lastOutput) >= outputEvery {
@@ -580,9 +583,34 @@ func (l *loop) publish() {
 	if err != nil {
 		b = []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
 	}
+	v.last = nil // the loop's own map: readers of the snapshot must not see it change
 	snap := &snapshot{state: full, frame: b, views: v, settings: cfg, obs: oc}
 	l.latest.Store(snap)
 	l.hub.publish(&frameMsg{gen: l.gen, state: b, ring: l.ring})
+}
+
+// rememberSubtasks keeps the last view of each execution of the current
+// attempt, so that one whose actor is gone (its TaskManager was killed)
+// still shows what it last reported while the JobManager believes it runs;
+// views of executions the JobManager no longer lists are dropped, so the
+// cache holds at most one view per subtask of the job.
+func (l *loop) rememberSubtasks(v *views) {
+	v.last = l.subCache
+	if v.jm == nil {
+		return
+	}
+	current := make(map[string]bool, len(v.jm.Tasks))
+	for _, t := range v.jm.Tasks {
+		current[t.Name] = true
+		if sv, ok := v.subtasks[t.Name]; ok {
+			l.subCache[t.Name] = sv
+		}
+	}
+	for name := range l.subCache {
+		if !current[name] {
+			delete(l.subCache, name)
+		}
+	}
 }
 
 // isolation is the consumer's isolation level now: the setting, or the
