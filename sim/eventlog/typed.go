@@ -52,7 +52,9 @@ func Decode(ev *messages.LogEvent) Event {
 	case KindCheckpointCompleted:
 		return CheckpointCompleted{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind")}
 	case KindCheckpointSnapshot:
-		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind")}
+		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"),
+			Unaligned: f.get("unaligned").GetBool(), StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"),
+			PersistedRecords: f.int("persisted_records"), AlignmentMs: f.int("alignment_ms")}
 	case KindSubmitTask:
 		return SubmitTask{Task: f.str("task"), Attempt: f.int("attempt"), TaskManager: f.str("task_manager")}
 	case KindBacklogAnnouncement:
@@ -265,16 +267,27 @@ func (e CheckpointCompleted) Fields() []*messages.Field {
 }
 
 // CheckpointSnapshot is a task's snapshot for a barrier (CheckpointKind:
-// checkpoint, savepoint, stop-with-savepoint). The event carries more fields.
+// checkpoint, savepoint, stop-with-savepoint), logged by the subtask (the
+// event's actor) when its synchronous part ends; its acknowledgement follows
+// after the asynchronous upload.
 type CheckpointSnapshot struct {
 	CheckpointID   int64
 	CheckpointKind string
+	Unaligned      bool
+	// StateSize is the task's full state with its persisted in-flight data
+	// (bytes); CheckpointedSize what this checkpoint uploads (bytes).
+	StateSize, CheckpointedSize int64
+	PersistedRecords            int64 // in-flight records persisted as channel state
+	AlignmentMs                 int64 // from the task's first barrier to its last
 }
 
 func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
 
 func (e CheckpointSnapshot) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind)}
+	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
+		messages.Bool("unaligned", e.Unaligned), messages.Int("state_size", e.StateSize),
+		messages.Int("checkpointed_size", e.CheckpointedSize), messages.Int("persisted_records", e.PersistedRecords),
+		messages.Int("alignment_ms", e.AlignmentMs)}
 }
 
 // SubmitTask is the JobManager deploying an execution to a TaskManager. The

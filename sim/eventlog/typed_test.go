@@ -23,6 +23,8 @@ func TestTypedEventsRoundTrip(t *testing.T) {
 		LateSideOutput{Key: "k", Timestamp: 12},
 		CheckpointCompleted{CheckpointID: 3, CheckpointKind: "periodic"},
 		CheckpointSnapshot{CheckpointID: 3, CheckpointKind: "savepoint"},
+		CheckpointSnapshot{CheckpointID: 4, CheckpointKind: "checkpoint", Unaligned: true, StateSize: 900, CheckpointedSize: 300,
+			PersistedRecords: 6, AlignmentMs: 12},
 		SubmitTask{Task: "window-0#1", Attempt: 1, TaskManager: "tm-2"},
 		BacklogAnnouncement{Producer: "source-0", Backlog: 3, FreeBuffers: 0, BuffersInUse: 2, FloatingBuffers: 1},
 		Failover{Cause: "c", Restart: true, Restarts: 2},

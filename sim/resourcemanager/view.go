@@ -20,6 +20,7 @@ type ResourceManagerView struct {
 // TaskManagerView is one registered TaskManager.
 type TaskManagerView struct {
 	ID       string `json:"id"`
+	Address  string `json:"path"`     // its TaskExecutorGateway's RPC address, as it registered
 	DataPort int32  `json:"dataPort"` // the port it registered (taskexecutor.DataPort)
 	// LastHeartbeatMs is the virtual time (ms) of the last heartbeat the
 	// ResourceManager received from it, 0 before the first
@@ -33,7 +34,8 @@ type TaskManagerView struct {
 func (r *ResourceManager) Inspect(now vt.Time) any {
 	v := &ResourceManagerView{TaskManagers: slices.Clone(r.tms), FreeSlots: r.free(), Registered: []TaskManagerView{}}
 	for _, tm := range r.tms {
-		t := TaskManagerView{ID: tm, DataPort: r.ports[tm], Slots: len(r.slots[tm])}
+		reg := r.regs[tm]
+		t := TaskManagerView{ID: tm, Address: reg.address, DataPort: reg.dataPort, Slots: len(r.slots[tm])}
 		for _, used := range r.slots[tm] {
 			if !used {
 				t.FreeSlots++

@@ -138,6 +138,13 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	}
 }
 
+// RPCAddress is the TaskExecutor's RPC endpoint as Flink 1.20's Pekko RPC
+// service names it (pekko.tcp://flink@HOST:PORT/user/rpc/taskmanager_0,
+// taskmanager.rpc.port 6122), the TaskManager's name standing for its host.
+func RPCAddress(name string) string {
+	return "pekko.tcp://flink@" + name + ":6122/user/rpc/taskmanager_0"
+}
+
 // DataPort is the port a TaskManager's Netty server listens on and
 // registers with the ResourceManager (TaskManagerLocation's dataPort).
 // Flink's taskmanager.data.port defaults to 0, so the operating system picks
@@ -155,7 +162,7 @@ func DataPort(name string) int32 {
 
 // sendRegister registers the TaskManager's slots with the ResourceManager.
 func (t *TaskExecutor) sendRegister(o *kernel.Out) {
-	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: "akka://flink@" + o.Name() + ":6122",
+	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: RPCAddress(o.Name()),
 		DataPort: DataPort(o.Name()), NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
 	o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
 		messages.Int("num_slots", int64(t.numSlots)),

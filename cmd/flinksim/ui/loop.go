@@ -142,6 +142,7 @@ type obsCopy struct {
 	counts   struct{ triggered, completed, failed, declined, restored int64 }
 	restored *Checkpoint
 	restVT   vt.Time
+	jobs     map[string]*jobCheckpoints // per job (deep copies)
 }
 
 func newLoop(cfg Config, r Recipe, h *hub) (*loop, error) {
@@ -513,17 +514,18 @@ func (l *loop) publish() {
 	}
 	var cp *Checkpoint
 	if n := len(o.checkpoints); n > 0 {
-		c := *o.checkpoints[n-1]
+		c := o.checkpoints[n-1].clone()
 		cp = &c
 	}
 	var lastDone *Checkpoint
 	for i := len(o.checkpoints) - 1; i >= 0; i-- {
 		if o.checkpoints[i].Status != "IN_PROGRESS" {
-			c := *o.checkpoints[i]
+			c := o.checkpoints[i].clone()
 			lastDone = &c
 			break
 		}
 	}
+	accumulated(full.Vertices, o)
 	if v.coord != nil { // the CheckpointCoordinator's own counts of acknowledgements
 		for _, h := range v.coord.History {
 			if c := o.checkpoint(h.ID); c != nil {
@@ -532,15 +534,18 @@ func (l *loop) publish() {
 		}
 	}
 	ck := make([]*Checkpoint, 0, len(o.checkpoints))
-	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT}
+	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT, jobs: map[string]*jobCheckpoints{}}
 	for _, c := range o.checkpoints {
-		cc := *c
+		cc := c.clone()
 		ck = append(ck, &cc)
-		oc.ckpts = append(oc.ckpts, cc)
+		oc.ckpts = append(oc.ckpts, c.clone())
 	}
 	if o.restored != nil {
-		rc := *o.restored
+		rc := o.restored.clone()
 		oc.restored = &rc
+	}
+	for id, j := range o.jobs { // a copy: order does not matter
+		oc.jobs[id] = j.clone()
 	}
 	full.Ckpts = ck
 	full.Notices = slices.Clone(o.notices)
@@ -579,6 +584,9 @@ func (l *loop) publish() {
 
 	frame := *full
 	frame.Vertices = buildVertices(v, false)
+	o.mu.Lock()
+	accumulated(frame.Vertices, o)
+	o.mu.Unlock()
 	b, err := jsonMarshal(&frame)
 	if err != nil {
 		b = []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
@@ -587,6 +595,19 @@ func (l *loop) publish() {
 	snap := &snapshot{state: full, frame: b, views: v, settings: cfg, obs: oc}
 	l.latest.Store(snap)
 	l.hub.publish(&frameMsg{gen: l.gen, state: b, ring: l.ring})
+}
+
+// accumulated sets each subtask's accumulated times from the observer's
+// counters of its execution; the caller holds o.mu.
+func accumulated(vertices []Vertex, o *observer) {
+	for _, vx := range vertices {
+		for i := range vx.Subtasks {
+			s := &vx.Subtasks[i]
+			if a := o.attempts[s.Name]; a != nil && !s.Planned {
+				s.AccBusyMs, s.AccBackPressuredMs, s.AccIdleMs = a.accBusy, a.accBP, a.accIdle
+			}
+		}
+	}
 }
 
 // rememberSubtasks keeps the last view of each execution of the current

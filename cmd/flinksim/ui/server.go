@@ -57,7 +57,14 @@ type Server struct {
 	hub     *hub
 	mux     *http.ServeMux
 	closing chan struct{}
+	// simAllow is the methods each path of the simulator's API takes
+	// ("GET", "GET, POST"), set once by routes.
+	simAllow map[string]string
 }
+
+// simMethods is the methods path of the simulator's API takes, "" for a
+// path that is not one.
+func (s *Server) simMethods(path string) string { return s.simAllow[path] }
 
 // New builds the first session paused at virtual time 0 and starts its
 // loop. The error is the CLI's message for settings the job refuses.
@@ -109,15 +116,26 @@ func (s *Server) routes() {
 	m.Handle("GET /assets/", http.StripPrefix("/assets/", noCache(files)))
 
 	// the simulator's own API
-	m.HandleFunc("GET /sim/stream", s.serveStream)
-	m.HandleFunc("GET /sim/state", s.serveState)
-	m.HandleFunc("GET /sim/log", s.serveLog)
-	m.HandleFunc("GET /sim/settings", s.serveSettings)
-	m.HandleFunc("GET /sim/explain", s.serveExplain)
-	m.HandleFunc("POST /sim/action", s.postAction)
-	m.HandleFunc("POST /sim/speed", s.postSpeed)
-	m.HandleFunc("POST /sim/seek", s.postSeek)
-	m.HandleFunc("POST /sim/settings", s.postSettings)
+	s.simAllow = map[string]string{}
+	for _, rt := range []struct {
+		method, path string
+		h            http.HandlerFunc
+	}{
+		{"GET", "/sim/stream", s.serveStream}, {"GET", "/sim/state", s.serveState}, {"GET", "/sim/log", s.serveLog},
+		{"GET", "/sim/settings", s.serveSettings}, {"GET", "/sim/explain", s.serveExplain},
+		{"POST", "/sim/action", s.postAction}, {"POST", "/sim/speed", s.postSpeed}, {"POST", "/sim/seek", s.postSeek},
+		{"POST", "/sim/settings", s.postSettings},
+	} {
+		m.HandleFunc(rt.method+" "+rt.path, rt.h)
+		if a := s.simAllow[rt.path]; a != "" {
+			s.simAllow[rt.path] = a + ", " + rt.method
+		} else {
+			s.simAllow[rt.path] = rt.method
+		}
+	}
+	// every other path, and another method on a path: Flink's 404 (or, for
+	// the simulator's API, a 405 naming the methods)
+	m.HandleFunc("/", s.flinkUnknownPath)
 
 	// Flink's REST API (rest_v1_dispatcher), also under /v1
 	for _, p := range []string{"", "/v1"} {
@@ -127,6 +145,7 @@ func (s *Server) routes() {
 		m.HandleFunc("GET "+p+"/jobs/overview", s.flinkJobsOverview)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}", s.flinkJob)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/checkpoints", s.flinkCheckpoints)
+		m.HandleFunc("GET "+p+"/jobs/{jobid}/checkpoints/details/{checkpointid}", s.flinkCheckpointDetails)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/vertices/{vertexid}/backpressure", s.flinkBackPressure)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/vertices/{vertexid}/watermarks", s.flinkWatermarks)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", s.flinkSubtaskMetrics)

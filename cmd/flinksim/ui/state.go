@@ -135,6 +135,14 @@ type Subtask struct {
 	OutPoolUsage float64   `json:"out_pool_usage"`
 	OutputQueues []int     `json:"output_queues,omitempty"`
 	Checkpoint   int64     `json:"checkpoint"`
+	// The accumulated busy, backpressured and idle time of this execution
+	// since its mailbox started (ms, as of its last metrics tick; Flink's
+	// accumulateBusyTimeMs, accumulateBackPressuredTimeMs,
+	// accumulateIdleTimeMs of TaskIOMetricGroup, summed over the current
+	// attempts into IOMetricsInfo's accumulated-*-time).
+	AccBusyMs          float64 `json:"accumulated_busy_ms"`
+	AccBackPressuredMs int64   `json:"accumulated_backpressured_ms"`
+	AccIdleMs          int64   `json:"accumulated_idle_ms"`
 	// KeyedState is only in GET /sim/state (not in stream frames).
 	KeyedState []task.KeyStateView `json:"keyed_state,omitempty"`
 	MoreKeys   int                 `json:"more_keys,omitempty"`
