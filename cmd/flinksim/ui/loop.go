@@ -85,6 +85,15 @@ type reply struct {
 	cut    vt.Time
 }
 
+// seekJob is a jump to a virtual time under way: the loop moves the
+// session towards it one slice at a time (seekSlice), taking commands in
+// between, and answers the seek's command when it gets there, when the run
+// ends first, or when another command interrupts it.
+type seekJob struct {
+	target vt.Time
+	reply  chan reply // the seek command's
+}
+
 // errEnded is returned for an action given after the run ended.
 var errEnded = errors.New("the run has ended: jump back with the slider, or apply settings to start a new one")
 
@@ -116,6 +125,7 @@ type loop struct {
 	rate       float64 // virtual µs per wall second at max
 	lagging    bool
 	rerun      *Rerun
+	seek       *seekJob // a jump under way (nil: none)
 
 	lastFrame  time.Time
 	lastOutput time.Time
@@ -180,22 +190,60 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 	l.tmsSeen, l.subCache = nil, map[string]*task.SubtaskView{}
 	l.output = cluster.OutputSummary{Isolation: string(r.Settings.OutputIsolation)}
 	l.lastOutput = time.Time{}
-	if t > 0 {
-		l.rerun = &Rerun{Target: t}
-		for st := s.Status(); !st.Ended && st.Now < t; st = s.Status() {
-			start := time.Now()
-			step := max(vt.Time(1000), min(t-st.Now, vt.Time(l.rate*rerunProgress.Seconds())))
-			s.RunUntil(st.Now + step)
-			l.ended()
-			l.measure(s.Status().Now-st.Now, time.Since(start))
-			l.rerun.At = s.Status().Now
-			l.publish()
-		}
-		l.rerun = nil
-	}
 	l.tlMax = max(l.tlMax, s.Status().Now)
 	l.reanchor()
 	return nil
+}
+
+// startSeek begins a jump to t (the seek command c's): back re-runs the
+// recipe from 0 on a new session, forward runs on. The loop carries it out
+// between commands (seekSlice); c is answered when it ends.
+func (l *loop) startSeek(c *command, t vt.Time) error {
+	if t < l.sess.Status().Now {
+		if err := l.rebuild(l.recipe, t); err != nil {
+			return err
+		}
+	}
+	l.seek = &seekJob{target: t, reply: c.reply}
+	l.rerun = &Rerun{At: l.sess.Status().Now, Target: t}
+	return nil
+}
+
+// seekSlice moves a jump on by one slice (at most rerunProgress of wall
+// time at the measured rate) and publishes its progress; at the target, or
+// when the run ends, it answers the seek.
+func (l *loop) seekSlice() {
+	j := l.seek
+	now := l.sess.Status().Now
+	if st := l.sess.Status(); !st.Ended && now < j.target {
+		step := max(vt.Time(1000), min(j.target-now, vt.Time(l.rate*rerunProgress.Seconds())))
+		start := time.Now()
+		l.advance(now + step)
+		l.measure(l.sess.Status().Now-now, time.Since(start))
+		l.rerun.At = l.sess.Status().Now
+	}
+	if st := l.sess.Status(); st.Ended || st.Now >= j.target {
+		l.endSeek("")
+		return
+	}
+	l.publish()
+}
+
+// endSeek answers the jump under way: done, or interrupted by why (the
+// command that stopped it where it was).
+func (l *loop) endSeek(why string) {
+	j := l.seek
+	if j == nil {
+		return
+	}
+	l.seek, l.rerun = nil, nil
+	l.reanchor()
+	body := map[string]any{"vt": l.sess.Status().Now}
+	if why != "" {
+		body["target"], body["interrupted"] = j.target, why
+	}
+	l.publish()
+	j.reply <- reply{body: body}
 }
 
 // measure updates the speed estimate at max from one run of dv virtual µs
@@ -218,6 +266,17 @@ func (l *loop) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		if l.seek != nil {
+			l.seekSlice()
+			select {
+			case c := <-l.cmds:
+				l.handle(c)
+			case <-l.quit:
+				return
+			default:
+			}
+			continue
+		}
 		running := !l.speed.Paused && !l.sess.Status().Ended
 		if running {
 			l.slice()
@@ -340,6 +399,12 @@ func (l *loop) fork() {
 
 func (l *loop) handle(c *command) {
 	var r reply
+	if l.seek != nil && c.kind != "download" {
+		// any change (a pause, a step, an action, another jump, new
+		// settings) stops the jump where it is; the download of the log so
+		// far does not
+		l.endSeek(interruptedBy(c))
+	}
 	switch c.kind {
 	case "speed":
 		sp, err := ParseSpeed(c.text)
@@ -374,26 +439,12 @@ func (l *loop) handle(c *command) {
 		l.injected = len(l.recipe.Live)
 		r.body = map[string]any{"action": a.String(), "vt": vt.FromDuration(a.At), "dropped": dropped}
 	case "seek":
-		t := max(0, c.at)
-		if t < l.sess.Status().Now {
-			if err := l.rebuild(l.recipe, t); err != nil {
-				r.err = err
-				break
-			}
-		} else {
-			for !l.sess.Status().Ended && l.sess.Status().Now < t {
-				now := l.sess.Status().Now
-				step := max(vt.Time(1000), min(t-now, vt.Time(l.rate*rerunProgress.Seconds())))
-				start := time.Now()
-				l.rerun = &Rerun{At: now, Target: t}
-				l.advance(now + step)
-				l.measure(l.sess.Status().Now-now, time.Since(start))
-				l.publish()
-			}
-			l.rerun = nil
+		if err := l.startSeek(c, max(0, c.at)); err != nil {
+			r.err = err
+			break
 		}
-		l.reanchor()
-		r.body = map[string]any{"vt": l.sess.Status().Now}
+		l.publish()
+		return // answered when the jump ends (endSeek)
 	case "settings":
 		cfg := l.recipe.Settings
 		if err := applySettings(&cfg, c.settings); err != nil {
@@ -422,6 +473,19 @@ func (l *loop) handle(c *command) {
 	}
 	l.publish()
 	c.reply <- r
+}
+
+// interruptedBy says which command stopped a jump.
+func interruptedBy(c *command) string {
+	switch c.kind {
+	case "speed":
+		return "speed " + c.text
+	case "act":
+		return "action " + c.text
+	case "seek":
+		return "a jump to " + c.at.String()
+	}
+	return c.kind
 }
 
 // withAt prefixes at=0s to an action without a time, so that it parses.

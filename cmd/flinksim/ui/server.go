@@ -98,11 +98,20 @@ func (s *Server) Close() {
 
 // Download is GET /sim/log's content: the log of the session so far.
 func (s *Server) Download() ([]byte, error) {
-	r := s.loop.do(&command{kind: "download"})
-	if r.err != nil {
-		return nil, r.err
+	r, cut, err := s.LogRecipe()
+	if err != nil {
+		return nil, err
 	}
-	return r.recipe.Download(r.cut)
+	return r.Download(cut)
+}
+
+// LogRecipe is what the log of the session so far is a re-run of: the
+// recipe and the virtual time to cut it at (0: its end), for
+// Recipe.Download. It answers between two slices of the session's work,
+// also during a jump.
+func (s *Server) LogRecipe() (Recipe, vt.Time, error) {
+	r := s.loop.do(&command{kind: "download"})
+	return r.recipe, r.cut, r.err
 }
 
 // Handler is the server's HTTP handler, with the security rules applied.

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/action"
@@ -261,5 +264,80 @@ func TestFinishedJobReadsFinished(t *testing.T) {
 	}
 	if state, tasks := jobsOverview(t, ts); state != "FINISHED" || tasks["finished"] != 4 || tasks["total"] != 4 {
 		t.Errorf("/jobs/overview: %s %v", state, tasks)
+	}
+}
+
+// A long jump never holds the session: a pause answers at once and stops
+// the jump where it is (the seek answers with where it got and why it
+// stopped); the session then stays paused there.
+func TestSeekIsInterruptible(t *testing.T) {
+	ts := newTestServer(t, recipeOf(t, "sim.duration=365 d"))
+	type answer struct {
+		status int
+		body   string
+	}
+	seek := make(chan answer, 1)
+	go func() {
+		st, b := ts.post(t, "/sim/seek", "30 d")
+		seek <- answer{st, b}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for ts.loop.latest.Load().state.Rerun == nil { // the jump is under way
+		if time.Now().After(deadline) {
+			t.Fatal("the jump never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	st, b := ts.post(t, "/sim/speed", "pause")
+	if st != 200 || time.Since(start) > 2*time.Second {
+		t.Fatalf("pause during a jump: %d %s after %v", st, b, time.Since(start))
+	}
+	var a answer
+	select {
+	case a = <-seek:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the jump did not answer after the pause")
+	}
+	var body struct {
+		VT          int64  `json:"vt"`
+		Target      int64  `json:"target"`
+		Interrupted string `json:"interrupted"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &body); err != nil || a.status != 200 || body.Interrupted != "speed pause" ||
+		body.VT <= 0 || body.VT >= body.Target || body.Target != int64(30*24*3600*vt.Second) {
+		t.Fatalf("the interrupted jump answered %d %s", a.status, a.body)
+	}
+	s := ts.state(t)
+	if s.Rerun != nil || s.Speed != "pause" || int64(s.VT) != body.VT {
+		t.Fatalf("after the pause: rerun %v, speed %s, vt %d (the jump stopped at %d)", s.Rerun, s.Speed, s.VT, body.VT)
+	}
+}
+
+// A settings body in JSON with a key given twice is refused, naming the
+// key, and changes nothing; so is a nested value or a null. A good object
+// starts a new session.
+func TestSettingsJSONRefusesDuplicateKeys(t *testing.T) {
+	ts := newTestServer(t, recipeOf(t, "sim.duration=5 min"))
+	gen := ts.state(t).Generation
+	for _, tc := range []struct{ body, want string }{
+		{`{"parallelism.default": 2, "sim.source.rate": 10, "parallelism.default": 3}`, `key "parallelism.default" is given twice ("2" and "3")`},
+		{`{"parallelism.default": {"value": 3}}`, "parallelism.default: give a string, number or boolean, not an object"},
+		{`{"job.filter": null}`, "job.filter: give a string, number or boolean, not null"},
+		{`{"parallelism.default": 3} {"parallelism.default": 4}`, "text after the JSON object"},
+		{`{"parallelism.default": 3`, "settings:"},
+	} {
+		st, b := ts.post(t, "/sim/settings", tc.body)
+		if st != http.StatusBadRequest || !strings.Contains(b, tc.want) {
+			t.Errorf("POST /sim/settings %s: %d %s, want 400 with %q", tc.body, st, b, tc.want)
+		}
+	}
+	if g := ts.state(t).Generation; g != gen {
+		t.Fatalf("a refused body started session %d", g)
+	}
+	ts.mustPost(t, "/sim/settings", `{"parallelism.default": 3, "taskmanager.numberOfTaskSlots": 2, "pipeline.operator-chaining.enabled": true}`)
+	if s := ts.state(t); s.Generation != gen+1 || len(s.Vertices) == 0 || s.Vertices[0].Parallelism != 3 {
+		t.Fatalf("a good object: generation %d, vertices %v", s.Generation, s.Vertices)
 	}
 }
