@@ -268,12 +268,8 @@ func (l *loop) run() {
 	for {
 		if l.seek != nil {
 			l.seekSlice()
-			select {
-			case c := <-l.cmds:
-				l.handle(c)
-			case <-l.quit:
+			if l.poll() {
 				return
-			default:
 			}
 			continue
 		}
@@ -288,12 +284,8 @@ func (l *loop) run() {
 				l.publish() // and once more when the run is over
 			}
 			if l.speed.Max {
-				select {
-				case c := <-l.cmds:
-					l.handle(c)
-				case <-l.quit:
+				if l.poll() {
 					return
-				default:
 				}
 				continue
 			}
@@ -309,6 +301,19 @@ func (l *loop) run() {
 		case <-timer.C:
 		}
 	}
+}
+
+// poll handles a command that is waiting, without waiting for one, and
+// reports whether the loop is told to quit.
+func (l *loop) poll() bool {
+	select {
+	case c := <-l.cmds:
+		l.handle(c)
+	case <-l.quit:
+		return true
+	default:
+	}
+	return false
 }
 
 // slice moves the session on by one pacing slice.
