@@ -461,14 +461,15 @@ function subtaskBox(v, s) {
   const b = L.boxes['st:' + s.name];
   let { bg, border } = nodeColors(s.busy, s.backpressured);
   if (s.planned) { bg = '#bfbfbf'; border = '#bfbfbf'; }
+  if (s.lost) border = LOST_COLOR;
   const dens = L.dens;
   const isSource = v.id === 'source';
   const isKeyed = v.id === 'window'; // jobgraph.VertexKeyed: the only vertex with key groups
   const inputs = (s.inputs || []).map(ch => ({ ...ch, owner: s.name }));
   const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
   const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
-  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager)} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
-  o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"/>`);
+  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager)} · ${esc(subtaskStatusText(s))} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
+  o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"${s.lost ? ' stroke-dasharray="4 3"' : ''}/>`);
   const hh = dens === 'mini' ? b.h : 17;
   o.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${hh}" rx="3" fill="${bg}"/>`);
   if (dens !== 'mini') o.push(`<rect x="${b.x}" y="${b.y + hh - 4}" width="${b.w}" height="4" fill="${bg}"/>`);
@@ -482,7 +483,7 @@ function subtaskBox(v, s) {
     return o.join('');
   }
   o.push(`<text class="head" x="${b.x + 6}" y="${b.y + 12.5}">${esc(s.name)}</text>`);
-  o.push(`<text class="headr" x="${b.x + b.w - 6}" y="${b.y + 12.5}" text-anchor="end">${s.planned ? 'not deployed' : esc(s.task_manager)}${s.status !== 'RUNNING' ? ' · ' + esc(s.status) : ''}${bpTag}</text>`);
+  o.push(`<text class="headr" x="${b.x + b.w - 6}" y="${b.y + 12.5}" text-anchor="end">${s.planned ? 'not deployed' : esc(s.task_manager) + subtaskLostMark(s)}${s.status !== 'RUNNING' ? ' · ' + esc(s.status) : ''}${bpTag}</text>`);
   const tx = isSource || dens !== 'normal' ? b.x + 8 : b.x + 84;
   const tw = b.x + b.w - 8 - tx;
   if (dens === 'compact') {
@@ -543,7 +544,7 @@ function tmBox(t) {
   const dead = t.alive ? '' : ' dead';
   const o = [`<g class="clickable${sel('tm', t.name)}${dead}" data-kind="tm" data-id="${esc(t.name)}" data-testid="tm" data-tm="${esc(t.name)}">
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
-    <text class="title" x="${b.x + 8}" y="${b.y + 16}">${esc(t.name)}${t.alive ? '' : ' ✕ killed'}</text>`];
+    <text class="title" x="${b.x + 8}" y="${b.y + 16}">${esc(t.name)}${tmLossMark(t)}</text>`];
   const slots = t.slots || [];
   slots.slice(0, 8).forEach((a, i) => {
     o.push(`<rect x="${b.x + 8 + i * 19}" y="${b.y + 24}" width="16" height="16" rx="2" fill="${a ? '#1890ff' : '#fff'}" stroke="#91d5ff"><title>slot ${i}${a ? ' allocated ' + a : ' free'}</title></rect>`);
@@ -553,6 +554,7 @@ function tmBox(t) {
   let list = tasks.join(', ');
   if (list.length > room) list = `${tasks.length} tasks: ` + tasks.join(', ').slice(0, Math.max(0, room - 12)) + '…';
   o.push(`<text class="small" x="${tx}" y="${b.y + 36}"><title>${esc(tasks.join(', '))}</title>${esc(list)}</text>`);
+  o.push(tmLossNote(t, b));
   o.push('</g>');
   return o.join('');
 }
@@ -777,7 +779,7 @@ function renderInspector() {
       const tm = (st.taskmanagers || []).find(x => x.name === selected.id);
       t.textContent = `TaskManager ${selected.id}`;
       if (!tm) { html = '<p class="hint">gone</p>'; break; }
-      html += row('state', tm.alive ? 'running' : 'killed');
+      html += row('state', tmStateText(tm));
       html += row('slots', `${(tm.slots || []).filter(Boolean).length}/${(tm.slots || []).length} allocated`);
       (tm.slots || []).forEach((a, i) => { html += row(`slot ${i}`, a ? esc(a) : 'free'); });
       html += row('tasks', esc((tm.tasks || []).join(', ') || '—'));
@@ -815,7 +817,7 @@ function renderInspector() {
       t.textContent = `Subtask ${selected.id}`;
       if (!f) { html = '<p class="hint">not in the current attempt</p>'; break; }
       const s = f.s;
-      html += row('vertex', esc(f.v.name)) + row('task manager', esc(s.task_manager)) + row('status', esc(s.status)) + row('attempt', s.attempt);
+      html += row('vertex', esc(f.v.name)) + row('task manager', esc(s.task_manager)) + row('status', esc(subtaskStatusText(s))) + row('attempt', s.attempt);
       html += row('watermark', `${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' (IDLE)' : ''}`);
       html += row('busy / backpressured / idle', `${s.busy} / ${s.backpressured} / ${s.idle} ms/s`) + row('backpressure', s.backpressure_level.toUpperCase());
       html += row('records in / out', `${fmtN(s.records_in)} / ${fmtN(s.records_out)}`);
@@ -1188,3 +1190,30 @@ wire();
 showTab('watermarks');
 connect();
 requestAnimationFrame(animate);
+
+// ---------------------------------------------------------------- states as Flink shows them (issue 25, point 2)
+// A killed TaskManager is lost; until the JobManager's heartbeat to it times
+// out the loss is not detected, and its subtasks show what the JobManager
+// believes (RUNNING), drawn with a dashed red border.
+const LOST_COLOR = '#cf1322';
+
+function tmLossMark(t) { return t.alive ? '' : ' ✕ lost'; }
+
+// tmLossNote is the line under a lost TaskManager's slots that says
+// whether the cluster noticed.
+function tmLossNote(t, b) {
+  if (t.alive) return '';
+  const note = t.loss_detected ? 'loss detected' : 'not yet detected';
+  return `<text class="small" x="${b.x + 8}" y="${b.y + b.h - 6}" style="fill:${LOST_COLOR}" data-testid="tm-loss">${note}</text>`;
+}
+
+function tmStateText(t) {
+  if (t.alive) return 'running';
+  return t.loss_detected ? 'killed · loss detected (heartbeat timed out)' : 'killed · loss not yet detected (until heartbeat.timeout)';
+}
+
+function subtaskLostMark(s) { return s.lost ? ' ✕' : ''; }
+
+function subtaskStatusText(s) {
+  return s.lost ? `${s.status} as the JobManager believes: ${s.task_manager} is lost, not yet detected` : s.status;
+}

@@ -11,6 +11,7 @@
 // parallelism 3 with enough slots and sees 3 source boxes. Screenshots go to
 // OUTDIR; on failure the page's console errors are printed.
 import { chromium } from 'playwright-core';
+import { statesAsFlinkShowsThem } from './truth.mjs';
 
 const [url, out] = process.argv.slice(2);
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -104,6 +105,7 @@ try {
   await page.click('[data-speed="pause"]');
   await page.click('[data-tab="watermarks"]');
   await shot('06-parallelism-3');
+  await statesAsFlinkShowsThem(page, { shot, expect, until, setStep: s => { step = s; } });
   expect(consoleErrors.length === 0, `console errors: ${consoleErrors.join(' | ')}`);
   console.log('browser test passed');
 } catch (e) {
