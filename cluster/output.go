@@ -1,6 +1,10 @@
 package cluster
 
 import (
+	"cmp"
+	"math"
+	"slices"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/kafka"
 )
@@ -72,7 +76,7 @@ type outputCursor struct {
 	isolation           string
 	from, next          int64 // the view's first offset; the consumer's position
 	visible, duplicates int64
-	seen                resultSet
+	seen                *resultSet
 }
 
 func newOutputCursor(isolation string, from int64) *outputCursor {
@@ -103,28 +107,49 @@ func (c *outputCursor) advance(sink *kafka.TxnLog) {
 	}
 }
 
-// resultSet holds result identities compactly: a window result's key is
-// interned to a number, so that each window result costs one fixed-size
-// entry whatever its key; any other result is held by its record key and
-// value.
+// resultSet holds result identities exactly and compactly. A window
+// result's key is interned to a number and its identity packed into 24
+// bytes (windowID); the identities live in a sorted slice with a small map
+// of the newest beside it, merged into the slice when the map grows past an
+// eighth of it, so that a result costs about 24 bytes instead of a map
+// entry's 60 or more, a look-up a binary search and a map probe, and an
+// insertion amortised O(1) copies. Any other result is held by its record
+// key and value in a map.
 type resultSet struct {
-	keys    map[string]int32
-	windows map[windowID]struct{}
+	keys    map[string]uint32
+	sorted  []windowID            // ascending
+	recent  map[windowID]struct{} // not yet in sorted
 	other   map[kafka.ResultID]struct{}
+	scratch []windowID
 }
 
+// windowID is a window result's identity: the interned key and the firing
+// in one word (key << 32 | firing), the window's bounds (ms).
 type windowID struct {
-	key                int32
-	start, end, firing int64
+	keyFiring  uint64
+	start, end int64
 }
 
-func newResultSet() resultSet {
-	return resultSet{keys: map[string]int32{}, windows: map[windowID]struct{}{}, other: map[kafka.ResultID]struct{}{}}
+func (a windowID) compare(b windowID) int {
+	if c := cmp.Compare(a.keyFiring, b.keyFiring); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.start, b.start); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.end, b.end)
+}
+
+// minMerge is the size of recent below which it is never merged.
+const minMerge = 1024
+
+func newResultSet() *resultSet {
+	return &resultSet{keys: map[string]uint32{}, recent: map[windowID]struct{}{}, other: map[kafka.ResultID]struct{}{}}
 }
 
 // add records id and reports whether it is new.
-func (s resultSet) add(id kafka.ResultID) bool {
-	if !id.Window {
+func (s *resultSet) add(id kafka.ResultID) bool {
+	if !id.Window || id.Firing < 0 || id.Firing > math.MaxUint32 {
 		if _, ok := s.other[id]; ok {
 			return false
 		}
@@ -133,13 +158,42 @@ func (s resultSet) add(id kafka.ResultID) bool {
 	}
 	k, ok := s.keys[id.Key]
 	if !ok {
-		k = int32(len(s.keys))
+		k = uint32(len(s.keys))
 		s.keys[id.Key] = k
 	}
-	w := windowID{key: k, start: id.WindowStart, end: id.WindowEnd, firing: id.Firing}
-	if _, ok := s.windows[w]; ok {
+	w := windowID{keyFiring: uint64(k)<<32 | uint64(id.Firing), start: id.WindowStart, end: id.WindowEnd}
+	if _, ok := s.recent[w]; ok {
 		return false
 	}
-	s.windows[w] = struct{}{}
+	if _, ok := slices.BinarySearchFunc(s.sorted, w, windowID.compare); ok {
+		return false
+	}
+	s.recent[w] = struct{}{}
+	if len(s.recent) > max(minMerge, len(s.sorted)/8) {
+		s.merge()
+	}
 	return true
+}
+
+// merge moves recent into sorted.
+func (s *resultSet) merge() {
+	s.scratch = s.scratch[:0]
+	for w := range s.recent { // sorted next: the map's order does not matter
+		s.scratch = append(s.scratch, w)
+	}
+	slices.SortFunc(s.scratch, windowID.compare)
+	out := make([]windowID, 0, len(s.sorted)+len(s.scratch))
+	i, j := 0, 0
+	for i < len(s.sorted) && j < len(s.scratch) {
+		if s.sorted[i].compare(s.scratch[j]) < 0 {
+			out = append(out, s.sorted[i])
+			i++
+		} else {
+			out = append(out, s.scratch[j])
+			j++
+		}
+	}
+	out = append(append(out, s.sorted[i:]...), s.scratch[j:]...)
+	s.sorted = out
+	clear(s.recent)
 }

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"io"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/flinksim/flinksim/messages"
@@ -82,5 +84,35 @@ func TestOutputIncrementalEqualsRecount(t *testing.T) {
 				t.Fatal("no transaction was ever open at a call: the scenario does not test read_committed")
 			}
 		})
+	}
+}
+
+// resultSet answers as a plain map of identities does, through many
+// merges of its recent map into the sorted slice.
+func TestResultSetAgainstMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	set := newResultSet()
+	oracle := map[kafka.ResultID]bool{}
+	dups := 0
+	for i := 0; i < 200_000; i++ {
+		var id kafka.ResultID
+		if rng.IntN(50) == 0 {
+			id = kafka.ResultID{Key: "k" + strconv.Itoa(rng.IntN(40)), Value: strconv.Itoa(rng.IntN(40))}
+		} else {
+			start := int64(rng.IntN(300)) * 60_000
+			id = kafka.ResultID{Window: true, Key: "user-" + strconv.Itoa(rng.IntN(300)), WindowStart: start,
+				WindowEnd: start + 60_000*int64(1+rng.IntN(2)), Firing: int64(1 + rng.IntN(3))}
+		}
+		want := !oracle[id]
+		oracle[id] = true
+		if got := set.add(id); got != want {
+			t.Fatalf("add #%d %+v = %v, a map says %v", i, id, got, want)
+		}
+		if !want {
+			dups++
+		}
+	}
+	if len(set.sorted) < 100_000 || dups < 10_000 {
+		t.Fatalf("%d identities merged, %d duplicates: the test does not exercise the set", len(set.sorted), dups)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -207,8 +208,13 @@ func serveUI(ctx context.Context, sigs <-chan os.Signal, cmd *cobra.Command, f u
 	adapt(&r.Options)
 	// a long-lived server keeps Go's own GC percent: the raised one of a run
 	// (actors/workers.go) would let the heap grow to three times what is
-	// live (README, "The live diagram": memory)
+	// live; and it has a soft memory limit, so that the collector works
+	// harder as the heap nears it rather than let the process grow to twice
+	// what is live (README, "A long session at max speed")
 	r.Options.AdaptGC = false
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(ui.MemoryLimit)
+	}
 	srv, err := ui.New(ui.Config{Recipe: r, ReplayEnd: end, Loopback: loopback})
 	if err != nil {
 		return badInput("%v", err)

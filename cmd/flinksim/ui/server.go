@@ -31,6 +31,15 @@ import (
 //go:embed assets
 var assets embed.FS
 
+// MemoryLimit is the soft memory limit of a process that serves a session
+// (bytes; `flinksim ui` sets it unless GOMEMLIMIT is set): the collector
+// keeps the Go heap and runtime under it while what is live allows, and
+// past it spends at most half the CPU's time collecting
+// (runtime/debug.SetMemoryLimit). What grows in a long session is the
+// simulated sink topic and the result identities the duplicates count
+// needs (README, "A long session at max speed").
+const MemoryLimit = 96 << 20
+
 // Config of a Server.
 type Config struct {
 	// Recipe is the first session's (settings, events, actions).
