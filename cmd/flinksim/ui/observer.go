@@ -303,28 +303,25 @@ func (o *observer) observe(ev *messages.LogEvent) {
 			}
 		}
 		return
-	}
-	switch eventlog.Kind(ev.Kind) {
-	case eventlog.KindWindowFired:
-		o.windowsFired++
-	case eventlog.KindCheckpointTriggered:
+	case eventlog.CheckpointTriggered:
 		o.counts.triggered++
 		o.jobStats(o.job).counts.triggered++
-		c := &Checkpoint{ID: f.int("checkpoint_id"), Kind: f.str("kind"), Status: "IN_PROGRESS", TriggerVT: t,
-			TimestampMs: f.int("timestamp_ms"), Unaligned: f.bool("unaligned"), Job: o.job}
+		c := &Checkpoint{ID: e.CheckpointID, Kind: e.CheckpointKind, Status: "IN_PROGRESS", TriggerVT: t,
+			TimestampMs: e.TimestampMs, Unaligned: e.Unaligned, Job: o.job}
 		o.checkpoints = append(o.checkpoints, c)
 		if len(o.checkpoints) > maxCheckpoints {
 			o.checkpoints = o.checkpoints[1:]
 		}
-	case eventlog.KindCheckpointCompleted:
+		return
+	case eventlog.CheckpointCompleted:
 		o.counts.completed++
-		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
+		if c := o.checkpoint(e.CheckpointID); c != nil {
 			c.Status, c.EndVT = "COMPLETED", t
-			c.DurationMs, c.StateSize, c.CheckpointedSize = f.int("duration_ms"), f.int("state_size"), f.int("checkpointed_size")
-			c.PersistedRecords, c.PersistedBytes = f.int("persisted_records"), f.int("persisted_bytes")
-			c.MaxAlignmentMs, c.SavepointPath = f.int("max_alignment_ms"), f.str("savepoint_path")
-			if raw := f.raw("source_offsets"); raw != "" {
-				c.SourceOffsets = json.RawMessage(raw)
+			c.DurationMs, c.StateSize, c.CheckpointedSize = e.DurationMs, e.StateSize, e.CheckpointedSize
+			c.PersistedRecords, c.PersistedBytes = e.PersistedRecords, e.PersistedBytes
+			c.MaxAlignmentMs, c.SavepointPath = e.MaxAlignmentMs, e.SavepointPath
+			if e.SourceOffsets != "" {
+				c.SourceOffsets = json.RawMessage(e.SourceOffsets)
 			}
 			j := o.jobStats(c.Job)
 			j.counts.completed++
@@ -335,23 +332,30 @@ func (o *observer) observe(ev *messages.LogEvent) {
 			j.persisted.add(c.PersistedBytes)
 			j.processed.add(0)
 		}
-	case eventlog.KindCheckpointFailed:
+		return
+	case eventlog.CheckpointFailed:
 		o.counts.failed++
-		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
-			c.Status, c.EndVT, c.Reason, c.Message = "FAILED", t, f.str("reason"), f.str("message")
+		if c := o.checkpoint(e.CheckpointID); c != nil {
+			c.Status, c.EndVT, c.Reason, c.Message = "FAILED", t, e.Reason, e.Message
 			o.jobStats(c.Job).counts.failed++
 		}
-	case eventlog.KindCheckpointDeclined:
-		o.counts.declined++
-		o.notice(t, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
-	case eventlog.KindRestore:
-		if f.str("from") == "checkpoint" {
+		return
+	case eventlog.Restore:
+		if e.From == "checkpoint" {
 			o.counts.restored++
-			o.restored, o.restoredVT = o.checkpoint(f.int("checkpoint_id")), t
+			o.restored, o.restoredVT = o.checkpoint(e.CheckpointID), t
 			j := o.jobStats(o.job)
 			j.counts.restored++
 			j.restored, j.restoredVT = o.restored, t
 		}
+		return
+	}
+	switch eventlog.Kind(ev.Kind) {
+	case eventlog.KindWindowFired:
+		o.windowsFired++
+	case eventlog.KindCheckpointDeclined:
+		o.counts.declined++
+		o.notice(t, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
 	case eventlog.KindLateSideOutput:
 		o.lateCount++
 		o.late = append(o.late, LateRecord{VT: t, Actor: ev.Actor, Key: f.str("key"), Timestamp: f.int("timestamp")})
@@ -489,5 +493,3 @@ func (fs fields) get(k string) *messages.Field {
 func (fs fields) has(k string) bool   { return fs.get(k) != nil }
 func (fs fields) str(k string) string { return fs.get(k).GetStr() }
 func (fs fields) int(k string) int64  { return fs.get(k).GetInt() }
-func (fs fields) bool(k string) bool  { return fs.get(k).GetBool() }
-func (fs fields) raw(k string) string { return fs.get(k).GetRawJson() }
