@@ -45,6 +45,9 @@ type Session struct {
 	observers []func(*messages.LogEvent)
 	status    Status
 	result    *sessionResult
+	out       *outputCursor              // Output's consumer position (nil: none yet)
+	watched   bool                       // Inspect was called while the run went on
+	final     map[string]json.RawMessage // the views when the run ended (taken only when watched)
 }
 
 // Status is where a session stands.
@@ -281,6 +284,11 @@ func (s *Session) apply(r actors.Report) {
 	s.status = Status{Now: r.Now, Steps: r.Steps, Ended: r.State == kernel.StateEnded, InjectAt: r.InjectAt}
 	if s.status.Ended && s.result == nil {
 		s.result = s.finishResult(r.Result)
+		if s.watched {
+			// the actors' last state, after the closing step, for observers
+			// that look after the end (a job that FAILED or FINISHED)
+			s.final = s.drv.inspect(nil)
+		}
 	}
 }
 
@@ -324,12 +332,25 @@ func (s *Session) Act(text string) (action.Action, error) {
 // the clock, or 1 µs after a step just taken at the clock's time).
 func (s *Session) injectTime() vt.Time { return s.status.InjectAt }
 
-// Inspect asks actors (nil: every live one) for their views between two
-// steps; views are JSON. It changes nothing.
+// Inspect asks actors (none named: every live one) for their views
+// between two steps; views are JSON. It changes nothing. After the end it
+// answers the views the actors had when the run ended (after the closing
+// step), which the session takes once if Inspect was called while the run
+// went on, and nil otherwise.
 func (s *Session) Inspect(names ...string) map[string]json.RawMessage {
 	if s.status.Ended {
-		return nil
+		if len(names) == 0 || s.final == nil {
+			return s.final
+		}
+		out := map[string]json.RawMessage{}
+		for _, n := range names {
+			if v, ok := s.final[n]; ok {
+				out[n] = v
+			}
+		}
+		return out
 	}
+	s.watched = true
 	return s.drv.inspect(names)
 }
 

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,16 +51,21 @@ paths answer in Flink's shapes (curl http://127.0.0.1:8081/jobs/overview).
 
 A generated input runs until you stop it (--duration still ends it where given).
 --replay FILE opens a recorded log (from 'run --log' or downloaded from the page)
-to scrub through. Everything is served from the binary: no network, no build step.`,
+to scrub through. Everything is served from the binary: no network, no build step.
+
+Ctrl-C stops the server at once, also during a long jump through time, and ui
+exits 130 (143 for SIGTERM); with --log it first writes the session's log (a
+re-run of the session so far), which a second Ctrl-C skips, writing nothing.`,
 		Example: `  flinksim ui
   flinksim ui --set parallelism.default=3 --set sim.taskmanagers=3
   flinksim ui --replay run.jsonl
   flinksim ui --listen 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
-			return serveUI(ctx, cmd, f, nil)
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			return serveUI(cmd.Context(), sigs, cmd, f, nil)
 		},
 	}
 	fl := cmd.Flags()
@@ -67,7 +74,7 @@ to scrub through. Everything is served from the binary: no network, no build ste
 	fl.StringVar(&r.events, "events", "", "events file: JSON lines or CSV with key,ts[,partition]")
 	fl.StringArrayVar(&r.sets, "set", nil, "a setting key=value (repeatable); see 'flinksim settings'")
 	fl.StringVar(&r.configFile, "config", "", "a YAML settings file, like Flink's config.yaml")
-	fl.StringVar(&r.logFile, "log", "", "when the server stops, write the session's log to this file")
+	fl.StringVar(&r.logFile, "log", "", "when the server stops, write the session's log to this file (whole or not at all)")
 	fl.StringVar(&r.duration, "duration", "", "virtual run length (sets sim.duration); default: until stopped")
 	fl.StringVar(&r.seed, "seed", "", "random seed (sets sim.seed)")
 	fl.BoolVar(&r.unbounded, "unbounded", false, "with --events: keep the job running")
@@ -177,9 +184,13 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// serveUI runs the ui command until ctx is done; ready, when set, is told
-// the address served (tests listen on port 0).
-func serveUI(ctx context.Context, cmd *cobra.Command, f uiFlags, ready func(addr string)) error {
+// serveUI runs the ui command until ctx is done or a signal arrives on
+// sigs; ready, when set, is told the address served (tests listen on port
+// 0). A signal ends it at once, whatever the session is doing (a long jump
+// included), with 130 for SIGINT and 143 for SIGTERM as a shell reports
+// them; with --log it first writes the session's log (a re-run of the
+// recipe), which a second signal skips, writing nothing.
+func serveUI(ctx context.Context, sigs <-chan os.Signal, cmd *cobra.Command, f uiFlags, ready func(addr string)) error {
 	var (
 		r   ui.Recipe
 		end vt.Time
@@ -195,6 +206,15 @@ func serveUI(ctx context.Context, cmd *cobra.Command, f uiFlags, ready func(addr
 	}
 	loopback := isLoopback(f.listen)
 	adapt(&r.Options)
+	// a long-lived server keeps Go's own GC percent: the raised one of a run
+	// (actors/workers.go) would let the heap grow to three times what is
+	// live; and it has a soft memory limit, so that the collector works
+	// harder as the heap nears it rather than let the process grow to twice
+	// what is live (README, "A long session at max speed")
+	r.Options.AdaptGC = false
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(ui.MemoryLimit)
+	}
 	srv, err := ui.New(ui.Config{Recipe: r, ReplayEnd: end, Loopback: loopback})
 	if err != nil {
 		return badInput("%v", err)
@@ -216,26 +236,96 @@ func serveUI(ctx context.Context, cmd *cobra.Command, f uiFlags, ready func(addr
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	var sig os.Signal
 	select {
 	case <-ctx.Done():
+	case sig = <-sigs:
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
 	}
-	if f.run.logFile != "" {
-		b, err := srv.Download()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(f.run.logFile, b, 0o644); err != nil {
-			return badInput("--log: %v", err)
-		}
-		fmt.Fprintf(stderr, "wrote the session's log to %s\n", f.run.logFile)
-	}
+	// the recipe of the log so far, then the session stops: nothing it
+	// still does (a jump, a pace) delays the end
+	recipe, cut, rerr := srv.LogRecipe()
 	srv.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(sctx)
+	if f.run.logFile != "" && rerr == nil {
+		if sig != nil {
+			fmt.Fprintf(stderr, "writing the session's log to %s (a re-run to %s of virtual time; %s again to skip it)\n",
+				f.run.logFile, cutText(cut), signalName(sig))
+		}
+		if second, err := writeUILog(f.run.logFile, recipe, cut, sigs); err != nil {
+			return err
+		} else if second != nil {
+			fmt.Fprintf(stderr, "%s: the session's log was not written\n", signalName(second))
+			return interruptedUI(second)
+		}
+		fmt.Fprintf(stderr, "wrote the session's log to %s\n", f.run.logFile)
+	}
+	if sig != nil {
+		return interruptedUI(sig)
+	}
 	return nil
+}
+
+// writeUILog writes the log of recipe cut at cut to path, through a file
+// beside it that it renames, so that a log is written whole or not at all.
+// A signal on sigs while it re-runs stops the writing: it is returned, and
+// nothing is written.
+func writeUILog(path string, recipe ui.Recipe, cut vt.Time, sigs <-chan os.Signal) (os.Signal, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := recipe.Download(cut)
+		done <- result{b, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case sig := <-sigs:
+		return sig, nil // the re-run goes with the process
+	}
+	if res.err != nil {
+		return nil, res.err
+	}
+	tmp := path + ".partial"
+	if err := os.WriteFile(tmp, res.b, 0o644); err != nil {
+		return nil, badInput("--log: %v", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return nil, badInput("--log: %v", err)
+	}
+	return nil, nil
+}
+
+// interruptedUI is the exit of a ui stopped by sig: 130 for SIGINT, 143 for
+// SIGTERM.
+func interruptedUI(sig os.Signal) error {
+	code := exitInterrupted
+	if sig == syscall.SIGTERM {
+		code = exitTerminated
+	}
+	return exitError{code, fmt.Errorf("stopped by %s", signalName(sig))}
+}
+
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
+// cutText is where a log is cut, for a person ("the end" for 0).
+func cutText(cut vt.Time) string {
+	if cut == 0 {
+		return "the end"
+	}
+	return config.FormatDuration(time.Duration(cut) * time.Microsecond)
 }

@@ -151,8 +151,8 @@ func TestUILiveActionsDownloadReplay(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "identical" {
 		t.Fatalf("replay of the download: exit %d\n%s%s", code, out, errOut)
 	}
-	if code := p.stop(t); code != 0 {
-		t.Fatalf("flinksim ui exited %d on Ctrl-C: %s", code, p.stderr)
+	if code := p.stop(t); code != exitInterrupted {
+		t.Fatalf("flinksim ui exited %d on Ctrl-C, want %d: %s", code, exitInterrupted, p.stderr)
 	}
 	if out, errOut, code := cli(t, "replay", atExit); code != 0 || strings.TrimSpace(out) != "identical" {
 		t.Fatalf("replay of --log: exit %d\n%s%s", code, out, errOut)
@@ -179,6 +179,56 @@ func TestUILiveActionsDownloadReplay(t *testing.T) {
 		t.Fatalf("the replay's log at the file's end differs from the file")
 	}
 	r.stop(t)
+}
+
+// TestUICtrlCDuringSeek: Ctrl-C ends ui at once, with exit 130, while a
+// long jump is under way; with --log it first writes the log of the session
+// so far, which replays identical, and SIGTERM gives 143.
+func TestUICtrlCDuringSeek(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs flinksim ui three times (~6 s)")
+	}
+	logFile := filepath.Join(t.TempDir(), "at-exit.jsonl")
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		args []string
+	}{
+		{syscall.SIGINT, exitInterrupted, nil},
+		{syscall.SIGINT, exitInterrupted, []string{"--log", logFile}},
+		{syscall.SIGTERM, exitTerminated, nil},
+	} {
+		p := startUI(t, append([]string{"--listen", "127.0.0.1:0"}, tc.args...)...)
+		seek := make(chan error, 1)
+		go func() {
+			resp, err := http.Post(strings.TrimSuffix(p.url, "/")+"/sim/seek", "text/plain", strings.NewReader("30 d"))
+			if err == nil {
+				resp.Body.Close()
+			}
+			seek <- err
+		}()
+		time.Sleep(800 * time.Millisecond) // the jump runs
+		start := time.Now()
+		p.cmd.Process.Signal(tc.sig)
+		select {
+		case <-p.done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v during a jump: ui still runs after 20 s", tc.sig)
+		}
+		took := time.Since(start)
+		if code := p.cmd.ProcessState.ExitCode(); code != tc.code {
+			t.Fatalf("%v during a jump: exit %d, want %d: %s", tc.sig, code, tc.code, p.stderr)
+		}
+		// without --log nothing is left to do; with it, a re-run of what the
+		// session ran (under a second)
+		if limit := 2 * time.Second; tc.args == nil && took > limit || took > 3*limit {
+			t.Errorf("%v %v: ui took %v to end", tc.sig, tc.args, took)
+		}
+		<-seek
+	}
+	if out, errOut, code := cli(t, "replay", logFile); code != 0 || strings.TrimSpace(out) != "identical" {
+		t.Fatalf("replay of the log written at Ctrl-C during a jump: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestUIListen: a non-loopback address warns on stderr; a bad address is

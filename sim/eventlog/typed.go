@@ -49,10 +49,23 @@ func Decode(ev *messages.LogEvent) Event {
 		return m
 	case KindLateSideOutput:
 		return LateSideOutput{Key: f.str("key"), Timestamp: f.int("timestamp")}
+	case KindCheckpointTriggered:
+		return CheckpointTriggered{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), TimestampMs: f.int("timestamp_ms"),
+			Unaligned: f.get("unaligned").GetBool()}
 	case KindCheckpointCompleted:
-		return CheckpointCompleted{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind")}
+		return CheckpointCompleted{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), DurationMs: f.int("duration_ms"),
+			StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"), PersistedRecords: f.int("persisted_records"),
+			PersistedBytes: f.int("persisted_bytes"), MaxAlignmentMs: f.int("max_alignment_ms"),
+			SourceOffsets: f.get("source_offsets").GetRawJson(), SavepointPath: f.str("savepoint_path")}
+	case KindCheckpointFailed:
+		return CheckpointFailed{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), Reason: f.str("reason"),
+			Message: f.str("message"), Task: f.str("task")}
+	case KindRestore:
+		return Restore{From: f.str("from"), CheckpointID: f.int("checkpoint_id"), Reason: f.str("reason")}
 	case KindCheckpointSnapshot:
-		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind")}
+		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"),
+			Unaligned: f.get("unaligned").GetBool(), StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"),
+			PersistedRecords: f.int("persisted_records"), AlignmentMs: f.int("alignment_ms")}
 	case KindSubmitTask:
 		return SubmitTask{Task: f.str("task"), Attempt: f.int("attempt"), TaskManager: f.str("task_manager")}
 	case KindBacklogAnnouncement:
@@ -250,31 +263,117 @@ func (e LateSideOutput) Fields() []*messages.Field {
 	return []*messages.Field{messages.Str("key", e.Key), messages.Int("timestamp", e.Timestamp)}
 }
 
-// CheckpointCompleted is a checkpoint or savepoint the coordinator
-// completed (CheckpointKind: periodic, manual, savepoint,
-// stop-with-savepoint). The event carries more fields.
-type CheckpointCompleted struct {
+// CheckpointTriggered is the CheckpointCoordinator starting a checkpoint
+// or savepoint (CheckpointKind: periodic, manual, savepoint,
+// stop-with-savepoint) at TimestampMs (virtual ms).
+type CheckpointTriggered struct {
 	CheckpointID   int64
 	CheckpointKind string
+	TimestampMs    int64
+	Unaligned      bool
+}
+
+func (CheckpointTriggered) Kind() Kind { return KindCheckpointTriggered }
+
+func (e CheckpointTriggered) Fields() []*messages.Field {
+	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
+		messages.Int("timestamp_ms", e.TimestampMs), messages.Bool("unaligned", e.Unaligned)}
+}
+
+// CheckpointCompleted is a checkpoint or savepoint the coordinator
+// completed (CheckpointKind: periodic, manual, savepoint,
+// stop-with-savepoint): its duration (ms), full and checkpointed sizes and
+// persisted in-flight data (bytes), longest alignment (ms), the source
+// offsets it stored (a JSON array) and, for a savepoint, its path.
+type CheckpointCompleted struct {
+	CheckpointID                                     int64
+	CheckpointKind                                   string
+	DurationMs, StateSize, CheckpointedSize          int64
+	PersistedRecords, PersistedBytes, MaxAlignmentMs int64
+	SourceOffsets                                    string // raw JSON, "" when absent
+	SavepointPath                                    string // "" for a checkpoint
 }
 
 func (CheckpointCompleted) Kind() Kind { return KindCheckpointCompleted }
 
 func (e CheckpointCompleted) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind)}
+	fs := []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
+		messages.Int("duration_ms", e.DurationMs), messages.Int("state_size", e.StateSize),
+		messages.Int("checkpointed_size", e.CheckpointedSize), messages.Int("persisted_records", e.PersistedRecords),
+		messages.Int("persisted_bytes", e.PersistedBytes), messages.Int("max_alignment_ms", e.MaxAlignmentMs)}
+	if e.SourceOffsets != "" {
+		fs = append(fs, messages.Raw("source_offsets", e.SourceOffsets))
+	}
+	if e.SavepointPath != "" {
+		fs = append(fs, messages.Str("savepoint_path", e.SavepointPath))
+	}
+	return fs
+}
+
+// CheckpointFailed is a checkpoint or savepoint that failed (Reason:
+// CheckpointFailureReason's name; Task: the task that declined it, if one
+// did).
+type CheckpointFailed struct {
+	CheckpointID                    int64
+	CheckpointKind, Reason, Message string
+	Task                            string
+}
+
+func (CheckpointFailed) Kind() Kind { return KindCheckpointFailed }
+
+func (e CheckpointFailed) Fields() []*messages.Field {
+	fs := []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
+		messages.Str("reason", e.Reason), messages.Str("message", e.Message)}
+	if e.Task != "" {
+		fs = append(fs, messages.Str("task", e.Task))
+	}
+	return fs
+}
+
+// Restore is what a new attempt of the job starts from: From "checkpoint"
+// (the latest completed one, CheckpointID) or "starting offsets" (none
+// completed; Reason says so).
+type Restore struct {
+	From         string
+	CheckpointID int64
+	Reason       string
+}
+
+func (Restore) Kind() Kind { return KindRestore }
+
+func (e Restore) Fields() []*messages.Field {
+	fs := []*messages.Field{messages.Str("from", e.From)}
+	if e.From == "checkpoint" {
+		fs = append(fs, messages.Int("checkpoint_id", e.CheckpointID))
+	}
+	if e.Reason != "" {
+		fs = append(fs, messages.Str("reason", e.Reason))
+	}
+	return fs
 }
 
 // CheckpointSnapshot is a task's snapshot for a barrier (CheckpointKind:
-// checkpoint, savepoint, stop-with-savepoint). The event carries more fields.
+// checkpoint, savepoint, stop-with-savepoint), logged by the subtask (the
+// event's actor) when its synchronous part ends; its acknowledgement follows
+// after the asynchronous upload.
 type CheckpointSnapshot struct {
 	CheckpointID   int64
 	CheckpointKind string
+	Unaligned      bool
+	// StateSize is the task's full state with its persisted in-flight data
+	// (bytes); CheckpointedSize what this checkpoint uploads (bytes).
+	StateSize, CheckpointedSize int64
+	PersistedRecords            int64 // in-flight records persisted as channel state
+	AlignmentMs                 int64 // from the task's first barrier to its last
 }
 
 func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
 
 func (e CheckpointSnapshot) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind)}
+	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
+		messages.Bool("unaligned", e.Unaligned), messages.Int("state_size", e.StateSize),
+		messages.Int("checkpointed_size", e.CheckpointedSize), messages.Int("persisted_records", e.PersistedRecords),
+		messages.Int("alignment_ms", e.AlignmentMs)}
 }
 
 // SubmitTask is the JobManager deploying an execution to a TaskManager. The

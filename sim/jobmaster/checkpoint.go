@@ -256,6 +256,7 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 	clear(j.location)
 	clear(j.tasks)
 	j.order = j.order[:0]
+	j.canceled = nil
 	j.deploy = false
 	j.enum.Reset()
 	if j.alignment != nil {

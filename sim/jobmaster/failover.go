@@ -113,6 +113,7 @@ func (j *JobMaster) failover(o *kernel.Out, cause string) {
 // cancelTasks cancels every execution of the current attempt on the task
 // managers still alive.
 func (j *JobMaster) cancelTasks(o *kernel.Out) {
+	j.canceled = j.canceledView()
 	for _, name := range j.order {
 		tm := j.location[name]
 		if j.tasks[name] != status.Finished && !j.lost[tm] {
@@ -134,6 +135,7 @@ func (j *JobMaster) restart(o *kernel.Out) {
 		return
 	}
 	j.attempt++
+	j.canceled = nil
 	j.setStatus(o, status.JobRunning, "")
 	j.enum.Reset()
 	if j.cc {

@@ -68,6 +68,10 @@ type JobMaster struct {
 	rescaleMaxP    int                    // its configured max parallelism (0: not configured)
 	jobs           int                    // jobs submitted from a savepoint so far (each gets a new jobgraph.JobID)
 	ended          bool                   // the run was told to end
+
+	// canceled is the view of the attempt cancelTasks ended, kept until the
+	// next attempt starts (view.go); no rule reads it.
+	canceled []TaskLocation
 }
 
 // jobID is the current job's jobgraph.JobID: job-1, then job-2 ... for each job
@@ -302,6 +306,7 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 	}
 	clear(j.location)
 	j.order = j.order[:0]
+	j.canceled = nil
 	for _, d := range deps {
 		j.location[d.Task.ExecutionId] = d.Slot.TaskManager
 	}

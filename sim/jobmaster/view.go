@@ -1,23 +1,44 @@
 package jobmaster
 
-import "github.com/flinksim/flinksim/sim/vt"
+import (
+	"slices"
 
-// JobMasterView is the JobMaster of the one job.
+	"github.com/flinksim/flinksim/sim/status"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// JobMasterView is the JobMaster of the one job: what its ExecutionGraph
+// holds, which is what Flink's web UI and REST API show (the JobMaster's
+// belief, not the TaskManagers' truth: a task on a TaskManager that died
+// stays RUNNING here until the heartbeat times out).
 type JobMasterView struct {
-	JobID    string         `json:"jid"`
-	JobName  string         `json:"name"`
-	Status   string         `json:"state"`
-	Attempt  int            `json:"attempt"`
-	Restarts int            `json:"restarts"`
-	Tasks    []TaskLocation `json:"tasks"` // the current attempt's executions, in deployment order
-	Slots    []SlotView     `json:"slots"` // slots offered to the job
-	Graph    GraphView      `json:"graph"`
+	JobID    string `json:"jid"`
+	JobName  string `json:"name"`
+	Status   string `json:"state"`
+	Attempt  int    `json:"attempt"`
+	Restarts int    `json:"restarts"`
+	// Tasks are the executions of the current attempt in deployment order,
+	// each in the state the JobMaster last heard of. Between a failover's
+	// cancellation and the next attempt's start (the restart backoff, or a
+	// job that failed) they are the canceled attempt's executions, CANCELED
+	// (FINISHED for one that had finished), as the ExecutionGraph keeps an
+	// ExecutionVertex's last execution until resetForNewExecution. Empty
+	// while a new attempt waits for slots (its executions are SCHEDULED).
+	Tasks []TaskLocation `json:"tasks"`
+	Slots []SlotView     `json:"slots"` // slots offered to the job
+	Graph GraphView      `json:"graph"`
+	// LostTaskManagers are the TaskManagers whose heartbeat timed out at the
+	// JobMaster (JobMaster's TaskManagerHeartbeatListener), sorted; one that
+	// registers again leaves the list.
+	LostTaskManagers []string `json:"lost_task_managers,omitempty"`
 }
 
 // TaskLocation is one execution of the current attempt.
 type TaskLocation struct {
-	Name        string `json:"name"`
-	State       string `json:"state"`
+	Name        string `json:"name"`   // execution id, e.g. window-0#1
+	Vertex      string `json:"vertex"` // its JobVertex
+	Index       int    `json:"subtask_index"`
+	State       string `json:"state"` // Flink's ExecutionState
 	TaskManager string `json:"task_manager"`
 }
 
@@ -51,12 +72,37 @@ type EdgeView struct {
 	Partitioner string `json:"partitioner"`
 }
 
+// currentView is the current attempt's executions as the JobMaster
+// believes them.
+func (j *JobMaster) currentView() []TaskLocation {
+	out := make([]TaskLocation, 0, len(j.order))
+	for _, name := range j.order {
+		vi := j.vertexOf[name]
+		out = append(out, TaskLocation{Name: name, Vertex: vi.vertex, Index: vi.index, State: j.tasks[name].String(),
+			TaskManager: j.location[name]})
+	}
+	return out
+}
+
+// canceledView is the current attempt as cancelTasks leaves it: every
+// execution CANCELED, except one that had finished.
+func (j *JobMaster) canceledView() []TaskLocation {
+	out := j.currentView()
+	for i := range out {
+		if j.tasks[out[i].Name] != status.Finished {
+			out[i].State = status.Canceled.String()
+		}
+	}
+	return out
+}
+
 // Inspect implements kernel.Inspector.
 func (j *JobMaster) Inspect(now vt.Time) any {
 	v := &JobMasterView{JobID: j.jobID(), JobName: j.graph.JobName, Status: j.status.String(), Attempt: j.attempt, Restarts: j.restarts,
 		Graph: GraphView{MaxParallelism: j.graph.MaxParallelism, SlotsNeeded: j.graph.SlotsNeeded}}
-	for _, name := range j.order {
-		v.Tasks = append(v.Tasks, TaskLocation{Name: name, State: j.tasks[name].String(), TaskManager: j.location[name]})
+	v.Tasks = j.currentView()
+	if len(j.order) == 0 && j.canceled != nil {
+		v.Tasks = slices.Clone(j.canceled)
 	}
 	for _, s := range j.slots {
 		v.Slots = append(v.Slots, SlotView{TaskManager: s.TaskManager, Slot: int(s.Index), AllocationID: s.AllocationID})
@@ -67,5 +113,9 @@ func (j *JobMaster) Inspect(now vt.Time) any {
 	for _, e := range j.graph.Edges {
 		v.Graph.Edges = append(v.Graph.Edges, EdgeView{From: e.From, To: e.To, Partitioner: e.Partitioner})
 	}
+	for tm := range j.lost {
+		v.LostTaskManagers = append(v.LostTaskManagers, tm)
+	}
+	slices.Sort(v.LostTaskManagers)
 	return v
 }

@@ -29,14 +29,21 @@ type ResourceManager struct {
 	jobMgr   string
 	nextAllo int
 	monitors map[string]*heartbeat.Monitor
-	nextTM   int             // number of the next task manager to start (tm-N)
-	pending  map[string]bool // replacements started and not yet registered
+	nextTM   int                     // number of the next task manager to start (tm-N)
+	pending  map[string]bool         // replacements started and not yet registered
+	regs     map[string]registration // what each registered task manager gave (view.go; no rule reads it)
+}
+
+// registration is what a TaskExecutor registered with, beside its slots.
+type registration struct {
+	address  string
+	dataPort int32
 }
 
 // New returns the ResourceManager component.
 func New(cfg *config.Config) *ResourceManager {
 	return &ResourceManager{cfg: cfg, slots: map[string][]bool{}, monitors: map[string]*heartbeat.Monitor{},
-		nextTM: cfg.TaskManagers + 1, pending: map[string]bool{}}
+		nextTM: cfg.TaskManagers + 1, pending: map[string]bool{}, regs: map[string]registration{}}
 }
 
 // Receive implements Component.
@@ -63,6 +70,7 @@ func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 			r.tms = append(r.tms, m.TaskManagerId)
 		}
 		r.slots[m.TaskManagerId] = make([]bool, m.NumSlots)
+		r.regs[m.TaskManagerId] = registration{address: m.Address, dataPort: m.DataPort}
 		r.monitors[m.TaskManagerId] = heartbeat.NewMonitor(r.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
 		o.Log(eventlog.KindTaskExecutorRegistered, messages.Str("task_manager", m.TaskManagerId),
 			messages.Int("num_slots", int64(m.NumSlots)), messages.Int("registered_task_managers", int64(len(r.tms))))
@@ -131,6 +139,7 @@ func (r *ResourceManager) heartbeat(o *kernel.Out, send bool) {
 	}
 	heartbeat.Round(o, r.monitors, send, vt.FromDuration(r.cfg.RPCLatency()), func(tm string, _ *heartbeat.Monitor) {
 		delete(r.slots, tm)
+		delete(r.regs, tm)
 		r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
 		replacement := r.replacement()
 		o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),

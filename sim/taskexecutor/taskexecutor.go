@@ -27,7 +27,8 @@ type TaskExecutor struct {
 	tasks    []string            // deployed subtask names, in deployment order
 	children map[string][]string // subtask -> its input channel actors
 	killed   bool
-	net      tmNetwork // heartbeat monitors and registration (network.go)
+	net      tmNetwork       // heartbeat monitors and registration (network.go)
+	finished map[string]bool // subtasks that reported FINISHED (view.go: no rule reads it)
 }
 
 // New returns the TaskManager component. A configured slot count
@@ -45,7 +46,7 @@ func New(cfg *config.Config) *TaskExecutor {
 		TaskOffHeapBytes: cfg.TaskOffHeapBytes, ManagedMemoryBytes: cfg.ManagedMemoryBytes,
 		NetworkMemoryBytes: cfg.NetworkMemoryBytes}
 	return &TaskExecutor{cfg: cfg, numSlots: n, children: map[string][]string{}, total: total, slot: DefaultSlotProfile(total, n), slots: make([]string, n),
-		net: newTMNetwork()}
+		net: newTMNetwork(), finished: map[string]bool{}}
 }
 
 // DefaultSlotProfile divides a TaskManager's total resources into numSlots
@@ -122,7 +123,9 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
-		if m := b.TaskExecutionState; m.State == status.Canceled.String() || m.State == status.Failed.String() {
+		if m := b.TaskExecutionState; m.State == status.Finished.String() {
+			t.finished[m.ExecutionId] = true
+		} else if m.State == status.Canceled.String() || m.State == status.Failed.String() {
 			// a task in a final state leaves its slot (unregisterTaskAndNotifyFinalState)
 			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", m.State))
 			t.stopTask(o, m.ExecutionId)
@@ -137,10 +140,32 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	}
 }
 
+// RPCAddress is the TaskExecutor's RPC endpoint as Flink 1.20's Pekko RPC
+// service names it (pekko.tcp://flink@HOST:PORT/user/rpc/taskmanager_0,
+// taskmanager.rpc.port 6122), the TaskManager's name standing for its host.
+func RPCAddress(name string) string {
+	return "pekko.tcp://flink@" + name + ":6122/user/rpc/taskmanager_0"
+}
+
+// DataPort is the port a TaskManager's Netty server listens on and
+// registers with the ResourceManager (TaskManagerLocation's dataPort).
+// Flink's taskmanager.data.port defaults to 0, so the operating system picks
+// a free ephemeral port; the simulator's pick is a fixed function of the
+// TaskManager's name in Linux's default ephemeral range (32768..60999), so
+// that it is the same in every run. No simulated data crosses it: the
+// exchange is modelled in sim/exchange.
+func DataPort(name string) int32 {
+	h := uint32(2166136261) // FNV-1a
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return int32(32768 + h%(60999-32768+1))
+}
+
 // sendRegister registers the TaskManager's slots with the ResourceManager.
 func (t *TaskExecutor) sendRegister(o *kernel.Out) {
-	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: "akka://flink@" + o.Name() + ":6122",
-		DataPort: 0, NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
+	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: RPCAddress(o.Name()),
+		DataPort: DataPort(o.Name()), NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
 	o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
 		messages.Int("num_slots", int64(t.numSlots)),
 		messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)),

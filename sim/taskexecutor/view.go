@@ -11,14 +11,15 @@ type TaskExecutorView struct {
 	Name     string   `json:"id"`
 	NumSlots int      `json:"slotsNumber"`
 	Slots    []string `json:"slots"` // allocation id per slot, "" when free
-	Tasks    []string `json:"tasks"` // deployed subtasks still running here
+	Tasks    []string `json:"tasks"` // deployed subtasks still here and not FINISHED, in deployment order
+	DataPort int32    `json:"dataPort"`
 }
 
 // Inspect implements kernel.Inspector.
 func (t *TaskExecutor) Inspect(now vt.Time) any {
-	v := &TaskExecutorView{Name: t.name, NumSlots: t.numSlots, Slots: slices.Clone(t.slots)}
+	v := &TaskExecutorView{Name: t.name, NumSlots: t.numSlots, Slots: slices.Clone(t.slots), DataPort: DataPort(t.name)}
 	for _, task := range t.tasks {
-		if _, ok := t.children[task]; ok {
+		if _, ok := t.children[task]; ok && !t.finished[task] {
 			v.Tasks = append(v.Tasks, task)
 		}
 	}

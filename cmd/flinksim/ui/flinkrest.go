@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/resourcemanager"
 )
 
 // Flink's REST API, in the shapes of Flink 1.20's rest_v1_dispatcher: the
@@ -55,19 +56,12 @@ func terminal(status string) bool {
 func (s *Server) flinkOverview(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
 	total, free := 0, 0
-	tms := 0
-	for _, t := range snap.state.TMs {
-		if !t.Alive {
-			continue
-		}
-		tms++
-		total += len(t.Slots)
-		for _, a := range t.Slots {
-			if a == "" {
-				free++
-			}
-		}
+	regs := registeredTMs(snap)
+	for _, t := range regs {
+		total += t.Slots
+		free += t.FreeSlots
 	}
+	tms := len(regs)
 	counts := map[string]int{}
 	for _, j := range jobsOf(snap) {
 		counts[j.state]++
@@ -227,24 +221,27 @@ func jobName(snap *snapshot, j *jobInfo) string {
 }
 
 // ioMetrics is IOMetricsInfo (rest.messages.job.metrics.IOMetricsInfo) of
-// a set of subtasks: records from the views, bytes from the record size,
-// accumulated times from the last tick (ms per second, the only window the
-// simulator keeps).
+// a set of subtasks, summed as MutableIOMetrics.addIOMetrics sums the
+// current execution attempts: records from the views, bytes from the record
+// size, and the accumulated busy (a double, as Flink's gauge), backpressured
+// and idle time in ms since each execution started, as of its last metrics
+// tick.
 func ioMetrics(subs []Subtask, recordBytes int) map[string]any {
-	var in, out, busy, bp, idle int64
+	var in, out, bp, idle int64
+	var busy float64
 	for _, s := range subs {
 		in += s.RecordsIn
 		out += s.RecordsOut
-		busy += s.Busy
-		bp += s.BackPressured
-		idle += s.Idle
+		busy += s.AccBusyMs
+		bp += s.AccBackPressuredMs
+		idle += s.AccIdleMs
 	}
 	return map[string]any{
 		"read-bytes": in * int64(recordBytes), "read-bytes-complete": true,
 		"write-bytes": out * int64(recordBytes), "write-bytes-complete": true,
 		"read-records": in, "read-records-complete": true,
 		"write-records": out, "write-records-complete": true,
-		"accumulated-backpressured-time": bp, "accumulated-idle-time": idle, "accumulated-busy-time": float64(busy),
+		"accumulated-backpressured-time": bp, "accumulated-idle-time": idle, "accumulated-busy-time": busy,
 	}
 }
 
@@ -285,9 +282,9 @@ func taskState(jm *jobmaster.JobMasterView, name string) string {
 // plan of JsonPlanGenerator, whose nodes[].inputs the web UI draws).
 func (s *Server) flinkJob(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
-	j := findJob(snap, r.PathValue("jobid"))
-	if j == nil {
-		flinkNotFound(w, "Job "+r.PathValue("jobid")+" not found")
+	j, rerr := lookupJob(snap, r.PathValue("jobid"))
+	if rerr != nil {
+		writeRestError(w, rerr)
 		return
 	}
 	jm := snap.views.jm
@@ -349,27 +346,87 @@ func (s *Server) flinkJob(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// flinkNotFound answers as Flink's RestHandlerException does
-// (rest.messages.ErrorResponseBody).
-func flinkNotFound(w http.ResponseWriter, msg string) {
-	writeJSON(w, http.StatusNotFound, map[string]any{"errors": []string{msg}})
+// restError is an error answer of Flink's REST API: ErrorResponseBody
+// (rest.messages.ErrorResponseBody, {"errors": [...]}) with its status.
+type restError struct {
+	status int
+	msg    string
+}
+
+// Flink's REST errors. A handler's exception is sent as its toString, the
+// exception class and its message (AbstractHandler.handleException sends
+// ExceptionUtils.stringifyException, which goes on with the Java stack
+// trace: the simulator has none to give).
+func notFound(msg string) *restError {
+	return &restError{http.StatusNotFound, "org.apache.flink.runtime.rest.NotFoundException: " + msg}
+}
+
+// badPathParameter is HandlerRequest's refusal of a path parameter that
+// does not convert (JobID.fromHexString, JobVertexID.fromHexString,
+// Long.valueOf), which AbstractHandler turns into a 400.
+func badPathParameter(key, value string) *restError {
+	return &restError{http.StatusBadRequest, "org.apache.flink.runtime.rest.handler.RestHandlerException: Bad request received. " +
+		"Cannot resolve path parameter (" + key + ") from value \"" + value + "\"."}
+}
+
+func writeRestError(w http.ResponseWriter, e *restError) {
+	writeJSON(w, e.status, map[string]any{"errors": []string{e.msg}})
+}
+
+// flinkUnknownPath answers a path no handler serves as Flink's
+// RouterHandler.respondNotFound does: 404 {"errors":["Not found: URI"]}; a
+// path of the simulator's own API asked with another method gets 405 with
+// the methods it takes.
+func (s *Server) flinkUnknownPath(w http.ResponseWriter, r *http.Request) {
+	if allow := s.simMethods(r.URL.Path); allow != "" {
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"errors": []string{r.Method + " " + r.URL.Path + ": use " + allow}})
+		return
+	}
+	writeRestError(w, &restError{http.StatusNotFound, "Not found: " + r.URL.RequestURI()})
+}
+
+// isHexID reports whether id has the form of Flink's JobID and
+// JobVertexID (AbstractID.fromHexString: 32 hex digits).
+func isHexID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil
+}
+
+// lookupJob resolves :jobid: a Flink JobID (the MD5 of the simulator's
+// name) or the simulator's name; 404 for a JobID no job of the run has, 400
+// for what is neither.
+func lookupJob(snap *snapshot, id string) (*jobInfo, *restError) {
+	if j := findJob(snap, id); j != nil {
+		return j, nil
+	}
+	if !isHexID(id) {
+		return nil, badPathParameter("jobid", id)
+	}
+	return nil, notFound("Job " + id + " not found")
 }
 
 // findVertex resolves :vertexid of the current job.
-func findVertex(snap *snapshot, jobid, vid string) (*Vertex, string) {
-	j := findJob(snap, jobid)
-	if j == nil {
-		return nil, "Job " + jobid + " not found"
+func findVertex(snap *snapshot, jobid, vid string) (*Vertex, *restError) {
+	j, err := lookupJob(snap, jobid)
+	if err != nil {
+		return nil, err
 	}
 	if jm := snap.views.jm; jm == nil || jm.JobID != j.id {
-		return nil, "Job " + jobid + " has no running vertices"
+		return nil, notFound("Job " + jobid + " has no vertices any more: it ran before the current one")
 	}
 	for i, v := range snap.state.Vertices {
 		if v.ID == vid || strings.EqualFold(vid, flinkID(v.ID)) {
-			return &snap.state.Vertices[i], ""
+			return &snap.state.Vertices[i], nil
 		}
 	}
-	return nil, "JobVertex " + vid + " not found"
+	if !isHexID(vid) {
+		return nil, badPathParameter("vertexid", vid)
+	}
+	return nil, notFound("JobVertex " + vid + " not found")
 }
 
 // flinkBackPressure is GET /jobs/:jobid/vertices/:vertexid/backpressure:
@@ -379,9 +436,9 @@ func findVertex(snap *snapshot, jobid, vid string) (*Vertex, string) {
 // low, above high; the vertex's level is its highest subtask's.
 func (s *Server) flinkBackPressure(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
-	v, msg := findVertex(snap, r.PathValue("jobid"), r.PathValue("vertexid"))
-	if v == nil {
-		flinkNotFound(w, msg)
+	v, rerr := findVertex(snap, r.PathValue("jobid"), r.PathValue("vertexid"))
+	if rerr != nil {
+		writeRestError(w, rerr)
 		return
 	}
 	var maxRatio float64
@@ -404,9 +461,9 @@ func (s *Server) flinkBackPressure(w http.ResponseWriter, r *http.Request) {
 // watermark under the same name.
 func (s *Server) flinkWatermarks(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
-	v, msg := findVertex(snap, r.PathValue("jobid"), r.PathValue("vertexid"))
-	if v == nil {
-		flinkNotFound(w, msg)
+	v, rerr := findVertex(snap, r.PathValue("jobid"), r.PathValue("vertexid"))
+	if rerr != nil {
+		writeRestError(w, rerr)
 		return
 	}
 	out := []map[string]string{}
@@ -445,9 +502,9 @@ var subtaskMetrics = map[string]func(s Subtask) float64{
 // average, in percent, at most 100).
 func (s *Server) flinkSubtaskMetrics(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
-	v, msg := findVertex(snap, r.PathValue("jobid"), r.PathValue("vertexid"))
-	if v == nil {
-		flinkNotFound(w, msg)
+	v, rerr := findVertex(snap, r.PathValue("jobid"), r.PathValue("vertexid"))
+	if rerr != nil {
+		writeRestError(w, rerr)
 		return
 	}
 	q := r.URL.Query()
@@ -564,10 +621,26 @@ func selectSubtasks(all []Subtask, filter string) []Subtask {
 	return out
 }
 
+// registeredTMs are the TaskManagers registered with the ResourceManager,
+// which is whom Flink's /overview and /taskmanagers ask: a killed
+// TaskManager stays until the ResourceManager's heartbeat to it times out.
+func registeredTMs(snap *snapshot) []resourcemanager.TaskManagerView {
+	if rm := snap.views.rm; rm != nil {
+		return rm.Registered
+	}
+	return nil
+}
+
 // flinkTaskManagers is GET /taskmanagers: TaskManagersInfo of
-// TaskManagerInfo (rest.messages.taskmanager), with the resources of
-// ResourceProfileInfo (MB) and TaskExecutorMemoryConfiguration (bytes)
-// from the settings; timeSinceLastHeartbeat is virtual ms.
+// TaskManagerInfo (rest.messages.taskmanager) as
+// ResourceManager.requestTaskManagerInfo answers: every registered
+// TaskManager with the address and data port it registered, its
+// timeSinceLastHeartbeat, which despite its name is the time of the last
+// heartbeat the ResourceManager received (HeartbeatManager.
+// getLastHeartbeatFrom; the web UI shows it as a date; here virtual ms since
+// the run started, 0 before the first), its slots and free slots, and the
+// resources of ResourceProfileInfo (MB) and TaskExecutorMemoryConfiguration
+// (bytes) from the settings.
 func (s *Server) flinkTaskManagers(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
 	c := snap.settings
@@ -584,20 +657,11 @@ func (s *Server) flinkTaskManagers(w http.ResponseWriter, r *http.Request) {
 			"networkMemory": mb(per(c.NetworkMemoryBytes) * int64(n)), "extendedResources": map[string]any{}}
 	}
 	tms := []map[string]any{}
-	for _, t := range snap.state.TMs {
-		if !t.Alive {
-			continue
-		}
-		free := 0
-		for _, a := range t.Slots {
-			if a == "" {
-				free++
-			}
-		}
+	for _, t := range registeredTMs(snap) {
 		total := c.TaskHeapBytes + c.TaskOffHeapBytes + c.ManagedMemoryBytes + c.NetworkMemoryBytes
 		tms = append(tms, map[string]any{
-			"id": t.Name, "path": "flinksim://" + t.Name, "dataPort": 0, "jmxPort": -1, "timeSinceLastHeartbeat": 0,
-			"slotsNumber": len(t.Slots), "freeSlots": free, "totalResource": profile(len(t.Slots)), "freeResource": profile(free),
+			"id": t.ID, "path": t.Address, "dataPort": t.DataPort, "jmxPort": -1, "timeSinceLastHeartbeat": t.LastHeartbeatMs,
+			"slotsNumber": t.Slots, "freeSlots": t.FreeSlots, "totalResource": profile(t.Slots), "freeResource": profile(t.FreeSlots),
 			"hardware": map[string]any{"cpuCores": int(math.Ceil(cores)), "physicalMemory": total, "freeMemory": c.TaskHeapBytes,
 				"managedMemory": c.ManagedMemoryBytes},
 			"memoryConfiguration": map[string]any{"frameworkHeap": 128 << 20, "taskHeap": c.TaskHeapBytes,
@@ -611,34 +675,70 @@ func (s *Server) flinkTaskManagers(w http.ResponseWriter, r *http.Request) {
 
 var _ = jobgraph.VertexSource
 
-// statsSummary is StatsSummaryDto (rest.messages.util.stats): min, max and
-// average as longs, percentiles as doubles (nearest rank).
-func statsSummary(xs []int64) map[string]any {
-	out := map[string]any{"min": 0, "max": 0, "avg": 0, "p50": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0}
-	if len(xs) == 0 {
-		return out
+// webCheckpointsHistory is web.checkpoints.history's default: how many
+// recent checkpoints a job's CheckpointStatsTracker lists
+// (CheckpointStatsHistory). Not a setting here: the page's Checkpoints
+// panel lists more.
+const webCheckpointsHistory = 10
+
+// statsSummary is StatsSummaryDto (rest.messages.util.stats) of a
+// StatsSummary: min, max and average (sum / count, a long) over every value
+// added, percentiles over its window as Commons Math's Percentile
+// (estimation LEGACY) computes them for DescriptiveStatisticsHistogram;
+// NaN, which Jackson writes as the string "NaN", when nothing was added.
+func statsSummary(acc statsSummaryAcc) map[string]any {
+	out := map[string]any{"min": acc.min, "max": acc.max, "avg": int64(0)}
+	if acc.count > 0 {
+		out["avg"] = acc.sum / acc.count
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	var total int64
-	for _, x := range s {
-		total += x
+	sorted := slices.Clone(acc.window)
+	slices.Sort(sorted)
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}} {
+		if v := percentile(sorted, p.q); math.IsNaN(v) {
+			out[p.name] = "NaN"
+		} else {
+			out[p.name] = v
+		}
 	}
-	pct := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return float64(s[max(0, min(i, len(s)-1))])
-	}
-	out["min"], out["max"], out["avg"] = s[0], s[len(s)-1], total/int64(len(s))
-	out["p50"], out["p90"], out["p95"], out["p99"], out["p999"] = pct(0.5), pct(0.9), pct(0.95), pct(0.99), pct(0.999)
 	return out
+}
+
+// percentile is org.apache.commons.math3.stat.descriptive.rank.Percentile
+// with its default estimation (LEGACY) of sorted at p in (0, 100]: position
+// p·(n+1)/100, the first value below position 1, the last from position n,
+// linear interpolation between the two neighbours in between; NaN for no
+// value.
+func percentile(sorted []int64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n == 1 {
+		return float64(sorted[0])
+	}
+	pos := p * float64(n+1) / 100
+	fpos := math.Floor(pos)
+	if pos < 1 {
+		return float64(sorted[0])
+	}
+	if pos >= float64(n) {
+		return float64(sorted[n-1])
+	}
+	lower, upper := float64(sorted[int(fpos)-1]), float64(sorted[int(fpos)])
+	return lower + (pos-fpos)*(upper-lower)
 }
 
 // checkpointStats is CheckpointStatistics (rest.messages.checkpoints) of
 // one checkpoint: className completed, failed or in_progress (Jackson's
 // type property), with CompletedCheckpointStatistics' external_path and
 // discarded or FailedCheckpointStatistics' failure_timestamp and
-// failure_message.
-func checkpointStats(c Checkpoint, numSubtasks int) map[string]any {
+// failure_message. tasks is the per-JobVertex TaskCheckpointStatistics
+// when withTasks (the details endpoint; CheckpointingStatisticsHandler
+// leaves it empty, as generateCheckpointStatistics(stats, false) does).
+func checkpointStats(c Checkpoint, numSubtasks int, withTasks bool, recordBytes int) map[string]any {
 	if c.Tasks > 0 {
 		numSubtasks = c.Tasks
 	}
@@ -659,12 +759,18 @@ func checkpointStats(c Checkpoint, numSubtasks int) map[string]any {
 	if end == 0 {
 		end = c.TriggerVT
 	}
+	tasks := map[string]any{}
+	if withTasks {
+		for _, v := range c.Vertices {
+			tasks[flinkID(v.Vertex)] = taskCheckpointStats(c, v, recordBytes)
+		}
+	}
 	m := map[string]any{
 		"id": c.ID, "status": c.Status, "is_savepoint": c.IsSavepoint(), "savepointFormat": format,
 		"trigger_timestamp": ms(c.TriggerVT), "latest_ack_timestamp": ms(end), "checkpointed_size": c.CheckpointedSize,
 		"state_size": c.StateSize, "end_to_end_duration": ms(end - c.TriggerVT), "alignment_buffered": 0,
 		"processed_data": 0, "persisted_data": c.PersistedBytes, "num_subtasks": numSubtasks,
-		"num_acknowledged_subtasks": c.Acknowledged, "checkpoint_type": typ, "tasks": map[string]any{},
+		"num_acknowledged_subtasks": c.Acknowledged, "checkpoint_type": typ, "tasks": tasks,
 	}
 	switch c.Status {
 	case "COMPLETED":
@@ -684,36 +790,78 @@ func checkpointStats(c Checkpoint, numSubtasks int) map[string]any {
 	return m
 }
 
+// taskCheckpointStats is TaskCheckpointStatistics of one JobVertex for
+// checkpoint c, from its subtasks' snapshots: latest_ack_timestamp is when
+// the last of them took its snapshot (the log reports the snapshot, not
+// the acknowledgement that follows the asynchronous upload), sizes are
+// summed, persisted data is the persisted in-flight records at the record
+// size (as the subtask counts it for its acknowledgement).
+func taskCheckpointStats(c Checkpoint, v VertexCheckpoint, recordBytes int) map[string]any {
+	latest := int64(-1)
+	if v.Acknowledged > 0 {
+		latest = ms(v.LatestVT)
+	}
+	dur := int64(-1)
+	if latest >= 0 {
+		dur = max(0, latest-ms(c.TriggerVT))
+	}
+	n := v.Subtasks
+	if n == 0 {
+		n = v.Acknowledged
+	}
+	return map[string]any{"id": c.ID, "status": c.Status, "latest_ack_timestamp": latest, "checkpointed_size": v.CheckpointedSize,
+		"state_size": v.StateSize, "end_to_end_duration": dur, "alignment_buffered": 0, "processed_data": 0,
+		"persisted_data": v.PersistedRecords * int64(recordBytes), "num_subtasks": n, "num_acknowledged_subtasks": v.Acknowledged}
+}
+
+// jobCheckpointsOf are the checkpoints the snapshot lists for job, oldest
+// first.
+func jobCheckpointsOf(snap *snapshot, job string) []Checkpoint {
+	var out []Checkpoint
+	for _, c := range snap.obs.ckpts {
+		if c.Job == job {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // flinkCheckpoints is GET /jobs/:jobid/checkpoints: CheckpointingStatistics
-// (rest.messages.checkpoints.CheckpointingStatistics) with its Counts,
-// Summary of StatsSummaryDto, LatestCheckpoints (completed, savepoint,
-// failed, restored: RestoredCheckpointStatistics) and history, newest
-// first; the simulator keeps the last 50.
+// (rest.messages.checkpoints.CheckpointingStatistics) of the job's
+// CheckpointStatsTracker: its Counts, the Summary of every completed
+// checkpoint (StatsSummaryDto), LatestCheckpoints (completed, savepoint,
+// failed, restored: RestoredCheckpointStatistics) and the history of the
+// last web.checkpoints.history (10) checkpoints, newest first.
 func (s *Server) flinkCheckpoints(w http.ResponseWriter, r *http.Request) {
 	snap := s.loop.latest.Load()
-	if findJob(snap, r.PathValue("jobid")) == nil {
-		flinkNotFound(w, "Job "+r.PathValue("jobid")+" not found")
+	j, rerr := lookupJob(snap, r.PathValue("jobid"))
+	if rerr != nil {
+		writeRestError(w, rerr)
 		return
 	}
 	n := 0
 	if jm := snap.views.jm; jm != nil {
 		n = len(jm.Tasks)
 	}
-	oc := snap.obs
+	js := snap.obs.jobs[j.id]
+	if js == nil {
+		js = &jobCheckpoints{}
+	}
+	rb := snap.settings.RecordBytes
+	ckpts := jobCheckpointsOf(snap, j.id)
 	inProgress := 0
-	var sizes, states, durations, persisted []int64
 	latest := map[string]any{"completed": nil, "savepoint": nil, "failed": nil, "restored": nil}
 	history := []map[string]any{}
-	for i := len(oc.ckpts) - 1; i >= 0; i-- {
-		c := oc.ckpts[i]
-		st := checkpointStats(c, n)
-		history = append(history, st)
+	for i := len(ckpts) - 1; i >= 0; i-- {
+		c := ckpts[i]
+		st := checkpointStats(c, n, false, rb)
+		if len(history) < webCheckpointsHistory {
+			history = append(history, st)
+		}
 		switch c.Status {
 		case "IN_PROGRESS":
 			inProgress++
 		case "COMPLETED":
-			sizes, states = append(sizes, c.CheckpointedSize), append(states, c.StateSize)
-			durations, persisted = append(durations, ms(c.EndVT-c.TriggerVT)), append(persisted, c.PersistedBytes)
 			if c.IsSavepoint() {
 				if latest["savepoint"] == nil {
 					latest["savepoint"] = st
@@ -727,22 +875,57 @@ func (s *Server) flinkCheckpoints(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if rc := oc.restored; rc != nil {
+	if rc := js.restored; rc != nil {
 		path := rc.SavepointPath
 		if path == "" {
 			path = "<checkpoint-not-externally-addressable>"
 		}
-		latest["restored"] = map[string]any{"id": rc.ID, "restore_timestamp": ms(oc.restVT), "is_savepoint": rc.IsSavepoint(),
+		latest["restored"] = map[string]any{"id": rc.ID, "restore_timestamp": ms(js.restoredVT), "is_savepoint": rc.IsSavepoint(),
 			"external_path": path}
 	}
-	zeros := make([]int64, len(sizes))
+	// alignment_buffered is no longer measured (Flink 1.11): the handler
+	// reports a summary of zeros
+	zeros := map[string]any{"min": 0, "max": 0, "avg": 0, "p50": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"counts": map[string]any{"restored": oc.counts.restored, "total": oc.counts.triggered, "in_progress": inProgress,
-			"completed": oc.counts.completed, "failed": oc.counts.failed},
-		"summary": map[string]any{"checkpointed_size": statsSummary(sizes), "state_size": statsSummary(states),
-			"end_to_end_duration": statsSummary(durations), "alignment_buffered": statsSummary(zeros),
-			"processed_data": statsSummary(zeros), "persisted_data": statsSummary(persisted)},
+		"counts": map[string]any{"restored": js.counts.restored, "total": js.counts.triggered, "in_progress": inProgress,
+			"completed": js.counts.completed, "failed": js.counts.failed},
+		"summary": map[string]any{"checkpointed_size": statsSummary(js.checkpointedSize), "state_size": statsSummary(js.stateSize),
+			"end_to_end_duration": statsSummary(js.duration), "alignment_buffered": zeros,
+			"processed_data": statsSummary(js.processed), "persisted_data": statsSummary(js.persisted)},
 		"latest":  latest,
 		"history": history,
 	})
+}
+
+// flinkCheckpointDetails is GET /jobs/:jobid/checkpoints/details/:checkpointid:
+// CheckpointStatistics of one checkpoint of the history with its tasks, one
+// TaskCheckpointStatistics per JobVertex (CheckpointStatisticDetailsHandler).
+// A checkpoint no longer in the history (web.checkpoints.history) is not
+// found, as in Flink.
+func (s *Server) flinkCheckpointDetails(w http.ResponseWriter, r *http.Request) {
+	snap := s.loop.latest.Load()
+	j, rerr := lookupJob(snap, r.PathValue("jobid"))
+	if rerr != nil {
+		writeRestError(w, rerr)
+		return
+	}
+	raw := r.PathValue("checkpointid")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		writeRestError(w, badPathParameter("checkpointid", raw))
+		return
+	}
+	ckpts := jobCheckpointsOf(snap, j.id)
+	ckpts = ckpts[max(0, len(ckpts)-webCheckpointsHistory):]
+	for _, c := range ckpts {
+		if c.ID == id {
+			n := 0
+			if jm := snap.views.jm; jm != nil {
+				n = len(jm.Tasks)
+			}
+			writeJSON(w, http.StatusOK, checkpointStats(c, n, true, snap.settings.RecordBytes))
+			return
+		}
+	}
+	writeRestError(w, notFound("Could not find checkpointing statistics for checkpoint "+raw+"."))
 }

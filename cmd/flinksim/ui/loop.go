@@ -16,6 +16,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -84,6 +85,15 @@ type reply struct {
 	cut    vt.Time
 }
 
+// seekJob is a jump to a virtual time under way: the loop moves the
+// session towards it one slice at a time (seekSlice), taking commands in
+// between, and answers the seek's command when it gets there, when the run
+// ends first, or when another command interrupts it.
+type seekJob struct {
+	target vt.Time
+	reply  chan reply // the seek command's
+}
+
 // errEnded is returned for an action given after the run ended.
 var errEnded = errors.New("the run has ended: jump back with the slider, or apply settings to start a new one")
 
@@ -107,8 +117,9 @@ type loop struct {
 	scenario string      // the guided scenario the session was started from (scenario.go)
 	mode     string
 	tmsSeen  []string
-	tlMax    vt.Time // furthest point of this timeline
-	replayTo vt.Time // --replay: the file's end
+	subCache map[string]*task.SubtaskView // rememberSubtasks
+	tlMax    vt.Time                      // furthest point of this timeline
+	replayTo vt.Time                      // --replay: the file's end
 
 	speed      Speed
 	anchorVT   vt.Time
@@ -116,6 +127,7 @@ type loop struct {
 	rate       float64 // virtual µs per wall second at max
 	lagging    bool
 	rerun      *Rerun
+	seek       *seekJob // a jump under way (nil: none)
 
 	lastFrame  time.Time
 	lastOutput time.Time
@@ -142,6 +154,7 @@ type obsCopy struct {
 	counts   struct{ triggered, completed, failed, declined, restored int64 }
 	restored *Checkpoint
 	restVT   vt.Time
+	jobs     map[string]*jobCheckpoints // per job (deep copies)
 }
 
 func newLoop(cfg Config, r Recipe, h *hub) (*loop, error) {
@@ -177,25 +190,63 @@ func (l *loop) rebuild(r Recipe, t vt.Time) error {
 	}
 	l.gen, l.ring, l.obs, l.traffic = gen, rg, obs, tap
 	l.recipe, l.sess, l.injected, l.finished = r, s, n, false
-	l.tmsSeen = nil
+	l.tmsSeen, l.subCache = nil, map[string]*task.SubtaskView{}
 	l.output = cluster.OutputSummary{Isolation: string(r.Settings.OutputIsolation)}
 	l.lastOutput = time.Time{}
-	if t > 0 {
-		l.rerun = &Rerun{Target: t}
-		for st := s.Status(); !st.Ended && st.Now < t; st = s.Status() {
-			start := time.Now()
-			step := max(vt.Time(1000), min(t-st.Now, vt.Time(l.rate*rerunProgress.Seconds())))
-			s.RunUntil(st.Now + step)
-			l.ended()
-			l.measure(s.Status().Now-st.Now, time.Since(start))
-			l.rerun.At = s.Status().Now
-			l.publish()
-		}
-		l.rerun = nil
-	}
 	l.tlMax = max(l.tlMax, s.Status().Now)
 	l.reanchor()
 	return nil
+}
+
+// startSeek begins a jump to t (the seek command c's): back re-runs the
+// recipe from 0 on a new session, forward runs on. The loop carries it out
+// between commands (seekSlice); c is answered when it ends.
+func (l *loop) startSeek(c *command, t vt.Time) error {
+	if t < l.sess.Status().Now {
+		if err := l.rebuild(l.recipe, t); err != nil {
+			return err
+		}
+	}
+	l.seek = &seekJob{target: t, reply: c.reply}
+	l.rerun = &Rerun{At: l.sess.Status().Now, Target: t}
+	return nil
+}
+
+// seekSlice moves a jump on by one slice (at most rerunProgress of wall
+// time at the measured rate) and publishes its progress; at the target, or
+// when the run ends, it answers the seek.
+func (l *loop) seekSlice() {
+	j := l.seek
+	now := l.sess.Status().Now
+	if st := l.sess.Status(); !st.Ended && now < j.target {
+		step := max(vt.Time(1000), min(j.target-now, vt.Time(l.rate*rerunProgress.Seconds())))
+		start := time.Now()
+		l.advance(now + step)
+		l.measure(l.sess.Status().Now-now, time.Since(start))
+		l.rerun.At = l.sess.Status().Now
+	}
+	if st := l.sess.Status(); st.Ended || st.Now >= j.target {
+		l.endSeek("")
+		return
+	}
+	l.publish()
+}
+
+// endSeek answers the jump under way: done, or interrupted by why (the
+// command that stopped it where it was).
+func (l *loop) endSeek(why string) {
+	j := l.seek
+	if j == nil {
+		return
+	}
+	l.seek, l.rerun = nil, nil
+	l.reanchor()
+	body := map[string]any{"vt": l.sess.Status().Now}
+	if why != "" {
+		body["target"], body["interrupted"] = j.target, why
+	}
+	l.publish()
+	j.reply <- reply{body: body}
 }
 
 // measure updates the speed estimate at max from one run of dv virtual µs
@@ -218,6 +269,13 @@ func (l *loop) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		if l.seek != nil {
+			l.seekSlice()
+			if l.poll() {
+				return
+			}
+			continue
+		}
 		running := !l.speed.Paused && !l.sess.Status().Ended
 		if running {
 			l.slice()
@@ -229,12 +287,8 @@ func (l *loop) run() {
 				l.publish() // and once more when the run is over
 			}
 			if l.speed.Max {
-				select {
-				case c := <-l.cmds:
-					l.handle(c)
-				case <-l.quit:
+				if l.poll() {
 					return
-				default:
 				}
 				continue
 			}
@@ -250,6 +304,19 @@ func (l *loop) run() {
 		case <-timer.C:
 		}
 	}
+}
+
+// poll handles a command that is waiting, without waiting for one, and
+// reports whether the loop is told to quit.
+func (l *loop) poll() bool {
+	select {
+	case c := <-l.cmds:
+		l.handle(c)
+	case <-l.quit:
+		return true
+	default:
+	}
+	return false
 }
 
 // slice moves the session on by one pacing slice.
@@ -340,6 +407,12 @@ func (l *loop) fork() {
 
 func (l *loop) handle(c *command) {
 	var r reply
+	if l.seek != nil && c.kind != "download" {
+		// any change (a pause, a step, an action, another jump, new
+		// settings) stops the jump where it is; the download of the log so
+		// far does not
+		l.endSeek(interruptedBy(c))
+	}
 	switch c.kind {
 	case "speed":
 		sp, err := ParseSpeed(c.text)
@@ -374,26 +447,12 @@ func (l *loop) handle(c *command) {
 		l.injected = len(l.recipe.Live)
 		r.body = map[string]any{"action": a.String(), "vt": vt.FromDuration(a.At), "dropped": dropped}
 	case "seek":
-		t := max(0, c.at)
-		if t < l.sess.Status().Now {
-			if err := l.rebuild(l.recipe, t); err != nil {
-				r.err = err
-				break
-			}
-		} else {
-			for !l.sess.Status().Ended && l.sess.Status().Now < t {
-				now := l.sess.Status().Now
-				step := max(vt.Time(1000), min(t-now, vt.Time(l.rate*rerunProgress.Seconds())))
-				start := time.Now()
-				l.rerun = &Rerun{At: now, Target: t}
-				l.advance(now + step)
-				l.measure(l.sess.Status().Now-now, time.Since(start))
-				l.publish()
-			}
-			l.rerun = nil
+		if err := l.startSeek(c, max(0, c.at)); err != nil {
+			r.err = err
+			break
 		}
-		l.reanchor()
-		r.body = map[string]any{"vt": l.sess.Status().Now}
+		l.publish()
+		return // answered when the jump ends (endSeek)
 	case "settings":
 		cfg := l.recipe.Settings
 		if err := applySettings(&cfg, c.settings); err != nil {
@@ -427,6 +486,19 @@ func (l *loop) handle(c *command) {
 	c.reply <- r
 }
 
+// interruptedBy says which command stopped a jump.
+func interruptedBy(c *command) string {
+	switch c.kind {
+	case "speed":
+		return "speed " + c.text
+	case "act":
+		return "action " + c.text
+	case "seek":
+		return "a jump to " + c.at.String()
+	}
+	return c.kind
+}
+
 // withAt prefixes at=0s to an action without a time, so that it parses.
 func withAt(text string) string {
 	text = strings.TrimSpace(text)
@@ -457,8 +529,9 @@ func (l *loop) publish() {
 	st := l.sess.Status()
 	v := decodeViews(l.sess.Inspect())
 	if prev := l.latest.Load(); st.Ended && v.jm == nil && prev != nil && prev.views != nil && prev.state.Generation == l.gen {
-		v = prev.views // the actors are gone: keep the last picture of them
+		v = prev.views // no final views (the session ended before anyone looked): keep the last picture
 	}
+	l.rememberSubtasks(v)
 	fl, more := flights(l.sess.InFlight())
 	running := !l.speed.Paused && !st.Ended
 	if !running || time.Since(l.lastOutput) >= outputEvery {
@@ -518,17 +591,18 @@ func (l *loop) publish() {
 	}
 	var cp *Checkpoint
 	if n := len(o.checkpoints); n > 0 {
-		c := *o.checkpoints[n-1]
+		c := o.checkpoints[n-1].clone()
 		cp = &c
 	}
 	var lastDone *Checkpoint
 	for i := len(o.checkpoints) - 1; i >= 0; i-- {
 		if o.checkpoints[i].Status != "IN_PROGRESS" {
-			c := *o.checkpoints[i]
+			c := o.checkpoints[i].clone()
 			lastDone = &c
 			break
 		}
 	}
+	accumulated(full.Vertices, o)
 	if v.coord != nil { // the CheckpointCoordinator's own counts of acknowledgements
 		for _, h := range v.coord.History {
 			if c := o.checkpoint(h.ID); c != nil {
@@ -537,15 +611,18 @@ func (l *loop) publish() {
 		}
 	}
 	ck := make([]*Checkpoint, 0, len(o.checkpoints))
-	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT}
+	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT, jobs: map[string]*jobCheckpoints{}}
 	for _, c := range o.checkpoints {
-		cc := *c
+		cc := c.clone()
 		ck = append(ck, &cc)
-		oc.ckpts = append(oc.ckpts, cc)
+		oc.ckpts = append(oc.ckpts, c.clone())
 	}
 	if o.restored != nil {
-		rc := *o.restored
+		rc := o.restored.clone()
 		oc.restored = &rc
+	}
+	for id, j := range o.jobs { // a copy: order does not matter
+		oc.jobs[id] = j.clone()
 	}
 	full.Ckpts = ck
 	full.Notices = slices.Clone(o.notices)
@@ -584,10 +661,14 @@ func (l *loop) publish() {
 
 	frame := *full
 	frame.Vertices = buildVertices(v, false)
+	o.mu.Lock()
+	accumulated(frame.Vertices, o)
+	o.mu.Unlock()
 	b, err := jsonMarshal(&frame)
 	if err != nil {
 		b = []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
 	}
+	v.last = nil // the loop's own map: readers of the snapshot must not see it change
 	snap := &snapshot{state: full, frame: b, views: v, settings: cfg, obs: oc}
 	l.latest.Store(snap)
 	fm := &frameMsg{gen: l.gen, state: b, ring: l.ring}
@@ -595,6 +676,43 @@ func (l *loop) publish() {
 		fm.traffic = tb
 	}
 	l.hub.publish(fm)
+}
+
+// accumulated sets each subtask's accumulated times from the observer's
+// counters of its execution; the caller holds o.mu.
+func accumulated(vertices []Vertex, o *observer) {
+	for _, vx := range vertices {
+		for i := range vx.Subtasks {
+			s := &vx.Subtasks[i]
+			if a := o.attempts[s.Name]; a != nil && !s.Planned {
+				s.AccBusyMs, s.AccBackPressuredMs, s.AccIdleMs = a.accBusy, a.accBP, a.accIdle
+			}
+		}
+	}
+}
+
+// rememberSubtasks keeps the last view of each execution of the current
+// attempt, so that one whose actor is gone (its TaskManager was killed)
+// still shows what it last reported while the JobManager believes it runs;
+// views of executions the JobManager no longer lists are dropped, so the
+// cache holds at most one view per subtask of the job.
+func (l *loop) rememberSubtasks(v *views) {
+	v.last = l.subCache
+	if v.jm == nil {
+		return
+	}
+	current := make(map[string]bool, len(v.jm.Tasks))
+	for _, t := range v.jm.Tasks {
+		current[t.Name] = true
+		if sv, ok := v.subtasks[t.Name]; ok {
+			l.subCache[t.Name] = sv
+		}
+	}
+	for name := range l.subCache {
+		if !current[name] {
+			delete(l.subCache, name)
+		}
+	}
 }
 
 // isolation is the consumer's isolation level now: the setting, or the

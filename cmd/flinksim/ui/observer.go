@@ -2,8 +2,12 @@ package ui
 
 import (
 	"encoding/json"
-	"github.com/flinksim/flinksim/sim/vt"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/flinksim/flinksim/sim/vt"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -41,6 +45,32 @@ type Checkpoint struct {
 	SavepointPath    string          `json:"savepoint_path,omitempty"`
 	Reason           string          `json:"reason,omitempty"`
 	Message          string          `json:"message,omitempty"`
+	// Job is the job whose CheckpointCoordinator triggered it (job-1, or
+	// the job started from a savepoint): Flink keeps statistics per job.
+	Job string `json:"job,omitempty"`
+	// Vertices are the snapshots of each JobVertex's subtasks, in the order
+	// the vertices first took one (TaskCheckpointStatistics).
+	Vertices []VertexCheckpoint `json:"vertices,omitempty"`
+}
+
+// VertexCheckpoint is what the subtasks of one JobVertex reported for a
+// checkpoint (their checkpoint_snapshot events). Times are virtual µs.
+type VertexCheckpoint struct {
+	Vertex           string  `json:"vertex"`
+	Subtasks         int     `json:"subtasks"`     // the vertex's parallelism in the job (0: not known)
+	Acknowledged     int     `json:"acknowledged"` // subtasks that took their snapshot
+	LatestVT         vt.Time `json:"latest_vt"`    // the last of them
+	StateSize        int64   `json:"state_size"`
+	CheckpointedSize int64   `json:"checkpointed_size"`
+	PersistedRecords int64   `json:"persisted_records"`
+	MaxAlignmentMs   int64   `json:"max_alignment_ms"`
+}
+
+// clone is a copy that shares nothing the observer changes later.
+func (c *Checkpoint) clone() Checkpoint {
+	cc := *c
+	cc.Vertices = slices.Clone(c.Vertices)
+	return cc
 }
 
 // IsSavepoint reports whether c is a savepoint.
@@ -75,6 +105,91 @@ type JobStatusTime struct {
 // far as the log and the views have reported them.
 type attemptCounters struct {
 	recordsRead, lateDropped, expired int64
+	// the accumulated busy, backpressured and idle time (ms) since the
+	// execution's mailbox started, summed over its metrics ticks: TaskIO-
+	// MetricGroup's accumulateBusyTimeMs (a double),
+	// accumulateBackPressuredTimeMs and accumulateIdleTimeMs, as of its last
+	// tick
+	accBusy        float64
+	accBP, accIdle int64
+	lastTick       vt.Time // 0: no tick yet
+}
+
+// metricsTick adds one task_metrics event at t to the accumulated times.
+// A tick covers the time since the previous one; the first covers the
+// metrics interval (the task's first tick comes one virtual second after
+// its mailbox started). ms per second × the span in seconds is ms.
+func (a *attemptCounters) metricsTick(t vt.Time, m eventlog.TaskMetrics) {
+	span := vt.Second
+	if a.lastTick > 0 {
+		span = t - a.lastTick
+	}
+	a.lastTick = t
+	if span <= 0 {
+		return
+	}
+	a.accBusy += float64(m.BusyTimeMsPerSecond) * float64(span) / float64(vt.Second)
+	a.accBP += m.BackPressuredTimeMsPerSecond * int64(span) / int64(vt.Second)
+	a.accIdle += m.IdleTimeMsPerSecond * int64(span) / int64(vt.Second)
+}
+
+// jobCheckpoints are one job's checkpoint statistics as its
+// CheckpointStatsTracker keeps them: the counts and the summary of every
+// completed checkpoint (not only those still listed).
+type jobCheckpoints struct {
+	counts                                                      struct{ triggered, completed, failed, restored int64 }
+	checkpointedSize, stateSize, duration, persisted, processed statsSummaryAcc
+	restored                                                    *Checkpoint
+	restoredVT                                                  vt.Time
+}
+
+// statsSummaryAcc is Flink's StatsSummary: min, max, sum and count of every
+// value added (values below 0 are ignored), and the last
+// summaryWindow values for the percentiles (CompletedCheckpointStatsSummary's
+// DescriptiveStatisticsHistogram of HISTOGRAM_WINDOW_SIZE).
+type statsSummaryAcc struct {
+	min, max, sum, count int64
+	window               []int64 // a ring of the last summaryWindow values
+	next                 int
+}
+
+// summaryWindow is CompletedCheckpointStatsSummary.HISTOGRAM_WINDOW_SIZE.
+const summaryWindow = 10_000
+
+func (s *statsSummaryAcc) add(v int64) {
+	if v < 0 {
+		return
+	}
+	if s.count == 0 {
+		s.min, s.max = v, v
+	} else {
+		s.min, s.max = min(s.min, v), max(s.max, v)
+	}
+	s.count++
+	s.sum += v
+	if len(s.window) < summaryWindow {
+		// an append writes past the length copies have (clone)
+		s.window = append(s.window, v)
+		return
+	}
+	s.window = slices.Clone(s.window) // copies may read every element
+	s.window[s.next] = v
+	s.next = (s.next + 1) % summaryWindow
+}
+
+// clone is a copy for a snapshot. It shares the window: add never changes
+// an element a copy can see (it appends, or writes a new array).
+func (s *statsSummaryAcc) clone() statsSummaryAcc { return *s }
+
+func (j *jobCheckpoints) clone() *jobCheckpoints {
+	c := *j
+	c.checkpointedSize, c.stateSize, c.duration = j.checkpointedSize.clone(), j.stateSize.clone(), j.duration.clone()
+	c.persisted, c.processed = j.persisted.clone(), j.processed.clone()
+	if j.restored != nil {
+		r := j.restored.clone()
+		c.restored = &r
+	}
+	return &c
 }
 
 // observer reads the live session's events as they are logged (on the
@@ -104,10 +219,41 @@ type observer struct {
 	restartsSeen  int64
 	ignoredAction int64
 	reconfigured  map[string]string // setting -> value, from set actions
+
+	job           string                     // the current job (the last job_status)
+	fromSavepoint *Checkpoint                // the savepoint the next job is submitted from
+	jobs          map[string]*jobCheckpoints // by job
+	parallelism   map[string]map[string]int  // job -> vertex -> subtasks deployed (submit_task)
 }
 
 func newObserver(isolation string) *observer {
-	return &observer{attempts: map[string]*attemptCounters{}, isolation: isolation, reconfigured: map[string]string{}}
+	return &observer{attempts: map[string]*attemptCounters{}, isolation: isolation, reconfigured: map[string]string{},
+		jobs: map[string]*jobCheckpoints{}, parallelism: map[string]map[string]int{}}
+}
+
+// jobStats is the checkpoint statistics of job.
+func (o *observer) jobStats(job string) *jobCheckpoints {
+	j := o.jobs[job]
+	if j == nil {
+		j = &jobCheckpoints{}
+		o.jobs[job] = j
+	}
+	return j
+}
+
+// splitSubtask reads an execution name (jobgraph.SubtaskName: vertex-i or
+// vertex-i#attempt) into its vertex and subtask index.
+func splitSubtask(name string) (vertex string, index int, ok bool) {
+	name, _, _ = strings.Cut(name, "#")
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return name[:i], n, true
 }
 
 // observe takes the next event of the log (cluster.Options.Observe).
@@ -116,64 +262,107 @@ func (o *observer) observe(ev *messages.LogEvent) {
 	defer o.mu.Unlock()
 	f := fields(ev.Fields)
 	t := vt.Of(ev.Vt)
-	switch eventlog.Kind(ev.Kind) {
-	case eventlog.KindJobStatus:
-		st := f.str("status")
-		o.jobStatus = st
+	switch e := eventlog.Decode(ev).(type) {
+	case eventlog.JobStatus:
+		o.jobStatus, o.job = e.Status, e.JobID
+		if p := o.fromSavepoint; p != nil && e.Status == "CREATED" {
+			// the job submitted from the savepoint restores it
+			// (CheckpointStatsTracker.reportRestoredCheckpoint)
+			o.fromSavepoint = nil
+			j := o.jobStats(e.JobID)
+			j.counts.restored++
+			j.restored, j.restoredVT = p, t
+		}
 		if len(o.statuses) >= 4*maxCheckpoints {
 			o.statuses = o.statuses[1:]
 		}
-		o.statuses = append(o.statuses, JobStatusTime{Job: f.str("job_id"), Status: st, VT: t})
-		if c := f.str("cause"); c != "" {
-			o.notice(t, "job_status", st+": "+c)
+		o.statuses = append(o.statuses, JobStatusTime{Job: e.JobID, Status: e.Status, VT: t})
+		if e.Cause != "" {
+			o.notice(t, "job_status", e.Status+": "+e.Cause)
 		}
-	case eventlog.KindWindowFired:
-		o.windowsFired++
-	case eventlog.KindCheckpointTriggered:
+		return
+	case eventlog.TaskMetrics:
+		o.attempt(ev.Actor).metricsTick(t, e)
+	case eventlog.SubmitTask:
+		if v, i, ok := splitSubtask(e.Task); ok {
+			p := o.parallelism[o.job]
+			if p == nil {
+				p = map[string]int{}
+				o.parallelism[o.job] = p
+			}
+			p[v] = max(p[v], i+1)
+		}
+		return
+	case eventlog.CheckpointSnapshot:
+		if c := o.checkpoint(e.CheckpointID); c != nil {
+			c.Acknowledged++
+			c.PersistedRecords += e.PersistedRecords
+			c.MaxAlignmentMs = max(c.MaxAlignmentMs, e.AlignmentMs)
+			if v, _, ok := splitSubtask(ev.Actor); ok {
+				o.vertexSnapshot(c, v, t, e)
+			}
+		}
+		return
+	case eventlog.CheckpointTriggered:
 		o.counts.triggered++
-		c := &Checkpoint{ID: f.int("checkpoint_id"), Kind: f.str("kind"), Status: "IN_PROGRESS", TriggerVT: t,
-			TimestampMs: f.int("timestamp_ms"), Unaligned: f.bool("unaligned")}
+		o.jobStats(o.job).counts.triggered++
+		c := &Checkpoint{ID: e.CheckpointID, Kind: e.CheckpointKind, Status: "IN_PROGRESS", TriggerVT: t,
+			TimestampMs: e.TimestampMs, Unaligned: e.Unaligned, Job: o.job}
 		o.checkpoints = append(o.checkpoints, c)
 		if len(o.checkpoints) > maxCheckpoints {
 			o.checkpoints = o.checkpoints[1:]
 		}
-	case eventlog.KindCheckpointSnapshot:
-		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
-			c.Acknowledged++
-			c.PersistedRecords += f.int("persisted_records")
-			c.MaxAlignmentMs = max(c.MaxAlignmentMs, f.int("alignment_ms"))
-		}
-	case eventlog.KindCheckpointCompleted:
+		return
+	case eventlog.CheckpointCompleted:
 		o.counts.completed++
-		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
+		if c := o.checkpoint(e.CheckpointID); c != nil {
 			c.Status, c.EndVT = "COMPLETED", t
-			c.DurationMs, c.StateSize, c.CheckpointedSize = f.int("duration_ms"), f.int("state_size"), f.int("checkpointed_size")
-			c.PersistedRecords, c.PersistedBytes = f.int("persisted_records"), f.int("persisted_bytes")
-			c.MaxAlignmentMs, c.SavepointPath = f.int("max_alignment_ms"), f.str("savepoint_path")
-			if raw := f.raw("source_offsets"); raw != "" {
-				c.SourceOffsets = json.RawMessage(raw)
+			c.DurationMs, c.StateSize, c.CheckpointedSize = e.DurationMs, e.StateSize, e.CheckpointedSize
+			c.PersistedRecords, c.PersistedBytes = e.PersistedRecords, e.PersistedBytes
+			c.MaxAlignmentMs, c.SavepointPath = e.MaxAlignmentMs, e.SavepointPath
+			if e.SourceOffsets != "" {
+				c.SourceOffsets = json.RawMessage(e.SourceOffsets)
 			}
+			j := o.jobStats(c.Job)
+			j.counts.completed++
+			// CompletedCheckpointStatsSummary.updateSummary
+			j.checkpointedSize.add(c.CheckpointedSize)
+			j.stateSize.add(c.StateSize)
+			j.duration.add(vt.Millis(c.EndVT - c.TriggerVT))
+			j.persisted.add(c.PersistedBytes)
+			j.processed.add(0)
 		}
-	case eventlog.KindCheckpointFailed:
+		return
+	case eventlog.CheckpointFailed:
 		o.counts.failed++
-		if c := o.checkpoint(f.int("checkpoint_id")); c != nil {
-			c.Status, c.EndVT, c.Reason, c.Message = "FAILED", t, f.str("reason"), f.str("message")
+		if c := o.checkpoint(e.CheckpointID); c != nil {
+			c.Status, c.EndVT, c.Reason, c.Message = "FAILED", t, e.Reason, e.Message
+			o.jobStats(c.Job).counts.failed++
 		}
+		return
+	case eventlog.Restore:
+		if e.From == "checkpoint" {
+			o.counts.restored++
+			o.restored, o.restoredVT = o.checkpoint(e.CheckpointID), t
+			j := o.jobStats(o.job)
+			j.counts.restored++
+			j.restored, j.restoredVT = o.restored, t
+		}
+		return
+	}
+	switch eventlog.Kind(ev.Kind) {
+	case eventlog.KindWindowFired:
+		o.windowsFired++
 	case eventlog.KindCheckpointDeclined:
 		o.counts.declined++
 		o.notice(t, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
-	case eventlog.KindRestore:
-		if f.str("from") == "checkpoint" {
-			o.counts.restored++
-			o.restored, o.restoredVT = o.checkpoint(f.int("checkpoint_id")), t
-		}
 	case eventlog.KindLateSideOutput:
 		o.lateCount++
 		o.late = append(o.late, LateRecord{VT: t, Actor: ev.Actor, Key: f.str("key"), Timestamp: f.int("timestamp")})
 		if len(o.late) > maxLateRecords {
 			o.late = o.late[1:]
 		}
-	case eventlog.KindTaskMetrics:
+	case eventlog.KindTaskMetrics: // after the typed part above
 		if bp := f.int("backPressuredTimeMsPerSecond"); bp > o.maxBP {
 			o.maxBP, o.maxBPTask = bp, ev.Actor
 		}
@@ -190,10 +379,13 @@ func (o *observer) observe(ev *messages.LogEvent) {
 		a.expired = max(a.expired, f.int("expired_state_reads"))
 	case eventlog.KindOutputView:
 		o.outputFrom = f.int("from_offset")
-	case "reconfigure": // set KEY=VALUE of the job's configuration: a new job takes it
+	case eventlog.KindReconfigure: // set KEY=VALUE of the job's configuration: a new job takes it
 		if k := f.str("setting"); k != "" {
 			o.reconfigured[k] = f.str("value")
 		}
+		o.submitFromSavepoint(t, f)
+	case eventlog.KindRescale:
+		o.submitFromSavepoint(t, f)
 	case eventlog.KindOutputIsolation: // set sim.output.isolation-level=...
 		o.isolation = f.str("isolation_level")
 	case eventlog.KindActionIgnored:
@@ -213,6 +405,38 @@ func (o *observer) notice(t vt.Time, kind, text string) {
 	if len(o.notices) > maxNotices {
 		o.notices = o.notices[1:]
 	}
+}
+
+// submitFromSavepoint notes the savepoint the JobManager submits the next
+// job from (a rescale's or reconfiguration's "submit from savepoint" step).
+func (o *observer) submitFromSavepoint(t vt.Time, f fields) {
+	if f.str("step") != "submit from savepoint" {
+		return
+	}
+	path := f.str("savepoint_path")
+	for i := len(o.checkpoints) - 1; i >= 0; i-- {
+		if c := o.checkpoints[i]; c.SavepointPath == path && path != "" {
+			o.fromSavepoint = c
+			return
+		}
+	}
+}
+
+// vertexSnapshot adds one subtask's snapshot at t to c's statistics of
+// vertex.
+func (o *observer) vertexSnapshot(c *Checkpoint, vertex string, t vt.Time, e eventlog.CheckpointSnapshot) {
+	i := slices.IndexFunc(c.Vertices, func(x VertexCheckpoint) bool { return x.Vertex == vertex })
+	if i < 0 {
+		c.Vertices = append(c.Vertices, VertexCheckpoint{Vertex: vertex, Subtasks: o.parallelism[c.Job][vertex]})
+		i = len(c.Vertices) - 1
+	}
+	x := &c.Vertices[i]
+	x.Acknowledged++
+	x.LatestVT = max(x.LatestVT, t)
+	x.StateSize += e.StateSize
+	x.CheckpointedSize += e.CheckpointedSize
+	x.PersistedRecords += e.PersistedRecords
+	x.MaxAlignmentMs = max(x.MaxAlignmentMs, e.AlignmentMs)
 }
 
 func (o *observer) checkpoint(id int64) *Checkpoint {
@@ -269,5 +493,3 @@ func (fs fields) get(k string) *messages.Field {
 func (fs fields) has(k string) bool   { return fs.get(k) != nil }
 func (fs fields) str(k string) string { return fs.get(k).GetStr() }
 func (fs fields) int(k string) int64  { return fs.get(k).GetInt() }
-func (fs fields) bool(k string) bool  { return fs.get(k).GetBool() }
-func (fs fields) raw(k string) string { return fs.get(k).GetRawJson() }

@@ -31,6 +31,15 @@ import (
 //go:embed assets
 var assets embed.FS
 
+// MemoryLimit is the soft memory limit of a process that serves a session
+// (bytes; `flinksim ui` sets it unless GOMEMLIMIT is set): the collector
+// keeps the Go heap and runtime under it while what is live allows, and
+// past it spends at most half the CPU's time collecting
+// (runtime/debug.SetMemoryLimit). What grows in a long session is the
+// simulated sink topic and the result identities the duplicates count
+// needs (README, "A long session at max speed").
+const MemoryLimit = 96 << 20
+
 // Config of a Server.
 type Config struct {
 	// Recipe is the first session's (settings, events, actions).
@@ -57,7 +66,14 @@ type Server struct {
 	hub     *hub
 	mux     *http.ServeMux
 	closing chan struct{}
+	// simAllow is the methods each path of the simulator's API takes
+	// ("GET", "GET, POST"), set once by routes.
+	simAllow map[string]string
 }
+
+// simMethods is the methods path of the simulator's API takes, "" for a
+// path that is not one.
+func (s *Server) simMethods(path string) string { return s.simAllow[path] }
 
 // New builds the first session paused at virtual time 0 and starts its
 // loop. The error is the CLI's message for settings the job refuses.
@@ -91,11 +107,20 @@ func (s *Server) Close() {
 
 // Download is GET /sim/log's content: the log of the session so far.
 func (s *Server) Download() ([]byte, error) {
-	r := s.loop.do(&command{kind: "download"})
-	if r.err != nil {
-		return nil, r.err
+	r, cut, err := s.LogRecipe()
+	if err != nil {
+		return nil, err
 	}
-	return r.recipe.Download(r.cut)
+	return r.Download(cut)
+}
+
+// LogRecipe is what the log of the session so far is a re-run of: the
+// recipe and the virtual time to cut it at (0: its end), for
+// Recipe.Download. It answers between two slices of the session's work,
+// also during a jump.
+func (s *Server) LogRecipe() (Recipe, vt.Time, error) {
+	r := s.loop.do(&command{kind: "download"})
+	return r.recipe, r.cut, r.err
 }
 
 // Handler is the server's HTTP handler, with the security rules applied.
@@ -109,17 +134,27 @@ func (s *Server) routes() {
 	m.Handle("GET /assets/", http.StripPrefix("/assets/", noCache(files)))
 
 	// the simulator's own API
-	m.HandleFunc("GET /sim/stream", s.serveStream)
-	m.HandleFunc("GET /sim/state", s.serveState)
-	m.HandleFunc("GET /sim/log", s.serveLog)
-	m.HandleFunc("GET /sim/settings", s.serveSettings)
-	m.HandleFunc("GET /sim/explain", s.serveExplain)
-	m.HandleFunc("POST /sim/action", s.postAction)
-	m.HandleFunc("POST /sim/speed", s.postSpeed)
-	m.HandleFunc("POST /sim/seek", s.postSeek)
-	m.HandleFunc("POST /sim/settings", s.postSettings)
-	m.HandleFunc("GET /sim/scenarios", s.serveScenarios)
-	m.HandleFunc("POST /sim/scenario", s.postScenario)
+	s.simAllow = map[string]string{}
+	for _, rt := range []struct {
+		method, path string
+		h            http.HandlerFunc
+	}{
+		{"GET", "/sim/stream", s.serveStream}, {"GET", "/sim/state", s.serveState}, {"GET", "/sim/log", s.serveLog},
+		{"GET", "/sim/settings", s.serveSettings}, {"GET", "/sim/explain", s.serveExplain},
+		{"POST", "/sim/action", s.postAction}, {"POST", "/sim/speed", s.postSpeed}, {"POST", "/sim/seek", s.postSeek},
+		{"POST", "/sim/settings", s.postSettings},
+		{"GET", "/sim/scenarios", s.serveScenarios}, {"POST", "/sim/scenario", s.postScenario},
+	} {
+		m.HandleFunc(rt.method+" "+rt.path, rt.h)
+		if a := s.simAllow[rt.path]; a != "" {
+			s.simAllow[rt.path] = a + ", " + rt.method
+		} else {
+			s.simAllow[rt.path] = rt.method
+		}
+	}
+	// every other path, and another method on a path: Flink's 404 (or, for
+	// the simulator's API, a 405 naming the methods)
+	m.HandleFunc("/", s.flinkUnknownPath)
 
 	// Flink's REST API (rest_v1_dispatcher), also under /v1
 	for _, p := range []string{"", "/v1"} {
@@ -129,6 +164,7 @@ func (s *Server) routes() {
 		m.HandleFunc("GET "+p+"/jobs/overview", s.flinkJobsOverview)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}", s.flinkJob)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/checkpoints", s.flinkCheckpoints)
+		m.HandleFunc("GET "+p+"/jobs/{jobid}/checkpoints/details/{checkpointid}", s.flinkCheckpointDetails)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/vertices/{vertexid}/backpressure", s.flinkBackPressure)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/vertices/{vertexid}/watermarks", s.flinkWatermarks)
 		m.HandleFunc("GET "+p+"/jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", s.flinkSubtaskMetrics)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -171,20 +172,23 @@ func parseSettingsBody(body string) ([][2]string, error) {
 	body = strings.TrimSpace(body)
 	var kvs [][2]string
 	if strings.HasPrefix(body, "{") {
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.UseNumber()
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			return nil, fmt.Errorf("settings: %v", err)
+		m, err := settingsObject(body)
+		if err != nil {
+			return nil, err
 		}
 		for _, s := range config.Registry() { // registry order, not map order
 			if v, ok := m[s.Key]; ok {
-				kvs = append(kvs, [2]string{s.Key, fmt.Sprint(v)})
+				kvs = append(kvs, [2]string{s.Key, v})
 				delete(m, s.Key)
 			}
 		}
-		for k := range m {
-			return nil, (&config.Config{}).Set(k, "")
+		if len(m) > 0 { // the first unknown key in name order: the message is the same each time
+			left := make([]string, 0, len(m))
+			for k := range m {
+				left = append(left, k)
+			}
+			sort.Strings(left)
+			return nil, (&config.Config{}).Set(left[0], "")
 		}
 		return kvs, nil
 	}
@@ -204,6 +208,65 @@ func parseSettingsBody(body string) ([][2]string, error) {
 		return nil, errors.New("settings: no key=value given")
 	}
 	return kvs, nil
+}
+
+// settingsObject reads a JSON object of settings: every value a string, a
+// number (as written) or a boolean. A key given twice is refused, naming
+// it, rather than one of the values winning silently (as a config file
+// with both forms of one key is refused); so is a nested value, a null,
+// and anything after the object.
+func settingsObject(body string) (map[string]string, error) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("settings: the body must be one JSON object of key: value")
+	}
+	m := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("settings: %v", err)
+		}
+		key, _ := tok.(string)
+		if tok, err = dec.Token(); err != nil {
+			return nil, fmt.Errorf("settings: %s: %v", key, err)
+		}
+		var val string
+		switch v := tok.(type) {
+		case string:
+			val = v
+		case json.Number:
+			val = v.String()
+		case bool:
+			val = strconv.FormatBool(v)
+		default:
+			return nil, fmt.Errorf("settings: %s: give a string, number or boolean, not %s", key, jsonKind(v))
+		}
+		if _, dup := m[key]; dup {
+			return nil, fmt.Errorf("settings: key %q is given twice (%q and %q): give it once", key, m[key], val)
+		}
+		m[key] = val
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("settings: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("settings: text after the JSON object")
+	}
+	return m, nil
+}
+
+// jsonKind names a JSON token that is not a scalar value.
+func jsonKind(tok json.Token) string {
+	switch tok {
+	case json.Delim('{'):
+		return "an object"
+	case json.Delim('['):
+		return "an array"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%v", tok)
 }
 
 // serveLog is GET /sim/log: the log of the session so far, ending with a

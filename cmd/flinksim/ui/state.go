@@ -141,12 +141,26 @@ type Subtask struct {
 	OutPoolUsage float64   `json:"out_pool_usage"`
 	OutputQueues []int     `json:"output_queues,omitempty"`
 	Checkpoint   int64     `json:"checkpoint"`
+	// The accumulated busy, backpressured and idle time of this execution
+	// since its mailbox started (ms, as of its last metrics tick; Flink's
+	// accumulateBusyTimeMs, accumulateBackPressuredTimeMs,
+	// accumulateIdleTimeMs of TaskIOMetricGroup, summed over the current
+	// attempts into IOMetricsInfo's accumulated-*-time).
+	AccBusyMs          float64 `json:"accumulated_busy_ms"`
+	AccBackPressuredMs int64   `json:"accumulated_backpressured_ms"`
+	AccIdleMs          int64   `json:"accumulated_idle_ms"`
 	// KeyedState is only in GET /sim/state (not in stream frames).
 	KeyedState []task.KeyStateView `json:"keyed_state,omitempty"`
 	MoreKeys   int                 `json:"more_keys,omitempty"`
-	// Planned: the JobGraph has this subtask but no execution runs it now
-	// (before deployment, or between attempts).
+	// Planned: the JobGraph has this subtask but the JobManager has no
+	// execution of it now (before the deployment of an attempt: SCHEDULED
+	// while the job is RUNNING and waits for slots).
 	Planned bool `json:"planned,omitempty"`
+	// Lost: the execution's TaskManager is gone but the JobManager does not
+	// know yet (its heartbeat has not timed out): Status is what the
+	// JobManager believes (RUNNING), the figures are the last the execution
+	// reported, as Flink's web UI keeps the metrics it last fetched.
+	Lost bool `json:"lost,omitempty"`
 }
 
 // Channel is one input channel's gauge.
@@ -172,10 +186,20 @@ type Channel struct {
 
 // TMState is one TaskManager with its slots.
 type TMState struct {
-	Name  string   `json:"name"`
-	Alive bool     `json:"alive"`
-	Slots []string `json:"slots"` // allocation id, "" when free
-	Tasks []string `json:"tasks"`
+	Name  string `json:"name"`
+	Alive bool   `json:"alive"` // its process runs (false once killed)
+	// LossDetected: a TaskManager that is not alive and whose loss the
+	// cluster noticed: the JobManager's heartbeat to it timed out (or, for
+	// one that held none of the job's tasks, the ResourceManager's). Before
+	// that it is lost but not yet detected, and the JobManager still
+	// believes its tasks run.
+	LossDetected bool     `json:"loss_detected,omitempty"`
+	Slots        []string `json:"slots"` // allocation id, "" when free
+	// Tasks are the current attempt's executions there: the TaskManager's
+	// own while it lives, then those the JobManager believes are there
+	// (until it notices the loss and cancels them).
+	Tasks    []string `json:"tasks"`
+	DataPort int32    `json:"data_port,omitempty"`
 }
 
 // Kafka is the broker: the source topic's partitions and the sink topic.
@@ -241,6 +265,10 @@ type views struct {
 	channels   map[string]*exchange.InputChannelView
 	partPaused map[int]bool // user-paused partitions (from the broker's view when it says so)
 	coord      *checkpoint.CheckpointCoordinatorView
+	// last are the subtask views last seen of the current attempt's
+	// executions, for those whose actor is gone (a killed TaskManager's):
+	// the loop keeps them (loop.rememberSubtasks).
+	last map[string]*task.SubtaskView
 }
 
 // decodeViews sorts Inspect's answer by actor kind.
@@ -301,46 +329,58 @@ func backPressureLevel(bpMsPerSecond int64) string {
 	return "high"
 }
 
-// buildVertices lays out the current attempt's subtasks by JobVertex.
+// buildVertices lays out the current attempt's executions by JobVertex,
+// each in the state the JobManager believes (the ExecutionGraph's, as
+// Flink's web UI shows it) with the figures of its own view, or of the last
+// view seen when its actor is gone; the subtasks the JobManager has no
+// execution of are drawn from the JobGraph (plannedSubtask).
 func buildVertices(v *views, keyed bool) []Vertex {
 	if v.jm == nil {
 		return nil
 	}
 	var out []Vertex
 	into := map[string]string{}
-	for _, e := range v.jm.Graph.Edges {
-		into[e.To] = e.Partitioner
-	}
-	// the executions of the current attempt by vertex, in deployment order
-	byVertex := map[string][]string{}
-	for _, t := range v.jm.Tasks {
-		if sv, ok := v.subtasks[t.Name]; ok {
-			byVertex[sv.Vertex] = append(byVertex[sv.Vertex], t.Name)
-		}
-	}
 	from := map[string]string{}
 	par := map[string]int{}
 	for _, e := range v.jm.Graph.Edges {
+		into[e.To] = e.Partitioner
 		from[e.To] = e.From
 	}
 	for _, gv := range v.jm.Graph.Vertices {
 		par[gv.ID] = gv.Parallelism
 	}
+	waiting := "CREATED"
+	if v.jm.Status == "RUNNING" {
+		waiting = "SCHEDULED" // DefaultScheduler: the job runs while its executions wait for slots
+	}
 	for _, gv := range v.jm.Graph.Vertices {
 		vx := Vertex{ID: gv.ID, Name: gv.Name, Parallelism: gv.Parallelism, Operators: gv.Operators, Partitioner: into[gv.ID]}
-		names := byVertex[gv.ID]
 		subs := make([]Subtask, 0, gv.Parallelism)
 		have := map[int]bool{}
-		for _, n := range names {
-			st := buildSubtask(v, v.subtasks[n], keyed)
-			have[st.Index] = true
+		for _, t := range v.jm.Tasks {
+			if t.Vertex != gv.ID || have[t.Index] {
+				continue
+			}
+			have[t.Index] = true
+			var st Subtask
+			if sv, ok := v.subtasks[t.Name]; ok {
+				st = buildSubtask(v, sv, keyed)
+			} else if sv, ok := v.last[t.Name]; ok {
+				st = buildSubtask(v, sv, keyed)
+				st.Lost = !terminal(t.State)
+			} else {
+				st = plannedSubtask(gv.ID, t.Index, from[gv.ID], par[from[gv.ID]], into[gv.ID], v.jm.Graph.MaxParallelism, gv.Parallelism)
+				st.Name, st.Planned = t.Name, false
+				st.Lost = !terminal(t.State) && v.tms[t.TaskManager] == nil
+			}
+			st.Status, st.TaskManager, st.Index = t.State, t.TaskManager, t.Index
 			subs = append(subs, st)
 		}
-		// the subtasks not deployed (yet, or again after a failover): the
-		// JobGraph's plan, so the diagram keeps its shape
 		for i := 0; i < gv.Parallelism; i++ {
 			if !have[i] {
-				subs = append(subs, plannedSubtask(gv.ID, i, from[gv.ID], par[from[gv.ID]], into[gv.ID], v.jm.Graph.MaxParallelism, gv.Parallelism))
+				st := plannedSubtask(gv.ID, i, from[gv.ID], par[from[gv.ID]], into[gv.ID], v.jm.Graph.MaxParallelism, gv.Parallelism)
+				st.Status = waiting
+				subs = append(subs, st)
 			}
 		}
 		slices.SortFunc(subs, func(a, b Subtask) int { return a.Index - b.Index })
@@ -399,12 +439,38 @@ func buildSubtask(v *views, s *task.SubtaskView, keyed bool) Subtask {
 
 // buildTMs lists every TaskManager seen in this session, the dead ones too.
 func buildTMs(v *views, seen []string) []TMState {
+	registered := map[string]bool{}
+	if v.rm != nil {
+		for _, tm := range v.rm.TaskManagers {
+			registered[tm] = true
+		}
+	}
 	var out []TMState
 	for _, name := range seen {
 		t, ok := v.tms[name]
 		st := TMState{Name: name, Alive: ok}
 		if ok {
-			st.Slots, st.Tasks = t.Slots, t.Tasks
+			st.Slots, st.DataPort = t.Slots, t.DataPort
+			for _, x := range t.Tasks {
+				// of the current attempt, not ended as the JobManager sees it
+				// (a task it canceled that the TaskManager has not stopped yet
+				// is gone from the job)
+				if v.jm == nil || slices.ContainsFunc(v.jm.Tasks, func(c jobmaster.TaskLocation) bool { return c.Name == x && !terminal(c.State) }) {
+					st.Tasks = append(st.Tasks, x)
+				}
+			}
+		} else {
+			if v.jm != nil {
+				for _, x := range v.jm.Tasks {
+					if x.TaskManager == name && !terminal(x.State) {
+						st.Tasks = append(st.Tasks, x.Name)
+					}
+				}
+			}
+			// noticed by the JobManager's heartbeat; one that ran none of the
+			// job's tasks, by the ResourceManager's
+			st.LossDetected = v.jm != nil && slices.Contains(v.jm.LostTaskManagers, name) ||
+				len(st.Tasks) == 0 && v.rm != nil && !registered[name]
 		}
 		out = append(out, st)
 	}

@@ -597,19 +597,20 @@ function subtaskBox(v, s) {
   const b = L.boxes['st:' + s.name];
   let { bg, border } = nodeColors(s.busy, s.backpressured);
   if (s.planned) { bg = '#bfbfbf'; border = '#bfbfbf'; }
+  if (s.lost) border = LOST_COLOR;
   const dens = L.dens;
   const isSource = v.id === 'source';
   const isKeyed = v.id === 'window'; // jobgraph.VertexKeyed: the only vertex with key groups
   const inputs = (s.inputs || []).map((ch, pos) => ({ ...ch, owner: s.name, pos }));
   const dead = s.status === 'CANCELED' || s.status === 'FAILED' || s.planned ? ' dead' : '';
   const o = [`<g class="clickable${sel('st', s.name)}${dead}" data-kind="st" data-id="${esc(s.name)}" data-testid="subtask" data-vertex="${esc(v.id)}">`];
-  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager || '—')} · ${esc(s.status)} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
-  o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"/>`);
+  o.push(`<title>${esc(s.name)} on ${esc(s.task_manager || '—')} · ${esc(subtaskStatusText(s))} · busy ${s.busy} · backpressured ${s.backpressured} · idle ${s.idle} ms/s</title>`);
+  o.push(`<rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="3" style="stroke:${border}"${s.lost ? ' stroke-dasharray="4 3"' : ''}/>`);
   const hh = dens === 'mini' ? b.h : 17;
   o.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${hh}" rx="3" fill="${bg}"/>`);
   if (dens !== 'mini') o.push(`<rect x="${b.x}" y="${b.y + hh - 4}" width="${b.w}" height="4" fill="${bg}"/>`);
   const bpTag = s.backpressure_level !== 'ok' ? ` · BP ${s.backpressure_level.toUpperCase()}` : '';
-  const where = s.planned ? 'not deployed' : s.task_manager || '';
+  const where = s.planned ? 'not deployed' : (s.task_manager || '') + subtaskLostMark(s);
   const state = s.status !== 'RUNNING' ? ' · ' + s.status : '';
   const rightAlts = [`${where}${state}${bpTag}`, `${where}${state}`, `${s.status}`];
   const nameW = textWidth(s.name, 'head');
@@ -697,15 +698,17 @@ function tmBox(t) {
   const o = [`<g class="clickable${sel('tm', t.name)}${dead}" data-kind="tm" data-id="${esc(t.name)}" data-testid="tm" data-tm="${esc(t.name)}">
     <title>${esc(t.name)}${stateText ? ' · ' + esc(stateText) : ''} · ${esc((t.tasks || []).join(', '))}</title>
     <rect class="box" x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="4"/>
-    ${T(b.x + 8, b.y + 16, [`${t.name}${t.alive ? '' : ' ✕'}`], { cls: 'title', max: 60 })}
-    ${stateText ? T(b.x + 70, b.y + 16, [stateText], { cls: 'small', max: b.w - 78 }) : ''}`];
+    ${T(b.x + 8, b.y + 16, [`${t.name}${tmLossMark(t)}`, `${t.name}${t.alive ? '' : ' ✕'}`], { cls: 'title', max: t.alive ? 60 : inner })}
+    ${t.alive && stateText ? T(b.x + 70, b.y + 16, [stateText], { cls: 'small', max: b.w - 78 }) : ''}`];
   const slots = t.slots || [];
   slots.slice(0, 8).forEach((a, i) => {
     o.push(`<rect x="${b.x + 8 + i * 19}" y="${b.y + 24}" width="16" height="16" rx="2" fill="${a ? '#1890ff' : '#fff'}" stroke="#91d5ff"><title>slot ${i}${a ? ' allocated ' + esc(a) : ' free'}</title></rect>`);
   });
   const tasks = (t.tasks || []);
   const list = tasks.join(', ');
-  o.push(T(b.x + 8, b.y + 56, [list || 'no tasks', `${tasks.length} tasks: ${list}`], { cls: 'small', max: inner }));
+  const note = t.alive ? '' : (t.loss_detected ? 'loss detected' : 'not yet detected');
+  const alts = note ? [`${note} · ${list || 'no tasks'}`, note] : [list || 'no tasks', `${tasks.length} tasks: ${list}`];
+  o.push(T(b.x + 8, b.y + 56, alts, { cls: 'small', max: inner, style: note ? `fill:${LOST_COLOR}` : undefined }));
   o.push('</g>');
   return o.join('');
 }
@@ -807,7 +810,7 @@ function renderInspector() {
       const tm = (st.taskmanagers || []).find(x => x.name === selected.id);
       t.textContent = `TaskManager ${selected.id}`;
       if (!tm) { html = '<p class="hint">gone</p>'; break; }
-      html += row('state', tm.alive ? 'running' : 'killed');
+      html += row('state', tmStateText(tm));
       html += row('slots', `${(tm.slots || []).filter(Boolean).length}/${(tm.slots || []).length} allocated`);
       (tm.slots || []).forEach((a, i) => { html += row(`slot ${i}`, a ? esc(a) : 'free'); });
       html += row('tasks', esc((tm.tasks || []).join(', ') || '—'));
@@ -845,7 +848,7 @@ function renderInspector() {
       t.textContent = `Subtask ${selected.id}`;
       if (!f) { html = '<p class="hint">not in the current attempt</p>'; break; }
       const s = f.s;
-      html += row('vertex', esc(f.v.name)) + row('task manager', esc(s.task_manager)) + row('status', esc(s.status)) + row('attempt', s.attempt);
+      html += row('vertex', esc(f.v.name)) + row('task manager', esc(s.task_manager)) + row('status', esc(subtaskStatusText(s))) + row('attempt', s.attempt);
       html += row('watermark', `${esc(fmtWM(s.watermark))}${s.watermark_idle ? ' (IDLE)' : ''}`);
       html += row('busy / backpressured / idle', `${s.busy} / ${s.backpressured} / ${s.idle} ms/s`) + row('backpressure', s.backpressure_level.toUpperCase());
       html += row('records in / out', `${fmtN(s.records_in)} / ${fmtN(s.records_out)}`);
@@ -1367,3 +1370,30 @@ showTab('watermarks');
 loadScenarios();
 session.connect(applyFrame, up => $('#conn').classList.toggle('down', !up));
 requestAnimationFrame(animate);
+
+// ---------------------------------------------------------------- states as Flink shows them (issue 25, point 2)
+// A killed TaskManager is lost; until the JobManager's heartbeat to it times
+// out the loss is not detected, and its subtasks show what the JobManager
+// believes (RUNNING), drawn with a dashed red border.
+const LOST_COLOR = '#cf1322';
+
+function tmLossMark(t) { return t.alive ? '' : ' ✕ lost'; }
+
+// tmLossNote is the line under a lost TaskManager's slots that says
+// whether the cluster noticed.
+function tmLossNote(t, b) {
+  if (t.alive) return '';
+  const note = t.loss_detected ? 'loss detected' : 'not yet detected';
+  return `<text class="small" x="${b.x + 8}" y="${b.y + b.h - 6}" style="fill:${LOST_COLOR}" data-testid="tm-loss">${note}</text>`;
+}
+
+function tmStateText(t) {
+  if (t.alive) return 'running';
+  return t.loss_detected ? 'killed · loss detected (heartbeat timed out)' : 'killed · loss not yet detected (until heartbeat.timeout)';
+}
+
+function subtaskLostMark(s) { return s.lost ? ' ✕' : ''; }
+
+function subtaskStatusText(s) {
+  return s.lost ? `${s.status} as the JobManager believes: ${s.task_manager} is lost, not yet detected` : s.status;
+}

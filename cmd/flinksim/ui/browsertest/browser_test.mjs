@@ -28,6 +28,7 @@
 //      touch, nothing runs off screen, every panel and action is reachable.
 // Screenshots go to OUTDIR; on failure the page's console errors are printed.
 import { chromium } from 'playwright-core';
+import { statesAsFlinkShowsThem } from './truth.mjs';
 
 const [url, out] = process.argv.slice(2);
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -423,6 +424,7 @@ try {
   expect(JSON.stringify(await vb()) === JSON.stringify(v0), `Fit did not bring back the first view: ${await vb()} (first ${v0})`);
   await phoneCtx.close();
 
+  await statesAsFlinkShowsThem(page, { shot, expect, until, setStep: s => { step = s; } });
   expect(consoleErrors.length === 0, `console errors: ${consoleErrors.join(' | ')}`);
   console.log('browser test passed');
 } catch (e) {
