@@ -2,6 +2,7 @@ package actors
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/anthdm/hollywood/actor"
 
@@ -57,21 +58,33 @@ type Host struct {
 	Engine    *actor.Engine
 	Scheduler *actor.PID
 	Seed      uint64
+	// Build makes a component from its spec: the run's factory
+	// (cluster.Factory), the same in every process.
+	Build kernel.Build
 	// Place, when set, may start a component on another engine instead (the
-	// remote transport starts a TaskManager in a taskmanager process); it
-	// returns where the component lives, or nil to host it here. Where an
-	// actor lives never reaches the log.
-	Place kernel.Spawner
+	// remote transport starts a TaskManager in a taskmanager process, which
+	// builds it there from the same spec); it returns where the component
+	// lives, or nil to build and host it here. Where an actor lives never
+	// reaches the log.
+	Place func(name string, spec kernel.Spec) *messages.Spawned
 }
 
-// Spawn starts c as actor name and returns where its PID lives.
-func (h *Host) Spawn(name string, c kernel.Component) *messages.Spawned {
+// Spawn builds the component spec describes and starts it as actor name
+// (kernel.Spawner); it returns where its PID lives.
+func (h *Host) Spawn(name string, spec kernel.Spec) (*messages.Spawned, error) {
 	if h.Place != nil {
-		if sp := h.Place(name, c); sp != nil {
-			return sp
+		if sp := h.Place(name, spec); sp != nil {
+			return sp, nil
 		}
 	}
-	return h.Adopt(name, c, kernel.NewOut(name, h.Seed, h.Spawn))
+	if h.Build == nil {
+		return nil, fmt.Errorf("the host was given no Build")
+	}
+	c, err := h.Build(name, spec)
+	if err != nil {
+		return nil, err
+	}
+	return h.Adopt(name, c, kernel.NewOut(name, h.Seed, h.Spawn)), nil
 }
 
 // Adopt hosts c as actor name with an Out it already has, so that its

@@ -29,9 +29,10 @@ type Remote struct {
 	// Sender carries each step's Delivers, one batch per process
 	// (Scheduler.Sender).
 	Sender actors.StepSender
-	// Place starts a TaskManager in a taskmanager process, or returns nil to
-	// host it in this one (Host.Place).
-	Place kernel.Spawner
+	// Place starts a TaskManager in a taskmanager process, which builds it
+	// from its spec with its own Factory, or returns nil to build and host
+	// it in this one (Host.Place).
+	Place func(name string, spec kernel.Spec) *messages.Spawned
 }
 
 // NewRemoteSession is NewSession on r's engine with r's hooks. It also
@@ -115,6 +116,7 @@ func Rebuild(cfg config.Config, opt Options, live []action.Action, steps uint64,
 type rebuildLoop struct {
 	k      *kernel.Kernel
 	seed   uint64
+	build  kernel.Build
 	actors map[string]*rebuilt
 	spawn  kernel.Spawner // nil: keep the component here
 }
@@ -124,8 +126,8 @@ type rebuilt struct {
 	out *kernel.Out
 }
 
-func (r *rebuildLoop) host(k *kernel.Kernel, seed uint64, _ Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
-	r.k, r.seed = k, seed
+func (r *rebuildLoop) host(k *kernel.Kernel, seed uint64, build kernel.Build, _ Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+	r.k, r.seed, r.build = k, seed, build
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
 		k.Register(sp)
 		for _, e := range initial {
@@ -135,13 +137,19 @@ func (r *rebuildLoop) host(k *kernel.Kernel, seed uint64, _ Options) (kernel.Spa
 	return r.add, kick, r, nil
 }
 
-// add is the spawner of every Out of the re-run.
-func (r *rebuildLoop) add(name string, c kernel.Component) *messages.Spawned {
+// add is the spawner of every Out of the re-run: it builds the component
+// with the run's factory and keeps it here, or, once the adopted actors run
+// in the jobmanager process, hands the spec to that process's host.
+func (r *rebuildLoop) add(name string, spec kernel.Spec) (*messages.Spawned, error) {
 	if r.spawn != nil {
-		return r.spawn(name, c)
+		return r.spawn(name, spec)
+	}
+	c, err := r.build(name, spec)
+	if err != nil {
+		return nil, err
 	}
 	r.actors[name] = &rebuilt{c: c, out: kernel.NewOut(name, r.seed, r.add)}
-	return &messages.Spawned{Name: name}
+	return &messages.Spawned{Name: name}, nil
 }
 
 // runTo delivers steps until step n is finished; a step numbered beyond n

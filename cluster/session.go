@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -15,10 +16,9 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/jobmaster"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
-	"github.com/flinksim/flinksim/sim/resourcemanager"
+	"github.com/flinksim/flinksim/sim/spawn"
 	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -81,13 +81,13 @@ func NewPlainSession(cfg config.Config, opt Options) (*Session, error) {
 }
 
 // hosting builds the driver of kernel k: where the components live and how
-// the kernel moves on. spawn hosts a component; kick loads the first actors
-// and envelopes.
-type hosting func(k *kernel.Kernel, seed uint64, opt Options) (spawn kernel.Spawner, kick func(sp []*messages.Spawned, initial []*messages.Envelope), drv driver, err error)
+// the kernel moves on. build is the run's factory; spawn builds a component
+// from its spec and hosts it; kick loads the first actors and envelopes.
+type hosting func(k *kernel.Kernel, seed uint64, build kernel.Build, opt Options) (spawn kernel.Spawner, kick func(sp []*messages.Spawned, initial []*messages.Envelope), drv driver, err error)
 
 // plainHosting is the plain driver (kernel.Loop).
-func plainHosting(k *kernel.Kernel, seed uint64, _ Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
-	l := kernel.NewLoop(k, seed)
+func plainHosting(k *kernel.Kernel, seed uint64, build kernel.Build, _ Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+	l := kernel.NewLoop(k, seed, build)
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
 		k.Register(sp)
 		for _, e := range initial {
@@ -100,13 +100,13 @@ func plainHosting(k *kernel.Kernel, seed uint64, _ Options) (kernel.Spawner, fun
 // hollywood is the product's hosting: the scheduler actor and every
 // component on a Hollywood engine.
 type hollywood struct {
-	engine *actor.Engine     // nil: a new local engine
-	sender actors.StepSender // nil: the scheduler sends each Deliver itself
-	place  kernel.Spawner    // Host.Place
-	hosted *actors.Host      // set by host
+	engine *actor.Engine                               // nil: a new local engine
+	sender actors.StepSender                           // nil: the scheduler sends each Deliver itself
+	place  func(string, kernel.Spec) *messages.Spawned // Host.Place
+	hosted *actors.Host                                // set by host
 }
 
-func (h *hollywood) host(k *kernel.Kernel, seed uint64, opt Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
+func (h *hollywood) host(k *kernel.Kernel, seed uint64, build kernel.Build, opt Options) (kernel.Spawner, func([]*messages.Spawned, []*messages.Envelope), driver, error) {
 	engine := h.engine
 	if engine == nil {
 		var err error
@@ -119,7 +119,7 @@ func (h *hollywood) host(k *kernel.Kernel, seed uint64, opt Options) (kernel.Spa
 	sch.AdaptProcs, sch.AdaptGC = opt.AdaptProcs, opt.AdaptGC
 	sch.OnDeliver = opt.ObserveDelivery
 	spid := sch.Spawn(engine)
-	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Place: h.place}
+	h.hosted = &actors.Host{Engine: engine, Scheduler: spid, Seed: seed, Build: build, Place: h.place}
 	kick := func(sp []*messages.Spawned, initial []*messages.Envelope) {
 		engine.Send(spid, &actors.Kickoff{Spawned: sp, Initial: initial})
 	}
@@ -144,29 +144,50 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
 	}
 	k := kernel.New(kc)
-	spawn, kick, drv, err := host(k, cfg.Seed, opt)
+	c := cfg // the actors share one read-only copy
+	f := Factory{Config: &c}
+	// the session keeps the broker it builds: it reads its topics for the
+	// result
+	build := func(name string, spec kernel.Spec) (kernel.Component, error) {
+		comp, err := f.Build(name, spec)
+		if b, ok := comp.(*kafka.Broker); ok && s.broker == nil {
+			s.broker = b
+		}
+		return comp, err
+	}
+	spawnComponent, kick, drv, err := host(k, cfg.Seed, build, opt)
 	if err != nil {
 		return nil, err
 	}
 	s.drv = drv
 
-	c := cfg // the actors share one read-only copy
-	s.broker = kafka.NewBroker(&c, opt.Events)
 	var spawned []*messages.Spawned
 	var initial []*messages.Envelope
-	add := func(name string, comp kernel.Component, at vt.Time) {
-		spawned = append(spawned, spawn(name, comp))
+	var failed error
+	add := func(name string, spec kernel.Spec, at vt.Time) {
+		sp, err := spawnComponent(name, spec)
+		if err != nil {
+			failed = cmp.Or(failed, fmt.Errorf("starting %s: %w", name, err))
+			return
+		}
+		spawned = append(spawned, sp)
 		initial = append(initial, &messages.Envelope{DeliverAt: at.Micros(), To: name, From: actors.SchedulerName,
 			SenderSeq: uint64(len(initial) + 1), Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	}
-	add(jobgraph.KafkaName, s.broker, 0)
-	add(jobgraph.ResourceManagerName, resourcemanager.New(&c), 0)
+	add(jobgraph.KafkaName, spawn.KafkaBrokerSpec{Events: opt.Events}, 0)
+	add(jobgraph.ResourceManagerName, spawn.ResourceManagerSpec{}, 0)
 	for i := 0; i < cfg.TaskManagers; i++ {
-		add(jobgraph.TaskManagerName(i), taskexecutor.New(&c), 0)
+		add(jobgraph.TaskManagerName(i), spawn.TaskExecutorSpec{}, 0)
 	}
 	// the job is submitted once the cluster is up: after the task managers
 	// had time to register
-	add(jobgraph.JobManagerName, jobmaster.New(&c, graph, opt.Bounded()), 4*vt.FromDuration(cfg.RPCLatency())+1000)
+	add(jobgraph.JobManagerName, spawn.JobMasterSpec{Graph: graph, Bounded: opt.Bounded()}, 4*vt.FromDuration(cfg.RPCLatency())+1000)
+	if failed == nil && s.broker == nil {
+		failed = fmt.Errorf("the broker was not built in this process")
+	}
+	if failed != nil {
+		return nil, failed
+	}
 
 	for _, a := range opt.Actions {
 		initial = append(initial, s.actionEnvelope(a, false))
@@ -182,8 +203,29 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 func (s *Session) actionEnvelope(a action.Action, live bool) *messages.Envelope {
 	s.userSeq++
 	at := vt.FromDuration(a.At).Micros()
-	return &messages.Envelope{DeliverAt: at, To: a.Target(), From: kernel.UserName,
+	return &messages.Envelope{DeliverAt: at, To: actionTarget(a), From: kernel.UserName,
 		SenderSeq: s.userSeq, SentAt: at, Body: &messages.Envelope_Action{Action: &messages.Action{Text: a.String(), Live: live}}}
+}
+
+// actionTarget is the actor an action is delivered to: the TaskManager a
+// kill names, the broker for what happens to the source topic and the
+// output consumer, the JobManager for the rest (what Flink's REST API or CLI
+// asks of the JobMaster); a network cut goes to the scheduler, which drops
+// what crosses it (sim/kernel/network.go).
+func actionTarget(a action.Action) string {
+	switch a.Verb {
+	case action.KillTaskManager:
+		return a.Arg
+	case action.PartitionNetwork:
+		return kernel.SchedulerName
+	case action.SendEvent, action.PausePartition, action.ResumePartition:
+		return jobgraph.KafkaName
+	case action.Set:
+		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
+			return jobgraph.KafkaName
+		}
+	}
+	return jobgraph.JobManagerName
 }
 
 // log writes one event and hands it to the observers (in the driver's

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/source"
 	"github.com/spf13/cobra"
 )
 
@@ -317,11 +317,11 @@ func runExplainSplit(cmd *cobra.Command, _ []string) error {
 		TopicHashCode: keygroup.StringHashCode(topic),
 		Partitions:    n,
 		Readers:       readers,
-		StartIndex:    kafka.SplitOwner(topic, 0, readers),
+		StartIndex:    source.SplitOwner(topic, 0, readers),
 	}
 	owned := make([][]int, readers)
 	for p := range n {
-		r := kafka.SplitOwner(topic, p, readers)
+		r := source.SplitOwner(topic, p, readers)
 		res.Assignments[p] = splitAssignment{Partition: p, Reader: r}
 		owned[r] = append(owned[r], p)
 	}

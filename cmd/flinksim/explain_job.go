@@ -11,8 +11,8 @@ import (
 
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/keygroup"
+	"github.com/flinksim/flinksim/sim/source"
 )
 
 var explainJobCmd = &cobra.Command{
@@ -153,7 +153,7 @@ func explainJob(g jobgraph.JobGraph, c config.Config) explainJobResult {
 		res.Splits[r] = []int{}
 	}
 	for p := 0; p < c.SourcePartitions; p++ {
-		r := kafka.SplitOwner(c.SourceTopic, p, src.Parallelism)
+		r := source.SplitOwner(c.SourceTopic, p, src.Parallelism)
 		res.Splits[r] = append(res.Splits[r], p)
 	}
 	return res

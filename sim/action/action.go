@@ -30,7 +30,6 @@ import (
 
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/input"
-	"github.com/flinksim/flinksim/sim/jobgraph"
 )
 
 // Verb names what an action does.
@@ -322,34 +321,9 @@ func verbList() string {
 	return strings.Join(s, ", ")
 }
 
-// Target is the actor an action is delivered to: the TaskManager a kill
-// names, the broker for what happens to the source topic and the output
-// consumer, the JobManager for the rest (what Flink's REST API or CLI asks
-// of the JobMaster); a network cut goes to the scheduler, which drops what
-// crosses it.
-func (a Action) Target() string {
-	switch a.Verb {
-	case KillTaskManager:
-		return a.Arg
-	case PartitionNetwork:
-		return SchedulerName // a scheduler decision (sim/kernel/network.go)
-	case SendEvent, PausePartition, ResumePartition:
-		return jobgraph.KafkaName
-	case Set:
-		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
-			return jobgraph.KafkaName
-		}
-	}
-	return jobgraph.JobManagerName
-}
-
 // JobManagerHost is the host partition-network names for the JobManager's
 // process (its other hosts are the TaskManagers, tm-N).
 const JobManagerHost = "jobmanager"
-
-// SchedulerName is the scheduler's actor name (kernel.SchedulerName): the
-// target of partition-network.
-const SchedulerName = "scheduler"
 
 // Partition is a parsed partition-network argument.
 type Partition struct {

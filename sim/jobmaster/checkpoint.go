@@ -2,11 +2,11 @@ package jobmaster
 
 import (
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/spawn"
 	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 	"github.com/flinksim/flinksim/sim/watermark"
@@ -28,7 +28,7 @@ func (j *JobMaster) ensureCoordinator(o *kernel.Out) {
 		return
 	}
 	j.cc = true
-	o.Spawn(jobgraph.CheckpointCoordinatorName, checkpoint.NewService(j.base))
+	o.Spawn(jobgraph.CheckpointCoordinatorName, spawn.CoordinatorSpec{})
 	j.startCoordinatorJob(o, 0)
 	if j.status != 0 {
 		j.sendStatus(o)

@@ -40,9 +40,9 @@ func (f *forecaster) Step(o *Out, e *messages.Envelope) {
 func TestSendAheadAndCancel(t *testing.T) {
 	var got []string
 	k := New(Config{Limit: 40_000})
-	l := NewLoop(k, 1)
+	l := NewLoop(k, 1, nil)
 	a := &forecaster{peer: "b", got: &got}
-	k.Register([]*messages.Spawned{l.Spawn("a", a), l.Spawn("b", &forecaster{got: &got})})
+	k.Register([]*messages.Spawned{l.Host("a", a), l.Host("b", &forecaster{got: &got})})
 	k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 
 	inFlight := func() []string {

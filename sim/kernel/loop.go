@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"fmt"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -13,6 +15,7 @@ import (
 type Loop struct {
 	K      *Kernel
 	seed   uint64
+	build  Build
 	actors map[string]*hosted
 }
 
@@ -22,15 +25,29 @@ type hosted struct {
 }
 
 // NewLoop returns a plain driver of k whose actors draw randomness from
-// (seed, actor name).
-func NewLoop(k *Kernel, seed uint64) *Loop {
-	return &Loop{K: k, seed: seed, actors: map[string]*hosted{}}
+// (seed, actor name) and whose spawned components build makes from their
+// specs.
+func NewLoop(k *Kernel, seed uint64, build Build) *Loop {
+	return &Loop{K: k, seed: seed, build: build, actors: map[string]*hosted{}}
 }
 
-// Spawn hosts c as actor name; it is the Spawner of every Out the loop
-// creates. The kernel learns of the actor from the Done that spawned it, or
-// from Register for the first actors of a run.
-func (l *Loop) Spawn(name string, c Component) *messages.Spawned {
+// Spawn builds the component spec describes and hosts it as actor name; it
+// is the Spawner of every Out the loop creates. The kernel learns of the
+// actor from the Done that spawned it, or from Register for the first
+// actors of a run.
+func (l *Loop) Spawn(name string, spec Spec) (*messages.Spawned, error) {
+	if l.build == nil {
+		return nil, fmt.Errorf("the plain driver was given no Build")
+	}
+	c, err := l.build(name, spec)
+	if err != nil {
+		return nil, err
+	}
+	return l.Host(name, c), nil
+}
+
+// Host hosts the component c, already built, as actor name.
+func (l *Loop) Host(name string, c Component) *messages.Spawned {
 	l.actors[name] = &hosted{c: c, out: NewOut(name, l.seed, l.Spawn)}
 	return &messages.Spawned{Name: name}
 }

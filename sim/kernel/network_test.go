@@ -24,7 +24,7 @@ func (p *pinger) Step(o *Out, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Start:
 		if p.spawn != "" {
-			o.Spawn(p.spawn, &pinger{peer: p.peer, stop: p.stop, got: p.got})
+			o.Spawn(p.spawn, pingerSpec{peer: p.peer, stop: p.stop, got: p.got})
 			o.Send(p.spawn, 0, &messages.Envelope_Start{Start: &messages.Start{}})
 		}
 		o.Timer(1000, "tick", 0)
@@ -38,6 +38,23 @@ func (p *pinger) Step(o *Out, e *messages.Envelope) {
 	case *messages.Envelope_ConnectionLost:
 		*p.got = append(*p.got, fmt.Sprintf("%s: lost %s at %d", o.Name(), b.ConnectionLost.Peer, o.Now()))
 	}
+}
+
+// pingerSpec is what a pinger spawns: a pinger of the same peer and stop.
+type pingerSpec struct {
+	peer string
+	stop vt.Time
+	got  *[]string
+}
+
+func (pingerSpec) Component() string { return "pinger" }
+
+// buildPinger is the tests' Build: it knows pingerSpec alone.
+func buildPinger(_ string, s Spec) (Component, error) {
+	if p, ok := s.(pingerSpec); ok {
+		return &pinger{peer: p.peer, stop: p.stop, got: p.got}, nil
+	}
+	return nil, fmt.Errorf("no component for %T", s)
 }
 
 type netRun struct {
@@ -80,9 +97,9 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 			return nil
 		},
 	})
-	l := NewLoop(k, 1)
-	k.Register([]*messages.Spawned{l.Spawn("a", &pinger{peer: "b", stop: 12_000, got: &r.got, spawn: spawn}),
-		l.Spawn("b", &pinger{peer: "a", stop: 12_000, got: &r.got})})
+	l := NewLoop(k, 1, buildPinger)
+	k.Register([]*messages.Spawned{l.Host("a", &pinger{peer: "b", stop: 12_000, got: &r.got, spawn: spawn}),
+		l.Host("b", &pinger{peer: "a", stop: 12_000, got: &r.got})})
 	k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	for i, text := range actions {

@@ -23,9 +23,26 @@ type Inspector interface {
 	Inspect(now vt.Time) any
 }
 
-// Spawner starts a new actor for a component and returns where it lives.
-// Set by the driver hosting the actor.
-type Spawner func(name string, c Component) *messages.Spawned
+// Spec describes a component to start: plain data naming what to build
+// (sim/spawn holds Flink's), never the component itself, so that no state
+// machine constructs another and no package imports what it spawns. The
+// driver's Build turns a spec into its component, wherever the new actor
+// lives.
+type Spec interface {
+	// Component names the component the spec builds ("TaskExecutor"), for
+	// errors.
+	Component() string
+}
+
+// Build makes the component that spec describes, to run as actor name. It
+// must be a pure function of (name, spec) and what the builder was made
+// with (the run's settings): every driver builds the same component from
+// the same spec. An error (a spec it does not know) fails the spawn.
+type Build func(name string, spec Spec) (Component, error)
+
+// Spawner builds the component spec describes and starts it as actor name;
+// it returns where the actor lives. Set by the driver hosting the actor.
+type Spawner func(name string, spec Spec) (*messages.Spawned, error)
 
 // Out collects what an actor does during one delivery (the Ready of one
 // Step, in raft's terms): envelopes to send, log events, spawned and
@@ -140,10 +157,21 @@ func (o *Out) Log(kind Kind, fields ...*messages.Field) {
 	o.events = append(o.events, &messages.LogEvent{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Kind: string(kind), Fields: fields})
 }
 
-// Spawn starts a new actor named name running c. The scheduler learns of it
-// before it delivers any envelope of this step's output.
-func (o *Out) Spawn(name string, c Component) {
-	o.spawned = append(o.spawned, o.spawner(name, c))
+// Spawn starts a new actor named name running the component spec
+// describes, built by the driver (Spawner, Build). The scheduler learns of
+// it before it delivers any envelope of this step's output. A spec the
+// driver cannot build is a broken invariant (spawn) that ends the run.
+func (o *Out) Spawn(name string, spec Spec) {
+	if o.spawner == nil {
+		o.Invariant("spawn", "%s cannot start %s: no driver hosts what it spawns", o.name, name)
+		return
+	}
+	sp, err := o.spawner(name, spec)
+	if err != nil {
+		o.Invariant("spawn", "%s cannot start %s (%s): %v", o.name, name, spec.Component(), err)
+		return
+	}
+	o.spawned = append(o.spawned, sp)
 }
 
 // Stop tells the scheduler that actor name is gone: envelopes to it are

@@ -7,7 +7,7 @@ import (
 	"github.com/flinksim/flinksim/sim/heartbeat"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
-	"github.com/flinksim/flinksim/sim/taskexecutor"
+	"github.com/flinksim/flinksim/sim/spawn"
 	"github.com/flinksim/flinksim/sim/vt"
 
 	"github.com/flinksim/flinksim/messages"
@@ -46,7 +46,7 @@ func New(cfg *config.Config) *ResourceManager {
 		nextTM: cfg.TaskManagers + 1, pending: map[string]bool{}, regs: map[string]registration{}}
 }
 
-// Receive implements Component.
+// Step implements kernel.Component.
 func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
@@ -159,7 +159,7 @@ func (r *ResourceManager) replacement() string {
 
 func (r *ResourceManager) startWorker(o *kernel.Out, name string) {
 	r.pending[name] = true
-	o.Spawn(name, taskexecutor.New(r.cfg))
+	o.Spawn(name, spawn.TaskExecutorSpec{})
 	o.Send(name, 0, start())
 }
 

@@ -2,7 +2,6 @@ package source
 
 import (
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/kafka"
 )
 
 // Enumerator is the Kafka source's split enumerator in the JobManager's
@@ -87,7 +86,7 @@ func (e *Enumerator) Assign(numReaders int) []Assignment {
 	for _, r := range readers {
 		a := Assignment{Reader: r, NoMore: e.bounded}
 		for p := 0; p < e.partitions; p++ {
-			if kafka.SplitOwner(e.topic, p, numReaders) != int(r) {
+			if SplitOwner(e.topic, p, numReaders) != int(r) {
 				continue
 			}
 			sp := &messages.KafkaSplit{Topic: e.topic, Partition: int32(p), StartingOffset: e.start[int32(p)], StoppingOffset: -1}

@@ -4,11 +4,10 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/spawn"
 	"github.com/flinksim/flinksim/sim/status"
-	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -66,7 +65,7 @@ func ProfileJSON(p *messages.ResourceProfile) string {
 		`,"network_memory_bytes":` + eventlog.Itoa(p.NetworkMemoryBytes) + `}`
 }
 
-// Receive implements Component.
+// Step implements kernel.Component.
 func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
@@ -153,7 +152,7 @@ func RPCAddress(name string) string {
 // a free ephemeral port; the simulator's pick is a fixed function of the
 // TaskManager's name in Linux's default ephemeral range (32768..60999), so
 // that it is the same in every run. No simulated data crosses it: the
-// exchange is modelled in sim/exchange.
+// exchange is modelled in the input channels and result partitions.
 func DataPort(name string) int32 {
 	h := uint32(2166136261) // FNV-1a
 	for i := 0; i < len(name); i++ {
@@ -174,7 +173,8 @@ func (t *TaskExecutor) sendRegister(o *kernel.Out) {
 }
 
 // deploy starts a subtask and, when it reads from an InputGate, one
-// InputChannel actor per producer subtask.
+// InputChannel actor per producer subtask (TaskExecutor.submitTask): it
+// asks for each by its spec (sim/spawn), which the factory builds.
 func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 	t.tasks = append(t.tasks, m.ExecutionId)
 	t.children[m.ExecutionId] = nil
@@ -190,7 +190,7 @@ func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 		}
 		cfg = &c
 	}
-	o.Spawn(m.ExecutionId, task.NewSubtask(cfg, m, o.Name()))
+	o.Spawn(m.ExecutionId, spawn.SubtaskSpec{Config: cfg, Task: m, TaskManager: o.Name()})
 	// the task leaves DEPLOYING after sim.task.deploy-time; its input
 	// channels request their partitions at the end of INITIALIZING
 	// (StreamTask.restoreStateAndGates: requestPartitions once the
@@ -203,7 +203,8 @@ func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 			name := jobgraph.ChannelName(m.ExecutionId, i)
 			local := g.ProducerLocations[i] == o.Name()
 			t.children[m.ExecutionId] = append(t.children[m.ExecutionId], name)
-			o.Spawn(name, exchange.NewInputChannel(cfg, m.ExecutionId, i, producer, g.ProducerLocations[i], sub, local))
+			o.Spawn(name, spawn.InputChannelSpec{Config: cfg, Consumer: m.ExecutionId, Index: i, Producer: producer,
+				ProducerTaskManager: g.ProducerLocations[i], Subpartition: sub, Local: local})
 			o.Send(name, deploy+vt.FromDuration(cfg.TaskInitTime), start())
 		}
 	}

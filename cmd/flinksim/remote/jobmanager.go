@@ -20,7 +20,7 @@ import (
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
-	"github.com/flinksim/flinksim/sim/taskexecutor"
+	"github.com/flinksim/flinksim/sim/spawn"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -260,13 +260,15 @@ func (j *JobManager) WaitForTaskManagers(timeout time.Duration, interrupt <-chan
 	}
 }
 
-// Place is the Host.Place hook: TaskManager tm-K of the first
+// Place is the Host.Place hook: a TaskExecutorSpec is started elsewhere,
+// as HostTaskManager (its wire form), and built there by the process's own
+// Factory; every other spec is built here. TaskManager tm-K of the first
 // sim.taskmanagers starts in the K-th process that joined; a replacement in
 // a spare process that hosts nothing yet, or here when there is none, as an
 // active resource manager would start a new pod. The choice is said on
 // stderr and never reaches the log.
-func (j *JobManager) Place(name string, c kernel.Component) *messages.Spawned {
-	if _, ok := c.(*taskexecutor.TaskExecutor); !ok {
+func (j *JobManager) Place(name string, spec kernel.Spec) *messages.Spawned {
+	if _, ok := spec.(spawn.TaskExecutorSpec); !ok {
 		return nil
 	}
 	j.mu.Lock()

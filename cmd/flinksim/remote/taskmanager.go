@@ -18,7 +18,7 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
-	"github.com/flinksim/flinksim/sim/taskexecutor"
+	"github.com/flinksim/flinksim/sim/spawn"
 )
 
 // GatewayName is the Hollywood kind and ID of a taskmanager process's
@@ -231,7 +231,7 @@ func (g *gateway) receive(msg any, _ *actor.PID) {
 		}
 		g.mu.Lock()
 		g.cfg = &cfg // one read-only copy for every component, as in one process
-		g.host = &actors.Host{Engine: g.engine, Scheduler: g.self, Seed: cfg.Seed}
+		g.host = &actors.Host{Engine: g.engine, Scheduler: g.self, Seed: cfg.Seed, Build: cluster.Factory{Config: g.cfg}.Build}
 		g.mu.Unlock()
 		g.lastPing.Store(time.Now().UnixNano())
 		g.events <- tmEvent{accepted: m}
@@ -239,13 +239,17 @@ func (g *gateway) receive(msg any, _ *actor.PID) {
 		g.events <- tmEvent{refused: m.Reason}
 	case *messages.HostTaskManager:
 		g.mu.Lock()
-		host, cfg := g.host, g.cfg
+		host := g.host
 		g.mu.Unlock()
 		if host == nil {
 			g.events <- tmEvent{fatal: fmt.Errorf("the jobmanager at %s asked for %s before accepting this process", g.jm, m.Name)}
 			return
 		}
-		host.Spawn(m.Name, taskexecutor.New(cfg))
+		// HostTaskManager is a TaskExecutorSpec on the wire
+		if _, err := host.Spawn(m.Name, spawn.TaskExecutorSpec{}); err != nil {
+			g.events <- tmEvent{fatal: fmt.Errorf("cannot start TaskManager %s: %w", m.Name, err)}
+			return
+		}
 		g.events <- tmEvent{hosting: m.Name}
 	case *messages.StepBatch:
 		g.deliver(m)
