@@ -13,7 +13,7 @@ import "github.com/anthdm/hollywood/actor"
 // Deliver, then its Done at the scheduler), which at parallelism 64 was a
 // third of the CPU time. Hollywood's own remote stream writer is a process
 // without an inbox too (remote/stream_writer.go), as are the remote
-// transport's hub and gateway (cmd/flinksim/remote/proc.go, inline: they
+// transport's hub and gateway (cluster/remote/proc.go, inline: they
 // handle a message on its sender's goroutine, with no queue).
 //
 // Processes of the run are never stopped through Hollywood (a component

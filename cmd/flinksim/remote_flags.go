@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/cmd/flinksim/remote"
+	"github.com/flinksim/flinksim/cluster/remote"
 )
 
 // exitRemote: a remote process failed, refused or was lost (the jobmanager

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flinksim/flinksim/cmd/flinksim/remote"
+	"github.com/flinksim/flinksim/cluster/remote"
 )
 
 type taskManagerFlags struct {

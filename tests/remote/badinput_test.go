@@ -12,7 +12,7 @@ import (
 	hremote "github.com/anthdm/hollywood/remote"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/cmd/flinksim/remote"
+	"github.com/flinksim/flinksim/cluster/remote"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 )

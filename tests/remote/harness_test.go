@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 	repo, _ = filepath.Abs(filepath.Join("..", ".."))
 	bin = filepath.Join(dir, "flinksim")
 	otherBin = filepath.Join(dir, "flinksim-other")
-	for _, b := range []struct{ out, ldflags string }{{bin, ""}, {otherBin, "-X github.com/flinksim/flinksim/cmd/flinksim/remote.buildTag=other"}} {
+	for _, b := range []struct{ out, ldflags string }{{bin, ""}, {otherBin, "-X github.com/flinksim/flinksim/cluster/remote.buildTag=other"}} {
 		cmd := exec.Command("go", "build", "-ldflags", b.ldflags, "-o", b.out, "./cmd/flinksim")
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {

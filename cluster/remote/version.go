@@ -27,7 +27,7 @@ import (
 
 // buildTag tells apart builds that must not run together although they
 // carry the same program version: set it with
-// -ldflags "-X github.com/flinksim/flinksim/cmd/flinksim/remote.buildTag=TAG".
+// -ldflags "-X github.com/flinksim/flinksim/cluster/remote.buildTag=TAG".
 var buildTag string
 
 // Version is what a joining process must match: the program version and a
