@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/cmd/flinksim/ui"
+	"github.com/flinksim/flinksim/cluster/session"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/input"
@@ -88,7 +88,7 @@ re-run of the session so far), which a second Ctrl-C skips, writing nothing.`,
 // uiRecipe builds the first session's recipe from run's flags: the
 // settings of `flinksim run` with the same flags, sim.duration set to run
 // until stopped when the input is unbounded and no length was given.
-func uiRecipe(f runFlags) (ui.Recipe, error) {
+func uiRecipe(f runFlags) (session.Recipe, error) {
 	if f.duration == "" && f.events == "" || f.duration == "" && f.unbounded {
 		if !durationGiven(f) {
 			f.sets = append([]string{"sim.duration=" + uiDuration}, f.sets...)
@@ -96,9 +96,9 @@ func uiRecipe(f runFlags) (ui.Recipe, error) {
 	}
 	spec, err := prepare(f)
 	if err != nil {
-		return ui.Recipe{}, err
+		return session.Recipe{}, err
 	}
-	return ui.Recipe{Settings: spec.cfg, Options: spec.opt}, nil
+	return session.Recipe{Settings: spec.cfg, Options: spec.opt}, nil
 }
 
 // durationGiven reports whether --set or --config gives sim.duration.
@@ -120,42 +120,42 @@ func durationGiven(f runFlags) bool {
 
 // replayRecipe reads the recipe of a recorded log as `flinksim replay`
 // does (header, events file, live actions) and the virtual time it ends at.
-func replayRecipe(path string) (ui.Recipe, vt.Time, error) {
+func replayRecipe(path string) (session.Recipe, vt.Time, error) {
 	data, err := input.ReadFile(path, input.LogLimits)
 	if err != nil {
-		return ui.Recipe{}, 0, badInput("%v", err)
+		return session.Recipe{}, 0, badInput("%v", err)
 	}
 	data = input.Clean(data)
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var h header
 	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
-		return ui.Recipe{}, 0, badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
+		return session.Recipe{}, 0, badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
 	}
 	if h.Format != eventlog.FormatVersion {
-		return ui.Recipe{}, 0, badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
+		return session.Recipe{}, 0, badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
 	}
 	cfg, err := config.FromSettings(h.Settings)
 	if err != nil {
-		return ui.Recipe{}, 0, badInput("%s:1: %v", path, err)
+		return session.Recipe{}, 0, badInput("%s:1: %v", path, err)
 	}
 	acts, err := parseActions(h.Actions, "")
 	if err != nil {
-		return ui.Recipe{}, 0, err
+		return session.Recipe{}, 0, err
 	}
-	r := ui.Recipe{Settings: cfg}
+	r := session.Recipe{Settings: cfg}
 	if h.EventsFile != "" {
 		recs, sum, err := readEvents(path+":1: events_file ", h.EventsFile, cfg)
 		if err != nil {
-			return ui.Recipe{}, 0, err
+			return session.Recipe{}, 0, err
 		}
 		if sum != h.EventsSHA256 {
-			return ui.Recipe{}, 0, badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
+			return session.Recipe{}, 0, badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
 		}
 		r.Options = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
 	}
 	r.Options.Actions = acts
 	if r.Live, err = liveActions(path, data); err != nil {
-		return ui.Recipe{}, 0, err
+		return session.Recipe{}, 0, err
 	}
 	// the end: the last line's vt (the summary's, or the last event of a
 	// log cut short)
@@ -192,7 +192,7 @@ func isLoopback(addr string) bool {
 // recipe), which a second signal skips, writing nothing.
 func serveUI(ctx context.Context, sigs <-chan os.Signal, cmd *cobra.Command, f uiFlags, ready func(addr string)) error {
 	var (
-		r   ui.Recipe
+		r   session.Recipe
 		end vt.Time
 		err error
 	)
@@ -213,9 +213,9 @@ func serveUI(ctx context.Context, sigs <-chan os.Signal, cmd *cobra.Command, f u
 	// what is live (README, "A long session at max speed")
 	r.Options.AdaptGC = false
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(ui.MemoryLimit)
+		debug.SetMemoryLimit(session.MemoryLimit)
 	}
-	srv, err := ui.New(ui.Config{Recipe: r, ReplayEnd: end, Loopback: loopback})
+	srv, err := session.New(session.Config{Recipe: r, ReplayEnd: end, Loopback: loopback})
 	if err != nil {
 		return badInput("%v", err)
 	}
@@ -275,7 +275,7 @@ func serveUI(ctx context.Context, sigs <-chan os.Signal, cmd *cobra.Command, f u
 // beside it that it renames, so that a log is written whole or not at all.
 // A signal on sigs while it re-runs stops the writing: it is returned, and
 // nothing is written.
-func writeUILog(path string, recipe ui.Recipe, cut vt.Time, sigs <-chan os.Signal) (os.Signal, error) {
+func writeUILog(path string, recipe session.Recipe, cut vt.Time, sigs <-chan os.Signal) (os.Signal, error) {
 	type result struct {
 		b   []byte
 		err error

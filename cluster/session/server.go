@@ -14,7 +14,7 @@
 //
 // Endpoints (README.md, "The live diagram"): the page at /, Flink's REST
 // API shapes (flinkrest.go), and the simulator's own under /sim/ (sim.go).
-package ui
+package session
 
 import (
 	"embed"

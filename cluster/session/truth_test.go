@@ -1,4 +1,4 @@
-package ui
+package session
 
 import (
 	"bufio"
@@ -243,7 +243,7 @@ func TestRestartShowsCanceledThenTheNewAttempt(t *testing.T) {
 // counts are its executions, FINISHED.
 func TestFinishedJobReadsFinished(t *testing.T) {
 	r := recipeOf(t)
-	recs, err := events.ReadFile(filepath.Join("..", "..", "..", "examples", "data", "orders-sample.jsonl"),
+	recs, err := events.ReadFile(filepath.Join("..", "..", "examples", "data", "orders-sample.jsonl"),
 		events.Options{KeyField: r.Settings.KeyField, TimeField: r.Settings.TimeField, Partitions: r.Settings.SourcePartitions})
 	if err != nil {
 		t.Fatal(err)
