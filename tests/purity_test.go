@@ -357,12 +357,13 @@ func concurrencyExempt(violation string) bool {
 
 // purityEdges are the library packages under cluster/ that live in wall
 // time, outside the simulation: the remote transport (joins, watchdog,
-// dial timeouts between processes) and the UI session (pacing a run to the
-// wall clock, a person's view). They import the simulation core (sim/,
+// dial timeouts between processes), the UI session (pacing a run to the
+// wall clock), the terminal's view (redrawing its status line) and the
+// fault swarm's campaign (a wall limit per seed, seeds run in parallel). They import the simulation core (sim/,
 // actors/, the cluster package itself), so the core cannot import them (Go
 // refuses the circle), and what they do reaches a run only as a logged user
 // action.
-var purityEdges = []string{"cluster/remote", "cluster/session"}
+var purityEdges = []string{"cluster/remote", "cluster/session", "cluster/console", "cluster/campaign"}
 
 // TestNoWallClock scans the non-test Go files of sim/, actors/ and cluster/
 // (but its wall-time edges, purityEdges) and fails naming file:line for

@@ -10,16 +10,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/cluster/console"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
@@ -268,29 +267,11 @@ func readEvents(what, path string, cfg config.Config) ([]events.Record, string, 
 	return recs, hex.EncodeToString(sum[:]), nil
 }
 
-// consoleWriter renders JSON log lines as --log-format console shows them:
-// the zerolog console format sim/eventlog's Writer uses (vt as seconds,
-// actor, event, then the fields), without colour.
-func consoleWriter(w io.Writer) io.Writer {
-	return zerolog.ConsoleWriter{Out: w, NoColor: true,
-		PartsOrder:    []string{"vt", "actor", "event"},
-		FieldsExclude: []string{"vt", "actor", "event"},
-		FormatPartValueByName: func(v any, name string) string {
-			s := fmt.Sprint(v)
-			if name == "vt" {
-				if us, err := strconv.ParseInt(s, 10, 64); err == nil {
-					return eventlog.FormatVT(us)
-				}
-			}
-			return s
-		}}
-}
-
 // execute runs spec, writing its JSON log to w (which may be io.Discard)
 // and handing every event to the observers (cluster.Options.Observe);
 // progress, when not nil, is told the virtual time now and then; closing
 // interrupt cuts the run short (its summary then says INTERRUPTED).
-func execute(spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
+func execute(spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...console.Observer) (*cluster.Result, error) {
 	return executeWith(cluster.Run, spec, w, progress, interrupt, observers...)
 }
 
@@ -300,7 +281,7 @@ type runner func(cfg config.Config, opt cluster.Options) (*cluster.Result, error
 
 // executeWith is execute with another runner; an exitError from it keeps
 // its code, any other error is bad input.
-func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...observer) (*cluster.Result, error) {
+func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), interrupt <-chan struct{}, observers ...console.Observer) (*cluster.Result, error) {
 	opt := spec.opt
 	opt.Log = w
 	adapt(&opt)
@@ -381,15 +362,15 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	if f.output == "-" && f.logFile == "-" {
 		return badInput("--output - and --log - both want stdout: give one of them a file")
 	}
-	only, err := parseKinds("--only", f.only)
+	only, err := console.ParseKinds("--only", f.only)
 	if err != nil {
-		return err
+		return badInput("%v", err)
 	}
-	exclude, err := parseKinds("--exclude", f.exclude)
+	exclude, err := console.ParseKinds("--exclude", f.exclude)
 	if err != nil {
-		return err
+		return badInput("%v", err)
 	}
-	filter := kindFilter{only: only, exclude: exclude}
+	filter := console.NewKindFilter(only, exclude)
 	spec, err := prepare(f)
 	if err != nil {
 		return err
@@ -431,27 +412,27 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	}
 	// the person's view writes to stdout unbuffered, so that each line shows
 	// when it happens; nothing else writes to stdout then
-	scr := &screen{out: stdout, errOut: stderr, colour: stdoutTerm && os.Getenv("NO_COLOR") == ""}
-	var v *view
-	var observers []observer
+	scr := console.NewScreen(stdout, stderr, stdoutTerm && os.Getenv("NO_COLOR") == "")
+	var v *console.View
+	var observers []console.Observer
 	stdoutFree := f.output != "-" && f.logFile != "-"
 	if stdoutFree {
 		switch format {
 		case formatHuman:
-			v = newView(scr, spec.cfg, filter, f.quiet)
-			scr.live = stdoutTerm && !f.quiet
-			observers = append(observers, v.observe)
+			v = console.NewView(scr, spec.cfg, filter, f.quiet)
+			scr.SetLive(stdoutTerm && !f.quiet)
+			observers = append(observers, v.Observe)
 		case formatConsole:
 			if !f.quiet {
-				logSinks = append(logSinks, filtered(consoleWriter(bw), filter))
+				logSinks = append(logSinks, console.Filtered(console.ConsoleWriter(bw), filter))
 			}
 		case formatJSON:
 			if f.logFile == "" || f.logFormat == formatJSON {
 				switch {
 				case f.quiet:
-					logSinks = append(logSinks, filtered(bw, kindFilter{only: map[string]bool{string(eventlog.KindSummary): true}}))
-				case filter.active():
-					logSinks = append(logSinks, filtered(bw, filter))
+					logSinks = append(logSinks, console.Filtered(bw, console.NewKindFilter(map[string]bool{string(eventlog.KindSummary): true}, nil)))
+				case filter.Active():
+					logSinks = append(logSinks, console.Filtered(bw, filter))
 				default:
 					logSinks = append(logSinks, bw)
 				}
@@ -460,14 +441,14 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	}
 	// warnings go to stderr, keeping a status line intact
 	warnLine := func(text string) {
-		scr.clearStatus()
+		scr.ClearStatus()
 		bw.Flush()
 		fmt.Fprintln(stderr, text)
-		scr.draw(true)
+		scr.Draw(true)
 	}
-	w := newWarner(spec.cfg, warnLine)
-	observers = append(observers, w.observe)
-	for _, text := range noEffectWarnings(spec.cfg, spec.lc.explicit, spec.opt.Bounded(), spec.opt.Events != nil) {
+	w := console.NewWarner(spec.cfg, warnLine)
+	observers = append(observers, w.Observe)
+	for _, text := range console.NoEffectWarnings(spec.cfg, spec.lc.explicit, spec.opt.Bounded(), spec.opt.Events != nil) {
 		warnLine(text)
 	}
 	if spec.cfg.EventsPace != config.PaceFileOrder {
@@ -495,7 +476,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	}
 
 	if v != nil {
-		v.start(spec.opt)
+		v.Start(spec.opt)
 	}
 	logOut := io.MultiWriter(logSinks...)
 	stop := catchSignals()
@@ -530,9 +511,9 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 		}
 	}
 	wall := time.Since(start)
-	w.finish()
+	w.Finish()
 	if v != nil {
-		v.finish(res, fmt.Sprintf("%.2f s", wall.Seconds()))
+		v.Finish(res, fmt.Sprintf("%.2f s", wall.Seconds()))
 	}
 	if err := bw.Flush(); err != nil && !isBrokenPipe(err) {
 		return err
@@ -542,7 +523,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	}
 	for _, a := range res.IgnoredActions {
 		text := "warning: action not carried out: " + a
-		if hint := actionHint(a, spec.cfg); hint != "" {
+		if hint := console.ActionHint(a, spec.cfg); hint != "" {
 			text += " (" + hint + ")"
 		}
 		fmt.Fprintln(stderr, text)
@@ -552,8 +533,8 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	if v == nil || !stdoutTerm || !isTerminal(stderr) {
 		fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s read, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
 			res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(),
-			plural(res.Counters["records_read"], "record"), plural(res.Counters["results_written"], "result"),
-			len(res.Sink), res.OutputIsolation, plural(res.Duplicates, "duplicate"), res.Uncommitted)
+			console.Plural(res.Counters["records_read"], "record"), console.Plural(res.Counters["results_written"], "result"),
+			len(res.Sink), res.OutputIsolation, console.Plural(res.Duplicates, "duplicate"), res.Uncommitted)
 	}
 	if f.output != "" {
 		if err := writeOutput(f.output, res, stdout); err != nil {
@@ -573,20 +554,12 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	}
 	if res.JobStatus == "FAILED" {
 		msg := "the job FAILED: " + res.FailureCause
-		if w.lastCause != "" && w.lastCause != res.FailureCause {
-			msg = "the job FAILED: " + w.lastCause + " (then: " + res.FailureCause + ")"
+		if w.LastCause() != "" && w.LastCause() != res.FailureCause {
+			msg = "the job FAILED: " + w.LastCause() + " (then: " + res.FailureCause + ")"
 		}
 		return exitError{exitJobFailed, errors.New(msg)}
 	}
 	return nil
-}
-
-// filtered passes w only the JSON lines f lets through (f inactive: w).
-func filtered(w io.Writer, f kindFilter) io.Writer {
-	if !f.active() {
-		return w
-	}
-	return &filterWriter{f: f, w: func(line []byte) error { _, err := w.Write(line); return err }}
 }
 
 // isTerminal reports whether w is a terminal (an *os.File on a tty).
@@ -671,8 +644,8 @@ func parseActionsFor(flags []string, file string, check func(action.Action) erro
 // short, no broken invariant) with no record read or no result written
 // (cluster.Silence), unless a warning given during the run already named
 // why.
-func silence(spec runSpec, res *cluster.Result, w *warner) string {
-	if res.Interrupted || res.Invariant != "" || res.JobStatus == "FAILED" || w.explainedSilence() {
+func silence(spec runSpec, res *cluster.Result, w *console.Warner) string {
+	if res.Interrupted || res.Invariant != "" || res.JobStatus == "FAILED" || w.ExplainedSilence() {
 		return ""
 	}
 	return cluster.Silence(spec.cfg, spec.opt, res)

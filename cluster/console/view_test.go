@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"bytes"
@@ -26,8 +26,8 @@ func TestFormats(t *testing.T) {
 			"NoResourceAvailableException: Slot request bulk is not fulfillable!"},
 		{shortCause("The heartbeat of TaskManager with id tm-1 timed out."), "The heartbeat of TaskManager with id tm-1 timed out."},
 		{rootException("java.lang.RuntimeException: boom\nCaused by: x.Y: z"), "RuntimeException: boom"},
-		{plural(1, "slot"), "1 slot"},
-		{plural(2, "slot"), "2 slots"},
+		{Plural(1, "slot"), "1 slot"},
+		{Plural(2, "slot"), "2 slots"},
 		{fmtNumber(60004), "60004"},
 		{fmtNumber(2.5), "2.50"},
 	} {
@@ -59,31 +59,31 @@ func TestFailureFix(t *testing.T) {
 }
 
 func TestKindFilters(t *testing.T) {
-	only, err := parseKinds("--only", []string{"checkpoints, window_fired", "job_status"})
+	only, err := ParseKinds("--only", []string{"checkpoints, window_fired", "job_status"})
 	if err != nil || !only["checkpoint_completed"] || !only["window_fired"] || !only["job_status"] || only["task_metrics"] {
 		t.Fatalf("%v %v", only, err)
 	}
-	f := kindFilter{only: only, exclude: map[string]bool{"checkpoint_triggered": true}}
+	f := KindFilter{only: only, exclude: map[string]bool{"checkpoint_triggered": true}}
 	if !f.pass("checkpoint_completed") || f.pass("checkpoint_triggered") || f.pass("task_metrics") {
 		t.Error("pass")
 	}
-	if _, err := parseKinds("--exclude", []string{"metrix"}); err == nil || !strings.Contains(err.Error(), `did you mean "metrics"?`) {
+	if _, err := ParseKinds("--exclude", []string{"metrix"}); err == nil || !strings.Contains(err.Error(), `did you mean "metrics"?`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 	// every kind sim/eventlog declares is known to the filters
 	for _, k := range allKinds {
-		if _, err := parseKinds("--only", []string{string(k)}); err != nil {
+		if _, err := ParseKinds("--only", []string{string(k)}); err != nil {
 			t.Error(err)
 		}
 	}
 	// a line split over writes is judged whole
 	var out bytes.Buffer
-	fw := filtered(&out, kindFilter{only: map[string]bool{"window_fired": true}})
+	fw := Filtered(&out, KindFilter{only: map[string]bool{"window_fired": true}})
 	for _, part := range []string{`{"vt":1,"actor":"a","event":"job_st`, "atus\"}\n{\"vt\":2,\"actor\":\"w\",\"ev", "ent\":\"window_fired\"}\n"} {
 		fw.Write([]byte(part))
 	}
 	if out.String() != `{"vt":2,"actor":"w","event":"window_fired"}`+"\n" {
-		t.Errorf("filtered %q", out.String())
+		t.Errorf("Filtered %q", out.String())
 	}
 }
 
@@ -91,23 +91,23 @@ func ev(vt int64, actor string, kind eventlog.Kind, fields ...*messages.Field) *
 	return &messages.LogEvent{Vt: vt, Actor: actor, Kind: string(kind), Fields: fields}
 }
 
-// The warner on a hand-made event stream: readers without a split become
+// The Warner on a hand-made event stream: readers without a split become
 // one warning once the next event comes; a watermark that stands still 30 s
 // while records arrive warns once; a new attempt starts the count afresh.
 func TestWarnerOnEvents(t *testing.T) {
 	var got []string
-	w := newWarner(config.Default(), func(s string) { got = append(got, s) })
-	w.observe(ev(2800, "jobmanager", eventlog.KindReaderNoSplits, messages.Str("reader", "source-2")))
-	w.observe(ev(2800, "jobmanager", eventlog.KindReaderNoSplits, messages.Str("reader", "source-3")))
+	w := NewWarner(config.Default(), func(s string) { got = append(got, s) })
+	w.Observe(ev(2800, "jobmanager", eventlog.KindReaderNoSplits, messages.Str("reader", "source-2")))
+	w.Observe(ev(2800, "jobmanager", eventlog.KindReaderNoSplits, messages.Str("reader", "source-3")))
 	if len(got) != 0 {
 		t.Fatal("warned before the readers were all known")
 	}
-	w.observe(ev(3000, "source-0", eventlog.KindWatermarkStatus))
+	w.Observe(ev(3000, "source-0", eventlog.KindWatermarkStatus))
 	if len(got) != 1 || !strings.HasPrefix(got[0], "warning: 2 source readers (source-2, source-3) have no split") {
 		t.Fatalf("%q", got)
 	}
 	metrics := func(vt, wm, in int64) {
-		w.observe(ev(vt, "window-0", eventlog.KindTaskMetrics, messages.Int("currentInputWatermark", wm), messages.Int("numRecordsIn", in)))
+		w.Observe(ev(vt, "window-0", eventlog.KindTaskMetrics, messages.Int("currentInputWatermark", wm), messages.Int("numRecordsIn", in)))
 	}
 	w.cfg.WindowSize = 10_000_000_000 // 10 s: 30 s is the threshold
 	for s := int64(1); s <= 30; s++ {
@@ -125,27 +125,27 @@ func TestWarnerOnEvents(t *testing.T) {
 		t.Error("warned twice")
 	}
 	// a FAILED job names the first cause, not "Recovery is suppressed"
-	w.observe(ev(50_000_000, "jobmanager", eventlog.KindFailover, messages.Str("cause", "java.util.concurrent.TimeoutException: The heartbeat of TaskManager with id tm-1 timed out.")))
-	w.observe(ev(50_000_000, "jobmanager", eventlog.KindJobStatus, messages.Str("status", "FAILED"), messages.Str("cause", "org.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy")))
+	w.Observe(ev(50_000_000, "jobmanager", eventlog.KindFailover, messages.Str("cause", "java.util.concurrent.TimeoutException: The heartbeat of TaskManager with id tm-1 timed out.")))
+	w.Observe(ev(50_000_000, "jobmanager", eventlog.KindJobStatus, messages.Str("status", "FAILED"), messages.Str("cause", "org.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy")))
 	if len(got) != 3 || !strings.HasPrefix(got[2], "warning: the job FAILED; the root cause is TimeoutException: The heartbeat of TaskManager with id tm-1 timed out., from jobmanager at 0:50.000 (the job then stopped: JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy). Fix: with a restart strategy") {
 		t.Fatalf("%q", got[2:])
 	}
 }
 
-// The view groups firings: the first three alone, then one line per
+// The View groups firings: the first three alone, then one line per
 // window bound with the number of keys and the total.
 func TestViewFirings(t *testing.T) {
 	var out bytes.Buffer
-	v := newView(&screen{out: &out}, config.Default(), kindFilter{}, false)
+	v := NewView(&Screen{out: &out}, config.Default(), KindFilter{}, false)
 	fire := func(vt, start int64, key string, value float64) {
-		v.observe(ev(vt, "window-0", eventlog.KindWindowFired, messages.Str("key", key), messages.Int("window_start", start),
+		v.Observe(ev(vt, "window-0", eventlog.KindWindowFired, messages.Str("key", key), messages.Int("window_start", start),
 			messages.Int("window_end", start+60000), messages.Float("value", value), messages.Int("firing", 1)))
 	}
 	for i, k := range []string{"a", "b", "c", "d", "e"} {
 		fire(1000, 0, k, float64(i+1))
 	}
 	fire(2000, 60000, "a", 7)
-	v.observe(ev(3000, "kafka", eventlog.KindTopicCreated))
+	v.Observe(ev(3000, "kafka", eventlog.KindTopicCreated))
 	want := []string{
 		" 0:00.001  window     window-0 [0, 60000) fired: a = 1",
 		" 0:00.001  window     window-0 [0, 60000) fired: b = 2",

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"encoding/json"
@@ -19,21 +19,32 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
-// screen is the terminal a person watches: the lines of the view on out,
+// Screen is the terminal a person watches: the lines of the View on out,
 // warnings on errOut, and one live status line at the bottom of out that
 // every other line first erases and then redraws (statusText), at most
 // every 100 ms of wall time. Wall time paces the drawing only; it never
 // reaches the log.
-type screen struct {
+type Screen struct {
 	out, errOut io.Writer
 	live        bool // draw the status line (out is a terminal)
-	shown       bool // a status line is on the screen
+	shown       bool // a status line is on the Screen
 	lastDraw    time.Time
 	statusText  func() string
 	colour      bool
 }
 
-func (s *screen) clearStatus() {
+// NewScreen is the terminal of out (the view) and errOut (warnings), in
+// colour when colour is set; the status line is off until SetLive.
+func NewScreen(out, errOut io.Writer, colour bool) *Screen {
+	return &Screen{out: out, errOut: errOut, colour: colour}
+}
+
+// SetLive draws the status line (out is a terminal) or not.
+func (s *Screen) SetLive(live bool) { s.live = live }
+
+// ClearStatus erases the status line, if one is on the screen, so that
+// another line can be written in its place.
+func (s *Screen) ClearStatus() {
 	if s.shown {
 		fmt.Fprint(s.out, "\r\033[K")
 		s.shown = false
@@ -41,14 +52,14 @@ func (s *screen) clearStatus() {
 }
 
 // line prints one line on w, keeping the status line below it.
-func (s *screen) line(w io.Writer, text string) {
-	s.clearStatus()
+func (s *Screen) line(w io.Writer, text string) {
+	s.ClearStatus()
 	fmt.Fprintln(w, text)
-	s.draw(true)
+	s.Draw(true)
 }
 
 // draw redraws the status line when it is due (or now, with force).
-func (s *screen) draw(force bool) {
+func (s *Screen) Draw(force bool) {
 	if !s.live || s.statusText == nil {
 		return
 	}
@@ -66,7 +77,7 @@ func (s *screen) draw(force bool) {
 }
 
 // paint colours text when colour is on (a terminal and NO_COLOR unset).
-func (s *screen) paint(attr color.Attribute, text string) string {
+func (s *Screen) paint(attr color.Attribute, text string) string {
 	if !s.colour {
 		return text
 	}
@@ -92,11 +103,11 @@ type partitionStats struct {
 	hasCommitted                         bool
 }
 
-// view is the person's view of a run (observer): a short line per notable
+// View is the person's View of a run (Observer): a short line per notable
 // event, a live status line, and a summary table at the end (finish).
-type view struct {
-	s      *screen
-	filter kindFilter
+type View struct {
+	s      *Screen
+	filter KindFilter
 	quiet  bool
 	cfg    config.Config
 
@@ -135,21 +146,21 @@ type firingGroup struct {
 	actors     []string // the subtasks that fired, in order
 }
 
-func newView(s *screen, cfg config.Config, filter kindFilter, quiet bool) *view {
-	v := &view{s: s, cfg: cfg, filter: filter, quiet: quiet, subtasks: map[string]*subtaskStats{}, current: map[string]bool{}}
+func NewView(s *Screen, cfg config.Config, filter KindFilter, quiet bool) *View {
+	v := &View{s: s, cfg: cfg, filter: filter, quiet: quiet, subtasks: map[string]*subtaskStats{}, current: map[string]bool{}}
 	s.statusText = v.statusLine
 	return v
 }
 
 // show prints one event line unless the filter or --quiet hides its kind.
-func (v *view) show(ev *messages.LogEvent, tag string, attr color.Attribute, text string) {
+func (v *View) show(ev *messages.LogEvent, tag string, attr color.Attribute, text string) {
 	if v.quiet || !v.filter.pass(ev.Kind) {
 		return
 	}
 	v.s.line(v.s.out, v.s.paint(color.Faint, fmtVT(ev.Vt))+"  "+v.s.paint(attr, fmt.Sprintf("%-10s", tag))+" "+text)
 }
 
-func (v *view) observe(ev *messages.LogEvent) {
+func (v *View) Observe(ev *messages.LogEvent) {
 	v.now = ev.Vt
 	if eventlog.Kind(ev.Kind) != eventlog.KindWindowFired {
 		v.flushFirings()
@@ -161,7 +172,7 @@ func (v *view) observe(ev *messages.LogEvent) {
 	case eventlog.KindJobGraph:
 		if len(v.registered) > 0 {
 			v.show(ev, "cluster", color.FgCyan, fmt.Sprintf("%s x %s registered (%s)",
-				plural(int64(len(v.registered)), "TaskManager"), plural(v.slotsPerTM, "slot"), strings.Join(v.registered, ", ")))
+				Plural(int64(len(v.registered)), "TaskManager"), Plural(v.slotsPerTM, "slot"), strings.Join(v.registered, ", ")))
 			v.registered = nil
 		}
 		v.show(ev, "job", color.FgCyan, describeGraph(ev))
@@ -263,18 +274,18 @@ func (v *view) observe(ev *messages.LogEvent) {
 			}
 		}
 	}
-	v.s.draw(false)
+	v.s.Draw(false)
 }
 
 // start prints the run's first line: the seed and the job (the log's
 // header, which is not an observed event).
-func (v *view) start(opt cluster.Options) {
+func (v *View) Start(opt cluster.Options) {
 	text := fmt.Sprintf("seed %d, %s", v.cfg.Seed, describeJob(v.cfg))
 	if opt.Events != nil {
 		text += fmt.Sprintf(", %d records from %s", len(opt.Events), opt.EventsFile)
 	}
 	if len(opt.Actions) > 0 {
-		text += fmt.Sprintf(", %s", plural(int64(len(opt.Actions)), "action"))
+		text += fmt.Sprintf(", %s", Plural(int64(len(opt.Actions)), "action"))
 	}
 	v.show(&messages.LogEvent{Kind: string(eventlog.KindHeader)}, "flinksim", color.FgCyan, text)
 }
@@ -282,7 +293,7 @@ func (v *view) start(opt cluster.Options) {
 // firing shows the first three firings and then one line per window bound
 // and run of subtasks: the keys and total of every firing of that window
 // (the first three included), and the subtasks they fired on.
-func (v *view) firing(ev *messages.LogEvent) {
+func (v *View) firing(ev *messages.LogEvent) {
 	v.results++
 	start, end, firing := integer(ev, "window_start"), integer(ev, "window_end"), integer(ev, "firing")
 	value, _ := num(ev, "value")
@@ -303,19 +314,19 @@ func (v *view) firing(ev *messages.LogEvent) {
 	}
 }
 
-func (v *view) flushFirings() {
+func (v *View) flushFirings() {
 	g := v.group
 	if g == nil {
 		return
 	}
 	v.group = nil
 	v.show(&messages.LogEvent{Vt: g.vt, Kind: string(eventlog.KindWindowFired)}, "window", color.FgGreen,
-		fmt.Sprintf("%s fired for %s (total %s) on %s%s", windowText(g.start, g.end), plural(g.keys, "key"), fmtNumber(g.sum),
+		fmt.Sprintf("%s fired for %s (total %s) on %s%s", windowText(g.start, g.end), Plural(g.keys, "key"), fmtNumber(g.sum),
 			strings.Join(g.actors, ", "), lateText(g.firing)))
 }
 
-// plural is n and noun, in the plural unless n is 1.
-func plural(n int64, noun string) string {
+// Plural is n and noun, in the Plural unless n is 1.
+func Plural(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -329,7 +340,7 @@ func lateText(firing int64) string {
 	return ""
 }
 
-func (v *view) metrics(ev *messages.LogEvent) {
+func (v *View) metrics(ev *messages.LogEvent) {
 	st := v.subtasks[ev.Actor]
 	if st == nil {
 		st = &subtaskStats{name: ev.Actor}
@@ -356,7 +367,7 @@ func (v *view) metrics(ev *messages.LogEvent) {
 	}
 }
 
-func (v *view) kafkaMetrics(ev *messages.LogEvent) {
+func (v *View) kafkaMetrics(ev *messages.LogEvent) {
 	var parts []struct {
 		Partition       int64  `json:"partition"`
 		EndOffset       int64  `json:"end_offset"`
@@ -387,7 +398,7 @@ func (v *view) kafkaMetrics(ev *messages.LogEvent) {
 
 // windowWatermark is the smallest input watermark of the window subtasks
 // (the one event-time windows wait for), and whether any reported.
-func (v *view) windowWatermark() (int64, bool) {
+func (v *View) windowWatermark() (int64, bool) {
 	wm, ok := int64(math.MaxInt64), false
 	for _, name := range v.order {
 		if st := v.subtasks[name]; v.current[name] && !st.isSource && st.hasWatermark {
@@ -397,7 +408,7 @@ func (v *view) windowWatermark() (int64, bool) {
 	return wm, ok
 }
 
-func (v *view) statusLine() string {
+func (v *View) statusLine() string {
 	if v.ended {
 		return ""
 	}
@@ -409,10 +420,10 @@ func (v *view) statusLine() string {
 }
 
 // finish prints the summary table once the run is over.
-func (v *view) finish(res *cluster.Result, wall string) {
+func (v *View) Finish(res *cluster.Result, wall string) {
 	v.flushFirings()
 	v.ended = true
-	v.s.clearStatus()
+	v.s.ClearStatus()
 	w := v.s.out
 	fmt.Fprintln(w)
 	if len(v.order) > 0 {

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
-// warner is the observer that names the traps a run fell into, on stderr,
+// Warner is the Observer that names the traps a run fell into, on stderr,
 // once each, with the setting that fixes it (warn). It reads only events
 // and the run's settings.
-type warner struct {
+type Warner struct {
 	cfg  config.Config
 	warn func(text string)
 	done map[string]bool
@@ -40,17 +40,21 @@ type warner struct {
 // stuckAfter is how long the watermark may stand still, in virtual time,
 // while records arrive, before it is worth a warning: longer than any
 // window or out-of-orderness bound of the run, and at least 30 s.
-func (w *warner) stuckAfter() int64 {
+// LastCause is the root cause of the job's last FAILED status the warner
+// saw ("": none).
+func (w *Warner) LastCause() string { return w.lastCause }
+
+func (w *Warner) stuckAfter() int64 {
 	d := max(30*time.Second, 2*w.cfg.WindowSize, 2*w.cfg.WindowGap, 2*w.cfg.OutOfOrderness)
 	return d.Microseconds()
 }
 
-func newWarner(cfg config.Config, warn func(string)) *warner {
-	return &warner{cfg: cfg, warn: warn, done: map[string]bool{}, windowMetrics: map[string]int64{}, recordsIn: map[string]int64{}}
+func NewWarner(cfg config.Config, warn func(string)) *Warner {
+	return &Warner{cfg: cfg, warn: warn, done: map[string]bool{}, windowMetrics: map[string]int64{}, recordsIn: map[string]int64{}}
 }
 
 // once prints the warning id the first time only.
-func (w *warner) once(id, text string) {
+func (w *Warner) once(id, text string) {
 	if w.done[id] {
 		return
 	}
@@ -58,11 +62,11 @@ func (w *warner) once(id, text string) {
 	w.warn("warning: " + text)
 }
 
-func (w *warner) eventTimeWindows() bool {
+func (w *Warner) eventTimeWindows() bool {
 	return w.cfg.Operator == config.OperatorWindow && w.cfg.TimeCharacteristic == config.EventTime
 }
 
-func (w *warner) observe(ev *messages.LogEvent) {
+func (w *Warner) Observe(ev *messages.LogEvent) {
 	if eventlog.Kind(ev.Kind) != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
 		w.flushNoSplit()
 	}
@@ -118,12 +122,12 @@ func (w *warner) observe(ev *messages.LogEvent) {
 // explainedSilence reports whether a warning given so far says why a run
 // read or wrote nothing: a reader without a split, a watermark that stood
 // still, late records dropped, processing-time windows never fired.
-func (w *warner) explainedSilence() bool {
+func (w *Warner) ExplainedSilence() bool {
 	return w.done["no-split"] || w.done["watermark-stuck"] || w.done["late"] || w.done["processing-time-end"] || w.done["failed"]
 }
 
 // finish gives what is still gathered once the run is over.
-func (w *warner) finish() {
+func (w *Warner) Finish() {
 	w.flushNoSplit()
 	if w.finished && w.unfired > 0 {
 		// WindowOperator registers a processing-time timer per window; when
@@ -136,7 +140,7 @@ func (w *warner) finish() {
 	}
 }
 
-func (w *warner) flushNoSplit() {
+func (w *Warner) flushNoSplit() {
 	if len(w.noSplit) == 0 {
 		return
 	}
@@ -154,7 +158,7 @@ func (w *warner) flushNoSplit() {
 		noun, w.cfg.SourcePartitions, w.cfg.SourceTopic, p, key, min(p, w.cfg.SourcePartitions)))
 }
 
-func (w *warner) metrics(ev *messages.LogEvent) {
+func (w *Warner) metrics(ev *messages.LogEvent) {
 	if d := integer(ev, "numLateRecordsDropped"); d > 0 {
 		w.late(d)
 	}
@@ -185,12 +189,12 @@ func (w *warner) metrics(ev *messages.LogEvent) {
 	}
 }
 
-func (w *warner) late(n int64) {
+func (w *Warner) late(n int64) {
 	w.once("late", fmt.Sprintf("records arrived after the watermark had passed the end of all their windows (plus allowed lateness %s) and were dropped: numLateRecordsDropped %d so far (the summary has the total). Fix: --set job.window.allowed-lateness=... or a larger job.watermark.out-of-orderness (now %s), or --set job.window.side-output-late-data=true to keep them",
 		config.FormatDuration(w.cfg.AllowedLateness), n, config.FormatDuration(w.cfg.OutOfOrderness)))
 }
 
-func (w *warner) failed(finalCause string) {
+func (w *Warner) failed(finalCause string) {
 	root := w.lastCause
 	if root == "" {
 		root = finalCause
@@ -233,9 +237,9 @@ func failureFix(cause string, c config.Config, need int64) string {
 	return ""
 }
 
-// noEffectWarnings names the settings the user gave that do nothing in this
+// NoEffectWarnings names the settings the user gave that do nothing in this
 // run, with why.
-func noEffectWarnings(c config.Config, explicit map[string]bool, bounded, events bool) []string {
+func NoEffectWarnings(c config.Config, explicit map[string]bool, bounded, events bool) []string {
 	var out []string
 	add := func(key, why string) {
 		if explicit[key] {
@@ -278,8 +282,8 @@ func noEffectWarnings(c config.Config, explicit map[string]bool, bounded, events
 	return out
 }
 
-// actionHint says how to make an action that was not carried out happen.
-func actionHint(reason string, c config.Config) string {
+// ActionHint says how to make an action that was not carried out happen.
+func ActionHint(reason string, c config.Config) string {
 	switch {
 	case strings.Contains(reason, "not submitted yet"):
 		return "give it a later at=, after the job is submitted (a few ms into the run)"

@@ -1,7 +1,8 @@
-package main
+package console
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -11,12 +12,12 @@ import (
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
-// observer receives every event of a run, in log order, as it is logged
-// (cluster.Options.Observe). The person's view and the warnings are
+// Observer receives every event of a run, in log order, as it is logged
+// (cluster.Options.Observe). The person's View and the warnings are
 // observers; none of them may change what is logged, and none reads the
 // JSON text. The header and the summary are not observed events: the view
 // takes them from the run's settings and its cluster.Result.
-type observer func(ev *messages.LogEvent)
+type Observer func(ev *messages.LogEvent)
 
 // field returns the field named key, or nil.
 func field(ev *messages.LogEvent, key string) *messages.Field {
@@ -122,15 +123,21 @@ var kindGroups = map[string][]eventlog.Kind{
 	"network": {eventlog.KindNettyFrame, eventlog.KindBacklogAnnouncement, eventlog.KindChannelFinished, eventlog.KindPartitionRequest},
 }
 
-// kindFilter decides which events are printed: --only (nil: all) minus
+// KindFilter decides which events are printed: --only (nil: all) minus
 // --exclude.
-type kindFilter struct {
+type KindFilter struct {
 	only, exclude map[string]bool
 }
 
-// parseKinds reads a comma-separated list of kinds and group names; an
+// NewKindFilter passes the kinds of only (nil: every kind) that exclude
+// does not name (ParseKinds reads both).
+func NewKindFilter(only, exclude map[string]bool) KindFilter {
+	return KindFilter{only: only, exclude: exclude}
+}
+
+// ParseKinds reads a comma-separated list of kinds and group names; an
 // unknown name is an error naming the nearest kind or group.
-func parseKinds(flag string, lists []string) (map[string]bool, error) {
+func ParseKinds(flag string, lists []string) (map[string]bool, error) {
 	if len(lists) == 0 {
 		return nil, nil
 	}
@@ -148,7 +155,7 @@ func parseKinds(flag string, lists []string) (map[string]bool, error) {
 				continue
 			}
 			if !slices.Contains(allKinds, eventlog.Kind(name)) {
-				return nil, badInput("%s %s: no such event kind or group%s; groups: %s", flag, strconvQuote(name), nearestKind(name), groupNames())
+				return nil, fmt.Errorf("%s %s: no such event kind or group%s; groups: %s", flag, strconvQuote(name), nearestKind(name), groupNames())
 			}
 			out[name] = true
 		}
@@ -216,7 +223,7 @@ func levenshtein(a, b string) int {
 }
 
 // pass reports whether an event of kind is printed.
-func (f kindFilter) pass(kind string) bool {
+func (f KindFilter) pass(kind string) bool {
 	if f.only != nil && !f.only[kind] {
 		return false
 	}
@@ -224,14 +231,14 @@ func (f kindFilter) pass(kind string) bool {
 }
 
 // active reports whether the filter removes anything.
-func (f kindFilter) active() bool { return f.only != nil || len(f.exclude) > 0 }
+func (f KindFilter) Active() bool { return f.only != nil || len(f.exclude) > 0 }
 
 // filterWriter passes on the JSON lines whose event kind the filter lets
 // through; a line's kind is read from its "event" member. Used only for
 // what is printed, never for --log.
 type filterWriter struct {
 	w       func([]byte) error
-	f       kindFilter
+	f       KindFilter
 	pending []byte
 }
 
