@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flinksim/flinksim/cluster/campaign"
 	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
@@ -60,55 +61,6 @@ func (sh shard) seeds(from uint64, count int) []uint64 {
 	return out
 }
 
-// resultFormat marks every line of a --json file.
-const resultFormat = "flinksim-swarm/1"
-
-// seedRecord is one seed's result as --json writes it, one JSON object a
-// line. Nothing in it depends on the machine or the workers (no wall
-// time), so shards' lines are the whole range's lines.
-type seedRecord struct {
-	Format string `json:"format"` // resultFormat
-	Seed   uint64 `json:"seed"`
-	Class  string `json:"class"` // ok, safety, liveness, crash, wall-limit
-	// Invariants are the names of the broken invariants, the one that
-	// decides the class first; Violations say what broke, in the same order.
-	Invariants []string `json:"invariants"`
-	Violations []string `json:"violations"`
-	Faults     []string `json:"faults"`  // the scenario's fault kinds, in the table's order
-	Summary    string   `json:"summary"` // the scenario in one line, as the seed's line has it
-	// ConvergedMs is how long after the flush the faulty run converged,
-	// SlackMs what was left to the deadline then (ms, rounded to the
-	// nearest); both only for a faulty run that had faults and no
-	// stop-with-savepoint and converged.
-	ConvergedMs *int64 `json:"converged_ms,omitempty"`
-	SlackMs     *int64 `json:"slack_ms,omitempty"`
-	Reproduce   string `json:"reproduce"`     // the flinksim run command of the faulty run
-	Reference   string `json:"reference_run"` // ... and of the run without faults
-	Rerun       string `json:"rerun"`         // flinksim swarm --seed S
-}
-
-func recordOf(r seedResult) seedRecord {
-	rec := seedRecord{Format: resultFormat, Seed: r.seed, Class: r.verdict.Class.String(), Invariants: []string{}, Violations: []string{},
-		Faults: []string{}, Summary: r.sc.Summary(), Reproduce: runCommand(&r.sc, false), Reference: runCommand(&r.sc, true),
-		Rerun: fmt.Sprintf("%s swarm --seed %d", program(), r.seed)}
-	for _, v := range r.verdict.Violations {
-		if !slices.Contains(rec.Invariants, v.Invariant) {
-			rec.Invariants = append(rec.Invariants, v.Invariant)
-		}
-		rec.Violations = append(rec.Violations, v.String())
-	}
-	for _, k := range r.sc.Kinds() {
-		rec.Faults = append(rec.Faults, string(k))
-	}
-	if row := r.tallyRow(); row.counted {
-		// rounded as the convergence line rounds them, so merge prints it
-		// as the swarm does
-		c, s := row.converged.Round(time.Millisecond).Milliseconds(), row.slack.Round(time.Millisecond).Milliseconds()
-		rec.ConvergedMs, rec.SlackMs = &c, &s
-	}
-	return rec
-}
-
 // resultWriter writes --json lines as the seeds are emitted, each flushed
 // at once, so a shard killed half-way leaves the lines of the seeds it
 // finished.
@@ -131,11 +83,11 @@ func createResults(path string) (*resultWriter, error) {
 	return &resultWriter{path: path, f: f, w: w, enc: enc}, nil
 }
 
-func (j *resultWriter) write(r seedResult) {
+func (j *resultWriter) write(r campaign.SeedResult) {
 	if j.err != nil {
 		return
 	}
-	if j.err = j.enc.Encode(recordOf(r)); j.err == nil {
+	if j.err = j.enc.Encode(campaign.RecordOf(r)); j.err == nil {
 		j.err = j.w.Flush()
 	}
 }
@@ -184,7 +136,7 @@ two places, is refused with its file and line (exit 2).`,
 
 // placed is a record with the file and line it came from.
 type placed struct {
-	seedRecord
+	campaign.Record
 	class swarm.Class
 	kinds []swarm.FaultKind
 	file  string
@@ -234,14 +186,14 @@ func parseRecord(line []byte) (placed, error) {
 	var p placed
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p.seedRecord); err != nil {
+	if err := dec.Decode(&p.Record); err != nil {
 		return p, fmt.Errorf("not a swarm result (want one JSON object a line, as flinksim swarm --json writes): %v", err)
 	}
 	if dec.More() {
 		return p, fmt.Errorf("not a swarm result: more than one JSON value on the line")
 	}
-	if p.Format != resultFormat {
-		return p, fmt.Errorf("not a swarm result: format %s, want %q", input.Quote(p.Format), resultFormat)
+	if p.Format != campaign.ResultFormat {
+		return p, fmt.Errorf("not a swarm result: format %s, want %q", input.Quote(p.Format), campaign.ResultFormat)
 	}
 	i := slices.IndexFunc(swarm.Classes, func(c swarm.Class) bool { return c.String() == p.Class })
 	if i < 0 {
@@ -270,13 +222,13 @@ func parseRecord(line []byte) (placed, error) {
 // printMerged prints the tables over recs (in seed order), the seeds they
 // cover and every failure, and returns the worst class.
 func printMerged(w io.Writer, recs []placed, files int) swarm.Class {
-	rows := make([]tallyRow, len(recs))
+	rows := make([]campaign.TallyRow, len(recs))
 	for i, p := range recs {
-		rows[i] = tallyRow{class: p.class, kinds: p.kinds}
+		rows[i] = campaign.TallyRow{Class: p.class, Kinds: p.kinds}
 		if p.ConvergedMs != nil {
-			rows[i].counted = true
-			rows[i].converged = time.Duration(*p.ConvergedMs) * time.Millisecond
-			rows[i].slack = time.Duration(*p.SlackMs) * time.Millisecond
+			rows[i].Counted = true
+			rows[i].Converged = time.Duration(*p.ConvergedMs) * time.Millisecond
+			rows[i].Slack = time.Duration(*p.SlackMs) * time.Millisecond
 		}
 	}
 	fmt.Fprintf(w, "%d seeds from %d files", len(recs), files)
@@ -288,7 +240,7 @@ func printMerged(w io.Writer, recs []placed, files int) swarm.Class {
 		}
 	}
 	fmt.Fprintln(w)
-	worst := summarize(w, rows)
+	worst := campaign.Summarize(w, rows)
 	for _, p := range recs {
 		if p.class == swarm.ClassOK {
 			continue

@@ -2,79 +2,15 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
-
-// runRegression runs the scenario a failed swarm seed wrote with --keep
-// (testdata/swarm/NAME.scenario.json, the scenario as the generator drew it
-// then, so later changes to the generator do not move it) and requires
-// every invariant to hold now.
-func runRegression(t *testing.T, name string) {
-	t.Helper()
-	sc, ref, run := runKept(t, name)
-	if v := swarm.Check(&sc, ref, run); v.Class != swarm.ClassOK {
-		t.Fatalf("seed %d: %s %s: %v\nreproduce with: %s", sc.Seed, v.Class, v.Invariant(), v.Violations, runCommand(&sc, false))
-	}
-}
-
-// runKept runs both runs of the scenario kept in
-// testdata/swarm/NAME.scenario.json.
-func runKept(t *testing.T, name string) (sc swarm.Scenario, ref, run *swarm.Run) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "swarm", name+".scenario.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sc); err != nil {
-		t.Fatal(err)
-	}
-	return sc, runScenario(&sc, true, 2*time.Minute, nil), runScenario(&sc, false, 2*time.Minute, nil)
-}
-
-// A source with no exclusive buffers and one floating buffer per gate got an
-// output pool of one buffer for three subpartitions and crawled: the
-// reference run's sink watermark never reached the horizon. Flink's pool is
-// never smaller than numSubpartitions + 1.
-func TestSwarmSeed26LivenessWatermark(t *testing.T) { runRegression(t, "seed-26-liveness_watermark") }
-
-// swarmLines runs seeds [from, from+n) at parallel and returns the per-seed
-// lines.
-func swarmLines(t *testing.T, from uint64, n, parallel int) []string {
-	t.Helper()
-	var lines []string
-	runSwarm(swarmFlags{seeds: n, from: from, parallel: parallel, wallLimit: time.Minute}, shard{1, 1}.seeds(from, n), &bytes.Buffer{},
-		func(r seedResult) { lines = append(lines, r.line()) })
-	return lines
-}
-
-// Two swarm runs of the same seed range give the same per-seed outcomes and
-// scenario lines, whatever the number of workers and the order they finish
-// in.
-func TestSwarmSameLinesWhateverTheWorkers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 12 scenarios")
-	}
-	one := swarmLines(t, 1, 6, 1)
-	two := swarmLines(t, 1, 6, 2)
-	if len(one) != 6 || strings.Join(one, "\n") != strings.Join(two, "\n") {
-		t.Fatalf("--parallel 1:\n%s\n--parallel 2:\n%s", strings.Join(one, "\n"), strings.Join(two, "\n"))
-	}
-	for i, l := range one {
-		if !strings.HasPrefix(l, "seed "+string(rune('1'+i))+" ") {
-			t.Fatalf("line %d out of seed order: %s", i, l)
-		}
-	}
-}
 
 // The swarm's honesty: a build whose exactly-once sink skips the abort of
 // what a failed attempt left open (-tags flinksim_broken_abort) makes the
@@ -107,117 +43,4 @@ func TestSwarmCatchesBrokenExactlyOnce(t *testing.T) {
 		t.Fatalf("no exactly-once failure with a reproducing command:\n%s", out)
 	}
 	t.Logf("the broken build failed at seed %s", m[1])
-}
-
-// After a rescale under watermark alignment the new job's reader was held
-// back for ever: the JobMaster kept the old job's alignment group, with the
-// watermark of a reader the new job no longer has, and took a last report
-// of the old job's readers after the new job started. The new job now
-// aligns its own readers only.
-func TestSwarmSeed250LivenessWatermark(t *testing.T) { runRegression(t, "seed-250-liveness_watermark") }
-
-// The swarm's own mistakes, each once a false failure: a window purged and
-// made again after a rescale (its firings start over at 1) counted once
-// (records_accounted); a session that fired and then merged with a late
-// record into a bigger one not left out of the comparison
-// (exactly_once_output); a stop-with-savepoint that failed because a
-// TaskManager was lost meanwhile taken for a job that should have finished
-// (liveness_job_running).
-func TestSwarmSeed364RecordsAccounted(t *testing.T) { runRegression(t, "seed-364-records_accounted") }
-
-// A late record produced after the flush counted in a window (its reader
-// ran ahead of one that had not read the flush yet) is no over-count.
-func TestSwarmSeed1634RecordsAccounted(t *testing.T) { runRegression(t, "seed-1634-records_accounted") }
-
-func TestSwarmSeed1199ExactlyOnceOutput(t *testing.T) {
-	runRegression(t, "seed-1199-exactly_once_output")
-}
-
-func TestSwarmSeed537LivenessJobRunning(t *testing.T) {
-	runRegression(t, "seed-537-liveness_job_running")
-}
-
-// Known limitations the swarm found, not fixed: each test fails until the
-// simulator models what Flink does.
-
-// A replacement TaskManager killed before it registered was never replaced:
-// the ResourceManager replaced only a registered TaskManager whose heartbeat
-// timed out, so the job waited for slots for ever. Flink's active
-// ResourceManager hears of the terminated worker from Kubernetes or YARN
-// (onWorkerTerminated) and starts another while its slots are wanted.
-func TestSwarmSeed960LivenessJobRunning(t *testing.T) {
-	runRegression(t, "seed-960-liveness_job_running")
-}
-
-// A short cut between a TaskManager and the JobManager during a restart
-// lost the SubmitTask of the tasks deployed there: they never started and
-// the job waited for ever. Flink's submitTask RPC fails after
-// pekko.ask.timeout and the JobMaster fails the deployment over.
-func TestSwarmSeed59LivenessCheckpoint(t *testing.T) {
-	runRegression(t, "seed-59-liveness_checkpoint")
-}
-
-// A rescale asked for while the restarted tasks were still INITIALIZING was
-// declined (NOT_ALL_REQUIRED_TASKS_RUNNING), but the periodic scheduler it
-// had stopped for the stop-with-savepoint stayed stopped: no checkpoint ever
-// completed again. Flink starts the scheduler again when the savepoint
-// cannot be created.
-func TestSwarmSeed363LivenessCheckpoint(t *testing.T) {
-	runRegression(t, "seed-363-liveness_checkpoint")
-}
-
-// With checkpointing off, after two restarts from the earliest offsets the
-// reader catches up under backpressure; its splits were taken for idle
-// (the idleness timer ran on virtual processing time) and the watermark ran
-// ahead of their backlog, so records the reference run fired on time went
-// to the late side output. Flink's idleness clock (PausableRelativeClock)
-// stands still while the task is backpressured.
-func TestSwarmSeed2394AtLeastOnceOutput(t *testing.T) {
-	runRegression(t, "seed-2394-at_least_once_output")
-}
-
-// An exactly-once job lost results: tm-7 killed, tm-8 cut off from the
-// JobManager for 13 s. The tasks cancelled at the second failover were
-// still writing their last slice; their KafkaWriter.close (an abort of the
-// transaction they had open, flinksim-1-9, ...) reached the broker after
-// the new attempt had recovered from checkpoint 8 and begun flinksim-1-9
-// again, and aborted the new attempt's transaction: its records were
-// refused and checkpoint 9's commit failed. The broker now refuses an
-// abort from a fenced producer (PRODUCER_FENCED), as Kafka's transaction
-// coordinator refuses an EndTxn with an older producer epoch.
-func TestSwarmSeed90761ExactlyOnceOutput(t *testing.T) {
-	runRegression(t, "seed-90761-exactly_once_output")
-}
-
-// The swarm drew a rescale to 4 for a cluster of one TaskManager of two
-// slots that would never have more: tm-1 killed, its replacement tm-2 cut
-// off from the JobManager before it registered. The generator counted a
-// replacement for tm-2 too, but the ResourceManager has no heartbeat of a
-// TaskManager that never registered, so nothing replaces it (as in Flink's
-// ActiveResourceManager, which waits for such a worker until
-// resourcemanager.taskmanager-registration.timeout): the job at parallelism
-// 4 waited for slots for ever, no checkpoint completed. The generator now
-// counts only the TaskManagers the cluster surely has, and seed 90095 draws
-// a rescale the slots allow.
-func TestSwarmSeed90095LivenessCheckpoint(t *testing.T) {
-	sc := swarm.Generate(90095)
-	r := runSeed(90095, 2*time.Minute)
-	if r.verdict.Class != swarm.ClassOK {
-		t.Fatalf("seed 90095: %s %s: %v\nreproduce with: %s", r.verdict.Class, r.verdict.Invariant(), r.verdict.Violations, runCommand(&sc, false))
-	}
-}
-
-// The scenario seed 90095 drew before (testdata/swarm): the simulator keeps
-// the cluster at one TaskManager, as Flink does, so the rescale to 4 waits
-// for slots for ever and the faulty run fails liveness while the reference
-// run (no faults) passes. Should the ResourceManager ever replace a
-// TaskManager that never registered, this fails and the generator's
-// picture of the cluster (sim/swarm, cluster) must follow.
-func TestSwarmSeed90095OldScenarioStarves(t *testing.T) {
-	sc, ref, run := runKept(t, "seed-90095-liveness_checkpoint")
-	v := swarm.Check(&sc, ref, run)
-	if v.Class != swarm.ClassLiveness || v.Reference || v.Invariant() != swarm.InvCheckpoint || !run.Obs.NoResource {
-		t.Fatalf("class %s (reference run's: %v), first invariant %q, NoResourceAvailableException %v: want the faulty run to starve (liveness_checkpoint)\n%v",
-			v.Class, v.Reference, v.Invariant(), run.Obs.NoResource, v.Violations)
-	}
 }
