@@ -109,11 +109,11 @@ func runExplainJob(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := jobgraph.Build(lc.cfg)
+	g, err := jobgraph.Build(lc.Config)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	res := explainJob(g, lc.cfg)
+	res := explainJob(g, lc.Config)
 	out := cmd.OutOrStdout()
 	if explainWantsJSON(cmd) {
 		return writeExplainJSON(out, res)

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -19,12 +13,12 @@ import (
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/cluster/console"
+	"github.com/flinksim/flinksim/cluster/inputs"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
-	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/input"
 )
 
@@ -129,73 +123,38 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.quiet, "quiet", false, "print no events: only warnings and the closing summary")
 }
 
-// loadedConfig is a run's settings and what loading them told.
-type loadedConfig struct {
-	cfg config.Config
-	// notSimulated are the Flink keys given that the simulator does not
-	// model, in the order given, once each.
-	notSimulated []string
-	// explicit are the keys the user gave a value other than the default,
-	// or named with --set.
-	explicit map[string]bool
-}
-
-// loadConfig applies --config, then each --set, derives what Flink derives
-// (Resolve), then validates.
-func loadConfig(configFile string, sets []string) (loadedConfig, error) {
-	lc := loadedConfig{cfg: config.Default(), explicit: map[string]bool{}}
-	seen := map[string]bool{}
-	noteKey := func(k string) {
-		if !seen[k] {
-			seen[k] = true
-			lc.notSimulated = append(lc.notSimulated, k)
-		}
-	}
-	if configFile != "" {
-		notSim, err := lc.cfg.LoadYAML(configFile)
-		if err != nil {
-			return lc, badInput("--config %v", err)
-		}
-		for _, k := range notSim {
-			noteKey(k)
-		}
-	}
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return lc, badInput("--set %s: expected key=value", input.Quote(kv))
-		}
-		k = strings.TrimSpace(k)
-		if err := lc.cfg.Set(k, strings.TrimSpace(v)); err != nil {
-			var ns *config.NotSimulatedError
-			if errors.As(err, &ns) {
-				noteKey(k)
-				continue
-			}
-			return lc, badInput("--set %v", err)
-		}
-		lc.explicit[k] = true
-	}
-	def := config.Default()
-	for i, kv := range lc.cfg.Values() {
-		if kv.Value != def.Values()[i].Value {
-			lc.explicit[kv.Key] = true
-		}
-	}
-	if err := lc.cfg.Resolve(); err != nil {
-		return lc, badInput("%v", err)
-	}
-	if err := lc.cfg.Validate(); err != nil {
+// loadConfig is inputs.LoadSettings, its refusal bad input (exit 2).
+func loadConfig(configFile string, sets []string) (inputs.Settings, error) {
+	lc, err := inputs.LoadSettings(configFile, sets)
+	if err != nil {
 		return lc, badInput("%v", err)
 	}
 	return lc, nil
+}
+
+// readEvents is inputs.ReadEvents, its refusal bad input.
+func readEvents(what, path string, cfg config.Config) ([]events.Record, string, error) {
+	recs, sum, err := inputs.ReadEvents(what, path, cfg)
+	if err != nil {
+		return nil, "", badInput("%v", err)
+	}
+	return recs, sum, nil
+}
+
+// parseActions is inputs.ParseActions, its refusal bad input.
+func parseActions(flags []string, file string, check func(action.Action) error) ([]action.Action, error) {
+	acts, err := inputs.ParseActions(flags, file, check)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return acts, nil
 }
 
 // runSpec is everything that determines a run's log.
 type runSpec struct {
 	cfg config.Config
 	opt cluster.Options
-	lc  loadedConfig
+	lc  inputs.Settings
 }
 
 func prepare(f runFlags) (runSpec, error) {
@@ -220,14 +179,14 @@ func prepare(f runFlags) (runSpec, error) {
 	default:
 		return runSpec{}, badInput("--log-format %s: allowed values are auto, json, console, human", input.Quote(f.logFormat))
 	}
-	spec := runSpec{cfg: lc.cfg, lc: lc}
-	acts, err := parseActionsFor(f.actions, f.actionsFile, func(a action.Action) error { return cluster.CheckAction(lc.cfg, a) })
+	spec := runSpec{cfg: lc.Config, lc: lc}
+	acts, err := parseActions(f.actions, f.actionsFile, func(a action.Action) error { return cluster.CheckAction(lc.Config, a) })
 	if err != nil {
 		return runSpec{}, err
 	}
 	spec.opt.Actions = acts
 	if f.events != "" {
-		recs, sum, err := readEvents("--events ", f.events, lc.cfg)
+		recs, sum, err := readEvents("--events ", f.events, lc.Config)
 		if err != nil {
 			return runSpec{}, err
 		}
@@ -237,34 +196,6 @@ func prepare(f runFlags) (runSpec, error) {
 		return runSpec{}, badInput("--unbounded needs --events (the generator is always unbounded)")
 	}
 	return spec, nil
-}
-
-// readEvents reads an events file within its limits; what names where the
-// path came from in errors ("--events ", or "LOG:1: events_file ").
-func readEvents(what, path string, cfg config.Config) ([]events.Record, string, error) {
-	data, err := input.ReadFile(path, input.EventsLimits)
-	if err != nil {
-		return nil, "", badInput("%s%v", what, err)
-	}
-	opt := events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions}
-	if cfg.Operator == config.OperatorWindow && cfg.Aggregate != config.AggregateCount {
-		opt.NumberField = cfg.AggregateField
-	}
-	if p, err := filter.Parse(cfg.Filter); cfg.Filter != "" && err == nil && p.Field != "key" {
-		opt.FilterField = p.Field
-	}
-	recs, err := events.Parse(data, path, opt)
-	if err != nil {
-		return nil, "", badInput("%s%v", what, err)
-	}
-	if len(recs) == 0 {
-		return nil, "", badInput("%s%s: no records", what, path)
-	}
-	if err := cluster.CheckEvents(cfg, path, recs); err != nil {
-		return nil, "", badInput("%s%v", what, err)
-	}
-	sum := sha256.Sum256(data)
-	return recs, hex.EncodeToString(sum[:]), nil
 }
 
 // execute runs spec, writing its JSON log to w (which may be io.Discard)
@@ -304,264 +235,6 @@ func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), in
 	return res, nil
 }
 
-// ioFile is one file flag of run, for the identity checks.
-type ioFile struct{ flag, path string }
-
-// checkOutputs refuses an output that is one of the inputs or the other
-// output: the same file by identity (os.SameFile: also through a link or
-// another spelling), or the same path when it does not exist yet. It runs
-// before anything is created, so no input is ever truncated.
-func checkOutputs(inputs, outputs []ioFile) error {
-	stat := func(p string) os.FileInfo {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil
-		}
-		return st
-	}
-	same := func(a, b string) bool {
-		sa, sb := stat(a), stat(b)
-		if sa != nil && sb != nil {
-			return os.SameFile(sa, sb)
-		}
-		ca, _ := filepath.Abs(a)
-		cb, _ := filepath.Abs(b)
-		return ca == cb
-	}
-	for i, out := range outputs {
-		if out.path == "" || out.path == "-" {
-			continue
-		}
-		if st := stat(out.path); st != nil && st.IsDir() {
-			return badInput("%s %s: is a directory", out.flag, out.path)
-		}
-		for _, in := range inputs {
-			if in.path != "" && same(out.path, in.path) {
-				return badInput("%s %s is the %s file: refusing to overwrite an input", out.flag, out.path, in.flag)
-			}
-		}
-		for _, other := range outputs[i+1:] {
-			if other.path != "" && other.path != "-" && same(out.path, other.path) {
-				return badInput("%s and %s name the same file %s", out.flag, other.flag, out.path)
-			}
-		}
-	}
-	return nil
-}
-
-func runMain(cmd *cobra.Command, f runFlags) error { return runJob(cmd, f, cluster.Run) }
-
-// runJob is run's body with the runner given: prepare, write the log and
-// the output, report, and choose the exit code.
-func runJob(cmd *cobra.Command, f runFlags, run runner) error {
-	if err := checkOutputs(
-		[]ioFile{{"--events", f.events}, {"--config", f.configFile}, {"--actions", f.actionsFile}},
-		[]ioFile{{"--output", f.output}, {"--log", f.logFile}}); err != nil {
-		return err
-	}
-	if f.output == "-" && f.logFile == "-" {
-		return badInput("--output - and --log - both want stdout: give one of them a file")
-	}
-	only, err := console.ParseKinds("--only", f.only)
-	if err != nil {
-		return badInput("%v", err)
-	}
-	exclude, err := console.ParseKinds("--exclude", f.exclude)
-	if err != nil {
-		return badInput("%v", err)
-	}
-	filter := console.NewKindFilter(only, exclude)
-	spec, err := prepare(f)
-	if err != nil {
-		return err
-	}
-	stderr := cmd.ErrOrStderr()
-	if len(spec.lc.notSimulated) > 0 {
-		fmt.Fprintf(stderr, "flinksim: not simulated (Flink keys accepted and ignored): %s\n", strings.Join(spec.lc.notSimulated, ", "))
-	}
-	if f.output != "" && f.output != "-" {
-		// refuse an unwritable output before the run, not after it
-		if err := os.WriteFile(f.output, nil, 0o644); err != nil {
-			return badInput("--output: %v", err)
-		}
-	}
-
-	// where the JSON log goes, and what stdout shows
-	stdout := cmd.OutOrStdout()
-	stdoutTerm := isTerminal(stdout)
-	format := f.logFormat
-	if format == formatAuto {
-		format = formatJSON
-		if stdoutTerm {
-			format = formatHuman
-		}
-	}
-	bw := bufio.NewWriterSize(stdout, 1<<16)
-	var logSinks []io.Writer
-	var logFile *os.File
-	switch f.logFile {
-	case "":
-	case "-":
-		logSinks = append(logSinks, bw)
-	default:
-		if logFile, err = os.Create(f.logFile); err != nil {
-			return badInput("--log: %v", err)
-		}
-		defer logFile.Close()
-		logSinks = append(logSinks, bufio.NewWriterSize(logFile, 1<<16))
-	}
-	// the person's view writes to stdout unbuffered, so that each line shows
-	// when it happens; nothing else writes to stdout then
-	scr := console.NewScreen(stdout, stderr, stdoutTerm && os.Getenv("NO_COLOR") == "")
-	var v *console.View
-	var observers []console.Observer
-	stdoutFree := f.output != "-" && f.logFile != "-"
-	if stdoutFree {
-		switch format {
-		case formatHuman:
-			v = console.NewView(scr, spec.cfg, filter, f.quiet)
-			scr.SetLive(stdoutTerm && !f.quiet)
-			observers = append(observers, v.Observe)
-		case formatConsole:
-			if !f.quiet {
-				logSinks = append(logSinks, console.Filtered(console.ConsoleWriter(bw), filter))
-			}
-		case formatJSON:
-			if f.logFile == "" || f.logFormat == formatJSON {
-				switch {
-				case f.quiet:
-					logSinks = append(logSinks, console.Filtered(bw, console.NewKindFilter(map[string]bool{string(eventlog.KindSummary): true}, nil)))
-				case filter.Active():
-					logSinks = append(logSinks, console.Filtered(bw, filter))
-				default:
-					logSinks = append(logSinks, bw)
-				}
-			}
-		}
-	}
-	// warnings go to stderr, keeping a status line intact
-	warnLine := func(text string) {
-		scr.ClearStatus()
-		bw.Flush()
-		fmt.Fprintln(stderr, text)
-		scr.Draw(true)
-	}
-	w := console.NewWarner(spec.cfg, warnLine)
-	observers = append(observers, w.Observe)
-	for _, text := range console.NoEffectWarnings(spec.cfg, spec.lc.explicit, spec.opt.Bounded(), spec.opt.Events != nil) {
-		warnLine(text)
-	}
-	if spec.cfg.EventsPace != config.PaceFileOrder {
-		for _, r := range spec.opt.Events {
-			if r.Arrival >= 0 {
-				warnLine(fmt.Sprintf("warning: the events file's arrival fields (line %d, ...) have no effect in this run: they pace the records only with --set sim.events.pace=file-order (the pace is %s)",
-					r.Line, spec.cfg.EventsPace))
-				break
-			}
-		}
-	}
-	var progress func(int64)
-	if v == nil && isTerminal(stderr) {
-		limit := spec.cfg.Duration.Microseconds()
-		bounded := spec.opt.Bounded()
-		progress = func(us int64) {
-			if bounded {
-				fmt.Fprintf(stderr, "\r  virtual time %s ", config.FormatDuration(time.Duration(us/1000)*time.Millisecond))
-			} else {
-				fmt.Fprintf(stderr, "\r  virtual time %s of %s ", config.FormatDuration(time.Duration(us/1000)*time.Millisecond),
-					config.FormatDuration(time.Duration(limit/1000)*time.Millisecond))
-			}
-		}
-		defer fmt.Fprint(stderr, "\r\033[K")
-	}
-
-	if v != nil {
-		v.Start(spec.opt)
-	}
-	logOut := io.MultiWriter(logSinks...)
-	stop := catchSignals()
-	defer stop.release()
-	start := time.Now()
-	var res *cluster.Result
-	if f.determinism {
-		var a, b bytes.Buffer
-		if res, err = execute(spec, io.MultiWriter(logOut, &a), progress, stop.c, observers...); err != nil {
-			return err
-		}
-		if res.Interrupted {
-			return interrupted(stderr, stop, res, f, spec)
-		}
-		if _, err = execute(spec, &b, nil, nil); err != nil {
-			return err
-		}
-		if line, x, y, differ := eventlog.FirstDifference(a.Bytes(), b.Bytes()); differ {
-			return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d invariant=determinism: the two runs differ first at line %d%s",
-				spec.cfg.Seed, line, lineDifference(x, y))}
-		}
-		fmt.Fprintf(stderr, "determinism: two runs gave identical logs (%d bytes)\n", a.Len())
-	} else if res, err = executeWith(run, spec, logOut, progress, stop.c, observers...); err != nil {
-		return err
-	}
-	stop.release()
-	for _, s := range logSinks {
-		if fl, ok := s.(interface{ Flush() error }); ok {
-			if err := fl.Flush(); err != nil && !isBrokenPipe(err) {
-				return err
-			}
-		}
-	}
-	wall := time.Since(start)
-	w.Finish()
-	if v != nil {
-		v.Finish(res, fmt.Sprintf("%.2f s", wall.Seconds()))
-	}
-	if err := bw.Flush(); err != nil && !isBrokenPipe(err) {
-		return err
-	}
-	if why := silence(spec, res, w); why != "" {
-		fmt.Fprintln(stderr, "warning: "+why)
-	}
-	for _, a := range res.IgnoredActions {
-		text := "warning: action not carried out: " + a
-		if hint := console.ActionHint(a, spec.cfg); hint != "" {
-			text += " (" + hint + ")"
-		}
-		fmt.Fprintln(stderr, text)
-	}
-	// the one-line summary, unless the person's view on the same terminal
-	// has just said it (its last lines are the summary)
-	if v == nil || !stdoutTerm || !isTerminal(stderr) {
-		fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s read, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
-			res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(),
-			console.Plural(res.Counters["records_read"], "record"), console.Plural(res.Counters["results_written"], "result"),
-			len(res.Sink), res.OutputIsolation, console.Plural(res.Duplicates, "duplicate"), res.Uncommitted)
-	}
-	if f.output != "" {
-		if err := writeOutput(f.output, res, stdout); err != nil {
-			return err
-		}
-	}
-	if res.Interrupted {
-		return interrupted(stderr, stop, res, f, spec)
-	}
-	if res.Invariant != "" {
-		replay := "flinksim run " + strings.Join(os.Args[2:], " ")
-		if f.logFile != "" && f.logFile != "-" {
-			replay = "flinksim replay " + f.logFile
-		}
-		return exitError{exitInvariant, fmt.Errorf("FAIL seed=%d vt=%d invariant=%s: %s (actor %s)\nreproduce with: %s",
-			spec.cfg.Seed, res.FailureVT, res.Invariant, res.Failure, res.FailedActor, replay)}
-	}
-	if res.JobStatus == "FAILED" {
-		msg := "the job FAILED: " + res.FailureCause
-		if w.LastCause() != "" && w.LastCause() != res.FailureCause {
-			msg = "the job FAILED: " + w.LastCause() + " (then: " + res.FailureCause + ")"
-		}
-		return exitError{exitJobFailed, errors.New(msg)}
-	}
-	return nil
-}
-
 // isTerminal reports whether w is a terminal (an *os.File on a tty).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -596,48 +269,6 @@ func writeOutput(path string, res *cluster.Result, stdout io.Writer) error {
 		return badInput("%v", err)
 	}
 	return nil
-}
-
-// parseActions reads --action flags and an --actions file, sorted by time.
-func parseActions(flags []string, file string) ([]action.Action, error) {
-	return parseActionsFor(flags, file, nil)
-}
-
-// parseActionsFor is parseActions with check, when not nil, run on every
-// action (cluster.CheckAction: what the settings refuse of an action), its
-// refusal at the flag or at the file's line.
-func parseActionsFor(flags []string, file string, check func(action.Action) error) ([]action.Action, error) {
-	var out []action.Action
-	for _, s := range flags {
-		a, err := action.Parse(s)
-		if err == nil && check != nil {
-			err = check(a)
-		}
-		if err != nil {
-			return nil, badInput("--action: %v", err)
-		}
-		out = append(out, a)
-	}
-	if file != "" {
-		data, err := input.ReadFile(file, input.ActionsLimits)
-		if err != nil {
-			return nil, badInput("--actions %v", err)
-		}
-		data = input.Clean(data)
-		if line, col := input.CheckUTF8(data); line > 0 {
-			return nil, badInput("--actions %s:%d: invalid UTF-8 at byte %d of the line", file, line, col)
-		}
-		if line := input.BOMLine(data); line > 0 {
-			return nil, badInput("--actions %s:%d: %s", file, line, input.BOMMessage(line))
-		}
-		as, err := action.ParseScriptChecked(file, string(data), check)
-		if err != nil {
-			return nil, badInput("--actions %v", err)
-		}
-		out = append(out, as...)
-	}
-	action.Sort(out)
-	return out, nil
 }
 
 // silence is the warning for a run that ends well (not FAILED, not cut

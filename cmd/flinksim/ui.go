@@ -138,7 +138,7 @@ func replayRecipe(path string) (session.Recipe, vt.Time, error) {
 	if err != nil {
 		return session.Recipe{}, 0, badInput("%s:1: %v", path, err)
 	}
-	acts, err := parseActions(h.Actions, "")
+	acts, err := parseActions(h.Actions, "", nil)
 	if err != nil {
 		return session.Recipe{}, 0, err
 	}
