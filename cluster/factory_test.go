@@ -15,10 +15,16 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/jobmaster"
+	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/resourcemanager"
 	"github.com/flinksim/flinksim/sim/spawn"
+	simtask "github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/taskexecutor"
 )
 
@@ -40,17 +46,19 @@ func TestFactoryBuildsTheComponentEachSpecNames(t *testing.T) {
 	}
 	f := Factory{Config: &cfg}
 	task := &messages.SubmitTask{ExecutionId: "window-0", JobVertex: jobgraph.VertexKeyed, Parallelism: 2, MaxParallelism: 128}
+	// each row's want is what the component's own constructor gives
 	tests := []struct {
 		give kernel.Spec
-		want string // the component's type
+		want kernel.Component
 	}{
-		{spawn.KafkaBrokerSpec{}, "*kafka.Broker"},
-		{spawn.ResourceManagerSpec{}, "*resourcemanager.ResourceManager"},
-		{spawn.JobMasterSpec{Graph: graph}, "*jobmaster.JobMaster"},
-		{spawn.CoordinatorSpec{}, "*checkpoint.Service"},
-		{spawn.TaskExecutorSpec{}, "*taskexecutor.TaskExecutor"},
-		{spawn.SubtaskSpec{Task: task, TaskManager: "tm-1"}, "*task.Subtask"},
-		{spawn.InputChannelSpec{Consumer: "window-0", Index: 1, Producer: "source-1", ProducerTaskManager: "tm-2"}, "*exchange.InputChannel"},
+		{spawn.KafkaBrokerSpec{}, kafka.NewBroker(&cfg, nil)},
+		{spawn.ResourceManagerSpec{}, resourcemanager.New(&cfg)},
+		{spawn.JobMasterSpec{Graph: graph}, jobmaster.New(&cfg, graph, false)},
+		{spawn.CoordinatorSpec{}, checkpoint.NewService(&cfg)},
+		{spawn.TaskExecutorSpec{}, taskexecutor.New(&cfg)},
+		{spawn.SubtaskSpec{Task: task, TaskManager: "tm-1"}, simtask.NewSubtask(&cfg, task, "tm-1")},
+		{spawn.InputChannelSpec{Consumer: "window-0", Index: 1, Producer: "source-1", ProducerTaskManager: "tm-2"},
+			exchange.NewInputChannel(&cfg, "window-0", 1, "source-1", "tm-2", 0, false)},
 	}
 	var covered []string
 	for _, tt := range tests {
@@ -59,8 +67,8 @@ func TestFactoryBuildsTheComponentEachSpecNames(t *testing.T) {
 			t.Errorf("%T: %v", tt.give, err)
 			continue
 		}
-		if got := fmt.Sprintf("%T", c); got != tt.want {
-			t.Errorf("%T built a %s, want a %s", tt.give, got, tt.want)
+		if got, want := fmt.Sprintf("%T", c), fmt.Sprintf("%T", tt.want); got != want {
+			t.Errorf("%T built a %s, want a %s", tt.give, got, want)
 		}
 		covered = append(covered, strings.TrimPrefix(fmt.Sprintf("%T", tt.give), "spawn."))
 	}
