@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/flinksim/flinksim/sim/keygroup"
-	"github.com/flinksim/flinksim/sim/source"
 	"github.com/spf13/cobra"
+
+	"github.com/flinksim/flinksim/cluster/explain"
+	"github.com/flinksim/flinksim/sim/keygroup"
 )
 
 // explainCmd is "flinksim explain": it shows, step by step and with Flink's
@@ -154,21 +154,6 @@ func requiredInt(cmd *cobra.Command, name string) (int, error) {
 	return cmd.Flags().GetInt(name)
 }
 
-// explainKeyResult is the JSON of "explain key". The first seven fields are
-// the documented interface; the rest add context.
-type explainKeyResult struct {
-	HashCode              int32  `json:"hash_code"`
-	MurmurHash            int32  `json:"murmur_hash"`
-	KeyGroup              int    `json:"key_group"`
-	Subtask               int    `json:"subtask"`
-	KeyGroupRange         [2]int `json:"key_group_range"` // inclusive [start, end]
-	MaxParallelism        int    `json:"max_parallelism"`
-	Key                   string `json:"key"`
-	KeyType               string `json:"key_type"`
-	Parallelism           int    `json:"parallelism"`
-	MaxParallelismDefault bool   `json:"max_parallelism_default"` // true when computed, not given
-}
-
 func runExplainKey(cmd *cobra.Command, args []string) error {
 	key := args[0]
 	ktName, err := cmd.Flags().GetString("key-type")
@@ -205,24 +190,9 @@ func runExplainKey(cmd *cobra.Command, args []string) error {
 		return badInput("--parallelism %d above --max-parallelism %d: %w", p, m, err)
 	}
 
-	murmur := keygroup.MurmurHash(hash)
-	kg := keygroup.AssignToKeyGroup(hash, m)
-	subtask := keygroup.OperatorIndexForKeyGroup(m, p, kg)
-	rng, err := keygroup.RangeForOperatorIndex(m, p, subtask)
+	res, err := explain.KeyOf(key, kt, hash, p, m, isDefault)
 	if err != nil { // cannot happen once the preconditions hold
 		return fmt.Errorf("explain key: %w", err)
-	}
-	res := explainKeyResult{
-		HashCode:              hash,
-		MurmurHash:            murmur,
-		KeyGroup:              kg,
-		Subtask:               subtask,
-		KeyGroupRange:         [2]int{rng.Start, rng.End},
-		MaxParallelism:        m,
-		Key:                   key,
-		KeyType:               kt.String(),
-		Parallelism:           p,
-		MaxParallelismDefault: isDefault,
 	}
 	out := cmd.OutOrStdout()
 	if explainWantsJSON(cmd) {
@@ -231,7 +201,7 @@ func runExplainKey(cmd *cobra.Command, args []string) error {
 	return writeExplainKeyTable(out, res, kt)
 }
 
-func writeExplainKeyTable(out io.Writer, r explainKeyResult, kt keygroup.KeyType) error {
+func writeExplainKeyTable(out io.Writer, r explain.Key, kt keygroup.KeyType) error {
 	hashHow := map[keygroup.KeyType]string{
 		keygroup.KeyTypeString: "String.hashCode(): s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, int arithmetic",
 		keygroup.KeyTypeLong:   "Long.hashCode(): (int)(v ^ (v >>> 32))",
@@ -257,25 +227,6 @@ func writeExplainKeyTable(out io.Writer, r explainKeyResult, kt keygroup.KeyType
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", row[0], row[1], row[2])
 	}
 	return tw.Flush()
-}
-
-// splitAssignment is one partition's owner in "explain split" JSON.
-type splitAssignment struct {
-	Partition int `json:"partition"`
-	Reader    int `json:"reader"`
-}
-
-// explainSplitResult is the JSON of "explain split". Assignments and
-// IdleReaders are the documented interface; the rest add context.
-type explainSplitResult struct {
-	Assignments   []splitAssignment `json:"assignments"`  // by partition, ascending
-	IdleReaders   []int             `json:"idle_readers"` // ascending; [] when none
-	Topic         string            `json:"topic"`
-	TopicHashCode int32             `json:"topic_hash_code"`
-	Partitions    int               `json:"partitions"`
-	Readers       int               `json:"readers"`
-	StartIndex    int               `json:"start_index"` // the reader of partition 0
-	Note          string            `json:"note,omitempty"`
 }
 
 func runExplainSplit(cmd *cobra.Command, _ []string) error {
@@ -310,30 +261,7 @@ func runExplainSplit(cmd *cobra.Command, _ []string) error {
 		return badInput("--readers %d: %w", readers, err)
 	}
 
-	res := explainSplitResult{
-		Assignments:   make([]splitAssignment, n),
-		IdleReaders:   []int{},
-		Topic:         topic,
-		TopicHashCode: keygroup.StringHashCode(topic),
-		Partitions:    n,
-		Readers:       readers,
-		StartIndex:    source.SplitOwner(topic, 0, readers),
-	}
-	owned := make([][]int, readers)
-	for p := range n {
-		r := source.SplitOwner(topic, p, readers)
-		res.Assignments[p] = splitAssignment{Partition: p, Reader: r}
-		owned[r] = append(owned[r], p)
-	}
-	for r, ps := range owned {
-		if len(ps) == 0 {
-			res.IdleReaders = append(res.IdleReaders, r)
-		}
-	}
-	if len(res.IdleReaders) > 0 {
-		res.Note = idleReaderNote(res.IdleReaders)
-	}
-
+	res, owned := explain.SplitsOf(topic, n, readers)
 	out := cmd.OutOrStdout()
 	if explainWantsJSON(cmd) {
 		return writeExplainJSON(out, res)
@@ -341,25 +269,7 @@ func runExplainSplit(cmd *cobra.Command, _ []string) error {
 	return writeExplainSplitTable(out, res, owned)
 }
 
-func idleReaderNote(idle []int) string {
-	who := "reader " + joinInts(idle) + " owns"
-	if len(idle) > 1 {
-		who = "readers " + joinInts(idle) + " own"
-	}
-	return fmt.Sprintf("%s no split. A reader without a split does not go idle by itself: "+
-		"it holds the watermark of every downstream operator at Long.MIN_VALUE (%d), so event-time "+
-		"windows never fire, unless the WatermarkStrategy sets withIdleness(...).", who, int64(math.MinInt64))
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
-}
-
-func writeExplainSplitTable(out io.Writer, r explainSplitResult, owned [][]int) error {
+func writeExplainSplitTable(out io.Writer, r explain.Splits, owned [][]int) error {
 	fmt.Fprintf(out, "topic %q (hashCode %d): %d partitions over %d readers (KafkaSourceEnumerator.getSplitOwner)\n",
 		r.Topic, r.TopicHashCode, r.Partitions, r.Readers)
 	fmt.Fprintf(out, "start index = ((%d * 31) & 0x7FFFFFFF) %% %d = %d; partition p goes to reader (%d + p) %% %d\n\n",
@@ -382,7 +292,7 @@ func writeExplainSplitTable(out io.Writer, r explainSplitResult, owned [][]int) 
 			fmt.Fprintf(tw, "%d\t(none: idle)\n", reader)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\n", reader, joinInts(ps))
+		fmt.Fprintf(tw, "%d\t%s\n", reader, explain.JoinInts(ps))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -393,7 +303,7 @@ func writeExplainSplitTable(out io.Writer, r explainSplitResult, owned [][]int) 
 		_, err := fmt.Fprintln(out, "idle readers: none")
 		return err
 	}
-	fmt.Fprintf(out, "idle readers: %s\n", joinInts(r.IdleReaders))
+	fmt.Fprintf(out, "idle readers: %s\n", explain.JoinInts(r.IdleReaders))
 	_, err := fmt.Fprintf(out, "note: %s\n", r.Note)
 	return err
 }

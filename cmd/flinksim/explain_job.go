@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/cluster/explain"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/keygroup"
-	"github.com/flinksim/flinksim/sim/source"
 )
 
 var explainJobCmd = &cobra.Command{
@@ -58,44 +56,6 @@ func init() {
 	explainCmd.AddCommand(explainJobCmd)
 }
 
-// explainJobVertex is one JobVertex in "explain job" JSON.
-type explainJobVertex struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Parallelism int      `json:"parallelism"`
-	Operators   []string `json:"operators"`
-}
-
-// explainJobEdge is one JobEdge: its ship strategy, and how many channels
-// it makes (producer subtasks x the consumer subtasks each writes to).
-type explainJobEdge struct {
-	From         string `json:"from"`
-	To           string `json:"to"`
-	ShipStrategy string `json:"ship_strategy"`
-	Channels     int    `json:"channels"`
-}
-
-// explainKeyGroups is the key-group range of one keyed subtask.
-type explainKeyGroups struct {
-	Subtask string `json:"subtask"`
-	Start   int    `json:"start"`
-	End     int    `json:"end"`
-}
-
-// explainJobResult is the JSON of "explain job".
-type explainJobResult struct {
-	JobName        string             `json:"job_name"`
-	Vertices       []explainJobVertex `json:"vertices"`
-	Edges          []explainJobEdge   `json:"edges"`
-	MaxParallelism int                `json:"max_parallelism"`
-	SlotsNeeded    int                `json:"slots_needed"`
-	SlotsOffered   int                `json:"slots_offered"` // sim.taskmanagers x taskmanager.numberOfTaskSlots
-	SlotsPerTM     int                `json:"-"`
-	KeyGroups      []explainKeyGroups `json:"key_groups"`
-	Slots          [][]string         `json:"slots"`  // slot i: the subtasks it holds
-	Splits         [][]int            `json:"splits"` // source reader i: the partitions it owns
-}
-
 func runExplainJob(cmd *cobra.Command, _ []string) error {
 	sets, err := cmd.Flags().GetStringArray("set")
 	if err != nil {
@@ -113,50 +73,12 @@ func runExplainJob(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	res := explainJob(g, lc.Config)
+	res := explain.JobOf(g, lc.Config)
 	out := cmd.OutOrStdout()
 	if explainWantsJSON(cmd) {
 		return writeExplainJSON(out, res)
 	}
 	return writeExplainJobTable(out, res)
-}
-
-// explainJob lays g out for explain job.
-func explainJob(g jobgraph.JobGraph, c config.Config) explainJobResult {
-	res := explainJobResult{JobName: g.JobName, MaxParallelism: g.MaxParallelism, SlotsNeeded: g.SlotsNeeded,
-		SlotsOffered: c.TaskManagers * c.Slots(), SlotsPerTM: c.Slots(),
-		KeyGroups: []explainKeyGroups{}, Slots: make([][]string, g.SlotsNeeded)}
-	for _, v := range g.Vertices {
-		res.Vertices = append(res.Vertices, explainJobVertex{v.ID, v.Name, v.Parallelism, v.Operators})
-		for i := 0; i < v.Parallelism; i++ {
-			res.Slots[i] = append(res.Slots[i], jobgraph.SubtaskName(v.ID, i, 0))
-		}
-	}
-	for _, e := range g.Edges {
-		up, _ := g.Vertex(e.From)
-		down, _ := g.Vertex(e.To)
-		n := up.Parallelism * down.Parallelism
-		if e.Partitioner == jobgraph.PartitionForward {
-			n = up.Parallelism
-		}
-		res.Edges = append(res.Edges, explainJobEdge{e.From, e.To, e.Partitioner, n})
-	}
-	if keyed, ok := g.Vertex(jobgraph.VertexKeyed); ok {
-		for i := 0; i < keyed.Parallelism; i++ {
-			r, _ := keygroup.RangeForOperatorIndex(g.MaxParallelism, keyed.Parallelism, i) // Build checked the preconditions
-			res.KeyGroups = append(res.KeyGroups, explainKeyGroups{jobgraph.SubtaskName(keyed.ID, i, 0), r.Start, r.End})
-		}
-	}
-	src, _ := g.Vertex(jobgraph.VertexSource)
-	res.Splits = make([][]int, src.Parallelism)
-	for r := range res.Splits {
-		res.Splits[r] = []int{}
-	}
-	for p := 0; p < c.SourcePartitions; p++ {
-		r := source.SplitOwner(c.SourceTopic, p, src.Parallelism)
-		res.Splits[r] = append(res.Splits[r], p)
-	}
-	return res
 }
 
 // shipStrategyHow says what each ship strategy does, for the table.
@@ -166,7 +88,7 @@ var shipStrategyHow = map[string]string{
 	jobgraph.PartitionRebalance: "RebalancePartitioner: round robin over every consumer subtask",
 }
 
-func writeExplainJobTable(out io.Writer, r explainJobResult) error {
+func writeExplainJobTable(out io.Writer, r explain.Job) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "JobGraph %q: %d JobVertices, max parallelism %d, %d slots (one slot-sharing group)\n\n",
 		r.JobName, len(r.Vertices), r.MaxParallelism, r.SlotsNeeded)

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/flinksim/flinksim/cluster/explain"
+	"github.com/flinksim/flinksim/sim/keygroup"
 )
 
 // The explain commands are run through rootCmd with SetArgs, exactly as main
@@ -517,7 +519,7 @@ func TestExplainRefusalKeepsFlinkError(t *testing.T) {
 // to readers 1, 0, 1, 0; the job needs 3 slots, slot 2 holding window-2 alone.
 func TestExplainJob(t *testing.T) {
 	args := []string{"job", "--set", "job.source.parallelism=2", "--set", "job.window.parallelism=3", "--set", "job.sink.parallelism=1"}
-	var got explainJobResult
+	var got explain.Job
 	runExplainJSON(t, &got, args...)
 	var verts, edges, groups []string
 	for _, v := range got.Vertices {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flinksim/flinksim/cluster/explain"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/window"
@@ -58,20 +58,6 @@ func init() {
 	f.String("gap", "", "session gap of session windows (a duration)")
 	f.String("allowed-lateness", "", "allowed lateness (a duration; default 0)")
 	explainCmd.AddCommand(explainWindowCmd)
-}
-
-// explainWindow is one window in "explain window" output; all values are
-// epoch milliseconds.
-type explainWindow struct {
-	Start        int64 `json:"start"`
-	End          int64 `json:"end"`
-	MaxTimestamp int64 `json:"max_timestamp"`
-	CleanupTime  int64 `json:"cleanup_time"`
-}
-
-// explainWindowResult is the JSON of "explain window".
-type explainWindowResult struct {
-	Windows []explainWindow `json:"windows"`
 }
 
 // parseExplainDuration reads a duration flag with sim/config.ParseDuration
@@ -169,19 +155,9 @@ func runExplainWindow(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	ws, err := assigner.AssignWindows(ts, 0)
+	res, err := explain.WindowsOf(assigner, ts, lateness)
 	if err != nil {
 		return badInput("%v", err)
-	}
-	sort.Slice(ws, func(i, j int) bool { return ws[i].Start < ws[j].Start })
-
-	res := explainWindowResult{Windows: make([]explainWindow, 0, len(ws))}
-	for _, w := range ws {
-		cleanup := w.MaxTimestamp() + lateness
-		if cleanup < w.MaxTimestamp() {
-			cleanup = math.MaxInt64 // WindowOperator.cleanupTime caps an overflow
-		}
-		res.Windows = append(res.Windows, explainWindow{Start: w.Start, End: w.End, MaxTimestamp: w.MaxTimestamp(), CleanupTime: cleanup})
 	}
 	out := cmd.OutOrStdout()
 	if explainWantsJSON(cmd) {
@@ -202,7 +178,7 @@ func fmtMillis(ms int64) string {
 	return config.FormatDuration(time.Duration(ms) * time.Millisecond)
 }
 
-func writeExplainWindowTable(out io.Writer, ts int64, describe string, lateness int64, session bool, r explainWindowResult) error {
+func writeExplainWindowTable(out io.Writer, ts int64, describe string, lateness int64, session bool, r explain.Windows) error {
 	fmt.Fprintf(out, "timestamp %d, %s, allowed lateness %s\n", ts, describe, fmtMillis(lateness))
 	if len(r.Windows) == 0 {
 		_, err := fmt.Fprintln(out, "the timestamp falls into no window: it lies in a gap between sliding windows (slide > size); Flink ignores such an element, or counts it as late once the watermark reaches timestamp + allowed lateness")
