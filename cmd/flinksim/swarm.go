@@ -131,11 +131,11 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) error {
 		f.parallel = 1
 		c.Parallel = 1
 	}
-	sh, err := parseShard(f.shard)
+	sh, err := campaign.ParseShard(f.shard)
 	if err != nil {
-		return err
+		return badInput("%v", err)
 	}
-	seeds := sh.seeds(f.from, f.seeds)
+	seeds := sh.Seeds(f.from, f.seeds)
 	if len(seeds) == 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "swarm: shard %s of %d seeds holds no seed\n", f.shard, f.seeds)
 	}
