@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/sim/action"
@@ -147,6 +148,45 @@ func TestCheckOutputs(t *testing.T) {
 		err := CheckOutputs(in, tt.out)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("CheckOutputs(%v) = %v, want %q", tt.out, err, tt.want)
+		}
+	}
+}
+
+// A recorded log gives its header and its live actions (action events, at
+// their lines); a file that is no JSON log header, or of another format,
+// is refused at its line 1.
+func TestReadLog(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	s, err := cluster.NewPlainSession(config.Default(), cluster.Options{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(2 * 1_000_000)
+	if _, err := s.Act("trigger-checkpoint"); err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(3 * 1_000_000)
+	s.Interrupt()
+	s.Finish()
+	path := write(t, dir, "run.log", log.String())
+	data, h, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Seed != config.Default().Seed || h.Settings["parallelism.default"] != "2" || len(data) != log.Len() {
+		t.Errorf("header seed %d, parallelism %q, %d bytes of %d", h.Seed, h.Settings["parallelism.default"], len(data), log.Len())
+	}
+	live, err := LiveActions(path, data)
+	if err != nil || len(live) != 1 || live[0].Verb != action.TriggerCheckpoint || live[0].At != 2*time.Second {
+		t.Errorf("live actions %v, %v", live, err)
+	}
+	for text, want := range map[string]string{
+		"not json\n": ":1: not a flinksim JSON event log header",
+		`{"event":"header","format":"flinksim-log/0"}` + "\n": `:1: log format "flinksim-log/0", this flinksim reads`,
+	} {
+		if _, _, err := ReadLog(write(t, dir, "bad.log", text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadLog(%q) = %v, want %q", text, err, want)
 		}
 	}
 }

@@ -3,36 +3,20 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/cluster/inputs"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/vt"
 )
-
-// header is the first line of a JSON event log, as far as replay needs it.
-type header struct {
-	Event        string            `json:"event"`
-	Format       string            `json:"format"`
-	Build        *string           `json:"build"` // nil: a log written before builds were named
-	Seed         uint64            `json:"seed"`
-	Settings     map[string]string `json:"settings"`
-	EventsFile   string            `json:"events_file"`
-	EventsSHA256 string            `json:"events_sha256"`
-	Bounded      bool              `json:"bounded"`
-	Actions      []string          `json:"actions"`
-}
 
 func init() {
 	var eventsFile string
@@ -84,18 +68,9 @@ sha256 the header records.`,
 // identical and a message saying so or naming the first difference.
 // eventsFile, when not "", is where the run's events file is now.
 func replay(path, eventsFile string) (bool, string, error) {
-	data, err := input.ReadFile(path, input.LogLimits)
+	data, h, err := inputs.ReadLog(path)
 	if err != nil {
 		return false, "", badInput("%v", err)
-	}
-	data = input.Clean(data)
-	first, _, _ := bytes.Cut(data, []byte("\n"))
-	var h header
-	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
-		return false, "", badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
-	}
-	if h.Format != eventlog.FormatVersion {
-		return false, "", badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
 	}
 	var notes []string
 	if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -113,9 +88,9 @@ func replay(path, eventsFile string) (bool, string, error) {
 	if err := json.Unmarshal(trimmed[lastNL+1:], &last); err != nil || last.Event != string(eventlog.KindSummary) {
 		return false, "", badInput("%s:%d: truncated: the last line is not the summary event", path, bytes.Count(trimmed, []byte("\n"))+1)
 	}
-	live, err := liveActions(path, data)
+	live, err := inputs.LiveActions(path, data)
 	if err != nil {
-		return false, "", err
+		return false, "", badInput("%v", err)
 	}
 	cfg, err := config.FromSettings(h.Settings)
 	if err != nil {
@@ -135,9 +110,9 @@ func replay(path, eventsFile string) (bool, string, error) {
 		return false, "", badInput("--events %s: the run of %s read no events file (it ran the generator)", eventsFile, path)
 	}
 	if h.EventsFile != "" {
-		recs, sum, err := replayEvents(path, eventsFile, h, cfg)
+		recs, sum, err := inputs.RecordedEvents(path, eventsFile, h, cfg)
 		if err != nil {
-			return false, "", err
+			return false, "", badInput("%v", err)
 		}
 		spec.opt = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
 	}
@@ -178,49 +153,6 @@ func replay(path, eventsFile string) (bool, string, error) {
 	return same, msg, nil
 }
 
-// replayEvents reads the events file of the header h of the log at path:
-// at override when given, else at the recorded path, else beside the log
-// (a relative path is relative to where run was started). Whatever the
-// path, the file must have the recorded sha256.
-func replayEvents(path, override string, h header, cfg config.Config) ([]events.Record, string, error) {
-	where := path + ":1: events_file "
-	file := h.EventsFile
-	if override != "" {
-		where, file = "--events ", override
-	} else if _, err := os.Stat(file); err != nil {
-		beside := filepath.Join(filepath.Dir(path), file)
-		switch _, berr := os.Stat(beside); {
-		case filepath.IsAbs(file):
-			return nil, "", badInput("%s%s: %s; give --events FILE if it is elsewhere now (checked against the sha256 the header records)", where, file, pathErr(err))
-		case berr == nil:
-			file = beside
-		default:
-			return nil, "", badInput("%s%s: not found: the recorded path is relative to the directory where 'flinksim run' was started, and the file is not beside %s either; replay from that directory, or give --events FILE (checked against the sha256 the header records)",
-				where, h.EventsFile, path)
-		}
-	}
-	recs, sum, err := readEvents(where, file, cfg)
-	if err != nil {
-		return nil, "", err
-	}
-	if sum != h.EventsSHA256 {
-		if override != "" || file != h.EventsFile {
-			return nil, "", badInput("%s%s: not the events file of the run: its sha256 is %s, the header of %s records %s for %s", where, file, sum, path, h.EventsSHA256, h.EventsFile)
-		}
-		return nil, "", badInput("%s: the events file %s changed since the run (sha256 %s, recorded %s)", path, h.EventsFile, sum, h.EventsSHA256)
-	}
-	return recs, sum, nil
-}
-
-// pathErr is an os error without the path it repeats.
-func pathErr(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // asRecordedBuild returns the log got with its header's build field as the
 // recorded log has it (recorded nil: without one), so that a log from
 // another build compares by its events; replay says that the builds differ.
@@ -252,30 +184,4 @@ func lineDifference(want, have string) string {
 		return what + ": " + diff
 	}
 	return "\n  expected: " + input.Cut(want) + "\n  got:      " + input.Cut(have)
-}
-
-// liveActions are the actions a log's action events record: given while
-// the run was under way (a UI session), not in the header. Replay injects
-// them again at their times.
-func liveActions(path string, data []byte) ([]action.Action, error) {
-	var out []action.Action
-	needle := []byte(`"event":"` + eventlog.KindAction + `"`)
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		if !bytes.Contains(line, needle) {
-			continue
-		}
-		var ev struct {
-			Event  string `json:"event"`
-			Action string `json:"action"`
-		}
-		if err := json.Unmarshal(line, &ev); err != nil || ev.Event != string(eventlog.KindAction) {
-			continue
-		}
-		a, err := action.Parse(ev.Action)
-		if err != nil {
-			return nil, badInput("%s:%d: %v", path, i+1, err)
-		}
-		out = append(out, a)
-	}
-	return out, nil
 }

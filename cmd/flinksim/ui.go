@@ -18,10 +18,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/cluster/inputs"
 	"github.com/flinksim/flinksim/cluster/session"
 	"github.com/flinksim/flinksim/sim/config"
-	"github.com/flinksim/flinksim/sim/eventlog"
-	"github.com/flinksim/flinksim/sim/input"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -121,18 +120,9 @@ func durationGiven(f runFlags) bool {
 // replayRecipe reads the recipe of a recorded log as `flinksim replay`
 // does (header, events file, live actions) and the virtual time it ends at.
 func replayRecipe(path string) (session.Recipe, vt.Time, error) {
-	data, err := input.ReadFile(path, input.LogLimits)
+	data, h, err := inputs.ReadLog(path)
 	if err != nil {
 		return session.Recipe{}, 0, badInput("%v", err)
-	}
-	data = input.Clean(data)
-	first, _, _ := bytes.Cut(data, []byte("\n"))
-	var h header
-	if err := json.Unmarshal(first, &h); err != nil || h.Event != string(eventlog.KindHeader) {
-		return session.Recipe{}, 0, badInput("%s:1: not a flinksim JSON event log header (console logs cannot be replayed)", path)
-	}
-	if h.Format != eventlog.FormatVersion {
-		return session.Recipe{}, 0, badInput("%s:1: log format %q, this flinksim reads %q", path, h.Format, eventlog.FormatVersion)
 	}
 	cfg, err := config.FromSettings(h.Settings)
 	if err != nil {
@@ -154,8 +144,8 @@ func replayRecipe(path string) (session.Recipe, vt.Time, error) {
 		r.Options = cluster.Options{Events: recs, EventsFile: h.EventsFile, EventsSHA256: sum, Unbounded: !h.Bounded}
 	}
 	r.Options.Actions = acts
-	if r.Live, err = liveActions(path, data); err != nil {
-		return session.Recipe{}, 0, err
+	if r.Live, err = inputs.LiveActions(path, data); err != nil {
+		return session.Recipe{}, 0, badInput("%v", err)
 	}
 	// the end: the last line's vt (the summary's, or the last event of a
 	// log cut short)
