@@ -2,8 +2,16 @@
 // JobGraph, the actors (Kafka broker, ResourceManager, JobManager, one
 // TaskManager per sim.taskmanagers), the kernel and the driver that hosts
 // them, and exposes the run as a Session that can be run to the end, run
-// until a virtual time, stepped, acted on and inspected. No Flink behaviour
-// lives here.
+// until a virtual time, stepped, acted on and inspected. Factory is the one
+// place that builds a component from its spec (sim/spawn), for every
+// driver and every process of a run. No Flink behaviour lives here.
+//
+// The packages below it are the libraries the commands wire up: remote
+// (the transport between processes), session (the UI), console (the
+// terminal's view), inputs (a run's inputs and a recorded log), campaign
+// (the fault swarm) and explain. Those that live in wall time (remote,
+// session, console, campaign) are the only code outside cmd that may read
+// the clock; this package may not (tests/purity_test.go).
 package cluster
 
 import (
