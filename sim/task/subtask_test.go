@@ -29,7 +29,7 @@ func (h *harness) states() []string {
 // would, and keeps what it sends.
 type harness struct {
 	t    *testing.T
-	s    *Subtask
+	s    *StreamTask
 	o    *kernel.Out
 	sent []*messages.Envelope
 	logs []*messages.LogEvent
@@ -121,8 +121,8 @@ func TestSubtaskAlignedCheckpoint(t *testing.T) {
 	h.at(10_000, chBuf(0, barrier(1, false)))
 	h.at(11_000, chBuf(0, records(2)))
 	h.at(12_000, chBuf(1, records(3)))
-	if !h.s.ck.blocked[0] || h.s.ck.blocked[1] {
-		t.Fatalf("blocked %v, want channel 0 only", h.s.ck.blocked)
+	if !h.s.input.barriers.blocked[0] || h.s.input.barriers.blocked[1] {
+		t.Fatalf("blocked %v, want channel 0 only", h.s.input.barriers.blocked)
 	}
 	if h.s.m.recordsIn != 3 {
 		t.Fatalf("%d records in while aligning, want channel 1's 3 (channel 0's 2 wait)", h.s.m.recordsIn)
@@ -132,7 +132,7 @@ func TestSubtaskAlignedCheckpoint(t *testing.T) {
 	if len(acks) != 1 || acks[0].CheckpointId != 1 || acks[0].AlignmentMs != 15 || acks[0].PersistedRecords != 0 {
 		t.Fatalf("acks %v, want checkpoint 1 with 15 ms alignment and no channel state", acks)
 	}
-	if h.s.ck.blocked[0] {
+	if h.s.input.barriers.blocked[0] {
 		t.Fatal("channel 0 still blocked after the alignment")
 	}
 	resumed := h.sentTo("window-0/ch-0", func(b messages.Body) bool { _, ok := b.(*messages.Envelope_ResumeConsumption); return ok })

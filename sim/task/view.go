@@ -116,76 +116,43 @@ type WindowView struct {
 }
 
 // Inspect implements kernel.Inspector.
-func (s *Subtask) Inspect(now vt.Time) any {
-	st := s.status
+func (t *StreamTask) Inspect(now vt.Time) any {
+	st := t.status
 	if st == 0 {
 		st = status.Deploying // spawned, not started yet
 	}
-	v := &SubtaskView{Name: s.name, Task: jobgraph.BaseSubtaskName(s.name), Vertex: s.d.JobVertex, TaskName: s.d.TaskName,
-		Index: s.index, Parallelism: int(s.d.Parallelism), Attempt: int(s.d.Attempt), TaskManager: s.tm, Status: st.String(),
-		Chain: s.d.Chain, NumRecordsIn: s.m.recordsIn, NumRecordsOut: s.m.recordsOut,
-		KeyGroupStart: int(s.d.KeyGroupStart), KeyGroupEnd: int(s.d.KeyGroupEnd),
-		Watermark: math.MinInt64, Consumers: s.consumers}
-	if s.running { // the mailbox keeps the busy time once the task runs
-		last := s.mb.Last()
+	v := &SubtaskView{Name: t.name, Task: jobgraph.BaseSubtaskName(t.name), Vertex: t.d.JobVertex, TaskName: t.d.TaskName,
+		Index: t.index, Parallelism: int(t.d.Parallelism), Attempt: int(t.d.Attempt), TaskManager: t.tm, Status: st.String(),
+		Chain: t.d.Chain, NumRecordsIn: t.m.recordsIn, NumRecordsOut: t.m.recordsOut,
+		KeyGroupStart: int(t.d.KeyGroupStart), KeyGroupEnd: int(t.d.KeyGroupEnd),
+		Watermark: math.MinInt64, Consumers: t.consumers}
+	if t.running { // the mailbox keeps the busy time once the task runs
+		last := t.mb.Last()
 		v.BusyTimeMsPerSecond, v.BackPressuredTimeMsPerSecond, v.IdleTimeMsPerSecond = last.Busy, last.BackPressured, last.Idle
-		v.Backpressured = s.mb.Blocked()
+		v.Backpressured = t.mb.Blocked()
 	}
-	if s.rp != nil {
-		v.OutputQueueLengths, v.OutputBuffersHeld = s.rp.QueueLengths(), s.rp.Held()
-		v.OutPoolUsage = s.rp.OutPoolUsage()
-		v.OutPoolInUse, v.OutPoolSize = s.rp.BuffersInUse(), s.rp.PoolCapacity()
+	if t.rp != nil {
+		v.OutputQueueLengths, v.OutputBuffersHeld = t.rp.QueueLengths(), t.rp.Held()
+		v.OutPoolUsage = t.rp.OutPoolUsage()
+		v.OutPoolInUse, v.OutPoolSize = t.rp.BuffersInUse(), t.rp.PoolCapacity()
 	}
-	if s.isSource {
-		v.Watermark, v.Idle = s.sentWm, s.sentIdle
-		if s.src == nil {
-			return v // INITIALIZING: no reader yet
-		}
-		for _, sp := range s.src.Splits() {
-			sv := SplitView{Partition: int(sp.Partition), Offset: sp.Offset, Stop: sp.Stop, Paused: sp.Paused,
-				Finished: sp.Finished, Watermark: math.MinInt64}
-			if wm, idle, ok := s.src.SplitWatermark(sp.ID); ok {
-				sv.Watermark, sv.Idle = wm, idle
-			}
-			v.Splits = append(v.Splits, sv)
-		}
-		return v
-	}
-	if s.valve != nil {
-		v.Watermark, v.Idle = s.valve.LastOutputWatermark(), s.valve.IsIdle()
-	}
-	for i := 0; s.gate != nil && i < s.gate.NumChannels(); i++ {
-		ch := s.gate.Channel(i)
-		g := GateChannel{Index: i, Producer: s.d.InputGate.Producers[i], Ended: ch.Ended, Watermark: math.MinInt64}
-		for _, b := range ch.Buffers {
-			if !b.IsEvent {
-				g.Queued++
-			}
-		}
-		if s.ck.handler != nil {
-			g.Blocked = s.ck.blocked[i]
-			g.Persisting = s.ck.pending != nil && s.ck.handler.Persisting(i)
-		}
-		if s.valve != nil {
-			if wm, idle, _, ok := s.valve.ChannelStatus(i); ok {
-				g.Watermark, g.Idle = wm, idle
-			}
-		}
-		v.Inputs = append(v.Inputs, g)
-	}
-	if s.ck.handler != nil {
-		v.Checkpoint = s.ck.handler.CurrentCheckpoint()
-	}
+	t.head.inspect(v)
+	return v
+}
+
+// inspect fills the view's keyed state: up to maxViewKeys keys by key, with
+// their windows or their ValueState counter.
+func (c *operatorChain) inspect(v *SubtaskView) {
 	switch {
-	case s.op != nil:
-		v.Keys, v.Windows, v.LateDropped = s.op.NumKeys(), s.op.NumWindows(), s.op.NumLateRecordsDropped()
-		cfg := s.op.Config()
-		for i, ks := range s.op.Snapshot() {
+	case c.op != nil:
+		v.Keys, v.Windows, v.LateDropped = c.op.NumKeys(), c.op.NumWindows(), c.op.NumLateRecordsDropped()
+		cfg := c.op.Config()
+		for i, ks := range c.op.Snapshot() {
 			if i >= maxViewKeys {
 				v.MoreKeys = v.Keys - maxViewKeys
 				break
 			}
-			kv := KeyStateView{Key: ks.Key, KeyGroup: int(keyGroupOf(ks.Key, s.maxP))}
+			kv := KeyStateView{Key: ks.Key, KeyGroup: int(keyGroupOf(ks.Key, c.t.maxP))}
 			for _, w := range ks.Windows {
 				kv.Windows = append(kv.Windows, WindowView{Start: w.Window.Start, End: w.Window.End, Count: w.Acc.Count,
 					Value: w.Acc.Result(cfg.Aggregate), Fired: w.Fired, FiresAt: w.Window.MaxTimestamp(),
@@ -193,18 +160,17 @@ func (s *Subtask) Inspect(now vt.Time) any {
 			}
 			v.KeyedState = append(v.KeyedState, kv)
 		}
-	case s.proc != nil:
-		v.Keys = s.proc.NumKeys()
-		entries := s.proc.Entries()
+	case c.proc != nil:
+		v.Keys = c.proc.NumKeys()
+		entries := c.proc.Entries()
 		slices.SortFunc(entries, func(a, b process.Entry) int { return strings.Compare(a.Key, b.Key) })
 		for i, e := range entries {
 			if i >= maxViewKeys {
 				v.MoreKeys = v.Keys - maxViewKeys
 				break
 			}
-			v.KeyedState = append(v.KeyedState, KeyStateView{Key: e.Key, KeyGroup: int(keyGroupOf(e.Key, s.maxP)),
-				Count: e.Count, LastMs: e.LastAccessMs, TTLMs: s.cfg.StateTTL.Milliseconds()})
+			v.KeyedState = append(v.KeyedState, KeyStateView{Key: e.Key, KeyGroup: int(keyGroupOf(e.Key, c.t.maxP)),
+				Count: e.Count, LastMs: e.LastAccessMs, TTLMs: c.t.cfg.StateTTL.Milliseconds()})
 		}
 	}
-	return v
 }
