@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -24,12 +23,13 @@ const (
 // own; every other actor lives where the actor that spawned it lives (a
 // subtask and its input channels on their TaskManager).
 func hostOf(name, spawnerHost string) string {
+	id, _ := jobgraph.ParseActorID(name) // the kernel's own names have no kind
 	switch {
-	case strings.HasPrefix(name, "tm-"):
+	case id.Kind() == jobgraph.ActorTaskManager:
 		return name
-	case name == jobgraph.JobManagerName || name == jobgraph.ResourceManagerName:
+	case id.Kind() == jobgraph.ActorJobManager || id.Kind() == jobgraph.ActorResourceManager:
 		return hostJobManager
-	case name == jobgraph.KafkaName:
+	case id.Kind() == jobgraph.ActorKafka:
 		return hostKafka
 	case spawnerHost != "":
 		return spawnerHost

@@ -28,6 +28,134 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// TimerKind is the duty of a Timer, one per self-envelope purpose of every
+// component (one namespace, so that a component handling kinds of two
+// packages, its own and sim/heartbeat's, cannot confuse them). The log never
+// shows a kind; the comments give each one's setting.
+type TimerKind int32
+
+const (
+	TimerKind_TIMER_KIND_UNSPECIFIED TimerKind = 0
+	// shared by several components
+	TimerKind_TIMER_METRICS             TimerKind = 1 // once per virtual second (a task, the broker)
+	TimerKind_TIMER_HEARTBEAT           TimerKind = 2 // heartbeat.interval: a sender's round (JobMaster, ResourceManager)
+	TimerKind_TIMER_HEARTBEAT_TIMEOUT   TimerKind = 3 // a heartbeat monitor's deadline (sim/heartbeat.Round)
+	TimerKind_TIMER_WATERMARK_ALIGNMENT TimerKind = 4 // job.watermark.alignment.update-interval (a source reports, the JobMaster announces)
+	// a task (sim/task)
+	TimerKind_TIMER_CONTINUE                   TimerKind = 10 // the task finished its current slice of work
+	TimerKind_TIMER_PERIODIC_WATERMARK         TimerKind = 11 // pipeline.auto-watermark-interval
+	TimerKind_TIMER_OUTPUT_FLUSH               TimerKind = 12 // execution.buffer-timeout
+	TimerKind_TIMER_PROCESSING_TIME            TimerKind = 13 // a processing-time timer of the keyed operator
+	TimerKind_TIMER_ALIGNED_CHECKPOINT_TIMEOUT TimerKind = 14 // execution.checkpointing.aligned-checkpoint-timeout (input)
+	TimerKind_TIMER_OUTPUT_BARRIER_TIMEOUT     TimerKind = 15 // the same timeout for a barrier still in the output
+	TimerKind_TIMER_REPORT_FINISHED            TimerKind = 16 // a finished task reports once its slice and broker requests are done
+	TimerKind_TIMER_INITIALIZED                TimerKind = 17 // sim.task.init-time: INITIALIZING ends, the task runs
+	// the JobMaster (sim/jobmaster)
+	TimerKind_TIMER_SLOT_REQUEST_TIMEOUT TimerKind = 20 // slot.request.timeout of the current attempt
+	TimerKind_TIMER_RESTART              TimerKind = 21 // the restart strategy's backoff
+	TimerKind_TIMER_SUBMIT_TASK_TIMEOUT  TimerKind = 22 // pekko.ask.timeout of a deployment's submitTask calls
+	// the TaskExecutor (sim/taskexecutor)
+	TimerKind_TIMER_JOBMANAGER_HEARTBEAT_TIMEOUT      TimerKind = 30 // heartbeat.timeout without a request from the JobManager
+	TimerKind_TIMER_RESOURCEMANAGER_HEARTBEAT_TIMEOUT TimerKind = 31 // heartbeat.timeout without a request from the ResourceManager
+	TimerKind_TIMER_REGISTRATION_TIMEOUT              TimerKind = 32 // the registration attempt's timeout
+	// the CheckpointCoordinator (sim/checkpoint)
+	TimerKind_TIMER_CHECKPOINT           TimerKind = 40 // its trigger and timeout duties
+	TimerKind_TIMER_CHECKPOINT_FINALIZED TimerKind = 41 // a completed checkpoint's metadata is written
+	// the Kafka broker (sim/kafka)
+	TimerKind_TIMER_PLAN_FETCHES        TimerKind = 50 // parked fetches looked at again
+	TimerKind_TIMER_GENERATE            TimerKind = 51 // the generator's tick, with a Kafka latency of 0 only
+	TimerKind_TIMER_FETCH_MAX_WAIT      TimerKind = 52 // Kafka fetch.max.wait.ms
+	TimerKind_TIMER_APPEND_EVENT        TimerKind = 53 // sim.events.pace=event-time
+	TimerKind_TIMER_TRANSACTION_TIMEOUT TimerKind = 54 // the sink producer's transaction.timeout.ms
+)
+
+// Enum value maps for TimerKind.
+var (
+	TimerKind_name = map[int32]string{
+		0:  "TIMER_KIND_UNSPECIFIED",
+		1:  "TIMER_METRICS",
+		2:  "TIMER_HEARTBEAT",
+		3:  "TIMER_HEARTBEAT_TIMEOUT",
+		4:  "TIMER_WATERMARK_ALIGNMENT",
+		10: "TIMER_CONTINUE",
+		11: "TIMER_PERIODIC_WATERMARK",
+		12: "TIMER_OUTPUT_FLUSH",
+		13: "TIMER_PROCESSING_TIME",
+		14: "TIMER_ALIGNED_CHECKPOINT_TIMEOUT",
+		15: "TIMER_OUTPUT_BARRIER_TIMEOUT",
+		16: "TIMER_REPORT_FINISHED",
+		17: "TIMER_INITIALIZED",
+		20: "TIMER_SLOT_REQUEST_TIMEOUT",
+		21: "TIMER_RESTART",
+		22: "TIMER_SUBMIT_TASK_TIMEOUT",
+		30: "TIMER_JOBMANAGER_HEARTBEAT_TIMEOUT",
+		31: "TIMER_RESOURCEMANAGER_HEARTBEAT_TIMEOUT",
+		32: "TIMER_REGISTRATION_TIMEOUT",
+		40: "TIMER_CHECKPOINT",
+		41: "TIMER_CHECKPOINT_FINALIZED",
+		50: "TIMER_PLAN_FETCHES",
+		51: "TIMER_GENERATE",
+		52: "TIMER_FETCH_MAX_WAIT",
+		53: "TIMER_APPEND_EVENT",
+		54: "TIMER_TRANSACTION_TIMEOUT",
+	}
+	TimerKind_value = map[string]int32{
+		"TIMER_KIND_UNSPECIFIED":                  0,
+		"TIMER_METRICS":                           1,
+		"TIMER_HEARTBEAT":                         2,
+		"TIMER_HEARTBEAT_TIMEOUT":                 3,
+		"TIMER_WATERMARK_ALIGNMENT":               4,
+		"TIMER_CONTINUE":                          10,
+		"TIMER_PERIODIC_WATERMARK":                11,
+		"TIMER_OUTPUT_FLUSH":                      12,
+		"TIMER_PROCESSING_TIME":                   13,
+		"TIMER_ALIGNED_CHECKPOINT_TIMEOUT":        14,
+		"TIMER_OUTPUT_BARRIER_TIMEOUT":            15,
+		"TIMER_REPORT_FINISHED":                   16,
+		"TIMER_INITIALIZED":                       17,
+		"TIMER_SLOT_REQUEST_TIMEOUT":              20,
+		"TIMER_RESTART":                           21,
+		"TIMER_SUBMIT_TASK_TIMEOUT":               22,
+		"TIMER_JOBMANAGER_HEARTBEAT_TIMEOUT":      30,
+		"TIMER_RESOURCEMANAGER_HEARTBEAT_TIMEOUT": 31,
+		"TIMER_REGISTRATION_TIMEOUT":              32,
+		"TIMER_CHECKPOINT":                        40,
+		"TIMER_CHECKPOINT_FINALIZED":              41,
+		"TIMER_PLAN_FETCHES":                      50,
+		"TIMER_GENERATE":                          51,
+		"TIMER_FETCH_MAX_WAIT":                    52,
+		"TIMER_APPEND_EVENT":                      53,
+		"TIMER_TRANSACTION_TIMEOUT":               54,
+	}
+)
+
+func (x TimerKind) Enum() *TimerKind {
+	p := new(TimerKind)
+	*p = x
+	return p
+}
+
+func (x TimerKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TimerKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[0].Descriptor()
+}
+
+func (TimerKind) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[0]
+}
+
+func (x TimerKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TimerKind.Descriptor instead.
+func (TimerKind) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{0}
+}
+
 // CheckpointKind says what a checkpoint is for.
 type CheckpointKind int32
 
@@ -62,11 +190,11 @@ func (x CheckpointKind) String() string {
 }
 
 func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[0].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
 }
 
 func (CheckpointKind) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[0]
+	return &file_messages_flinksim_proto_enumTypes[1]
 }
 
 func (x CheckpointKind) Number() protoreflect.EnumNumber {
@@ -75,7 +203,7 @@ func (x CheckpointKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointKind.Descriptor instead.
 func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
 }
 
 type TxnRequest_Op int32
@@ -117,11 +245,11 @@ func (x TxnRequest_Op) String() string {
 }
 
 func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
 }
 
 func (TxnRequest_Op) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[1]
+	return &file_messages_flinksim_proto_enumTypes[2]
 }
 
 func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
@@ -1590,10 +1718,12 @@ func (*Start) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{6}
 }
 
-// Timer is an envelope an actor sent to itself.
+// Timer is an envelope an actor sent to itself: its kind names the duty it
+// wakes the actor for, arg is the kind's own (a deadline, an attempt, a
+// checkpoint ID; 0 when unused).
 type Timer struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Kind          TimerKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=flinksim.messages.TimerKind" json:"kind,omitempty"`
 	Arg           int64                  `protobuf:"varint,2,opt,name=arg,proto3" json:"arg,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1629,11 +1759,11 @@ func (*Timer) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *Timer) GetKind() string {
+func (x *Timer) GetKind() TimerKind {
 	if x != nil {
 		return x.Kind
 	}
-	return ""
+	return TimerKind_TIMER_KIND_UNSPECIFIED
 }
 
 func (x *Timer) GetArg() int64 {
@@ -6534,9 +6664,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x05float\x18\x05 \x01(\x01H\x00R\x05float\x12\x1b\n" +
 	"\braw_json\x18\x06 \x01(\tH\x00R\arawJsonB\a\n" +
 	"\x05value\"\a\n" +
-	"\x05Start\"-\n" +
-	"\x05Timer\x12\x12\n" +
-	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x10\n" +
+	"\x05Start\"K\n" +
+	"\x05Timer\x120\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1c.flinksim.messages.TimerKindR\x04kind\x12\x10\n" +
 	"\x03arg\x18\x02 \x01(\x03R\x03arg\"\n" +
 	"\n" +
 	"\bEndOfRun\"0\n" +
@@ -6907,7 +7037,35 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x10sink_parallelism\x18\v \x01(\x05R\x0fsinkParallelism\x1aF\n" +
 	"\x18RestoredParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*H\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*\xe4\x05\n" +
+	"\tTimerKind\x12\x1a\n" +
+	"\x16TIMER_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rTIMER_METRICS\x10\x01\x12\x13\n" +
+	"\x0fTIMER_HEARTBEAT\x10\x02\x12\x1b\n" +
+	"\x17TIMER_HEARTBEAT_TIMEOUT\x10\x03\x12\x1d\n" +
+	"\x19TIMER_WATERMARK_ALIGNMENT\x10\x04\x12\x12\n" +
+	"\x0eTIMER_CONTINUE\x10\n" +
+	"\x12\x1c\n" +
+	"\x18TIMER_PERIODIC_WATERMARK\x10\v\x12\x16\n" +
+	"\x12TIMER_OUTPUT_FLUSH\x10\f\x12\x19\n" +
+	"\x15TIMER_PROCESSING_TIME\x10\r\x12$\n" +
+	" TIMER_ALIGNED_CHECKPOINT_TIMEOUT\x10\x0e\x12 \n" +
+	"\x1cTIMER_OUTPUT_BARRIER_TIMEOUT\x10\x0f\x12\x19\n" +
+	"\x15TIMER_REPORT_FINISHED\x10\x10\x12\x15\n" +
+	"\x11TIMER_INITIALIZED\x10\x11\x12\x1e\n" +
+	"\x1aTIMER_SLOT_REQUEST_TIMEOUT\x10\x14\x12\x11\n" +
+	"\rTIMER_RESTART\x10\x15\x12\x1d\n" +
+	"\x19TIMER_SUBMIT_TASK_TIMEOUT\x10\x16\x12&\n" +
+	"\"TIMER_JOBMANAGER_HEARTBEAT_TIMEOUT\x10\x1e\x12+\n" +
+	"'TIMER_RESOURCEMANAGER_HEARTBEAT_TIMEOUT\x10\x1f\x12\x1e\n" +
+	"\x1aTIMER_REGISTRATION_TIMEOUT\x10 \x12\x14\n" +
+	"\x10TIMER_CHECKPOINT\x10(\x12\x1e\n" +
+	"\x1aTIMER_CHECKPOINT_FINALIZED\x10)\x12\x16\n" +
+	"\x12TIMER_PLAN_FETCHES\x102\x12\x12\n" +
+	"\x0eTIMER_GENERATE\x103\x12\x18\n" +
+	"\x14TIMER_FETCH_MAX_WAIT\x104\x12\x16\n" +
+	"\x12TIMER_APPEND_EVENT\x105\x12\x1d\n" +
+	"\x19TIMER_TRANSACTION_TIMEOUT\x106*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -6926,201 +7084,203 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 84)
 var file_messages_flinksim_proto_goTypes = []any{
-	(CheckpointKind)(0),                 // 0: flinksim.messages.CheckpointKind
-	(TxnRequest_Op)(0),                  // 1: flinksim.messages.TxnRequest.Op
-	(*Envelope)(nil),                    // 2: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 3: flinksim.messages.Deliver
-	(*Done)(nil),                        // 4: flinksim.messages.Done
-	(*Spawned)(nil),                     // 5: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 6: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 7: flinksim.messages.Field
-	(*Start)(nil),                       // 8: flinksim.messages.Start
-	(*Timer)(nil),                       // 9: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 10: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 11: flinksim.messages.Action
-	(*InspectRequest)(nil),              // 12: flinksim.messages.InspectRequest
-	(*InspectReply)(nil),                // 13: flinksim.messages.InspectReply
-	(*ResourceProfile)(nil),             // 14: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 15: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 16: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 17: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 18: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 19: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 20: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 21: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 22: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 23: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 24: flinksim.messages.SubmitTask
-	(*Setting)(nil),                     // 25: flinksim.messages.Setting
-	(*TaskExecutionState)(nil),          // 26: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 27: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 28: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 29: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 30: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 31: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 32: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 33: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 34: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 35: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 36: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 37: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 38: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 39: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 40: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 41: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 42: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 43: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 44: flinksim.messages.BufferResponse
-	(*LocalBufferRecycled)(nil),         // 45: flinksim.messages.LocalBufferRecycled
-	(*AddCredit)(nil),                   // 46: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 47: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 48: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 49: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 50: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 51: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 52: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 53: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 54: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 55: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 56: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 57: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 58: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 59: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 60: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 61: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 62: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 63: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 64: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 65: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 66: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 67: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 68: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 69: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 70: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 71: flinksim.messages.ConnectionLost
-	(*FailTask)(nil),                    // 72: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 73: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 74: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 75: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 76: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 77: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 78: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 79: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 80: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 81: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 82: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 83: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 84: flinksim.messages.RestoreState
-	nil,                                 // 85: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
+	(CheckpointKind)(0),                 // 1: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 2: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 3: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 4: flinksim.messages.Deliver
+	(*Done)(nil),                        // 5: flinksim.messages.Done
+	(*Spawned)(nil),                     // 6: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 7: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 8: flinksim.messages.Field
+	(*Start)(nil),                       // 9: flinksim.messages.Start
+	(*Timer)(nil),                       // 10: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 11: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 12: flinksim.messages.Action
+	(*InspectRequest)(nil),              // 13: flinksim.messages.InspectRequest
+	(*InspectReply)(nil),                // 14: flinksim.messages.InspectReply
+	(*ResourceProfile)(nil),             // 15: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 16: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 17: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 18: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 19: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 20: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 21: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 22: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 23: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 24: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 25: flinksim.messages.SubmitTask
+	(*Setting)(nil),                     // 26: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 27: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 28: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 29: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 30: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 31: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 32: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 33: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 34: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 35: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 36: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 37: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 38: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 39: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 40: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 41: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 42: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 43: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 44: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 45: flinksim.messages.BufferResponse
+	(*LocalBufferRecycled)(nil),         // 46: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 47: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 48: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 49: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 50: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 51: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 52: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 53: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 54: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 55: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 56: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 57: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 58: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 59: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 60: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 61: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 62: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 63: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 64: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 65: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 66: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 67: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 68: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 69: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 70: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 71: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 72: flinksim.messages.ConnectionLost
+	(*FailTask)(nil),                    // 73: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 74: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 75: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 76: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 77: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 78: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 79: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 80: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 81: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 82: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 83: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 84: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 85: flinksim.messages.RestoreState
+	nil,                                 // 86: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	8,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	9,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	10, // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	11, // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	15, // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	16, // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	17, // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	18, // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	20, // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	21, // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	24, // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	26, // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	27, // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	29, // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	30, // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	31, // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	33, // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	35, // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	38, // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	41, // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	39, // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	40, // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	43, // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	44, // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	46, // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	47, // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	48, // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	49, // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	50, // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	51, // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	52, // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	53, // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	54, // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	55, // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	63, // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	64, // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	65, // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	66, // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	67, // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	68, // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	69, // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	70, // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	45, // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	71, // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	72, // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	73, // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	75, // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	77, // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	78, // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	79, // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	80, // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	81, // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	82, // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	84, // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	2,  // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	2,  // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	6,  // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	5,  // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	7,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	14, // 59: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	14, // 60: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19, // 61: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	22, // 62: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	23, // 63: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	62, // 64: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	25, // 65: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	28, // 66: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	32, // 67: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	34, // 68: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	36, // 69: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	37, // 70: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	36, // 71: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	0,  // 72: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	42, // 73: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	42, // 74: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	0,  // 75: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	58, // 76: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	57, // 77: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	57, // 78: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	56, // 79: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	59, // 80: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	60, // 81: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	61, // 82: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	61, // 83: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	62, // 84: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 85: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	1,  // 86: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	32, // 87: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	74, // 88: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	25, // 89: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	76, // 90: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	0,  // 91: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	0,  // 92: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	74, // 93: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	62, // 94: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	0,  // 95: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	83, // 96: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	32, // 97: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	85, // 98: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	99, // [99:99] is the sub-list for method output_type
-	99, // [99:99] is the sub-list for method input_type
-	99, // [99:99] is the sub-list for extension type_name
-	99, // [99:99] is the sub-list for extension extendee
-	0,  // [0:99] is the sub-list for field type_name
+	9,   // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	10,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	11,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	12,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	16,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	17,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	18,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	19,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	21,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	22,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	25,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	27,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	28,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	30,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	31,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	32,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	34,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	36,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	39,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	42,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	40,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	41,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	44,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	45,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	47,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	48,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	49,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	50,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	51,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	52,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	53,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	54,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	55,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	56,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	64,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	65,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	66,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	67,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	68,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	69,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	70,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	71,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	46,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	72,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	73,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	74,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	76,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	78,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	79,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	80,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	81,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	82,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	83,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	85,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	3,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	3,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	7,   // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	6,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	8,   // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	0,   // 59: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
+	15,  // 60: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	15,  // 61: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	20,  // 62: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	23,  // 63: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	24,  // 64: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	63,  // 65: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	26,  // 66: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	29,  // 67: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	33,  // 68: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	35,  // 69: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	37,  // 70: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	38,  // 71: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	37,  // 72: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	1,   // 73: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	43,  // 74: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	43,  // 75: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	1,   // 76: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	59,  // 77: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	58,  // 78: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	58,  // 79: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	57,  // 80: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	60,  // 81: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	61,  // 82: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	62,  // 83: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	62,  // 84: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	63,  // 85: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	1,   // 86: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	2,   // 87: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	33,  // 88: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	75,  // 89: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	26,  // 90: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	77,  // 91: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	1,   // 92: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	1,   // 93: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	75,  // 94: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	63,  // 95: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	1,   // 96: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	84,  // 97: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	33,  // 98: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	86,  // 99: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	100, // [100:100] is the sub-list for method output_type
+	100, // [100:100] is the sub-list for method input_type
+	100, // [100:100] is the sub-list for extension type_name
+	100, // [100:100] is the sub-list for extension extendee
+	0,   // [0:100] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -7196,7 +7356,7 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   84,
 			NumExtensions: 0,
 			NumServices:   0,

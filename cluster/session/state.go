@@ -12,7 +12,6 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
@@ -276,11 +275,12 @@ func decodeViews(raw map[string]json.RawMessage) *views {
 	v := &views{tms: map[string]*taskexecutor.TaskExecutorView{}, subtasks: map[string]*task.SubtaskView{},
 		channels: map[string]*exchange.InputChannelView{}, partPaused: map[int]bool{}}
 	for name, b := range raw {
-		switch {
-		case name == jobgraph.JobManagerName:
+		id, _ := jobgraph.ParseActorID(name)
+		switch id.Kind() {
+		case jobgraph.ActorJobManager:
 			v.jm = &jobmaster.JobMasterView{}
 			_ = json.Unmarshal(b, v.jm)
-		case name == jobgraph.KafkaName:
+		case jobgraph.ActorKafka:
 			v.kafka = &kafka.KafkaView{}
 			_ = json.Unmarshal(b, v.kafka)
 			for _, p := range v.kafka.Partitions {
@@ -288,29 +288,24 @@ func decodeViews(raw map[string]json.RawMessage) *views {
 					v.partPaused[p.Partition] = true
 				}
 			}
-		case name == jobgraph.CheckpointCoordinatorName:
+		case jobgraph.ActorCheckpointCoordinator:
 			v.coord = &checkpoint.CheckpointCoordinatorView{}
 			_ = json.Unmarshal(b, v.coord)
-		case name == jobgraph.ResourceManagerName:
+		case jobgraph.ActorResourceManager:
 			v.rm = &resourcemanager.ResourceManagerView{}
 			_ = json.Unmarshal(b, v.rm)
-		case strings.HasPrefix(name, "tm-"):
+		case jobgraph.ActorTaskManager:
 			t := &taskexecutor.TaskExecutorView{}
 			_ = json.Unmarshal(b, t)
 			v.tms[name] = t
-		case strings.Contains(name, "/ch-"):
+		case jobgraph.ActorInputChannel:
 			c := &exchange.InputChannelView{}
 			_ = json.Unmarshal(b, c)
 			v.channels[name] = c
-		default:
-			var probe struct {
-				Vertex string `json:"vertex"`
-			}
-			if json.Unmarshal(b, &probe) == nil && probe.Vertex != "" {
-				s := &task.SubtaskView{}
-				_ = json.Unmarshal(b, s)
-				v.subtasks[name] = s
-			}
+		case jobgraph.ActorSubtask:
+			s := &task.SubtaskView{}
+			_ = json.Unmarshal(b, s)
+			v.subtasks[name] = s
 		}
 	}
 	return v

@@ -13,9 +13,6 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// timerCheckpointDuty is the coordinator's trigger and timeout duties.
-const timerCheckpointDuty = timerCheckpoint
-
 // Service is Flink's CheckpointCoordinator as a component of its own (the
 // checkpoint-coordinator actor, the design card's) (the design card's): it triggers checkpoints at the sources
 // (TriggerCheckpoint), collects AcknowledgeCheckpoint / DeclineCheckpoint
@@ -64,9 +61,6 @@ type finalizing struct {
 	states map[string]*messages.TaskStateSnapshot
 	execs  []Execution
 }
-
-// timerFinalized is the end of a checkpoint's metadata write.
-const timerFinalized = "checkpoint_finalized"
 
 // NewService returns the coordinator component.
 func NewService(cfg *config.Config) *Service {

@@ -1,7 +1,10 @@
 package checkpoint
 
-// Timer kinds (messages.Timer.Kind) of this package's components, one per
+import "github.com/flinksim/flinksim/messages"
+
+// Timer kinds (messages.TimerKind) of this package's components, one per
 // self-envelope purpose.
 const (
-	timerCheckpoint = "checkpoint" // the CheckpointCoordinator's trigger and timeout duties
+	timerCheckpointDuty = messages.TimerKind_TIMER_CHECKPOINT           // the CheckpointCoordinator's trigger and timeout duties
+	timerFinalized      = messages.TimerKind_TIMER_CHECKPOINT_FINALIZED // the end of a checkpoint's metadata write
 )

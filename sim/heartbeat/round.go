@@ -11,7 +11,7 @@ import (
 // TimerCheck is the timer kind of the check at the earliest monitor
 // deadline (Round sets it; the component's timer handler calls Round with
 // send false).
-const TimerCheck = "heartbeat_timeout"
+const TimerCheck = messages.TimerKind_TIMER_HEARTBEAT_TIMEOUT
 
 // Round is one round of a heartbeat sender (HeartbeatManagerSenderImpl
 // with a DefaultHeartbeatMonitor per target), in target name order: a

@@ -1,11 +1,13 @@
 package jobmaster
 
-// Timer kinds (messages.Timer.Kind) of this package's components, one per
+import "github.com/flinksim/flinksim/messages"
+
+// Timer kinds (messages.TimerKind) of this package's components, one per
 // self-envelope purpose.
 const (
-	timerSlotRequestTimeout = "slot_request_timeout" // slot.request.timeout of the current attempt
-	timerAlignment          = "watermark_alignment"  // job.watermark.alignment.update-interval: announce the group's max watermark
-	timerHeartbeat          = "heartbeat"            // heartbeat.interval
-	timerRestart            = "restart"              // the restart strategy's backoff
-	timerSubmitTask         = "submit_task_timeout"  // pekko.ask.timeout of a deployment's submitTask calls
+	timerSlotRequestTimeout = messages.TimerKind_TIMER_SLOT_REQUEST_TIMEOUT // slot.request.timeout of the current attempt
+	timerAlignment          = messages.TimerKind_TIMER_WATERMARK_ALIGNMENT  // job.watermark.alignment.update-interval: announce the group's max watermark
+	timerHeartbeat          = messages.TimerKind_TIMER_HEARTBEAT            // heartbeat.interval
+	timerRestart            = messages.TimerKind_TIMER_RESTART              // the restart strategy's backoff
+	timerSubmitTask         = messages.TimerKind_TIMER_SUBMIT_TASK_TIMEOUT  // pekko.ask.timeout of a deployment's submitTask calls
 )

@@ -1,12 +1,14 @@
 package kafka
 
-// Timer kinds (messages.Timer.Kind) of this package's components, one per
+import "github.com/flinksim/flinksim/messages"
+
+// Timer kinds (messages.TimerKind) of this package's components, one per
 // self-envelope purpose.
 const (
-	timerPlan       = "plan_fetches"        // parked fetches looked at again (broker_ahead.go)
-	timerGenerate   = "generate"            // the generator's tick, with a Kafka latency of 0 only (broker_ahead.go)
-	timerFetchWait  = "fetch_max_wait"      // Kafka fetch.max.wait.ms
-	timerAppend     = "append_event"        // sim.events.pace=event-time
-	timerTxnTimeout = "transaction_timeout" // the sink producer's transaction.timeout.ms
-	timerMetrics    = "metrics"             // once per virtual second
+	timerPlan       = messages.TimerKind_TIMER_PLAN_FETCHES        // parked fetches looked at again (broker_ahead.go)
+	timerGenerate   = messages.TimerKind_TIMER_GENERATE            // the generator's tick, with a Kafka latency of 0 only (broker_ahead.go)
+	timerFetchWait  = messages.TimerKind_TIMER_FETCH_MAX_WAIT      // Kafka fetch.max.wait.ms
+	timerAppend     = messages.TimerKind_TIMER_APPEND_EVENT        // sim.events.pace=event-time
+	timerTxnTimeout = messages.TimerKind_TIMER_TRANSACTION_TIMEOUT // the sink producer's transaction.timeout.ms
+	timerMetrics    = messages.TimerKind_TIMER_METRICS             // once per virtual second
 )

@@ -94,7 +94,7 @@ func TestBrokerTransactions(t *testing.T) {
 		pre      = messages.TxnRequest_PRE_COMMIT
 		commit   = messages.TxnRequest_COMMIT
 		abort    = messages.TxnRequest_ABORT
-		metrics  = "metrics"
+		metrics  = timerMetrics
 		lingerP0 = "linger"
 	)
 	steps := []struct {

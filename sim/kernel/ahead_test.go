@@ -25,7 +25,7 @@ func (f *forecaster) Step(o *Out, e *messages.Envelope) {
 			o.SendAhead(f.peer, at, 1000, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
 			f.seqs = append(f.seqs, o.Sent())
 		}
-		o.Timer(15_000, "withdraw", 0)
+		o.Timer(15_000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0) // the kernel never reads a kind
 	case *messages.Envelope_Timer:
 		o.Cancel(f.seqs[1])
 	case *messages.Envelope_HeartbeatRequest:

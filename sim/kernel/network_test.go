@@ -27,11 +27,11 @@ func (p *pinger) Step(o *Out, e *messages.Envelope) {
 			o.Spawn(p.spawn, pingerSpec{peer: p.peer, stop: p.stop, got: p.got})
 			o.Send(p.spawn, 0, &messages.Envelope_Start{Start: &messages.Start{}})
 		}
-		o.Timer(1000, "tick", 0)
+		o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
 	case *messages.Envelope_Timer:
 		if o.Now() < p.stop {
 			o.Send(p.peer, 0, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
-			o.Timer(1000, "tick", 0)
+			o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
 		}
 	case *messages.Envelope_HeartbeatRequest:
 		*p.got = append(*p.got, fmt.Sprintf("%s: ping from %s at %d", o.Name(), e.From, o.Now()))

@@ -142,8 +142,9 @@ func (o *Out) add(e *messages.Envelope, to string, at vt.Time, body messages.Bod
 	o.envs = append(o.envs, e)
 }
 
-// Timer sends body to this actor itself after delay µs.
-func (o *Out) Timer(delay vt.Time, kind string, arg int64) {
+// Timer sends a Timer of kind with arg to this actor itself after delay µs
+// (a negative delay counts as 0).
+func (o *Out) Timer(delay vt.Time, kind messages.TimerKind, arg int64) {
 	delay = max(delay, 0)
 	te := &timerEnvelope{}
 	te.t.Kind, te.t.Arg = kind, arg

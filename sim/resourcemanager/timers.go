@@ -1,7 +1,9 @@
 package resourcemanager
 
-// Timer kinds (messages.Timer.Kind) of this package's components, one per
+import "github.com/flinksim/flinksim/messages"
+
+// Timer kinds (messages.TimerKind) of this package's components, one per
 // self-envelope purpose.
 const (
-	timerHeartbeat = "heartbeat" // heartbeat.interval
+	timerHeartbeat = messages.TimerKind_TIMER_HEARTBEAT // heartbeat.interval
 )

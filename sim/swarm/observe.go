@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -90,15 +89,11 @@ func (ob *Observer) violate(inv, actor string, t vt.Time, what string) {
 // keyedSubtask reports whether actor is a subtask of the keyed vertex
 // (window-N or window-N#A, not one of its input channels) and its attempt.
 func keyedSubtask(actor string) (attempt int64, ok bool) {
-	if !strings.HasPrefix(actor, "window-") || strings.Contains(actor, "/") {
+	id, err := jobgraph.ParseActorID(actor)
+	if err != nil || id.Kind() != jobgraph.ActorSubtask || id.Vertex() != jobgraph.VertexKeyed {
 		return 0, false
 	}
-	_, a, found := strings.Cut(actor, "#")
-	if !found {
-		return 0, true
-	}
-	n, err := strconv.ParseInt(a, 10, 64)
-	return n, err == nil
+	return int64(id.Attempt()), true
 }
 
 // watermark records a watermark a subtask reported and checks that it did

@@ -1,16 +1,18 @@
 package task
 
-// Timer kinds (messages.Timer.Kind) of this package's components, one per
+import "github.com/flinksim/flinksim/messages"
+
+// Timer kinds (messages.TimerKind) of this package's components, one per
 // self-envelope purpose.
 const (
-	timerContinue            = "continue"                   // the subtask finished its current slice of work
-	timerWatermark           = "periodic_watermark"         // pipeline.auto-watermark-interval
-	timerFlush               = "output_flush"               // execution.buffer-timeout
-	timerMetrics             = "metrics"                    // once per virtual second
-	timerProcessingTime      = "processing_time"            // a processing-time timer of the keyed operator
-	timerAlignment           = "watermark_alignment"        // job.watermark.alignment.update-interval: report the watermark
-	timerCheckpointAlignment = "aligned_checkpoint_timeout" // execution.checkpointing.aligned-checkpoint-timeout (input)
-	timerCheckpointOutput    = "output_barrier_timeout"     // the same timeout for a barrier still in the output
-	timerReport              = "report_finished"            // a finished task reports once its slice and broker requests are done
-	timerInitialized         = "initialized"                // sim.task.init-time: INITIALIZING ends, the task runs
+	timerContinue            = messages.TimerKind_TIMER_CONTINUE                   // the subtask finished its current slice of work
+	timerWatermark           = messages.TimerKind_TIMER_PERIODIC_WATERMARK         // pipeline.auto-watermark-interval
+	timerFlush               = messages.TimerKind_TIMER_OUTPUT_FLUSH               // execution.buffer-timeout
+	timerMetrics             = messages.TimerKind_TIMER_METRICS                    // once per virtual second
+	timerProcessingTime      = messages.TimerKind_TIMER_PROCESSING_TIME            // a processing-time timer of the keyed operator
+	timerAlignment           = messages.TimerKind_TIMER_WATERMARK_ALIGNMENT        // job.watermark.alignment.update-interval: report the watermark
+	timerCheckpointAlignment = messages.TimerKind_TIMER_ALIGNED_CHECKPOINT_TIMEOUT // execution.checkpointing.aligned-checkpoint-timeout (input)
+	timerCheckpointOutput    = messages.TimerKind_TIMER_OUTPUT_BARRIER_TIMEOUT     // the same timeout for a barrier still in the output
+	timerReport              = messages.TimerKind_TIMER_REPORT_FINISHED            // a finished task reports once its slice and broker requests are done
+	timerInitialized         = messages.TimerKind_TIMER_INITIALIZED                // sim.task.init-time: INITIALIZING ends, the task runs
 )

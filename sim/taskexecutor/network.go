@@ -22,11 +22,12 @@ import (
 // both keep hearing every heartbeat.interval, so a check could never fire,
 // and runs without cuts keep their logs.
 
-// Timer kinds of the heartbeat monitors and the registration.
+// Timer kinds (messages.TimerKind) of the heartbeat monitors and the
+// registration.
 const (
-	timerJMHeartbeatTimeout = "jobmanager_heartbeat_timeout"
-	timerRMHeartbeatTimeout = "resourcemanager_heartbeat_timeout"
-	timerRegistration       = "registration_timeout"
+	timerJMHeartbeatTimeout = messages.TimerKind_TIMER_JOBMANAGER_HEARTBEAT_TIMEOUT
+	timerRMHeartbeatTimeout = messages.TimerKind_TIMER_RESOURCEMANAGER_HEARTBEAT_TIMEOUT
+	timerRegistration       = messages.TimerKind_TIMER_REGISTRATION_TIMEOUT
 )
 
 // Registration retry timeouts (cluster.registration.initial-timeout and
