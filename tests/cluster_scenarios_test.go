@@ -177,6 +177,7 @@ import (
 	"github.com/flinksim/flinksim/sim/jobmaster"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/resourcemanager"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -628,7 +629,7 @@ func describeBody(e *messages.Envelope) (string, string) {
 	case *messages.Envelope_SubmitTask:
 		return "SubmitTask", b.SubmitTask.ExecutionId
 	case *messages.Envelope_TaskExecutionState:
-		return "TaskExecutionState", b.TaskExecutionState.ExecutionId + " " + b.TaskExecutionState.State
+		return "TaskExecutionState", b.TaskExecutionState.ExecutionId + " " + status.Execution(b.TaskExecutionState.State).String()
 	case *messages.Envelope_CancelTask:
 		return "CancelTask", b.CancelTask.ExecutionId
 	}

@@ -369,14 +369,14 @@ func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
 	if _, current := j.location[m.ExecutionId]; !current {
 		return // a report of an earlier attempt
 	}
-	st, ok := status.ParseExecution(m.State)
+	st, ok := status.ExecutionOf(m.State)
 	if !ok {
-		o.Invariant("execution_state", "%s reported state %q", m.ExecutionId, m.State)
+		o.Invariant("execution_state", "%s reported state %v", m.ExecutionId, m.State)
 		return
 	}
 	j.tasks[m.ExecutionId] = st
 	j.sendExecutions(o)
-	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
+	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", st.String())}
 	if m.Reason != "" {
 		fields = append(fields, messages.Str("reason", m.Reason))
 	}

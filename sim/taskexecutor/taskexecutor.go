@@ -127,11 +127,11 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
-		if m := b.TaskExecutionState; m.State == status.Finished.String() {
+		if m, st := b.TaskExecutionState, status.Execution(b.TaskExecutionState.State); st == status.Finished {
 			t.finished[m.ExecutionId] = true
-		} else if m.State == status.Canceled.String() || m.State == status.Failed.String() {
+		} else if st == status.Canceled || st == status.Failed {
 			// a task in a final state leaves its slot (unregisterTaskAndNotifyFinalState)
-			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", m.State))
+			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", st.String()))
 			t.stopTask(o, m.ExecutionId)
 		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)
