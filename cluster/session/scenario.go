@@ -323,7 +323,7 @@ func loadExampleConfig(fsys fs.FS, p string) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, fmt.Errorf("%s: %v", name, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // a temporary file: at worst it stays
 	_, werr := tmp.Write(data)
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
