@@ -105,15 +105,6 @@ func (s *Server) Close() {
 	s.loop.stop()
 }
 
-// Download is GET /sim/log's content: the log of the session so far.
-func (s *Server) Download() ([]byte, error) {
-	r, cut, err := s.LogRecipe()
-	if err != nil {
-		return nil, err
-	}
-	return r.Download(cut)
-}
-
 // LogRecipe is what the log of the session so far is a re-run of: the
 // recipe and the virtual time to cut it at (0: its end), for
 // Recipe.Download. It answers between two slices of the session's work,

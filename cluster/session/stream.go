@@ -136,12 +136,6 @@ func (h *hub) leave(c chan struct{}) {
 	h.mu.Unlock()
 }
 
-func (h *hub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.clients)
-}
-
 // cursor is where a client is in the log: generation and line sequence
 // number, "GEN.SEQ" as the SSE event id (so a reconnecting EventSource
 // sends it back as Last-Event-ID and resumes where it was).
