@@ -522,7 +522,7 @@ func parsePartition(arg string) (Partition, error) {
 	return Partition{A: f[0], B: f[1], Duration: d}, nil
 }
 
-// String renders the argument in the form ParsePartition reads.
+// String renders the cut as partition-network's argument: "A B for D".
 func (p Partition) String() string {
 	return p.A + " " + p.B + " for " + strings.ReplaceAll(config.FormatDuration(p.Duration), " ", "")
 }
