@@ -135,7 +135,7 @@ func (c *Service) step(o *kernel.Out, env *messages.Envelope) {
 			c.duty(o, b.Timer.Arg)
 		}
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Int("checkpoints_completed", c.completed), messages.Int("checkpoints_failed", c.failed))
+		o.Log(eventlog.F(eventlog.KindFinal, messages.Int("checkpoints_completed", c.completed), messages.Int("checkpoints_failed", c.failed)))
 	}
 }
 
@@ -315,8 +315,8 @@ func kindOf(k messages.CheckpointKind) Kind {
 func (c *Service) triggered(o *kernel.Out, res TriggerResult) {
 	switch {
 	case res.Declined:
-		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", res.Kind.String()),
-			messages.Str("reason", res.FailureReason.String()), messages.Str("message", res.Reason))
+		o.Log(eventlog.F(eventlog.KindCheckpointDeclined, messages.Str("kind", res.Kind.String()),
+			messages.Str("reason", res.FailureReason.String()), messages.Str("message", res.Reason)))
 		if res.Kind == KindStopWithSavepoint {
 			c.requestFailed(o, res.Kind, res.Reason)
 			if c.status == status.JobRunning {
@@ -334,8 +334,8 @@ func (c *Service) triggered(o *kernel.Out, res TriggerResult) {
 		}
 		unaligned := c.cfg.UnalignedCheckpoints && c.cfg.AlignedCheckpointTimeout == 0 && !res.Savepoint
 		c.pendingStates[res.CheckpointID] = map[string]*messages.TaskStateSnapshot{}
-		o.Log(eventlog.KindCheckpointTriggered, messages.Int("checkpoint_id", res.CheckpointID), messages.Str("kind", res.Kind.String()),
-			messages.Int("timestamp_ms", res.AtMs), messages.Bool("unaligned", unaligned))
+		o.Log(eventlog.F(eventlog.KindCheckpointTriggered, messages.Int("checkpoint_id", res.CheckpointID), messages.Str("kind", res.Kind.String()),
+			messages.Int("timestamp_ms", res.AtMs), messages.Bool("unaligned", unaligned)))
 		trigger, finished := Plan(c.vertices, c.execs)
 		for _, e := range trigger {
 			o.Send(e.Name, vt.FromDuration(c.cfg.RPCLatency()), &messages.Envelope_TriggerCheckpoint{TriggerCheckpoint: &messages.TriggerCheckpoint{
@@ -381,8 +381,8 @@ func (c *Service) acknowledge(o *kernel.Out, m *messages.AcknowledgeCheckpoint) 
 	}
 	cp, err := c.coord.Acknowledge(m.CheckpointId, m.Task, ack, vt.Millis(o.Now()))
 	if err != nil {
-		o.Log(eventlog.KindCheckpointAckIgnored, messages.Int("checkpoint_id", m.CheckpointId), messages.Str("task", m.Task),
-			messages.Str("message", err.Error()))
+		o.Log(eventlog.F(eventlog.KindCheckpointAckIgnored, messages.Int("checkpoint_id", m.CheckpointId), messages.Str("task", m.Task),
+			messages.Str("message", err.Error())))
 	} else {
 		if states := c.pendingStates[m.CheckpointId]; states != nil {
 			states[m.Task] = m.State
@@ -458,7 +458,7 @@ func (c *Service) complete(o *kernel.Out, f *finalizing) {
 	if cp.Kind.IsSavepoint() {
 		fields = append(fields, messages.Str("savepoint_path", SavepointPath(cp.ID)))
 	}
-	o.Log(eventlog.KindCheckpointCompleted, fields...)
+	o.Log(eventlog.F(eventlog.KindCheckpointCompleted, fields...))
 	c.completed++
 	c.offsets[cp.ID] = "[" + eventlog.JoinRaw(offs) + "]"
 	if cp.Kind == KindPeriodic || cp.Kind == KindManual {
@@ -479,8 +479,8 @@ func (c *Service) complete(o *kernel.Out, f *finalizing) {
 func (c *Service) checkpointFailed(o *kernel.Out, f FailedCheckpoint) {
 	if f.CheckpointID == 0 {
 		// a queued request dropped before it started: no checkpoint
-		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", f.Kind.String()),
-			messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message))
+		o.Log(eventlog.F(eventlog.KindCheckpointDeclined, messages.Str("kind", f.Kind.String()),
+			messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message)))
 		return
 	}
 	if _, known := c.pendingStates[f.CheckpointID]; !known && f.Reason == ReasonCheckpointCoordinatorSuspend {
@@ -493,7 +493,7 @@ func (c *Service) checkpointFailed(o *kernel.Out, f FailedCheckpoint) {
 	if f.Task != "" {
 		fields = append(fields, messages.Str("task", f.Task))
 	}
-	o.Log(eventlog.KindCheckpointFailed, fields...)
+	o.Log(eventlog.F(eventlog.KindCheckpointFailed, fields...))
 	if f.Kind == KindStopWithSavepoint {
 		c.requestFailed(o, f.Kind, f.Message)
 		if c.status == status.JobRunning && f.Reason != ReasonCheckpointCoordinatorSuspend {

@@ -86,7 +86,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 					QueueIndexSet: netty.ResultSubpartitionIndexSet{StartIndex: req.SubpartitionIndex, EndIndex: req.SubpartitionIndex}})
 			}
 		}
-		o.Log(eventlog.KindPartitionRequest, fields...)
+		o.Log(eventlog.F(eventlog.KindPartitionRequest, fields...))
 		o.Send(c.producer, c.latency, &messages.Envelope_PartitionRequest{PartitionRequest: req})
 	case *messages.Envelope_BufferResponse:
 		c.onBuffer(o, b.BufferResponse)
@@ -115,9 +115,9 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 		c.announce(o, keep)
 	case *messages.Envelope_BacklogAnnouncement:
 		m := b.BacklogAnnouncement
-		o.Log(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(m.Backlog)),
+		o.Log(eventlog.F(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(m.Backlog)),
 			messages.Int("free_buffers", int64(c.bm.Available)), messages.Int("buffers_in_use", int64(c.bm.InUse)),
-			messages.Int("floating_buffers", int64(c.bm.Floating)))
+			messages.Int("floating_buffers", int64(c.bm.Floating))))
 		c.onSenderBacklog(o, int(m.Backlog))
 	case *messages.Envelope_EndOfRun:
 		fields := []*messages.Field{messages.Int("channel_buffers_in", c.buffersIn), messages.Int("channel_records_in", c.recordsIn),
@@ -125,7 +125,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 		if !c.local {
 			fields = append(fields, messages.Int("netty_bytes", c.nettyBytes))
 		}
-		o.Log(eventlog.KindFinal, fields...)
+		o.Log(eventlog.F(eventlog.KindFinal, fields...))
 	}
 }
 

@@ -27,6 +27,6 @@ func ChannelID(name string) netty.InputChannelID {
 // (sim.log.netty-frames): direction "out" from this actor to peer.
 func LogFrame(o *kernel.Out, peer string, m netty.Message) {
 	frame := netty.Encode(m)
-	o.Log(eventlog.KindNettyFrame, messages.Str("peer", peer), messages.Str("message", m.ID().String()),
-		messages.Int("frame_length", int64(len(frame))), messages.Str("hex", netty.HexDump(frame)))
+	o.Log(eventlog.F(eventlog.KindNettyFrame, messages.Str("peer", peer), messages.Str("message", m.ID().String()),
+		messages.Int("frame_length", int64(len(frame))), messages.Str("hex", netty.HexDump(frame))))
 }

@@ -192,27 +192,27 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 			}
 			offs += `{"partition":` + eventlog.Itoa(int64(po.Partition)) + `,"offset":` + eventlog.Itoa(po.Offset) + `}`
 		}
-		o.Log(eventlog.KindOffsetsCommitted, messages.Str("group", m.Group), messages.Str("reader", env.From),
-			messages.Int("checkpoint_id", m.CheckpointId), messages.Raw("offsets", offs+"]"))
+		o.Log(eventlog.F(eventlog.KindOffsetsCommitted, messages.Str("group", m.Group), messages.Str("reader", env.From),
+			messages.Int("checkpoint_id", m.CheckpointId), messages.Raw("offsets", offs+"]")))
 	case *messages.Envelope_EndOfRun:
 		k.metrics(o)
 		fields := []*messages.Field{messages.Int("source_records", k.source.Total()), messages.Int("results_written", k.produced),
 			messages.Int("produce_rejected", k.rejected), messages.Int("txn_errors", k.txnErrs)}
-		o.Log(eventlog.KindFinal, append(fields, k.sinkFields()...)...)
+		o.Log(eventlog.F(eventlog.KindFinal, append(fields, k.sinkFields()...)...))
 	}
 }
 
 func (k *Broker) start(o *kernel.Out) {
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.cfg.SourceTopic), messages.Int("partitions", int64(k.source.NumPartitions())))
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1))
+	o.Log(eventlog.F(eventlog.KindTopicCreated, messages.Str("topic", k.cfg.SourceTopic), messages.Int("partitions", int64(k.source.NumPartitions()))))
+	o.Log(eventlog.F(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1)))
 	o.Timer(1_000_000, timerMetrics, 0)
 	if k.events == nil {
 		if o.Now() != 0 {
 			k.gen = newGenerator(k.cfg, o.Now())
 			k.source = k.gen
 		}
-		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
-			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
+		o.Log(eventlog.F(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
+			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction)))
 		k.ahead = ahead{crossed: -1, startStep: o.Step()}
 		if k.ahead.ticking = k.cfg.KafkaLatency() <= 0; k.ahead.ticking {
 			o.Timer(0, timerGenerate, 0)
@@ -227,8 +227,8 @@ func (k *Broker) start(o *kernel.Out) {
 		for i := range k.events {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.KindBackfill, messages.Str("topic", k.cfg.SourceTopic), messages.Int("records", int64(len(k.events))),
-			messages.Raw("end_offsets", k.endOffsetsJSON()))
+		o.Log(eventlog.F(eventlog.KindBackfill, messages.Str("topic", k.cfg.SourceTopic), messages.Int("records", int64(len(k.events))),
+			messages.Raw("end_offsets", k.endOffsetsJSON())))
 		return
 	}
 	// event-time pace: each record at its event-time offset from the first
@@ -623,7 +623,7 @@ func (k *Broker) metrics(o *kernel.Out) {
 	}
 	fields := []*messages.Field{messages.Str("topic", k.cfg.SourceTopic), messages.Raw("partitions", s+"]"),
 		messages.Int("sink_records", k.sink.Topic().Total())}
-	o.Log(eventlog.KindKafkaMetrics, append(fields, k.sinkFields()...)...)
+	o.Log(eventlog.F(eventlog.KindKafkaMetrics, append(fields, k.sinkFields()...)...))
 }
 
 // sinkFields are the sink topic's record counts by transaction state

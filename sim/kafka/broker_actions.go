@@ -17,11 +17,11 @@ import (
 func (k *Broker) action(o *kernel.Out, text string) {
 	a, err := action.Parse(text)
 	if err != nil {
-		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: err.Error()}.Fields()...)
+		o.Log(eventlog.ActionIgnored{Action: text, Reason: err.Error()})
 		return
 	}
 	ignore := func(reason string) {
-		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: reason}.Fields()...)
+		o.Log(eventlog.ActionIgnored{Action: text, Reason: reason})
 	}
 	switch a.Verb {
 	case action.SendEvent:
@@ -50,8 +50,8 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		} else {
 			off = k.appendStored(p, ts, e.Key, value)
 		}
-		o.Log(eventlog.KindEventSent, messages.Int("partition", int64(p)), messages.Int("offset", off), messages.Str("key", e.Key),
-			messages.Int("timestamp", ts), messages.Raw("value", string(value)))
+		o.Log(eventlog.F(eventlog.KindEventSent, messages.Int("partition", int64(p)), messages.Int("offset", off), messages.Str("key", e.Key),
+			messages.Int("timestamp", ts), messages.Raw("value", string(value))))
 		k.serveParked(o)
 	case action.PausePartition, action.ResumePartition:
 		p, _ := strconv.Atoi(a.Arg)
@@ -76,7 +76,7 @@ func (k *Broker) action(o *kernel.Out, text string) {
 			k.paused[p] = pause
 		}
 		if pause {
-			o.Log(eventlog.KindPartitionPaused, messages.Int("partition", int64(p)))
+			o.Log(eventlog.F(eventlog.KindPartitionPaused, messages.Int("partition", int64(p))))
 			return
 		}
 		held := k.held[p]
@@ -84,7 +84,7 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		for _, i := range held {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.KindPartitionResumed, messages.Int("partition", int64(p)), messages.Int("held_records", int64(len(held))))
+		o.Log(eventlog.F(eventlog.KindPartitionResumed, messages.Int("partition", int64(p)), messages.Int("held_records", int64(len(held)))))
 		k.serveParked(o)
 	case action.Set:
 		key, value, _ := strings.Cut(a.Arg, "=")
@@ -92,7 +92,7 @@ func (k *Broker) action(o *kernel.Out, text string) {
 			ignore("not an action for the broker")
 			return
 		}
-		o.Log(eventlog.KindOutputIsolation, eventlog.OutputIsolation{IsolationLevel: value}.Fields()...)
+		o.Log(eventlog.OutputIsolation{IsolationLevel: value})
 	default:
 		ignore("not an action for the broker")
 	}

@@ -56,8 +56,8 @@ func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
 	}
 	if dropped > 0 {
 		k.rejected += dropped
-		o.Log(eventlog.KindKafkaError, messages.Str("request", "produce"), messages.Str("transactional_id", id),
-			messages.Str("error", first.Error()), messages.Int("records", dropped), messages.Str("producer", from))
+		o.Log(eventlog.F(eventlog.KindKafkaError, messages.Str("request", "produce"), messages.Str("transactional_id", id),
+			messages.Str("error", first.Error()), messages.Int("records", dropped), messages.Str("producer", from)))
 	}
 }
 
@@ -115,8 +115,8 @@ func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) 
 		for _, a := range ids {
 			k.logLatest(o, from, "abort_lingering", a, "")
 		}
-		o.Log(eventlog.KindAbortLingering, messages.Str("prefix", m.Prefix), messages.Int("subtask", int64(m.Subtask)),
-			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", eventlog.JSONStrings(ids)), messages.Str("producer", from))
+		o.Log(eventlog.F(eventlog.KindAbortLingering, messages.Str("prefix", m.Prefix), messages.Int("subtask", int64(m.Subtask)),
+			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", eventlog.JSONStrings(ids)), messages.Str("producer", from)))
 	default:
 		k.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
 	}
@@ -162,13 +162,13 @@ func (k *Broker) logTxn(o *kernel.Out, from, op, id string, info TxnInfo, note s
 	if note != "" {
 		fields = append(fields, messages.Str("note", note))
 	}
-	o.Log(eventlog.KindTransaction, fields...)
+	o.Log(eventlog.F(eventlog.KindTransaction, fields...))
 }
 
 func (k *Broker) txnError(o *kernel.Out, from, op, id string, err error) {
 	k.txnErrs++
-	o.Log(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
-		messages.Str("error", err.Error()), messages.Str("producer", from))
+	o.Log(eventlog.F(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
+		messages.Str("error", err.Error()), messages.Str("producer", from)))
 }
 
 // txnTimeout aborts the transaction begun with timer seq if it is still in

@@ -18,7 +18,7 @@ func (t *StreamTask) logFinal(o *kernel.Out) {
 	fields := []*messages.Field{messages.Str("task", o.Name())}
 	fields = t.head.appendFinal(fields)
 	fields = t.chain.appendFinal(fields)
-	o.Log(eventlog.KindFinal, fields...)
+	o.Log(eventlog.F(eventlog.KindFinal, fields...))
 }
 
 // metrics logs the task's metrics of the last virtual second with Flink's
@@ -47,5 +47,5 @@ func (t *StreamTask) metrics(o *kernel.Out) {
 			messages.Float("outPoolUsage", t.rp.OutPoolUsage()),
 			messages.Raw("outputQueueLengths", eventlog.JSONInts(out)))
 	}
-	o.Log(eventlog.KindTaskMetrics, t.head.appendMetrics(fields)...)
+	o.Log(eventlog.F(eventlog.KindTaskMetrics, t.head.appendMetrics(fields)...))
 }

@@ -190,7 +190,7 @@ func (g *oneInputStreamTask) gateSlice(o *kernel.Out) (cost vt.Time) {
 				if idle {
 					st = "IDLE"
 				}
-				o.Log(eventlog.KindWatermarkStatus, messages.Str("status", st))
+				o.Log(eventlog.F(eventlog.KindWatermarkStatus, messages.Str("status", st)))
 				if t.rp != nil {
 					k := exchange.KindStatusActive
 					if idle {
@@ -212,7 +212,7 @@ func (g *oneInputStreamTask) gateSlice(o *kernel.Out) (cost vt.Time) {
 			cost += g.barriers.onChannelBarrier(o, ci, buf, !buf.Unaligned)
 		case exchange.KindEndOfPartition:
 			ch.Ended, ch.DataEnded = true, true
-			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", t.d.InputGate.Producers[ci]))
+			o.Log(eventlog.F(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", t.d.InputGate.Producers[ci])))
 			cost += g.barriers.apply(o, g.barriers.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
 		}
 	}

@@ -200,9 +200,9 @@ func (c *operatorChain) emitResults(o *kernel.Out, out window.Output) vt.Time {
 	}
 	for _, r := range out.Results {
 		t.m.windowsFired++
-		o.Log(eventlog.KindWindowFired, messages.Str("key", r.Key), messages.Int("window_start", r.Window.Start),
+		o.Log(eventlog.F(eventlog.KindWindowFired, messages.Str("key", r.Key), messages.Int("window_start", r.Window.Start),
 			messages.Int("window_end", r.Window.End), messages.Float("value", r.Value), messages.Int("firing", int64(r.Firing)),
-			messages.Int("watermark", c.op.CurrentWatermark()))
+			messages.Int("watermark", c.op.CurrentWatermark())))
 		if c.sink != nil {
 			cost += vt.FromDuration(t.cfg.CostSink)
 			c.sink.write(resultRecord(r, t.index))
@@ -213,7 +213,7 @@ func (c *operatorChain) emitResults(o *kernel.Out, out window.Output) vt.Time {
 		}
 	}
 	for _, l := range out.Late {
-		o.Log(eventlog.KindLateSideOutput, messages.Str("key", l.Key), messages.Int("timestamp", l.Timestamp))
+		o.Log(eventlog.F(eventlog.KindLateSideOutput, messages.Str("key", l.Key), messages.Int("timestamp", l.Timestamp)))
 	}
 	if d := c.op.NumLateRecordsDropped(); d != t.m.lateDropped {
 		t.m.lateDropped = d

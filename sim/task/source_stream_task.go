@@ -63,7 +63,7 @@ func (s *sourceStreamTask) addSplits(o *kernel.Out, m *messages.AddSplits) {
 }
 
 func logSplitFinished(o *kernel.Out, st *source.Split) {
-	o.Log(eventlog.KindSplitFinished, messages.Int("partition", int64(st.Partition)), messages.Int("offset", st.Offset))
+	o.Log(eventlog.F(eventlog.KindSplitFinished, messages.Int("partition", int64(st.Partition)), messages.Int("offset", st.Offset)))
 }
 
 // aligned reports whether the source takes part in watermark alignment.
@@ -89,12 +89,12 @@ func (s *sourceStreamTask) reportWatermark(o *kernel.Out) {
 func (s *sourceStreamTask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
 	paused, resumed := s.src.OnWatermarkAlignment(maxAllowed)
 	for _, c := range paused {
-		o.Log(eventlog.KindSplitPaused, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
-			messages.Int("max_allowed_watermark", maxAllowed))
+		o.Log(eventlog.F(eventlog.KindSplitPaused, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
+			messages.Int("max_allowed_watermark", maxAllowed)))
 	}
 	for _, c := range resumed {
-		o.Log(eventlog.KindSplitResumed, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
-			messages.Int("max_allowed_watermark", maxAllowed))
+		o.Log(eventlog.F(eventlog.KindSplitResumed, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
+			messages.Int("max_allowed_watermark", maxAllowed)))
 	}
 	s.fetch(o)
 }
@@ -210,7 +210,7 @@ func (s *sourceStreamTask) broadcastStatus(o *kernel.Out, idle bool) {
 		kind, name = exchange.KindStatusIdle, "IDLE"
 	}
 	s.t.rp.Broadcast(kind, 0)
-	o.Log(eventlog.KindWatermarkStatus, messages.Str("status", name))
+	o.Log(eventlog.F(eventlog.KindWatermarkStatus, messages.Str("status", name)))
 }
 
 // maybeFinish ends a bounded source whose reader emitted everything:
