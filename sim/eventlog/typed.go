@@ -71,25 +71,15 @@ func decodeFields(kind Kind, list []*messages.Field) Event {
 		return CheckpointCompleted{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), DurationMs: f.int("duration_ms"),
 			StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"), PersistedRecords: f.int("persisted_records"),
 			PersistedBytes: f.int("persisted_bytes"), MaxAlignmentMs: f.int("max_alignment_ms"),
-			SourceOffsets: f.get("source_offsets").GetRawJson(), SavepointPath: f.str("savepoint_path")}
+			SourceOffsets: f.get("source_offsets").GetRawJson(), Tasks: f.get("tasks").GetRawJson(), SavepointPath: f.str("savepoint_path")}
 	case KindCheckpointFailed:
 		return CheckpointFailed{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), Reason: f.str("reason"),
 			Message: f.str("message"), Task: f.str("task")}
 	case KindRestore:
 		return Restore{From: f.str("from"), CheckpointID: f.int("checkpoint_id"), Reason: f.str("reason")}
-	case KindCheckpointSnapshot:
-		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"),
-			Unaligned: f.get("unaligned").GetBool(), StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"),
-			PersistedRecords: f.int("persisted_records"), AlignmentMs: f.int("alignment_ms")}
-	case KindSubmitTask:
-		return SubmitTask{Task: f.str("task"), Attempt: f.int("attempt"), TaskManager: f.str("task_manager")}
 	case KindBacklogAnnouncement:
 		return BacklogAnnouncement{Producer: f.str("producer"), Backlog: f.int("backlog"), FreeBuffers: f.int("free_buffers"),
 			BuffersInUse: f.int("buffers_in_use"), FloatingBuffers: f.int("floating_buffers")}
-	case KindFailover:
-		return Failover{Cause: f.str("cause"), Restart: f.get("restart").GetBool(), Restarts: f.int("restarts")}
-	case KindNoResourceAvailable:
-		return NoResourceAvailable{SlotsNeeded: f.int("slots_needed"), SlotsOffered: f.int("slots_offered")}
 	case KindNetworkPartition:
 		return NetworkPartition{HostA: f.str("host_a"), HostB: f.str("host_b"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
 	case KindNetworkPartitionHealed:
@@ -97,11 +87,11 @@ func decodeFields(kind Kind, list []*messages.Field) Event {
 			ConnectionsLost: f.int("connections_lost"), RunEnded: f.get("run_ended").GetBool()}
 	case KindChannelError:
 		return ChannelError{Producer: f.str("producer"), ConnectionID: f.str("connection_id"), Cause: f.str("cause")}
-	case KindHeartbeatTimeout:
-		return HeartbeatTimeout{TaskManager: f.str("task_manager"), JobManager: f.str("job_manager"),
-			ResourceManager: f.str("resource_manager"), Cause: f.str("cause")}
 	}
-	return nil
+	if e := decodeShaped(kind, f); e != nil {
+		return e
+	}
+	return decodeSimple(kind, f)
 }
 
 // Kinds of the network partitions (logged by the scheduler, sim/kernel) and
@@ -245,6 +235,7 @@ type CheckpointCompleted struct {
 	DurationMs, StateSize, CheckpointedSize          int64
 	PersistedRecords, PersistedBytes, MaxAlignmentMs int64
 	SourceOffsets                                    string // raw JSON, "" when absent
+	Tasks                                            string // raw JSON: each task's part, "" when absent
 	SavepointPath                                    string // "" for a checkpoint
 }
 
@@ -261,6 +252,9 @@ func (e CheckpointCompleted) AppendJSON(b []byte) []byte {
 	b = enc.Int(b, "max_alignment_ms", e.MaxAlignmentMs)
 	if e.SourceOffsets != "" {
 		b = enc.Raw(b, "source_offsets", e.SourceOffsets)
+	}
+	if e.Tasks != "" {
+		b = enc.Raw(b, "tasks", e.Tasks)
 	}
 	if e.SavepointPath != "" {
 		b = enc.Str(b, "savepoint_path", e.SavepointPath)
@@ -312,51 +306,6 @@ func (e Restore) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// CheckpointSnapshot is a task's snapshot for a barrier (CheckpointKind:
-// checkpoint, savepoint, stop-with-savepoint), logged by the subtask (the
-// event's actor) when its synchronous part ends; its acknowledgement follows
-// after the asynchronous upload.
-type CheckpointSnapshot struct {
-	CheckpointID   int64
-	CheckpointKind string
-	Unaligned      bool
-	// StateSize is the task's full state with its persisted in-flight data
-	// (bytes); CheckpointedSize what this checkpoint uploads (bytes).
-	StateSize, CheckpointedSize int64
-	PersistedRecords            int64 // in-flight records persisted as channel state
-	AlignmentMs                 int64 // from the task's first barrier to its last
-}
-
-func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
-
-func (e CheckpointSnapshot) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Bool(b, "unaligned", e.Unaligned)
-	b = enc.Int(b, "state_size", e.StateSize)
-	b = enc.Int(b, "checkpointed_size", e.CheckpointedSize)
-	b = enc.Int(b, "persisted_records", e.PersistedRecords)
-	b = enc.Int(b, "alignment_ms", e.AlignmentMs)
-	return b
-}
-
-// SubmitTask is the JobManager deploying an execution to a TaskManager. The
-// event carries more fields.
-type SubmitTask struct {
-	Task        string // execution id: window-0, window-0#1, ...
-	Attempt     int64
-	TaskManager string
-}
-
-func (SubmitTask) Kind() Kind { return KindSubmitTask }
-
-func (e SubmitTask) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task", e.Task)
-	b = enc.Int(b, "attempt", e.Attempt)
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	return b
-}
-
 // BacklogAnnouncement is an input channel hearing a producer's backlog
 // without credit, with its own buffer counts.
 type BacklogAnnouncement struct {
@@ -372,37 +321,6 @@ func (e BacklogAnnouncement) AppendJSON(b []byte) []byte {
 	b = enc.Int(b, "free_buffers", e.FreeBuffers)
 	b = enc.Int(b, "buffers_in_use", e.BuffersInUse)
 	b = enc.Int(b, "floating_buffers", e.FloatingBuffers)
-	return b
-}
-
-// Failover is the JobManager failing over the job. The event carries more
-// fields.
-type Failover struct {
-	Cause    string
-	Restart  bool
-	Restarts int64
-}
-
-func (Failover) Kind() Kind { return KindFailover }
-
-func (e Failover) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "cause", e.Cause)
-	b = enc.Bool(b, "restart", e.Restart)
-	b = enc.Int(b, "restarts", e.Restarts)
-	return b
-}
-
-// NoResourceAvailable is the JobManager's slot request timing out. The
-// event carries more fields.
-type NoResourceAvailable struct {
-	SlotsNeeded, SlotsOffered int64
-}
-
-func (NoResourceAvailable) Kind() Kind { return KindNoResourceAvailable }
-
-func (e NoResourceAvailable) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "slots_needed", e.SlotsNeeded)
-	b = enc.Int(b, "slots_offered", e.SlotsOffered)
 	return b
 }
 

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bytes"
+	"math"
 	"reflect"
 	"testing"
 
@@ -109,6 +110,10 @@ var typedCases = []struct {
 		[]*messages.Field{num("checkpoint_id", 5), str("kind", "savepoint"), num("duration_ms", 4), num("state_size", 472),
 			num("checkpointed_size", 100), num("persisted_records", 3), num("persisted_bytes", 300), num("max_alignment_ms", 2),
 			raw("source_offsets", `[{"split":"orders-0","offset":1}]`), str("savepoint_path", "file:/flinksim/savepoints/savepoint-5")}},
+	{CheckpointCompleted{CheckpointID: 6, CheckpointKind: "periodic", SourceOffsets: `[]`, Tasks: `[{"task":"window-0"}]`},
+		[]*messages.Field{num("checkpoint_id", 6), str("kind", "periodic"), num("duration_ms", 0), num("state_size", 0),
+			num("checkpointed_size", 0), num("persisted_records", 0), num("persisted_bytes", 0), num("max_alignment_ms", 0),
+			raw("source_offsets", `[]`), raw("tasks", `[{"task":"window-0"}]`)}},
 	{CheckpointTriggered{CheckpointID: 6, CheckpointKind: "manual", TimestampMs: 1234, Unaligned: true},
 		[]*messages.Field{num("checkpoint_id", 6), str("kind", "manual"), num("timestamp_ms", 1234), yes("unaligned", true)}},
 	{CheckpointFailed{CheckpointID: 7, CheckpointKind: "periodic", Reason: "CHECKPOINT_EXPIRED", Message: "m", Task: "window-0"},
@@ -120,16 +125,19 @@ var typedCases = []struct {
 	{Restore{From: "starting offsets", Reason: "no completed checkpoint"},
 		[]*messages.Field{str("from", "starting offsets"), str("reason", "no completed checkpoint")}},
 	{CheckpointSnapshot{CheckpointID: 4, CheckpointKind: "checkpoint", Unaligned: true, StateSize: 900, CheckpointedSize: 300,
-		PersistedRecords: 6, AlignmentMs: 12},
+		PersistedRecords: 6, StartDelayMs: 3, AlignmentMs: 12, SyncMs: 1},
 		[]*messages.Field{num("checkpoint_id", 4), str("kind", "checkpoint"), yes("unaligned", true), num("state_size", 900),
-			num("checkpointed_size", 300), num("persisted_records", 6), num("alignment_ms", 12)}},
-	{SubmitTask{Task: "window-0#1", Attempt: 1, TaskManager: "tm-2"},
-		[]*messages.Field{str("task", "window-0#1"), num("attempt", 1), str("task_manager", "tm-2")}},
+			num("checkpointed_size", 300), num("persisted_records", 6), num("start_delay_ms", 3), num("alignment_ms", 12), num("sync_ms", 1)}},
+	{SubmitTask{Task: "window-0#1", TaskName: "Window(TumblingEventTimeWindows(60000), EventTimeTrigger, count)", Attempt: 1,
+		TaskManager: "tm-2", Slot: 0, AllocationID: "alloc-2-0"},
+		[]*messages.Field{str("task", "window-0#1"), str("task_name", "Window(TumblingEventTimeWindows(60000), EventTimeTrigger, count)"),
+			num("attempt", 1), str("task_manager", "tm-2"), num("slot", 0), str("allocation_id", "alloc-2-0")}},
 	{BacklogAnnouncement{Producer: "source-0", Backlog: 3, FreeBuffers: 0, BuffersInUse: 2, FloatingBuffers: 1},
 		[]*messages.Field{str("producer", "source-0"), num("backlog", 3), num("free_buffers", 0), num("buffers_in_use", 2),
 			num("floating_buffers", 1)}},
-	{Failover{Cause: "c", Restart: true, Restarts: 2}, []*messages.Field{str("cause", "c"), yes("restart", true), num("restarts", 2)}},
-	{NoResourceAvailable{SlotsNeeded: 4, SlotsOffered: 2}, []*messages.Field{num("slots_needed", 4), num("slots_offered", 2)}},
+	{NoResourceAvailable{SlotsNeeded: 4, SlotsOffered: 2, SlotRequestTimeout: "5 min", Exception: "NoResourceAvailableException: x"},
+		[]*messages.Field{num("slots_needed", 4), num("slots_offered", 2), str("slot_request_timeout", "5 min"),
+			str("exception", "NoResourceAvailableException: x")}},
 	{NetworkPartition{HostA: "tm-1", HostB: "jobmanager", DurationMs: 3000, Action: "at=1s partition-network tm-1 jobmanager for 3s"},
 		[]*messages.Field{str("host_a", "tm-1"), str("host_b", "jobmanager"), num("duration_ms", 3000),
 			str("action", "at=1s partition-network tm-1 jobmanager for 3s")}},
@@ -140,8 +148,52 @@ var typedCases = []struct {
 		[]*messages.Field{str("host_a", "tm-1"), str("host_b", "tm-2"), num("dropped_envelopes", 0), num("connections_lost", 0)}},
 	{ChannelError{Producer: "source-1", ConnectionID: "tm-2:data#0", Cause: "RemoteTransportException"},
 		[]*messages.Field{str("producer", "source-1"), str("connection_id", "tm-2:data#0"), str("cause", "RemoteTransportException")}},
-	{HeartbeatTimeout{TaskManager: "tm-1", Cause: "c"}, []*messages.Field{str("task_manager", "tm-1"), str("cause", "c")}},
-	{HeartbeatTimeout{JobManager: "jobmanager", Cause: "c"}, []*messages.Field{str("job_manager", "jobmanager"), str("cause", "c")}},
+	{HeartbeatTimeout{TaskManager: "tm-1", LastHeartbeatMs: 3000, Cause: "c"},
+		[]*messages.Field{str("task_manager", "tm-1"), num("last_heartbeat_ms", 3000), str("cause", "c")}},
+	{HeartbeatTimeout{JobManager: "jobmanager", LastHeartbeatMs: -1, Cause: "c"},
+		[]*messages.Field{str("job_manager", "jobmanager"), num("last_heartbeat_ms", -1), str("cause", "c")}},
+	{HeartbeatTimeout{ResourceManager: "resourcemanager", Cause: "c"},
+		[]*messages.Field{str("resource_manager", "resourcemanager"), num("last_heartbeat_ms", 0), str("cause", "c")}},
+	{Failover{Cause: "c", Strategy: "none", Restarts: 0},
+		[]*messages.Field{str("cause", "c"), yes("restart", false), str("strategy", "none"), num("restarts", 0)}},
+	{Failover{Cause: "c", Restart: true, Strategy: "fixed-delay", BackoffMs: 1000, Restarts: 2, NextAttempt: 3},
+		[]*messages.Field{str("cause", "c"), yes("restart", true), str("strategy", "fixed-delay"), num("backoff_ms", 1000),
+			num("restarts", 2), num("next_attempt", 3)}},
+	{KafkaError{Request: "produce", TransactionalID: "t-1", Error: "e", HasRecords: true, Records: 0, Producer: "sink-0"},
+		[]*messages.Field{str("request", "produce"), str("transactional_id", "t-1"), str("error", "e"), num("records", 0), str("producer", "sink-0")}},
+	{KafkaError{Request: "commit", TransactionalID: "t-1", Error: "e", Producer: "sink-0"},
+		[]*messages.Field{str("request", "commit"), str("transactional_id", "t-1"), str("error", "e"), str("producer", "sink-0")}},
+	{Reconfigure{Step: RescaleStop, Setting: "k", Value: "v"},
+		[]*messages.Field{str("step", "stop-with-savepoint"), str("setting", "k"), str("value", "v")}},
+	{Reconfigure{Step: RescaleSubmit, Setting: "k", Value: "v", SavepointPath: "p"},
+		[]*messages.Field{str("step", "submit from savepoint"), str("setting", "k"), str("value", "v"), str("savepoint_path", "p")}},
+	{Reconfigure{Result: "failed", Setting: "k", Cause: "c"}, []*messages.Field{str("result", "failed"), str("setting", "k"), str("cause", "c")}},
+	{Rescale{Step: RescaleStop, ToParallelism: 3}, []*messages.Field{str("step", "stop-with-savepoint"), num("to_parallelism", 3)}},
+	{Rescale{Step: RescaleSubmit, SavepointPath: "p", FromParallelism: 2, ToParallelism: 3, MaxParallelism: 128},
+		[]*messages.Field{str("step", "submit from savepoint"), str("savepoint_path", "p"), num("from_parallelism", 2), num("to_parallelism", 3),
+			num("max_parallelism", 128)}},
+	{Rescale{Result: "failed", Cause: "c"}, []*messages.Field{str("result", "failed"), str("cause", "c")}},
+	{TaskState{Task: "window-0", State: "SCHEDULED", Note: "waiting for a slot"},
+		[]*messages.Field{str("task", "window-0"), str("state", "SCHEDULED"), str("note", "waiting for a slot")}},
+	{TaskState{Task: "window-0", State: "DEPLOYING", AllocationID: "a"},
+		[]*messages.Field{str("task", "window-0"), str("state", "DEPLOYING"), str("allocation_id", "a")}},
+	{TaskState{Task: "window-0", State: "FAILED", Reason: "r"}, []*messages.Field{str("task", "window-0"), str("state", "FAILED"), str("reason", "r")}},
+	{TaskState{Task: "window-0", State: "RUNNING"}, []*messages.Field{str("task", "window-0"), str("state", "RUNNING")}},
+	{Transaction{Op: "commit", TransactionalID: "t", State: "Committed", Records: 4, Producer: "p", Note: "n"},
+		[]*messages.Field{str("op", "commit"), str("transactional_id", "t"), str("state", "Committed"), num("records", 4), str("producer", "p"),
+			str("note", "n")}},
+	{Transaction{Op: "begin", TransactionalID: "t", State: "Open", Producer: "p"},
+		[]*messages.Field{str("op", "begin"), str("transactional_id", "t"), str("state", "Open"), num("records", 0), str("producer", "p")}},
+	{PartitionRequest{Channel: "LocalInputChannel", Producer: "source-0", Subpartition: 1},
+		[]*messages.Field{str("channel", "LocalInputChannel"), str("producer", "source-0"), num("subpartition", 1)}},
+	{PartitionRequest{Channel: "RemoteInputChannel", Producer: "source-0", Subpartition: 1, Remote: true, InitialCredit: 2, ConnectionID: "c"},
+		[]*messages.Field{str("channel", "RemoteInputChannel"), str("producer", "source-0"), num("subpartition", 1), num("initial_credit", 2),
+			str("connection_id", "c")}},
+	{KafkaMetrics{Topic: "orders", Partitions: `[{"partition":0,"end_offset":5,"read_offset":5,"lag":0}]`, SinkRecords: 3, SinkOpen: 1,
+		SinkPreCommitted: 2, SinkCommitted: 3, SinkAborted: 4, SinkPlain: 5, LastStableOffset: 6},
+		[]*messages.Field{str("topic", "orders"), raw("partitions", `[{"partition":0,"end_offset":5,"read_offset":5,"lag":0}]`),
+			num("sink_records", 3), num("sink_open", 1), num("sink_pre_committed", 2), num("sink_committed", 3), num("sink_aborted", 4),
+			num("sink_plain", 5), num("last_stable_offset", 6)}},
 	{FinalCounters{List: []Value{S("task", "window-0"), I("records_in", 60000), I("windows_fired", 54)}},
 		[]*messages.Field{str("task", "window-0"), num("records_in", 60000), num("windows_fired", 54)}},
 }
@@ -168,7 +220,7 @@ func TestWriterMatchesZerolog(t *testing.T) {
 			t.Errorf("%s: decoded from JSON %+v, want %+v", c.e.Kind(), got, c.e)
 		}
 	}
-	if len(kinds) < 23 {
+	if len(kinds) < 30 {
 		t.Errorf("only %d kinds covered", len(kinds))
 	}
 }
@@ -191,6 +243,60 @@ func TestDoneProtoKeepsLines(t *testing.T) {
 		}
 		if !reflect.DeepEqual(Decode(b), typedCases[i].e) {
 			t.Errorf("event %d: decoded %+v, want %+v", i, Decode(b), typedCases[i].e)
+		}
+	}
+}
+
+// simpleKinds are the kinds of kinds_simple.go.
+var simpleKinds = []Event{AbortLingering{}, ActorStarted{}, WatermarkAlignment{}, Backfill{}, BarrierTimedOut{}, ChannelFinished{}, CheckpointAckIgnored{}, CheckpointDeclined{}, CheckpointDeclinedByTask{}, CheckpointSnapshot{}, EventSent{}, GeneratorStarted{}, JobGraph{}, NettyFrame{}, NoResourceAvailable{}, OfferSlots{}, OffsetsCommitted{}, PartitionPaused{}, PartitionResumed{}, ReaderNoSplits{}, RegisterTaskExecutor{}, RegistrationResponse{}, RequestSlot{}, ResourceRequirements{}, RestartStrategy{}, SplitFinished{}, SplitPaused{}, SplitResumed{}, SplitsAssigned{}, StateRestored{}, SubmitTask{}, TaskExecutorRegistered{}, TaskManagerKilled{}, TaskManagerLost{}, TaskManagerStarted{}, TopicCreated{}, WatermarkStatus{}, WorkerTerminated{}}
+
+// Every field of every simple kind, filled with values that need escaping
+// or are extreme, writes what zerolog writes for the same fields, and
+// decodes back from its JSON text.
+func TestSimpleKindsMatchZerolog(t *testing.T) {
+	fill := []func(v reflect.Value, i int){
+		func(v reflect.Value, i int) { v.SetInt([]int64{0, -1, math.MaxInt64, math.MinInt64, 42}[i%5]) },
+		func(v reflect.Value, i int) {
+			v.SetString([]string{"", "q\"\\\n", "<&>é\x7f", "tab\t\u2028", "plain"}[i%5])
+		},
+		func(v reflect.Value, i int) { v.SetBool(i%2 == 0) },
+		func(v reflect.Value, i int) { v.SetFloat([]float64{0.1, 1e21, 1e-7, -3, 2.5}[i%5]) },
+	}
+	for _, zero := range simpleKinds {
+		for round := 0; round < 5; round++ {
+			rv := reflect.New(reflect.TypeOf(zero)).Elem()
+			for i := 0; i < rv.NumField(); i++ {
+				f := rv.Field(i)
+				switch f.Kind() {
+				case reflect.Int64:
+					fill[0](f, i+round)
+				case reflect.String:
+					// a raw JSON field writes its text unquoted
+					f.SetString("\u00a7")
+					if !bytes.Contains(rv.Interface().(Event).AppendJSON(nil), []byte("\"\u00a7\"")) {
+						f.SetString([]string{`[1,"x"]`, `{"a":[]}`, `[]`, `[{"p":-1}]`, `{}`}[(i+round)%5])
+						continue
+					}
+					fill[1](f, i+round)
+				case reflect.Bool:
+					fill[2](f, i+round)
+				case reflect.Float64:
+					fill[3](f, i+round)
+				default:
+					t.Fatalf("%T.%s: a field of kind %s", zero, rv.Type().Field(i).Name, f.Kind())
+				}
+			}
+			e := rv.Interface().(Event)
+			text := e.AppendJSON(nil)
+			fs := ParseFields(text)
+			// raw fields are written as they are: give them JSON
+			want := zerologLine(5, "a", e.Kind(), fs)
+			if got := newLine(&LogEvent{Vt: 5, Actor: "a", Body: e}); !bytes.Equal(got, want) {
+				t.Errorf("%T:\n got %s\nwant %s", e, got, want)
+			}
+			if got := Decode(&LogEvent{Body: kernel.RawJSON{K: e.Kind(), JSON: text}}); !reflect.DeepEqual(got, e) {
+				t.Errorf("%T: decoded %+v, want %+v", e, got, e)
+			}
 		}
 	}
 }

@@ -210,29 +210,6 @@ func taskMetricsOf(f fields) TaskMetrics {
 	return m
 }
 
-// HeartbeatTimeout is a heartbeat monitor timing out: the JobManager's or
-// ResourceManager's of a TaskManager (TaskManager set), or a TaskManager's
-// of the JobManager or ResourceManager, with the event's other fields in
-// their order (Rest).
-type HeartbeatTimeout struct {
-	TaskManager, JobManager, ResourceManager, Cause string
-}
-
-func (HeartbeatTimeout) Kind() Kind { return KindHeartbeatTimeout }
-
-func (e HeartbeatTimeout) AppendJSON(b []byte) []byte {
-	if e.TaskManager != "" {
-		b = enc.Str(b, "task_manager", e.TaskManager)
-	}
-	if e.JobManager != "" {
-		b = enc.Str(b, "job_manager", e.JobManager)
-	}
-	if e.ResourceManager != "" {
-		b = enc.Str(b, "resource_manager", e.ResourceManager)
-	}
-	return enc.Str(b, "cause", e.Cause)
-}
-
 // fields is an event's fields by key (the first of a key wins).
 type fields []*messages.Field
 

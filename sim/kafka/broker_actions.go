@@ -50,8 +50,7 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		} else {
 			off = k.appendStored(p, ts, e.Key, value)
 		}
-		o.Log(eventlog.F(eventlog.KindEventSent, messages.Int("partition", int64(p)), messages.Int("offset", off), messages.Str("key", e.Key),
-			messages.Int("timestamp", ts), messages.Raw("value", string(value))))
+		o.Log(eventlog.EventSent{Partition: int64(p), Offset: off, Key: e.Key, Timestamp: ts, Value: string(value)})
 		k.serveParked(o)
 	case action.PausePartition, action.ResumePartition:
 		p, _ := strconv.Atoi(a.Arg)
@@ -76,7 +75,7 @@ func (k *Broker) action(o *kernel.Out, text string) {
 			k.paused[p] = pause
 		}
 		if pause {
-			o.Log(eventlog.F(eventlog.KindPartitionPaused, messages.Int("partition", int64(p))))
+			o.Log(eventlog.PartitionPaused{Partition: int64(p)})
 			return
 		}
 		held := k.held[p]
@@ -84,7 +83,7 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		for _, i := range held {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.F(eventlog.KindPartitionResumed, messages.Int("partition", int64(p)), messages.Int("held_records", int64(len(held)))))
+		o.Log(eventlog.PartitionResumed{Partition: int64(p), HeldRecords: int64(len(held))})
 		k.serveParked(o)
 	case action.Set:
 		key, value, _ := strings.Cut(a.Arg, "=")
