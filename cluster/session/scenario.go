@@ -18,6 +18,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -336,8 +337,15 @@ var scenarioFS fs.FS = examples.FS
 
 var scenarioList = sync.OnceValues(func() ([]Scenario, error) { return LoadScenarios(scenarioFS) })
 
-// startScenario is the loop's "scenario" command.
-func (l *loop) startScenario(name string) reply {
+// SetScenarioFS replaces where the scenarios come from, before the first
+// session asks for them: the WebAssembly build's embedded examples with
+// the events files read from the site.
+func SetScenarioFS(fsys fs.FS) { scenarioFS = fsys }
+
+// startScenario is the loop's "scenario" command; settings, when given (a
+// link's ?set=), change the scenario's own, checked as the settings panel's
+// are.
+func (l *loop) startScenario(name string, settings [][2]string) reply {
 	list, err := scenarioList()
 	if err != nil {
 		return reply{err: err, status: 500}
@@ -354,6 +362,14 @@ func (l *loop) startScenario(name string) reply {
 	nr, err := sc.Recipe(scenarioFS)
 	if err != nil {
 		return reply{err: err, status: 500}
+	}
+	if len(settings) > 0 {
+		if err := applySettings(&nr.Settings, settings); err != nil {
+			return reply{err: err}
+		}
+		if _, err := jobgraph.Build(nr.Settings); err != nil {
+			return reply{err: err}
+		}
 	}
 	// how the process runs its simulation stays the process's
 	nr.Options.AdaptProcs, nr.Options.AdaptGC = l.recipe.Options.AdaptProcs, l.recipe.Options.AdaptGC
