@@ -34,6 +34,10 @@ func main() {
 	post := js.Global().Get("flinksimPost")
 	session.SetScenarioFS(siteFS{examples.FS})
 	r, err := session.DefaultRecipe()
+	// a tab lives shorter than a server: the scheduler may let the heap
+	// grow to three times what is live while it is small (actors/workers.go),
+	// 1.17x faster at max speed (BenchmarkWasmSessionMax)
+	r.Options.AdaptGC = true
 	var core *session.Core
 	if err == nil {
 		core, err = session.NewCore(session.Config{Recipe: r})
