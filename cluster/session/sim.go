@@ -44,21 +44,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// writeReply answers a loop command: its body as JSON, or its error as
-// text (the CLI's message) with status 400 unless the command said
-// otherwise.
-func writeReply(w http.ResponseWriter, r reply) {
-	if r.err != nil {
-		st := r.status
-		if st == 0 {
-			st = http.StatusBadRequest
-		}
-		http.Error(w, r.err.Error(), st)
-		return
-	}
-	writeJSON(w, http.StatusOK, r.body)
-}
-
 // writeAnswer writes a Core operation's answer: its JSON body, or its
 // error as text with its status.
 func writeAnswer(w http.ResponseWriter, a Answer) {

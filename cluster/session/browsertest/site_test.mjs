@@ -81,6 +81,23 @@ try {
   expect(await page.evaluate(() => S.timeline.future) === 1, 'the kill is not ahead on the timeline');
   await page.screenshot({ path: `${out}/site-03-jumped-back.png` });
 
+  step = 'the reads of the session interface: keyed state, explain, scenarios, a step';
+  const keyed = await page.evaluate(async () => {
+    const st = await session.state();
+    return st.vertices.flatMap(v => v.subtasks).reduce((n, s) => n + (s.keyed_state || []).length, 0);
+  });
+  expect(keyed > 0, 'no keyed state in session.state()');
+  const ex = await page.evaluate(() => session.explain('user-42'));
+  expect(ex.key === 'user-42' && ex.max_parallelism === 128 && ex.key_group >= 0 && ex.key_group < 128 && /^window-/.test(ex.owner), `explain: ${JSON.stringify(ex)}`);
+  const names = await page.evaluate(async () => (await session.scenarios()).scenarios.map(s => s.name));
+  expect(names.includes('backpressure') && names.length >= 10, `scenarios: ${names}`);
+  const steps = await page.evaluate(() => S.steps);
+  await page.click('[data-speed="step"]');
+  await until('one scheduler step', () => page.evaluate(n => S.steps === n + 1, steps));
+  let refused = '';
+  try { await page.evaluate(() => session.seek('ten seconds')); } catch (e) { refused = e.message; }
+  expect(/virtual time/.test(refused), `a bad jump was not refused with the server's message: ${refused}`);
+
   step = 'max speed, through the kill again';
   await speed('max');
   await page.waitForTimeout(2000);
