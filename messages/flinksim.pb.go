@@ -1678,12 +1678,15 @@ func (x *Spawned) GetId() string {
 
 // LogEvent is one line of the event log. Only the scheduler writes it.
 type LogEvent struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Vt            int64                  `protobuf:"varint,1,opt,name=vt,proto3" json:"vt,omitempty"` // virtual microseconds
-	Actor         string                 `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
-	Seq           uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
-	Kind          string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
-	Fields        []*Field               `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Vt     int64                  `protobuf:"varint,1,opt,name=vt,proto3" json:"vt,omitempty"` // virtual microseconds
+	Actor  string                 `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
+	Seq    uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	Kind   string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	Fields []*Field               `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	// the fields already written as the log writes them (,"key":value each,
+	// after "event"): how a typed event crosses the remote transport
+	Json          []byte `protobuf:"bytes,6,opt,name=json,proto3" json:"json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1749,6 +1752,13 @@ func (x *LogEvent) GetKind() string {
 func (x *LogEvent) GetFields() []*Field {
 	if x != nil {
 		return x.Fields
+	}
+	return nil
+}
+
+func (x *LogEvent) GetJson() []byte {
+	if x != nil {
+		return x.Json
 	}
 	return nil
 }
@@ -7121,13 +7131,14 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aSpawned\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\tR\x02id\"\x88\x01\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"\x9c\x01\n" +
 	"\bLogEvent\x12\x0e\n" +
 	"\x02vt\x18\x01 \x01(\x03R\x02vt\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04kind\x18\x04 \x01(\tR\x04kind\x120\n" +
-	"\x06fields\x18\x05 \x03(\v2\x18.flinksim.messages.FieldR\x06fields\"\x95\x01\n" +
+	"\x06fields\x18\x05 \x03(\v2\x18.flinksim.messages.FieldR\x06fields\x12\x12\n" +
+	"\x04json\x18\x06 \x01(\fR\x04json\"\x95\x01\n" +
 	"\x05Field\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x03int\x18\x02 \x01(\x03H\x00R\x03int\x12\x12\n" +

@@ -15,7 +15,6 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/cluster/console"
 	"github.com/flinksim/flinksim/cluster/inputs"
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -218,7 +217,7 @@ func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), in
 	opt.Log = w
 	adapt(&opt)
 	if len(observers) > 0 {
-		opt.Observe = func(ev *messages.LogEvent) {
+		opt.Observe = func(ev *eventlog.LogEvent) {
 			for _, o := range observers {
 				o(ev)
 			}

@@ -26,7 +26,7 @@ type rmRun struct {
 	step   uint64
 	timers []*messages.Envelope // its own, not yet delivered
 	sent   []*messages.Envelope // to others, in order
-	events []*messages.LogEvent
+	events []kernel.Event
 	spawns []string // "name spec-kind"
 	specs  []kernel.Spec
 }
@@ -152,7 +152,7 @@ func TestALostTaskManagerIsReplacedBySpec(t *testing.T) {
 	}
 	var lostAt int64 = -1
 	for _, ev := range r.events {
-		if ev.Kind == string(eventlog.KindTaskManagerLost) {
+		if string(ev.Kind()) == string(eventlog.KindTaskManagerLost) {
 			lostAt = ev.Vt
 		}
 	}
@@ -205,12 +205,8 @@ func TestReRegistrationHeartbeatsAndFinalCounters(t *testing.T) {
 	}
 	var regs []int64
 	for _, ev := range r.events {
-		if ev.Kind == string(eventlog.KindTaskExecutorRegistered) {
-			for _, f := range ev.Fields {
-				if f.Key == "registered_task_managers" {
-					regs = append(regs, f.GetInt())
-				}
-			}
+		if p, ok := ev.Body.(eventlog.TaskExecutorRegistered); ok {
+			regs = append(regs, p.RegisteredTaskManagers)
 		}
 	}
 	if !slices.Equal(regs, []int64{1, 2, 2}) {
@@ -233,17 +229,19 @@ func TestReRegistrationHeartbeatsAndFinalCounters(t *testing.T) {
 	}
 	r.runTimers(vt.FromDuration(cfg.HeartbeatTimeout) + interval)
 	for _, ev := range r.events {
-		if ev.Kind == string(eventlog.KindTaskManagerLost) {
+		if ev.Kind() == eventlog.KindTaskManagerLost {
 			t.Fatalf("a TaskManager that answered was lost: %v", ev)
 		}
 	}
 	r.send(vt.FromDuration(cfg.HeartbeatTimeout)+interval, kernel.SchedulerName, &messages.Envelope_EndOfRun{EndOfRun: &messages.EndOfRun{}})
 	last := r.events[len(r.events)-1]
 	got := map[string]int64{}
-	for _, f := range last.Fields {
-		got[f.Key] = f.GetInt()
+	if p, ok := last.Body.(eventlog.FinalCounters); ok {
+		for _, v := range p.List {
+			got[v.Key] = v.Int
+		}
 	}
-	if last.Kind != string(eventlog.KindFinal) || got["registered_task_managers"] != 2 || got["free_slots_left"] != 3 {
-		t.Errorf("final event %s %v, want final with 2 task managers and 3 free slots", last.Kind, got)
+	if last.Kind() != eventlog.KindFinal || got["registered_task_managers"] != 2 || got["free_slots_left"] != 3 {
+		t.Errorf("final event %s %v, want final with 2 task managers and 3 free slots", last.Kind(), got)
 	}
 }

@@ -33,7 +33,7 @@ type harness struct {
 	s    *StreamTask
 	o    *kernel.Out
 	sent []*messages.Envelope
-	logs []*messages.LogEvent
+	logs []kernel.Event
 }
 
 // newDeployedHarness makes the subtask as the TaskExecutor spawns it, not

@@ -47,7 +47,7 @@ func newTERun(t *testing.T, cfg config.Config) *teRun {
 	return r
 }
 
-func (r *teRun) deliver(at vt.Time, from string, body messages.Body) *messages.Done {
+func (r *teRun) deliver(at vt.Time, from string, body messages.Body) *kernel.Done {
 	r.t.Helper()
 	r.step++
 	return kernel.Deliver(r.te, r.o, r.step, at, []*messages.Envelope{{DeliverAt: at.Micros(), To: "tm-1", From: from, Body: body}})
@@ -184,26 +184,14 @@ func TestOnlyAKillStopsTheTaskManager(t *testing.T) {
 	if len(d.Stopped) != 0 || r.te.killed {
 		t.Fatalf("a trigger-checkpoint stopped %v (killed %v)", d.Stopped, r.te.killed)
 	}
-	if len(d.Events) != 1 || d.Events[0].Kind != string(eventlog.KindActionIgnored) ||
-		fieldStr(d.Events[0], "action") != "at=2s trigger-checkpoint" || fieldStr(d.Events[0], "reason") != "not an action for the TaskManager" {
+	if len(d.Events) != 1 || d.Events[0].Body != (eventlog.ActionIgnored{Action: "at=2s trigger-checkpoint", Reason: "not an action for the TaskManager"}) {
 		t.Fatalf("events %v, want one action_ignored naming at=2s trigger-checkpoint", d.Events)
 	}
 	kill := action.Action{At: 3 * time.Second, Verb: action.KillTaskManager, TaskManager: "tm-1"}
 	d = r.deliver(3*vt.Second, kernel.UserName, &messages.Envelope_Action{Action: kill.Message(true)})
-	if !r.te.killed || len(d.Events) == 0 || d.Events[0].Kind != string(eventlog.KindTaskManagerKilled) ||
-		fieldStr(d.Events[0], "action") != "at=3s kill-taskmanager tm-1" {
+	if !r.te.killed || len(d.Events) == 0 || d.Events[0].Body != (eventlog.TaskManagerKilled{Action: "at=3s kill-taskmanager tm-1", Tasks: 1}) {
 		t.Fatalf("after the kill: killed %v, events %v", r.te.killed, d.Events)
 	}
-}
-
-// fieldStr is the text field key of ev ("" when it has none).
-func fieldStr(ev *messages.LogEvent, key string) string {
-	for _, f := range ev.Fields {
-		if f.Key == key {
-			return f.GetStr()
-		}
-	}
-	return ""
 }
 
 // The default slot profile is the total divided into equal shares: CPU
