@@ -261,12 +261,16 @@ func (j *JobManager) drop(source, kind, why string) {
 func (j *JobManager) dropLocked(source, kind, why string) {
 	j.stats.Dropped++
 	j.dropWhy[kind]++
-	j.dropShown[source]++
-	switch n := j.dropShown[source]; {
+	host := source // a member's name, or the host of a connection's address
+	if h, _, err := net.SplitHostPort(source); err == nil {
+		host = h
+	}
+	j.dropShown[host]++
+	switch n := j.dropShown[host]; {
 	case n <= maxDropsShown:
 		j.printf("dropped from %s: %s", source, why)
 	case n == maxDropsShown+1:
-		j.printf("dropped from %s: more; further drops from it are counted, not shown", source)
+		j.printf("dropped from %s: more; further drops from %s are counted, not shown", source, host)
 	}
 }
 
@@ -289,7 +293,11 @@ func (j *JobManager) handshake(raw net.Conn) {
 	from := raw.RemoteAddr().String()
 	if j.cfg.TLS == nil && j.cfg.JoinToken == nil && !isLoopback(raw.RemoteAddr()) {
 		j.drop(from, "not loopback", "a connection from outside loopback, and this jobmanager has neither TLS (--tls-cert, --tls-key, --tls-ca) nor a join token (--join-token-file)")
-		raw.Close()
+		raw.SetDeadline(time.Now().Add(time.Second))
+		c := newConn(raw)
+		c.send(&messages.Frame{Body: &messages.Frame_JoinRefused{JoinRefused: &messages.JoinRefused{
+			Reason: "the jobmanager has neither TLS nor a join token: only processes on its loopback may join"}}})
+		c.flushClose(time.Second)
 		return
 	}
 	raw.SetDeadline(time.Now().Add(handshakeTimeout))
@@ -338,12 +346,15 @@ func (j *JobManager) handshake(raw net.Conn) {
 		f, err := c.read()
 		if err != nil {
 			j.mu.Lock()
-			if errors.Is(err, errUndecodable) && !p.lost {
+			switch {
+			case j.closing:
+				// the run is over: its connection closes
+			case errors.Is(err, errUndecodable) && !p.lost:
 				what := fmt.Sprintf("taskmanager process %d (%s) sent a message this program cannot decode: %v", p.position, p, err)
 				j.problems = append(j.problems, what)
 				j.printf("%s", what)
 				j.lose(p, "it sent a message this program cannot decode")
-			} else {
+			default:
 				j.lose(p, "the connection to it closed")
 			}
 			j.mu.Unlock()

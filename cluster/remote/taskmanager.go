@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,7 +118,13 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 		if cfg.TLS == nil {
 			return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining (if it uses TLS, give this process --tls-cert, --tls-key and --tls-ca): %v", jm, err)
 		}
-		return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining (did it refuse this process's certificate?): %v", jm, err)
+		if strings.Contains(err.Error(), "remote error: tls") {
+			return fmt.Errorf("TLS: the jobmanager at %s refused this process's certificate: %v", jm, err)
+		}
+		return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining: %v", jm, err)
+	}
+	if r := f.GetJoinRefused(); r != nil {
+		return fmt.Errorf("the jobmanager at %s refused this process: %s", jm, r.Reason)
 	}
 	ch := f.GetChallenge()
 	if ch == nil {
