@@ -103,6 +103,9 @@ type JobManager struct {
 // Stats count the transport's traffic (for the README's figures).
 type Stats struct {
 	Batches, Bytes uint64 // StepBatches sent and their payload bytes
+	// Waits are the steps that sent at least one StepBatch: each waits for
+	// the answers, one network round trip (the processes' in parallel).
+	Waits uint64
 	// RoundTrips are heartbeat round trips (Ping out, Pong back: one
 	// message each way between the processes), during the run.
 	RoundTrips []time.Duration
@@ -508,9 +511,14 @@ func (j *JobManager) report(res *cluster.Result, wall time.Duration) {
 		rtt = fmt.Sprintf("; heartbeat round trip median %s, p90 %s (%d)", st.RoundTrips[n/2].Round(time.Microsecond),
 			st.RoundTrips[n*9/10].Round(time.Microsecond), n)
 	}
-	j.printf("the run took %.2fs wall: %d steps (%.0f per second), %d records read (%.0f per second); %d step batches to the processes, %.1f MB%s; %s",
+	vsec := float64(res.EndVT) / 1e6
+	perV := 0.0
+	if vsec > 0 {
+		perV = float64(st.Waits) / vsec
+	}
+	j.printf("the run took %.2fs wall: %d steps (%.0f per second), %d records read (%.0f per second); %d step batches to the processes, %.1f MB; %d round trips (steps waiting for a taskmanager process), %.0f per virtual second, %.2fs wall per virtual second%s; %s",
 		sec, res.Steps, float64(res.Steps)/sec, res.Counters["records_read"], float64(res.Counters["records_read"])/sec,
-		st.Batches, float64(st.Bytes)/1e6, rtt, j.dropSummary())
+		st.Batches, float64(st.Bytes)/1e6, st.Waits, perV, sec/max(vsec, 1e-6), rtt, j.dropSummary())
 }
 
 // dropSummary says how many messages were dropped, by kind.
@@ -615,6 +623,11 @@ func (t *transport) SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, 
 		groups[k].Deliveries = append(groups[k].Deliveries, &messages.Delivery{To: d.To, Envelopes: d.Envelopes})
 	}
 	var to []string
+	if len(groups) > 0 {
+		j.mu.Lock()
+		j.stats.Waits++
+		j.mu.Unlock()
+	}
 	for k, g := range groups {
 		b, err := proto.Marshal(g)
 		if err == nil && len(b) > maxBatchBytes {

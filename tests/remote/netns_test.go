@@ -26,7 +26,7 @@ type hosts struct {
 // newHosts sets the namespaces up (root only; skipped elsewhere unless
 // FLINKSIM_REQUIRE_NETNS=1, as .ci/run sets, which makes it a failure) and
 // removes them when the test ends.
-func newHosts(t *testing.T) *hosts {
+func newHosts(t testing.TB) *hosts {
 	t.Helper()
 	need := os.Getenv("FLINKSIM_REQUIRE_NETNS") == "1"
 	skip := func(why string) {
@@ -70,7 +70,7 @@ func newHosts(t *testing.T) *hosts {
 }
 
 // tokenFile writes a join token into a file for --join-token-file.
-func tokenFile(t *testing.T) string {
+func tokenFile(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "join-token")
 	if err := os.WriteFile(path, []byte("a test join token of 32 bytes..\n"), 0o600); err != nil {
