@@ -4,30 +4,29 @@ import (
 	"bytes"
 	"io"
 	"net"
-	"runtime/debug"
-	"strings"
 	"testing"
 
 	"github.com/anthdm/hollywood/actor"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
 // memberJM is a jobmanager with one member, p, whose connection is one end
 // of a pipe; Dones it hands on reach done.
-func memberJM(t *testing.T) (*JobManager, *peer, chan *messages.Done) {
+func memberJM(t *testing.T) (*JobManager, *peer, chan *kernel.Done) {
 	t.Helper()
 	eng, err := actor.NewEngine(actor.NewEngineConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan *messages.Done, 16)
+	done := make(chan *kernel.Done, 16)
 	j := &JobManager{started: true, cfg: JobManagerConfig{Stderr: io.Discard}, engine: eng, byAddr: map[string]*peer{},
 		dropShown: map[string]int{}, dropWhy: map[string]uint64{}, losses: make(chan *lossNote, 4), byes: make(chan struct{}, 4)}
 	j.self = spawnInline(eng, HubName, func(any, *actor.PID) {})
 	j.scheduler = spawnInline(eng, "scheduler", func(m any, _ *actor.PID) {
-		if d, ok := m.(*messages.Done); ok {
+		if d, ok := m.(*kernel.Done); ok {
 			done <- d
 		}
 	})
@@ -101,33 +100,6 @@ func TestMemberAnswerForOthersLoses(t *testing.T) {
 				t.Fatalf("lost %v, problems %v, %d Dones", p.lost, j.Problems(), len(done))
 			}
 		})
-	}
-}
-
-// The fingerprint tells apart builds of one version: another revision, a
-// dirty tree, other dependencies, the test hook.
-func TestFingerprintDiffers(t *testing.T) {
-	base := func() *debug.BuildInfo {
-		return &debug.BuildInfo{GoVersion: "go1.25", Main: debug.Module{Path: "github.com/flinksim/flinksim", Version: "(devel)"},
-			Deps:     []*debug.Module{{Path: "github.com/anthdm/hollywood", Version: "v1.0.5", Sum: "h1:a"}},
-			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "false"}}}
-	}
-	want := fingerprintOf(base(), "")
-	if !strings.Contains(want, "vcs:0123456789ab ") || strings.Contains(want, "modified") {
-		t.Fatalf("fingerprint %q", want)
-	}
-	rev, dirty, dep := base(), base(), base()
-	rev.Settings[0].Value = "fedcba9876543210"
-	dirty.Settings[1].Value = "true"
-	dep.Deps[0].Version = "v1.0.6"
-	for name, got := range map[string]string{"revision": fingerprintOf(rev, ""), "dirty": fingerprintOf(dirty, ""),
-		"dependency": fingerprintOf(dep, ""), "tag": fingerprintOf(base(), "other")} {
-		if got == want {
-			t.Errorf("%s: the same fingerprint %q", name, got)
-		}
-	}
-	if fingerprintOf(base(), "") != want {
-		t.Error("the fingerprint is not a function of the build")
 	}
 }
 

@@ -3,17 +3,12 @@ package remote
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"os"
-	"runtime/debug"
-	"slices"
-	"strings"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/flinksim/flinksim/buildinfo"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
@@ -36,59 +31,15 @@ func Version() string {
 	return eventlog.ProgramVersion + " messages:" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-var fingerprint = sync.OnceValue(func() string {
-	bi, _ := debug.ReadBuildInfo()
-	return fingerprintOf(bi, buildTag)
-})
-
-// Fingerprint names the build this process runs (debug.ReadBuildInfo): the
-// main module's version, the VCS revision and whether the tree was modified,
-// and a hash of every dependency's path, version and sum. Two processes of
-// one run must have the same: a TaskManager built from a modified tree
-// with the same version string runs other rules and would write another log.
-func Fingerprint() string { return fingerprint() }
-
-func fingerprintOf(bi *debug.BuildInfo, tag string) string {
-	if bi == nil {
-		s := "no build info"
-		if tag != "" {
-			s += " build:" + tag
-		}
-		return s
+// Fingerprint names the build this process runs: buildinfo.Fingerprint
+// (module versions, VCS revision and dirty flag, dependencies, flags, and
+// the executable's digest for a dirty tree), with the test hook's tag. Two
+// processes of one run must have the same: a TaskManager built from a
+// modified tree with the same version string runs other rules and would
+// write another log.
+func Fingerprint() string {
+	if buildTag != "" {
+		return buildinfo.Fingerprint() + " build:" + buildTag
 	}
-	set := map[string]string{}
-	for _, s := range bi.Settings {
-		set[s.Key] = s.Value
-	}
-	rev := set["vcs.revision"]
-	if rev == "" {
-		rev = "none"
-	} else if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if set["vcs.modified"] == "true" {
-		// a dirty tree is not named by its revision: the executable is
-		rev += "+modified"
-		if exe, err := os.Executable(); err == nil {
-			if b, err := os.ReadFile(exe); err == nil {
-				h := sha256.Sum256(b)
-				rev += " exe:" + hex.EncodeToString(h[:])[:12]
-			}
-		}
-	}
-	var deps []string
-	for _, d := range bi.Deps {
-		m := d
-		if d.Replace != nil {
-			m = d.Replace
-		}
-		deps = append(deps, m.Path+"@"+m.Version+" "+m.Sum)
-	}
-	slices.Sort(deps)
-	h := sha256.Sum256([]byte(strings.Join(deps, "\n")))
-	s := fmt.Sprintf("%s %s vcs:%s deps:%s %s", bi.Main.Path, bi.Main.Version, rev, hex.EncodeToString(h[:])[:12], bi.GoVersion)
-	if tag != "" {
-		s += " build:" + tag
-	}
-	return s
+	return buildinfo.Fingerprint()
 }

@@ -58,7 +58,7 @@ spare process (--spare-taskmanagers) or else in this one.`,
 	f.tls.register(fl)
 	fl.StringVar(&f.tokenFile, "join-token-file", "", "a file holding the secret every taskmanager process must prove it knows to join (without it and without TLS only loopback peers may join)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to the file")
-	fl.MarkHidden("cpuprofile")
+	fl.Lookup("cpuprofile").Hidden = true
 	rootCmd.AddCommand(cmd)
 }
 

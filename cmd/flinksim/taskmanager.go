@@ -58,7 +58,7 @@ join token (--join-token-file), or, with neither, over loopback only.`,
 	f.tls.register(fl)
 	fl.StringVar(&f.tokenFile, "join-token-file", "", "a file holding the jobmanager's join token (its --join-token-file)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to the file")
-	fl.MarkHidden("cpuprofile")
+	fl.Lookup("cpuprofile").Hidden = true
 	rootCmd.AddCommand(cmd)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -167,15 +168,15 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 	k := NewBroker(&cfg, nil)
 	o := kernel.NewOut(jobgraph.KafkaName, 1, nil)
 	step := uint64(0)
-	deliver := func(at vt.Time, from string, body messages.Body) *messages.Done {
+	deliver := func(at vt.Time, from string, body messages.Body) *kernel.Done {
 		step++
 		return kernel.Deliver(k, o, step, at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: body}})
 	}
-	action := func(at vt.Time, text string) *messages.Done {
-		return deliver(at, kernel.UserName, &messages.Envelope_Action{Action: &messages.Action{Text: text}})
+	act := func(at vt.Time, text string) *kernel.Done {
+		return deliver(at, kernel.UserName, &messages.Envelope_Action{Action: parseAction(t, text)})
 	}
 	// responses the delivery sent: "sent T from OFFSET xN", and what it withdrew
-	answers := func(d *messages.Done) (out []string) {
+	answers := func(d *kernel.Done) (out []string) {
 		for _, e := range d.Out {
 			if f, ok := e.Body.(*messages.Envelope_FetchResponse); ok {
 				recs := f.FetchResponse.Partitions[0].Records
@@ -187,7 +188,7 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 		}
 		return out
 	}
-	check := func(what string, d *messages.Done, want ...string) {
+	check := func(what string, d *kernel.Done, want ...string) {
 		t.Helper()
 		if got := answers(d); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", what, got, want)
@@ -201,15 +202,15 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 	check("fetch", d, "sent 10000 from 10 x10")
 	ahead := d.Out[0].SenderSeq
 	// the producer stalls at 5 ms: withdrawn, nothing comes while paused
-	check("pause", action(5000, "at=5ms pause-partition 0"), fmt.Sprintf("withdrew %d", ahead))
+	check("pause", act(5000, "at=5ms pause-partition 0"), fmt.Sprintf("withdrew %d", ahead))
 	// resumed at 20 ms, after the tick at 20 ms (a user's envelope comes
 	// after the broker's timer): the ticks at 10 and 20 ms were never
 	// produced, the one at 30 ms brings offsets 10-19
-	check("resume", action(20_000, "at=20ms resume-partition 0"), "sent 30000 from 10 x10")
+	check("resume", act(20_000, "at=20ms resume-partition 0"), "sent 30000 from 10 x10")
 	ahead = o.Sent()
 	// a record by hand at 25 ms is offset 10: the fetch is answered at
 	// once with it
-	check("send-event", action(25_000, "at=25ms send-event key=k ts=1 partition=0"), "sent 25000 from 10 x1", fmt.Sprintf("withdrew %d", ahead))
+	check("send-event", act(25_000, "at=25ms send-event key=k ts=1 partition=0"), "sent 25000 from 10 x1", fmt.Sprintf("withdrew %d", ahead))
 	if pos := k.position[0]; pos != 11 {
 		t.Errorf("consumer position %d, want 11", pos)
 	}
@@ -226,12 +227,12 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 	start := &messages.Envelope{To: jobgraph.KafkaName, From: kernel.SchedulerName, Body: &messages.Envelope_Start{Start: &messages.Start{}}}
 	act := func(at vt.Time, text string) *messages.Envelope {
 		return &messages.Envelope{DeliverAt: at.Micros(), SentAt: at.Micros(), To: jobgraph.KafkaName, From: kernel.UserName,
-			Body: &messages.Envelope_Action{Action: &messages.Action{Text: text}}}
+			Body: &messages.Envelope_Action{Action: parseAction(t, text)}}
 	}
-	sentOffset := func(d *messages.Done) int64 {
+	sentOffset := func(d *kernel.Done) int64 {
 		for _, ev := range d.Events {
-			if ev.Kind == string(eventlog.KindEventSent) {
-				for _, f := range ev.Fields {
+			if string(ev.Kind()) == string(eventlog.KindEventSent) {
+				for _, f := range eventlog.FieldsOf(&ev) {
 					if f.Key == "offset" {
 						return f.GetInt()
 					}
@@ -274,7 +275,7 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 	q := int32(1 - DefaultPartition([]byte("user-0"), 2))
 	k, o = NewBroker(&cfg, nil), kernel.NewOut(jobgraph.KafkaName, 1, nil)
 	kernel.Deliver(k, o, 1, 0, []*messages.Envelope{start})
-	fetchP := func(from string, at vt.Time, part int32, off int64) *messages.Done {
+	fetchP := func(from string, at vt.Time, part int32, off int64) *kernel.Done {
 		f := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1, Partitions: []*messages.FetchPartition{{Partition: part, Offset: off}}}
 		return kernel.Deliver(k, o, uint64(at), at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: &messages.Envelope_Fetch{Fetch: f}}})
 	}
@@ -290,4 +291,14 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 	if k.position[q] != 5 {
 		t.Errorf("position of partition %d after the tick at 10 ms: %d, want 5", q, k.position[q])
 	}
+}
+
+// parseAction is the action text on the wire, as the header's actions go.
+func parseAction(t *testing.T, text string) *messages.Action {
+	t.Helper()
+	a, err := action.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Message(false)
 }

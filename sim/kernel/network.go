@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"time"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -63,25 +65,29 @@ func (k *Kernel) seqNext() uint64 {
 func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
-		text := b.Action.Text
+		text := k.actionText(b.Action)
 		if b.Action.Live {
-			k.log(t, UserName, KindAction, messages.Str("action", text), messages.Str("to", SchedulerName))
+			k.log(t, UserName, Action{Action: text, To: SchedulerName})
 		}
-		if k.cfg.ParseCut == nil {
-			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the scheduler"))
+		c := b.Action.GetCut()
+		if b.Action.Verb != messages.ActionVerb_ACTION_PARTITION_NETWORK || c == nil {
+			k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: "not an action for the scheduler"})
 			return
 		}
-		cut, err := k.cfg.ParseCut(text)
-		if err != nil {
-			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
-			return
-		}
+		cut := Cut{A: c.HostA, B: c.HostB, Duration: vt.FromDuration(time.Duration(c.DurationNanos))}
 		k.cutID++
-		c := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
-		k.cuts = append(k.cuts, c)
-		k.log(t, SchedulerName, KindNetworkPartition, messages.Str("host_a", cut.A), messages.Str("host_b", cut.B),
-			messages.Int("duration_ms", vt.Millis(cut.Duration)), messages.Str("action", text))
+		ac := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
+		k.cuts = append(k.cuts, ac)
+		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
 	}
+}
+
+// actionText is a user action as the log shows it (Config.ActionText).
+func (k *Kernel) actionText(a *messages.Action) string {
+	if k.cfg.ActionText != nil {
+		return k.cfg.ActionText(a)
+	}
+	return a.GetVerb().String()
 }
 
 // heal ends the cuts that are over by t, each logged at its own end (no
@@ -104,12 +110,7 @@ func (k *Kernel) heal(t vt.Time, runEnded bool) {
 }
 
 func (k *Kernel) logHealed(t vt.Time, c *activeCut, runEnded bool) {
-	fields := []*messages.Field{messages.Str("host_a", c.A), messages.Str("host_b", c.B),
-		messages.Int("dropped_envelopes", c.dropped), messages.Int("connections_lost", c.notices)}
-	if runEnded {
-		fields = append(fields, messages.Bool("run_ended", true))
-	}
-	k.log(t, SchedulerName, KindNetworkPartitionHealed, fields...)
+	k.log(t, SchedulerName, NetworkPartitionHealed{HostA: c.A, HostB: c.B, DroppedEnvelopes: c.dropped, ConnectionsLost: c.notices, RunEnded: runEnded})
 }
 
 // network takes the envelopes of a step due at t, in the queue's order:
