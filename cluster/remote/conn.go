@@ -153,8 +153,6 @@ func (k *conn) flushClose(d time.Duration) {
 	k.close()
 }
 
-func (k *conn) remote() string { return k.c.RemoteAddr().String() }
-
 // nonce is 32 fresh random bytes.
 func nonce() []byte {
 	b := make([]byte, 32)

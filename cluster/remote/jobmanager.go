@@ -252,13 +252,6 @@ func (j *JobManager) printf(format string, args ...any) {
 	fmt.Fprintf(j.cfg.Stderr, "jobmanager: "+format+"\n", args...)
 }
 
-func (j *JobManager) problem(what string) {
-	j.mu.Lock()
-	j.problems = append(j.problems, what)
-	j.mu.Unlock()
-	j.printf("%s", what)
-}
-
 // Problems are the protocol errors of members seen (a member's message
 // that does not decode, an answer that does not match its step): the run
 // went on, each member that caused one treated as lost, but the process
