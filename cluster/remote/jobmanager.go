@@ -72,8 +72,9 @@ type JobManager struct {
 	cfg      JobManagerConfig
 	engine   *actor.Engine
 	listener net.Listener
-	self     *actor.PID // the hub
-	addr     string     // this process's advertised address
+	joining  chan struct{} // a slot per connection not joined yet
+	self     *actor.PID    // the hub
+	addr     string        // this process's advertised address
 
 	mu        sync.Mutex
 	peers     []*peer          // accepted and not left before the run, in join order
@@ -139,6 +140,10 @@ const maxDropsShown = 10
 
 // handshakeTimeout bounds a connection's way to its JoinRequest.
 const handshakeTimeout = 10 * time.Second
+
+// maxJoining bounds the connections that have not joined yet: a flood of
+// them is dropped at once instead of holding a goroutine each.
+const maxJoining = 64
 
 type peer struct {
 	id, addr string
@@ -232,6 +237,7 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	}
 	j.engine, j.listener, j.addr = e, l, net.JoinHostPort(host, strconv.Itoa(port))
 	j.self = spawnInline(e, HubName, j.receive)
+	j.joining = make(chan struct{}, maxJoining)
 	go j.serve()
 	go func() {
 		t := time.NewTicker(cfg.WatchdogInterval)
@@ -293,7 +299,13 @@ func (j *JobManager) serve() {
 		if err != nil {
 			return
 		}
-		go j.handshake(c)
+		select {
+		case j.joining <- struct{}{}:
+			go j.handshake(c)
+		default:
+			j.drop(c.RemoteAddr().String(), "too many joining", fmt.Sprintf("a connection beyond the %d that may be joining at once", maxJoining))
+			c.Close()
+		}
 	}
 }
 
@@ -302,6 +314,12 @@ func (j *JobManager) serve() {
 // taskmanager certificate, or it proves the join token, or (with neither
 // configured) it comes from loopback.
 func (j *JobManager) handshake(raw net.Conn) {
+	joined := false
+	defer func() {
+		if !joined {
+			<-j.joining
+		}
+	}()
 	from := raw.RemoteAddr().String()
 	if j.cfg.TLS == nil && j.cfg.JoinToken == nil && !isLoopback(raw.RemoteAddr()) {
 		j.drop(from, "not loopback", "a connection from outside loopback, and this jobmanager has neither TLS (--tls-cert, --tls-key, --tls-ca) nor a join token (--join-token-file)")
@@ -354,6 +372,8 @@ func (j *JobManager) handshake(raw net.Conn) {
 		return
 	}
 	raw.SetDeadline(time.Time{})
+	joined = true
+	<-j.joining
 	for {
 		f, err := c.read()
 		if err != nil {
