@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -25,8 +26,9 @@ import (
 // says. Sends never block: frames queue and one goroutine writes them, so a
 // peer that stops reading stalls nobody but itself (the watchdog loses it).
 type conn struct {
-	c net.Conn
-	r *bufio.Reader
+	c     net.Conn
+	r     *bufio.Reader
+	limit atomic.Uint32 // the largest frame read: joinFrameBytes until the peer joined
 
 	mu      sync.Mutex
 	queue   [][]byte
@@ -39,9 +41,18 @@ type conn struct {
 
 func newConn(c net.Conn) *conn {
 	k := &conn{c: c, r: bufio.NewReaderSize(c, 64<<10), wake: make(chan struct{}, 1), closed: make(chan struct{}), drained: make(chan struct{})}
+	k.limit.Store(joinFrameBytes)
 	go k.writer()
 	return k
 }
+
+// joinFrameBytes is the largest frame read before a join was accepted (a
+// Challenge, a JoinRequest, a JoinAccepted with the run's header): a
+// stranger cannot make the jobmanager hold a large buffer.
+const joinFrameBytes = 1 << 20
+
+// member lifts the frame limit to maxMessageBytes: the peer joined.
+func (k *conn) member() { k.limit.Store(maxMessageBytes) }
 
 // errUndecodable is a frame that does not decode: too long, or not a Frame.
 var errUndecodable = errors.New("undecodable")
@@ -111,8 +122,8 @@ func (k *conn) read() (*messages.Frame, error) {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(h[:])
-	if n > maxMessageBytes {
-		return nil, fmt.Errorf("%w: a frame of %d bytes, above the limit of %d", errUndecodable, n, maxMessageBytes)
+	if limit := k.limit.Load(); n > limit {
+		return nil, fmt.Errorf("%w: a frame of %d bytes, above the limit of %d", errUndecodable, n, limit)
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(k.r, b); err != nil {

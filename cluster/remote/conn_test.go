@@ -40,12 +40,16 @@ func TestConnFrames(t *testing.T) {
 		bytes []byte
 		want  string
 	}{
-		{"beyond the limit", binary.BigEndian.AppendUint32(nil, maxMessageBytes+1), "above the limit"},
+		{"beyond the limit", binary.BigEndian.AppendUint32(nil, maxMessageBytes+1), "above the limit of 268435456"},
+		{"beyond the limit before a join", binary.BigEndian.AppendUint32(nil, joinFrameBytes+1), "above the limit of 1048576"},
 		{"not a Frame", append(binary.BigEndian.AppendUint32(nil, 3), 0xff, 0xff, 0xff), "undecodable"},
 		{"an empty Frame", binary.BigEndian.AppendUint32(nil, 0), "an empty frame"},
 	} {
 		a, b := net.Pipe()
 		k := newConn(b)
+		if !strings.Contains(tc.name, "before a join") {
+			k.member()
+		}
 		go a.Write(tc.bytes)
 		_, err := k.read()
 		if !errors.Is(err, errUndecodable) || !strings.Contains(err.Error(), tc.want) {

@@ -372,6 +372,7 @@ func (j *JobManager) handshake(raw net.Conn) {
 		return
 	}
 	raw.SetDeadline(time.Time{})
+	c.member()
 	joined = true
 	<-j.joining
 	for {

@@ -132,6 +132,7 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 		return fmt.Errorf("the peer at %s is not a flinksim jobmanager: its first message is a %s", jm, frameName(f))
 	}
 	nc.SetReadDeadline(time.Time{})
+	c.member() // the jobmanager answered the way only one does
 	req := &messages.JoinRequest{Version: Version(), ResourceId: id, Address: addr, Fingerprint: Fingerprint()}
 	if cfg.JoinToken != nil {
 		req.Nonce = nonce()
