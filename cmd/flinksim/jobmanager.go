@@ -41,7 +41,13 @@ joined, then prints the same log as 'flinksim run' and writes the same --output.
 A process that dies or is cut off is a TaskManager loss: it is logged as the action
 'kill-taskmanager tm-N' at the virtual time it is noticed, so that 'flinksim replay'
 of the log reproduces the run in one process. A replacement TaskManager starts in a
-spare process (--spare-taskmanagers) or else in this one.`,
+spare process (--spare-taskmanagers) or else in this one.
+
+A process joins with mutual TLS (--tls-cert, --tls-key, --tls-ca; its certificate
+names the role flinksim://role/taskmanager), or by proving the join token
+(--join-token-file), or, with neither, from loopback only; it must run the same build
+(the fingerprint of the log header's build field). What anything else sends is dropped
+and counted on stderr, never in the log.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return jobManagerMain(cmd, f) },
 	}
