@@ -139,7 +139,7 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 	if opt.Bounded() {
 		limit = 24 * 3600 * vt.Second // a bounded job ends by itself; this only guards against a hang
 	}
-	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter, HostOf: hostOf, ParseCut: parseCut}
+	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter, HostOf: hostOf, ParseFault: parseFault}
 	if opt.Progress != nil {
 		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
 	}
@@ -216,7 +216,7 @@ func actionTarget(a action.Action) string {
 	switch a.Verb {
 	case action.KillTaskManager:
 		return a.Arg
-	case action.PartitionNetwork:
+	case action.PartitionNetwork, action.StallTaskManager, action.NetworkJitter, action.LoseRPC:
 		return kernel.SchedulerName
 	case action.SendEvent, action.PausePartition, action.ResumePartition:
 		return jobgraph.KafkaName

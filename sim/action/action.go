@@ -13,6 +13,9 @@
 //	at=70s resume-partition 2
 //	at=80s set execution.checkpointing.unaligned.enabled=true
 //	at=85s partition-network tm-1 jobmanager for 10s
+//	at=90s stall-taskmanager tm-2 for 12s
+//	at=95s network-jitter 3ms for 10s
+//	at=99s lose-rpc acknowledge-checkpoint within 5s
 //
 // The time is a Flink duration (sim/config.ParseDuration) from the start of
 // the run.
@@ -56,10 +59,27 @@ const (
 	// (the scheduler drops every envelope between them): arg "A B for D",
 	// A and B each a task manager (tm-N) or jobmanager, D a duration.
 	PartitionNetwork Verb = "partition-network"
+	// StallTaskManager freezes a TaskManager's process for a while (a long
+	// garbage collection, a suspended VM): arg "tm-N for D". Nothing reaches
+	// its actors meanwhile; then it wakes with everything held, a zombie if
+	// its heartbeats timed out.
+	StallTaskManager Verb = "stall-taskmanager"
+	// NetworkJitter delays every envelope between two hosts by up to a
+	// maximum for a while, one connection's order kept: arg "MAX for D".
+	NetworkJitter Verb = "network-jitter"
+	// LoseRPC has the network lose the next RPC of a kind within a while
+	// (Pekko delivers at most once): arg "RPC within D", RPC one of LostRPCs.
+	LoseRPC Verb = "lose-rpc"
 )
 
+// LostRPCs are the RPCs lose-rpc can lose: the checkpoint's messages
+// between the tasks and the CheckpointCoordinator
+// (CheckpointCoordinatorGateway.acknowledgeCheckpoint and
+// declineCheckpoint, TaskExecutorGateway.confirmCheckpoint).
+var LostRPCs = []string{"acknowledge-checkpoint", "decline-checkpoint", "notify-checkpoint-complete"}
+
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
-	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork}
+	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC}
 
 // SetKeys are the settings `set` may change during a run, and how each is
 // applied (README.md, "Actions"): the first two are job configuration, which
@@ -178,6 +198,24 @@ func Parse(s string) (Action, error) {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
 		a.Arg = arg
+	case StallTaskManager:
+		st, err := ParseStall(strings.Join(args, " "))
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Arg = st.String()
+	case NetworkJitter:
+		j, err := ParseJitter(strings.Join(args, " "))
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Arg = j.String()
+	case LoseRPC:
+		l, err := ParseLose(strings.Join(args, " "))
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Arg = l.String()
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)
@@ -369,4 +407,100 @@ func parsePartition(args []string) (string, error) {
 		return "", err
 	}
 	return p.String(), nil
+}
+
+// Stall is a parsed stall-taskmanager argument.
+type Stall struct {
+	TaskManager string        // tm-N
+	Duration    time.Duration // > 0
+}
+
+// ParseStall reads the argument of a stall-taskmanager action.
+func ParseStall(arg string) (Stall, error) {
+	f := strings.Fields(arg)
+	if len(f) < 3 || f[1] != "for" {
+		return Stall{}, fmt.Errorf("stall-taskmanager needs 'tm-N for DURATION', e.g. 'stall-taskmanager tm-1 for 12s'")
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(f[0], "tm-")); !strings.HasPrefix(f[0], "tm-") || err != nil || n < 1 {
+		return Stall{}, fmt.Errorf("stall-taskmanager: %q is not a task manager name (tm-1, tm-2, ...)", f[0])
+	}
+	d, err := positive("stall-taskmanager", f[2:])
+	if err != nil {
+		return Stall{}, err
+	}
+	return Stall{TaskManager: f[0], Duration: d}, nil
+}
+
+// String renders the argument in the form ParseStall reads.
+func (s Stall) String() string { return s.TaskManager + " for " + compact(s.Duration) }
+
+// Jitter is a parsed network-jitter argument.
+type Jitter struct {
+	Max, Duration time.Duration // both > 0
+}
+
+// ParseJitter reads the argument of a network-jitter action.
+func ParseJitter(arg string) (Jitter, error) {
+	f := strings.Fields(arg)
+	i := slices.Index(f, "for")
+	if i < 1 || i == len(f)-1 {
+		return Jitter{}, fmt.Errorf("network-jitter needs 'MAX for DURATION', e.g. 'network-jitter 3ms for 10s'")
+	}
+	m, err := positive("network-jitter", f[:i])
+	if err != nil {
+		return Jitter{}, err
+	}
+	if m > time.Second {
+		return Jitter{}, fmt.Errorf("network-jitter: a jitter of %s is more than 1 s; that is an outage (partition-network)", compact(m))
+	}
+	d, err := positive("network-jitter", f[i+1:])
+	if err != nil {
+		return Jitter{}, err
+	}
+	return Jitter{Max: m, Duration: d}, nil
+}
+
+// String renders the argument in the form ParseJitter reads.
+func (j Jitter) String() string { return compact(j.Max) + " for " + compact(j.Duration) }
+
+// Lose is a parsed lose-rpc argument.
+type Lose struct {
+	RPC    string        // one of LostRPCs
+	Within time.Duration // > 0
+}
+
+// ParseLose reads the argument of a lose-rpc action.
+func ParseLose(arg string) (Lose, error) {
+	f := strings.Fields(arg)
+	if len(f) < 3 || f[1] != "within" {
+		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s'", strings.Join(LostRPCs, ", "))
+	}
+	if !slices.Contains(LostRPCs, f[0]) {
+		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], strings.Join(LostRPCs, ", "))
+	}
+	d, err := positive("lose-rpc", f[2:])
+	if err != nil {
+		return Lose{}, err
+	}
+	return Lose{RPC: f[0], Within: d}, nil
+}
+
+// String renders the argument in the form ParseLose reads.
+func (l Lose) String() string { return l.RPC + " within " + compact(l.Within) }
+
+// positive reads a duration of a verb's argument that must be above 0.
+func positive(verb string, f []string) (time.Duration, error) {
+	text := strings.Join(f, " ")
+	d, err := config.ParseDuration(text)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s: %v", verb, text, err)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%s: %s: must be more than 0 ms", verb, text)
+	}
+	return d, nil
+}
+
+func compact(d time.Duration) string {
+	return strings.ReplaceAll(config.FormatDuration(d), " ", "")
 }

@@ -102,10 +102,10 @@ type Config struct {
 	// the actor that spawned it ("" for the first actors of a run). Nil:
 	// every actor is on one host, which nothing can cut (network.go).
 	HostOf func(actor, spawnerHost string) string
-	// ParseCut reads a user action addressed to the scheduler itself as a
-	// network cut between two hosts (network.go). Nil: such actions are
-	// ignored.
-	ParseCut func(text string) (Cut, error)
+	// ParseFault reads a user action addressed to the scheduler itself: a
+	// network cut between two hosts (network.go), a stalled host, jitter or
+	// a lost RPC (faults.go). Nil: such actions are ignored.
+	ParseFault func(text string) (Fault, error)
 }
 
 // Result is how a run ended.
@@ -147,6 +147,11 @@ type Kernel struct {
 	cuts  []*activeCut         // network cuts in progress, in start order
 	cutID int64
 	seq   uint64 // sender_seq of the kernel's own envelopes
+	// the other faults in progress (faults.go)
+	stalls   []*activeStall
+	jitter   *activeJitter
+	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
+	loses    []*activeLose
 	// envelopes their senders withdrew (Done.cancelled), still queued
 	cancelled map[sentKey]struct{}
 }
@@ -399,6 +404,9 @@ func (k *Kernel) Finish(dones []*messages.Done) {
 		}
 		if !k.closing {
 			for _, e := range d.Out {
+				if k.jitter != nil {
+					k.jitterOut(e)
+				}
 				k.q.Push(e)
 			}
 			for _, seq := range d.Cancelled {
@@ -460,6 +468,7 @@ func (k *Kernel) beginClosing(t vt.Time) {
 		k.now = t
 	}
 	k.heal(k.now, true)
+	k.expireFaults(k.now, true)
 	names := make([]string, 0, len(k.live))
 	for n := range k.live {
 		names = append(names, n)

@@ -67,20 +67,16 @@ func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 		if b.Action.Live {
 			k.log(t, UserName, KindAction, messages.Str("action", text), messages.Str("to", SchedulerName))
 		}
-		if k.cfg.ParseCut == nil {
+		if k.cfg.ParseFault == nil {
 			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the scheduler"))
 			return
 		}
-		cut, err := k.cfg.ParseCut(text)
+		f, err := k.cfg.ParseFault(text)
 		if err != nil {
 			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
 			return
 		}
-		k.cutID++
-		c := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
-		k.cuts = append(k.cuts, c)
-		k.log(t, SchedulerName, KindNetworkPartition, messages.Str("host_a", cut.A), messages.Str("host_b", cut.B),
-			messages.Int("duration_ms", vt.Millis(cut.Duration)), messages.Str("action", text))
+		k.applyFault(t, f, text)
 	}
 }
 
@@ -122,6 +118,9 @@ func (k *Kernel) network(t vt.Time, envs []*messages.Envelope) []*messages.Envel
 	if len(k.cuts) > 0 {
 		k.heal(t, false)
 	}
+	if len(k.stalls) > 0 || k.jitter != nil || len(k.loses) > 0 {
+		k.expireFaults(t, false)
+	}
 	kept := envs[:0]
 	for _, e := range envs {
 		if e.To == SchedulerName {
@@ -130,6 +129,7 @@ func (k *Kernel) network(t vt.Time, envs []*messages.Envelope) []*messages.Envel
 		}
 		kept = append(kept, e)
 	}
+	kept = k.faults(t, kept)
 	if len(k.cuts) == 0 {
 		return kept
 	}

@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,13 +83,13 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 			}
 			return strings.ToUpper(actor)
 		},
-		ParseCut: func(text string) (Cut, error) {
+		ParseFault: func(text string) (Fault, error) {
 			var a, b string
 			var ms int64
 			if _, err := fmt.Sscanf(text, "cut %s %s %d", &a, &b, &ms); err != nil {
-				return Cut{}, errors.New("not a cut")
+				return parseTestFault(text)
 			}
-			return Cut{A: a, B: b, Duration: vt.Time(ms) * vt.Millisecond}, nil
+			return Fault{Cut: &Cut{A: a, B: b, Duration: vt.Time(ms) * vt.Millisecond}}, nil
 		},
 		DeadLetter: func(e *messages.Envelope) []string {
 			r.gone = append(r.gone, e.To)
