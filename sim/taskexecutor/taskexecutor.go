@@ -76,13 +76,13 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		t.sendRegister(o)
 	case *messages.Envelope_RegistrationResponse:
 		t.net.registered, t.net.retrying = true, false
-		t.net.monitorResourceManager(o)
+		t.monitorResourceManager(o)
 		o.Log(eventlog.KindRegistrationResponse, messages.Bool("success", b.RegistrationResponse.Success))
 	case *messages.Envelope_RequestSlot:
 		m := b.RequestSlot
 		t.slots[m.SlotIndex] = m.AllocationId
 		t.net.job = m.JobId
-		t.net.monitorJobManager(o)
+		t.monitorJobManager(o)
 		o.Log(eventlog.KindOfferSlots, messages.Str("job_manager", m.JobManager), messages.Int("slot", int64(m.SlotIndex)),
 			messages.Str("allocation_id", m.AllocationId))
 		o.Send(m.JobManager, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
