@@ -80,6 +80,12 @@ func Decode(ev *messages.LogEvent) Event {
 	case KindNetworkPartitionHealed:
 		return NetworkPartitionHealed{HostA: f.str("host_a"), HostB: f.str("host_b"), DroppedEnvelopes: f.int("dropped_envelopes"),
 			ConnectionsLost: f.int("connections_lost"), RunEnded: f.get("run_ended").GetBool()}
+	case KindTaskState:
+		return TaskState{Task: f.str("task"), State: f.str("state"), Reason: f.str("reason")}
+	case KindHostStalled:
+		return HostStalled{Host: f.str("host"), DurationMs: f.int("duration_ms")}
+	case KindRPCLost:
+		return RPCLost{RPC: f.str("rpc"), From: f.str("from"), To: f.str("to")}
 	case KindChannelError:
 		return ChannelError{Producer: f.str("producer"), ConnectionID: f.str("connection_id"), Cause: f.str("cause")}
 	case KindHeartbeatTimeout:
@@ -89,9 +95,17 @@ func Decode(ev *messages.LogEvent) Event {
 	return nil
 }
 
-// Kinds of the network partitions (logged by the scheduler, sim/kernel) and
-// of their effect on a data connection (logged by the input channel).
+// Kinds of the network partitions and the scheduler's other faults (logged
+// by the scheduler, sim/kernel) and of their effect on a data connection
+// (logged by the input channel).
 const (
+	KindHostStalled        Kind = "host_stalled"
+	KindHostResumed        Kind = "host_resumed"
+	KindNetworkJitter      Kind = "network_jitter"
+	KindNetworkJitterEnded Kind = "network_jitter_ended"
+	KindRPCLost            Kind = "rpc_lost"
+	KindRPCLossUnused      Kind = "rpc_loss_unused"
+
 	KindNetworkPartition       Kind = "network_partition"
 	KindNetworkPartitionHealed Kind = "network_partition_healed"
 	KindChannelError           Kind = "channel_error"
@@ -513,3 +527,42 @@ func (fs fields) get(k string) *messages.Field {
 func (fs fields) str(k string) string    { return fs.get(k).GetStr() }
 func (fs fields) int(k string) int64     { return fs.get(k).GetInt() }
 func (fs fields) float(k string) float64 { return fs.get(k).GetFloat() }
+
+// TaskState is an execution's state as its TaskManager or the JobMaster
+// logs it (the JobMaster's: what it accepted as the execution's state).
+type TaskState struct {
+	Task, State, Reason string
+}
+
+func (TaskState) Kind() Kind { return KindTaskState }
+
+func (e TaskState) Fields() []*messages.Field {
+	fs := []*messages.Field{messages.Str("task", e.Task), messages.Str("state", e.State)}
+	if e.Reason != "" {
+		fs = append(fs, messages.Str("reason", e.Reason))
+	}
+	return fs
+}
+
+// HostStalled is the start of a stalled host (stall-taskmanager).
+type HostStalled struct {
+	Host       string
+	DurationMs int64
+}
+
+func (HostStalled) Kind() Kind { return KindHostStalled }
+
+func (e HostStalled) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("host", e.Host), messages.Int("duration_ms", e.DurationMs)}
+}
+
+// RPCLost is an RPC the network lost (lose-rpc).
+type RPCLost struct {
+	RPC, From, To string
+}
+
+func (RPCLost) Kind() Kind { return KindRPCLost }
+
+func (e RPCLost) Fields() []*messages.Field {
+	return []*messages.Field{messages.Str("rpc", e.RPC), messages.Str("from", e.From), messages.Str("to", e.To)}
+}

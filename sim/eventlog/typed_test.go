@@ -42,6 +42,10 @@ func TestTypedEventsRoundTrip(t *testing.T) {
 		ChannelError{Producer: "source-1", ConnectionID: "tm-2:data#0", Cause: "RemoteTransportException"},
 		HeartbeatTimeout{TaskManager: "tm-1", Cause: "c"},
 		HeartbeatTimeout{JobManager: "jobmanager", Cause: "c"},
+		TaskState{Task: "window-0#2", State: "FAILED", Reason: "r"},
+		TaskState{Task: "source-1", State: "RUNNING"},
+		HostStalled{Host: "tm-3", DurationMs: 9000},
+		RPCLost{RPC: "acknowledge-checkpoint", From: "window-1#1", To: "checkpoint-coordinator"},
 	} {
 		got := Decode(&messages.LogEvent{Kind: string(e.Kind()), Fields: e.Fields()})
 		if !reflect.DeepEqual(got, e) {

@@ -191,11 +191,36 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 				k.q.Push(e)
 				continue
 			}
+			if end, ok := k.unborn(t, e.To); ok {
+				e.DeliverAt = end.Micros()
+				k.q.Push(e)
+				continue
+			}
 		}
 		out = append(out, e)
 	}
 	clear(envs[len(out):])
 	return out
+}
+
+// unborn reports whether actor is not started yet while a host is stalled,
+// and when an envelope to it is due again: just after the last stalled
+// host wakes. It may be an actor that a stalled host starts when it wakes
+// (a task whose submission is held, and a consumer's partition request to
+// it, which in Flink waits in the frozen process's socket); if it still
+// does not exist then, the envelope goes to an unknown receiver as any
+// other.
+func (k *Kernel) unborn(t vt.Time, actor string) (vt.Time, bool) {
+	if len(k.stalls) == 0 || k.live[actor] || k.dead[actor] || actor == SchedulerName {
+		return 0, false
+	}
+	var end vt.Time
+	for _, s := range k.stalls {
+		if t < s.end {
+			end = max(end, s.end+1)
+		}
+	}
+	return end, end > 0
 }
 
 // lost drops e if an armed loss matches it (between two actors on

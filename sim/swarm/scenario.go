@@ -52,11 +52,17 @@ const (
 	FaultSavepoint      FaultKind = "savepoint"       // trigger-savepoint
 	FaultCheckpoint     FaultKind = "checkpoint"      // trigger-checkpoint
 	FaultStop           FaultKind = "stop"            // stop-with-savepoint: the job ends FINISHED
+	FaultStall          FaultKind = "stall-tm"        // stall-taskmanager past the heartbeat timeout: it wakes a zombie
+	FaultJitter         FaultKind = "jitter"          // network-jitter between every two hosts
+	FaultLoseAck        FaultKind = "lose-ack"        // lose-rpc acknowledge-checkpoint
+	FaultLoseDecline    FaultKind = "lose-decline"    // lose-rpc decline-checkpoint
+	FaultLoseNotify     FaultKind = "lose-notify"     // lose-rpc notify-checkpoint-complete
 )
 
 // FaultKinds lists every kind, in the order the summary prints them.
 var FaultKinds = []FaultKind{FaultKill, FaultKillRestart, FaultKillCheckpoint, FaultKillSeveral, FaultCutTaskManager,
-	FaultCutJobManager, FaultPause, FaultRescale, FaultSavepoint, FaultCheckpoint, FaultStop}
+	FaultCutJobManager, FaultPause, FaultRescale, FaultSavepoint, FaultCheckpoint, FaultStop,
+	FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}
 
 // Fault is one fault of a scenario: its kind, when it starts and when its
 // effect ends (a cut heals, a paused partition resumes), and the actions
@@ -88,6 +94,12 @@ func (f Fault) String() string {
 		return "pause p" + a.Arg + "@" + at + "+" + short(f.Until-f.At)
 	case FaultRescale:
 		return "rescale " + a.Arg + "@" + at
+	case FaultStall:
+		st, _ := action.ParseStall(a.Arg)
+		return "stall " + st.TaskManager + "@" + at + "+" + short(st.Duration)
+	case FaultJitter:
+		j, _ := action.ParseJitter(a.Arg)
+		return "jitter " + short(j.Max) + "@" + at + "+" + short(j.Duration)
 	}
 	return string(f.Kind) + "@" + at
 }
@@ -140,6 +152,10 @@ type Scenario struct {
 	Deadline          time.Duration // sim.duration: the liveness phase ends
 	HeartbeatInterval time.Duration
 	HeartbeatTimeout  time.Duration
+	// CheckpointTimeout is execution.checkpointing.timeout (with
+	// checkpointing on): how long a checkpoint whose acknowledgement was
+	// lost waits before it expires
+	CheckpointTimeout time.Duration
 }
 
 // Setting is one key=value of the scenario.
@@ -467,7 +483,9 @@ func Generate(seed uint64) Scenario {
 		if mode == "aligned-timeout" {
 			setMs("execution.checkpointing.aligned-checkpoint-timeout", pickMs(rk, []int64{10, 100, 1000}, 1, 1, 1))
 		}
-		setMs("execution.checkpointing.timeout", pickMs(rk, []int64{10000, 30000}, 1, 1))
+		timeoutMs := pickMs(rk, []int64{10000, 30000}, 1, 1)
+		s.CheckpointTimeout = msDuration(timeoutMs)
+		setMs("execution.checkpointing.timeout", timeoutMs)
 		if rk.IntN(4) == 0 {
 			set("execution.checkpointing.tolerable-failed-checkpoints", "3")
 		}
@@ -484,7 +502,7 @@ func Generate(seed uint64) Scenario {
 		set("sim.output.isolation-level", "read_committed")
 	}
 
-	s.genFaults(g.sub("faults"), g.sub("workload-faults"))
+	s.genFaults(g.sub("faults"), g.sub("workload-faults"), g.sub("faults-more"))
 
 	// a bound on the work of a run: at most maxRecords records produced
 	s.Rate = min(s.Rate, float64(int(maxRecords/s.Deadline.Seconds()/10)*10))
