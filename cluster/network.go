@@ -1,13 +1,8 @@
 package cluster
 
 import (
-	"fmt"
-
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kernel"
-	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // Hosts of the cluster, as the kernel sees them for network cuts: the
@@ -36,60 +31,4 @@ func hostOf(name, spawnerHost string) string {
 		return spawnerHost
 	}
 	return name
-}
-
-// parseFault reads an action addressed to the scheduler
-// (kernel.Config.ParseFault): partition-network, stall-taskmanager,
-// network-jitter or lose-rpc; its host names are the kernel's.
-func parseFault(text string) (kernel.Fault, error) {
-	a, err := action.Parse(text)
-	if err != nil {
-		return kernel.Fault{}, err
-	}
-	switch a.Verb {
-	case action.PartitionNetwork:
-		p, err := action.ParsePartition(a.Arg)
-		if err != nil {
-			return kernel.Fault{}, err
-		}
-		return kernel.Fault{Cut: &kernel.Cut{A: p.A, B: p.B, Duration: vt.FromDuration(p.Duration)}}, nil
-	case action.StallTaskManager:
-		st, err := action.ParseStall(a.Arg)
-		if err != nil {
-			return kernel.Fault{}, err
-		}
-		return kernel.Fault{Stall: &kernel.Stall{Host: st.TaskManager, Duration: vt.FromDuration(st.Duration)}}, nil
-	case action.NetworkJitter:
-		j, err := action.ParseJitter(a.Arg)
-		if err != nil {
-			return kernel.Fault{}, err
-		}
-		return kernel.Fault{Jitter: &kernel.Jitter{Max: vt.FromDuration(j.Max), Duration: vt.FromDuration(j.Duration)}}, nil
-	case action.LoseRPC:
-		l, err := action.ParseLose(a.Arg)
-		if err != nil {
-			return kernel.Fault{}, err
-		}
-		return kernel.Fault{Lose: &kernel.Lose{RPC: l.RPC, Match: rpcMatcher(l.RPC), Within: vt.FromDuration(l.Within)}}, nil
-	}
-	return kernel.Fault{}, fmt.Errorf("not an action for the scheduler")
-}
-
-// rpcMatcher recognises the envelopes of one of action.LostRPCs: the
-// acknowledgement and the decline a task sends the CheckpointCoordinator
-// (CheckpointCoordinatorGateway), the completion the coordinator sends a
-// task (TaskExecutorGateway.confirmCheckpoint, notifyCheckpointComplete).
-func rpcMatcher(rpc string) func(*messages.Envelope) bool {
-	switch rpc {
-	case "acknowledge-checkpoint":
-		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_AcknowledgeCheckpoint); return ok }
-	case "decline-checkpoint":
-		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_DeclineCheckpoint); return ok }
-	case "notify-checkpoint-complete":
-		return func(e *messages.Envelope) bool {
-			_, ok := e.Body.(*messages.Envelope_NotifyCheckpointComplete)
-			return ok
-		}
-	}
-	return func(*messages.Envelope) bool { return false }
 }

@@ -156,6 +156,144 @@ func (TimerKind) EnumDescriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{0}
 }
 
+// ActionVerb names what a user action does (sim/action.Verb, which spells
+// each as the --action syntax does). Numbers 11-19 are left for verbs to
+// come (faults).
+type ActionVerb int32
+
+const (
+	ActionVerb_ACTION_VERB_UNSPECIFIED    ActionVerb = 0
+	ActionVerb_ACTION_KILL_TASKMANAGER    ActionVerb = 1
+	ActionVerb_ACTION_TRIGGER_CHECKPOINT  ActionVerb = 2
+	ActionVerb_ACTION_TRIGGER_SAVEPOINT   ActionVerb = 3
+	ActionVerb_ACTION_STOP_WITH_SAVEPOINT ActionVerb = 4
+	ActionVerb_ACTION_RESCALE             ActionVerb = 5
+	ActionVerb_ACTION_SEND_EVENT          ActionVerb = 6
+	ActionVerb_ACTION_PAUSE_PARTITION     ActionVerb = 7
+	ActionVerb_ACTION_RESUME_PARTITION    ActionVerb = 8
+	ActionVerb_ACTION_SET                 ActionVerb = 9
+	ActionVerb_ACTION_PARTITION_NETWORK   ActionVerb = 10
+	ActionVerb_ACTION_STALL_TASKMANAGER   ActionVerb = 11
+	ActionVerb_ACTION_NETWORK_JITTER      ActionVerb = 12
+	ActionVerb_ACTION_LOSE_RPC            ActionVerb = 13
+)
+
+// Enum value maps for ActionVerb.
+var (
+	ActionVerb_name = map[int32]string{
+		0:  "ACTION_VERB_UNSPECIFIED",
+		1:  "ACTION_KILL_TASKMANAGER",
+		2:  "ACTION_TRIGGER_CHECKPOINT",
+		3:  "ACTION_TRIGGER_SAVEPOINT",
+		4:  "ACTION_STOP_WITH_SAVEPOINT",
+		5:  "ACTION_RESCALE",
+		6:  "ACTION_SEND_EVENT",
+		7:  "ACTION_PAUSE_PARTITION",
+		8:  "ACTION_RESUME_PARTITION",
+		9:  "ACTION_SET",
+		10: "ACTION_PARTITION_NETWORK",
+		11: "ACTION_STALL_TASKMANAGER",
+		12: "ACTION_NETWORK_JITTER",
+		13: "ACTION_LOSE_RPC",
+	}
+	ActionVerb_value = map[string]int32{
+		"ACTION_VERB_UNSPECIFIED":    0,
+		"ACTION_KILL_TASKMANAGER":    1,
+		"ACTION_TRIGGER_CHECKPOINT":  2,
+		"ACTION_TRIGGER_SAVEPOINT":   3,
+		"ACTION_STOP_WITH_SAVEPOINT": 4,
+		"ACTION_RESCALE":             5,
+		"ACTION_SEND_EVENT":          6,
+		"ACTION_PAUSE_PARTITION":     7,
+		"ACTION_RESUME_PARTITION":    8,
+		"ACTION_SET":                 9,
+		"ACTION_PARTITION_NETWORK":   10,
+		"ACTION_STALL_TASKMANAGER":   11,
+		"ACTION_NETWORK_JITTER":      12,
+		"ACTION_LOSE_RPC":            13,
+	}
+)
+
+func (x ActionVerb) Enum() *ActionVerb {
+	p := new(ActionVerb)
+	*p = x
+	return p
+}
+
+func (x ActionVerb) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ActionVerb) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
+}
+
+func (ActionVerb) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[1]
+}
+
+func (x ActionVerb) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ActionVerb.Descriptor instead.
+func (ActionVerb) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
+}
+
+// LostRPC names an RPC lose-rpc can lose.
+type LostRPC int32
+
+const (
+	LostRPC_LOST_RPC_UNSPECIFIED                LostRPC = 0
+	LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT     LostRPC = 1
+	LostRPC_LOST_RPC_DECLINE_CHECKPOINT         LostRPC = 2
+	LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE LostRPC = 3
+)
+
+// Enum value maps for LostRPC.
+var (
+	LostRPC_name = map[int32]string{
+		0: "LOST_RPC_UNSPECIFIED",
+		1: "LOST_RPC_ACKNOWLEDGE_CHECKPOINT",
+		2: "LOST_RPC_DECLINE_CHECKPOINT",
+		3: "LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE",
+	}
+	LostRPC_value = map[string]int32{
+		"LOST_RPC_UNSPECIFIED":                0,
+		"LOST_RPC_ACKNOWLEDGE_CHECKPOINT":     1,
+		"LOST_RPC_DECLINE_CHECKPOINT":         2,
+		"LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE": 3,
+	}
+)
+
+func (x LostRPC) Enum() *LostRPC {
+	p := new(LostRPC)
+	*p = x
+	return p
+}
+
+func (x LostRPC) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LostRPC) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+}
+
+func (LostRPC) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[2]
+}
+
+func (x LostRPC) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LostRPC.Descriptor instead.
+func (LostRPC) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
+}
+
 // CheckpointKind says what a checkpoint is for.
 type CheckpointKind int32
 
@@ -190,11 +328,11 @@ func (x CheckpointKind) String() string {
 }
 
 func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
 }
 
 func (CheckpointKind) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[1]
+	return &file_messages_flinksim_proto_enumTypes[3]
 }
 
 func (x CheckpointKind) Number() protoreflect.EnumNumber {
@@ -203,7 +341,7 @@ func (x CheckpointKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointKind.Descriptor instead.
 func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
 }
 
 type TxnRequest_Op int32
@@ -245,11 +383,11 @@ func (x TxnRequest_Op) String() string {
 }
 
 func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
 }
 
 func (TxnRequest_Op) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[2]
+	return &file_messages_flinksim_proto_enumTypes[4]
 }
 
 func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
@@ -258,7 +396,7 @@ func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TxnRequest_Op.Descriptor instead.
 func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66, 0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72, 0}
 }
 
 // Envelope is one message on its way from one actor to another. The scheduler
@@ -1810,16 +1948,30 @@ func (*EndOfRun) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{8}
 }
 
-// Action is a user action injected at a virtual time.
+// Action is a user action injected at a virtual time, parsed once where its
+// text enters (sim/action.Parse) and carried typed: a component switches on
+// the verb and reads the fields it names; sim/action renders it back to its
+// text for the log. Fields 15-19 are left for the verbs to come.
 type Action struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// given while the run was under way (a live session, or re-injected by
 	// replay from the log's action events): the scheduler logs an action
 	// event when it delivers it; actions of the header are not logged again
-	Live          bool `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Live           bool           `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
+	AtNanos        int64          `protobuf:"varint,3,opt,name=at_nanos,json=atNanos,proto3" json:"at_nanos,omitempty"` // virtual time from the start of the run
+	Verb           ActionVerb     `protobuf:"varint,4,opt,name=verb,proto3,enum=flinksim.messages.ActionVerb" json:"verb,omitempty"`
+	TaskManager    string         `protobuf:"bytes,5,opt,name=task_manager,json=taskManager,proto3" json:"task_manager,omitempty"`           // kill-taskmanager: tm-N
+	Parallelism    int32          `protobuf:"varint,6,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // rescale
+	MaxParallelism int32          `protobuf:"varint,7,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // rescale; 0: not given
+	Partition      int32          `protobuf:"varint,8,opt,name=partition,proto3" json:"partition,omitempty"`                                 // pause-partition, resume-partition
+	Setting        *Setting       `protobuf:"bytes,9,opt,name=setting,proto3" json:"setting,omitempty"`                                      // set KEY=VALUE
+	Event          *ActionEvent   `protobuf:"bytes,10,opt,name=event,proto3" json:"event,omitempty"`                                         // send-event
+	Cut            *NetworkCut    `protobuf:"bytes,11,opt,name=cut,proto3" json:"cut,omitempty"`                                             // partition-network
+	Stall          *HostStall     `protobuf:"bytes,12,opt,name=stall,proto3" json:"stall,omitempty"`                                         // stall-taskmanager
+	Jitter         *NetworkJitter `protobuf:"bytes,13,opt,name=jitter,proto3" json:"jitter,omitempty"`                                       // network-jitter
+	Lose           *LoseRPC       `protobuf:"bytes,14,opt,name=lose,proto3" json:"lose,omitempty"`                                           // lose-rpc
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Action) Reset() {
@@ -1852,18 +2004,450 @@ func (*Action) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{9}
 }
 
-func (x *Action) GetText() string {
-	if x != nil {
-		return x.Text
-	}
-	return ""
-}
-
 func (x *Action) GetLive() bool {
 	if x != nil {
 		return x.Live
 	}
 	return false
+}
+
+func (x *Action) GetAtNanos() int64 {
+	if x != nil {
+		return x.AtNanos
+	}
+	return 0
+}
+
+func (x *Action) GetVerb() ActionVerb {
+	if x != nil {
+		return x.Verb
+	}
+	return ActionVerb_ACTION_VERB_UNSPECIFIED
+}
+
+func (x *Action) GetTaskManager() string {
+	if x != nil {
+		return x.TaskManager
+	}
+	return ""
+}
+
+func (x *Action) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *Action) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *Action) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+func (x *Action) GetSetting() *Setting {
+	if x != nil {
+		return x.Setting
+	}
+	return nil
+}
+
+func (x *Action) GetEvent() *ActionEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *Action) GetCut() *NetworkCut {
+	if x != nil {
+		return x.Cut
+	}
+	return nil
+}
+
+func (x *Action) GetStall() *HostStall {
+	if x != nil {
+		return x.Stall
+	}
+	return nil
+}
+
+func (x *Action) GetJitter() *NetworkJitter {
+	if x != nil {
+		return x.Jitter
+	}
+	return nil
+}
+
+func (x *Action) GetLose() *LoseRPC {
+	if x != nil {
+		return x.Lose
+	}
+	return nil
+}
+
+// HostStall is a stall-taskmanager's frozen process: its host (tm-N) and
+// how long nothing reaches it.
+type HostStall struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Host          string                 `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
+	DurationNanos int64                  `protobuf:"varint,2,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HostStall) Reset() {
+	*x = HostStall{}
+	mi := &file_messages_flinksim_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HostStall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HostStall) ProtoMessage() {}
+
+func (x *HostStall) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HostStall.ProtoReflect.Descriptor instead.
+func (*HostStall) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *HostStall) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *HostStall) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
+}
+
+// NetworkJitter is a network-jitter's added latency between two hosts: at
+// most max_nanos, for duration_nanos.
+type NetworkJitter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MaxNanos      int64                  `protobuf:"varint,1,opt,name=max_nanos,json=maxNanos,proto3" json:"max_nanos,omitempty"`
+	DurationNanos int64                  `protobuf:"varint,2,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetworkJitter) Reset() {
+	*x = NetworkJitter{}
+	mi := &file_messages_flinksim_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetworkJitter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetworkJitter) ProtoMessage() {}
+
+func (x *NetworkJitter) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetworkJitter.ProtoReflect.Descriptor instead.
+func (*NetworkJitter) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *NetworkJitter) GetMaxNanos() int64 {
+	if x != nil {
+		return x.MaxNanos
+	}
+	return 0
+}
+
+func (x *NetworkJitter) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
+}
+
+// LoseRPC is a lose-rpc: the next RPC of its kind within within_nanos is
+// lost.
+type LoseRPC struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Rpc           LostRPC                `protobuf:"varint,1,opt,name=rpc,proto3,enum=flinksim.messages.LostRPC" json:"rpc,omitempty"`
+	WithinNanos   int64                  `protobuf:"varint,2,opt,name=within_nanos,json=withinNanos,proto3" json:"within_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoseRPC) Reset() {
+	*x = LoseRPC{}
+	mi := &file_messages_flinksim_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoseRPC) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoseRPC) ProtoMessage() {}
+
+func (x *LoseRPC) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoseRPC.ProtoReflect.Descriptor instead.
+func (*LoseRPC) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *LoseRPC) GetRpc() LostRPC {
+	if x != nil {
+		return x.Rpc
+	}
+	return LostRPC_LOST_RPC_UNSPECIFIED
+}
+
+func (x *LoseRPC) GetWithinNanos() int64 {
+	if x != nil {
+		return x.WithinNanos
+	}
+	return 0
+}
+
+// ActionEvent is a send-event's record: its fields as given, in order (the
+// text the log shows), and what the broker reads of them.
+type ActionEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Given         []*ActionField         `protobuf:"bytes,1,rep,name=given,proto3" json:"given,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Ts            int64                  `protobuf:"varint,3,opt,name=ts,proto3" json:"ts,omitempty"` // event time in ms; with ts_now an offset from "now"
+	TsNow         bool                   `protobuf:"varint,4,opt,name=ts_now,json=tsNow,proto3" json:"ts_now,omitempty"`
+	Partition     int32                  `protobuf:"varint,5,opt,name=partition,proto3" json:"partition,omitempty"` // -1: Kafka's default partitioner picks one
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionEvent) Reset() {
+	*x = ActionEvent{}
+	mi := &file_messages_flinksim_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionEvent) ProtoMessage() {}
+
+func (x *ActionEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionEvent.ProtoReflect.Descriptor instead.
+func (*ActionEvent) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ActionEvent) GetGiven() []*ActionField {
+	if x != nil {
+		return x.Given
+	}
+	return nil
+}
+
+func (x *ActionEvent) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ActionEvent) GetTs() int64 {
+	if x != nil {
+		return x.Ts
+	}
+	return 0
+}
+
+func (x *ActionEvent) GetTsNow() bool {
+	if x != nil {
+		return x.TsNow
+	}
+	return false
+}
+
+func (x *ActionEvent) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+// ActionField is one field=value of a send-event.
+type ActionField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionField) Reset() {
+	*x = ActionField{}
+	mi := &file_messages_flinksim_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionField) ProtoMessage() {}
+
+func (x *ActionField) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionField.ProtoReflect.Descriptor instead.
+func (*ActionField) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ActionField) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ActionField) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// NetworkCut is a partition-network's cut: two hosts (jobmanager or tm-N)
+// and how long nothing crosses between them.
+type NetworkCut struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HostA         string                 `protobuf:"bytes,1,opt,name=host_a,json=hostA,proto3" json:"host_a,omitempty"`
+	HostB         string                 `protobuf:"bytes,2,opt,name=host_b,json=hostB,proto3" json:"host_b,omitempty"`
+	DurationNanos int64                  `protobuf:"varint,3,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetworkCut) Reset() {
+	*x = NetworkCut{}
+	mi := &file_messages_flinksim_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetworkCut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetworkCut) ProtoMessage() {}
+
+func (x *NetworkCut) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetworkCut.ProtoReflect.Descriptor instead.
+func (*NetworkCut) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *NetworkCut) GetHostA() string {
+	if x != nil {
+		return x.HostA
+	}
+	return ""
+}
+
+func (x *NetworkCut) GetHostB() string {
+	if x != nil {
+		return x.HostB
+	}
+	return ""
+}
+
+func (x *NetworkCut) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
 }
 
 // InspectRequest asks an actor, between two scheduler steps, for a
@@ -1879,7 +2463,7 @@ type InspectRequest struct {
 
 func (x *InspectRequest) Reset() {
 	*x = InspectRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[10]
+	mi := &file_messages_flinksim_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1891,7 +2475,7 @@ func (x *InspectRequest) String() string {
 func (*InspectRequest) ProtoMessage() {}
 
 func (x *InspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[10]
+	mi := &file_messages_flinksim_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1904,7 +2488,7 @@ func (x *InspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectRequest.ProtoReflect.Descriptor instead.
 func (*InspectRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{10}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *InspectRequest) GetId() uint64 {
@@ -1934,7 +2518,7 @@ type InspectReply struct {
 
 func (x *InspectReply) Reset() {
 	*x = InspectReply{}
-	mi := &file_messages_flinksim_proto_msgTypes[11]
+	mi := &file_messages_flinksim_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1946,7 +2530,7 @@ func (x *InspectReply) String() string {
 func (*InspectReply) ProtoMessage() {}
 
 func (x *InspectReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[11]
+	mi := &file_messages_flinksim_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1959,7 +2543,7 @@ func (x *InspectReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectReply.ProtoReflect.Descriptor instead.
 func (*InspectReply) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{11}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *InspectReply) GetId() uint64 {
@@ -1997,7 +2581,7 @@ type ResourceProfile struct {
 
 func (x *ResourceProfile) Reset() {
 	*x = ResourceProfile{}
-	mi := &file_messages_flinksim_proto_msgTypes[12]
+	mi := &file_messages_flinksim_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2593,7 @@ func (x *ResourceProfile) String() string {
 func (*ResourceProfile) ProtoMessage() {}
 
 func (x *ResourceProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[12]
+	mi := &file_messages_flinksim_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2606,7 @@ func (x *ResourceProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceProfile.ProtoReflect.Descriptor instead.
 func (*ResourceProfile) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{12}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ResourceProfile) GetCpuCores() float64 {
@@ -2076,7 +2660,7 @@ type RegisterTaskExecutor struct {
 
 func (x *RegisterTaskExecutor) Reset() {
 	*x = RegisterTaskExecutor{}
-	mi := &file_messages_flinksim_proto_msgTypes[13]
+	mi := &file_messages_flinksim_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2672,7 @@ func (x *RegisterTaskExecutor) String() string {
 func (*RegisterTaskExecutor) ProtoMessage() {}
 
 func (x *RegisterTaskExecutor) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[13]
+	mi := &file_messages_flinksim_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2685,7 @@ func (x *RegisterTaskExecutor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterTaskExecutor.ProtoReflect.Descriptor instead.
 func (*RegisterTaskExecutor) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{13}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RegisterTaskExecutor) GetTaskManagerId() string {
@@ -2156,7 +2740,7 @@ type RegistrationResponse struct {
 
 func (x *RegistrationResponse) Reset() {
 	*x = RegistrationResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[14]
+	mi := &file_messages_flinksim_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2168,7 +2752,7 @@ func (x *RegistrationResponse) String() string {
 func (*RegistrationResponse) ProtoMessage() {}
 
 func (x *RegistrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[14]
+	mi := &file_messages_flinksim_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2181,7 +2765,7 @@ func (x *RegistrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegistrationResponse.ProtoReflect.Descriptor instead.
 func (*RegistrationResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{14}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RegistrationResponse) GetSuccess() bool {
@@ -2209,7 +2793,7 @@ type DeclareResourceRequirements struct {
 
 func (x *DeclareResourceRequirements) Reset() {
 	*x = DeclareResourceRequirements{}
-	mi := &file_messages_flinksim_proto_msgTypes[15]
+	mi := &file_messages_flinksim_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2221,7 +2805,7 @@ func (x *DeclareResourceRequirements) String() string {
 func (*DeclareResourceRequirements) ProtoMessage() {}
 
 func (x *DeclareResourceRequirements) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[15]
+	mi := &file_messages_flinksim_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2234,7 +2818,7 @@ func (x *DeclareResourceRequirements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclareResourceRequirements.ProtoReflect.Descriptor instead.
 func (*DeclareResourceRequirements) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{15}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeclareResourceRequirements) GetJobId() string {
@@ -2264,7 +2848,7 @@ type RequestSlot struct {
 
 func (x *RequestSlot) Reset() {
 	*x = RequestSlot{}
-	mi := &file_messages_flinksim_proto_msgTypes[16]
+	mi := &file_messages_flinksim_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2276,7 +2860,7 @@ func (x *RequestSlot) String() string {
 func (*RequestSlot) ProtoMessage() {}
 
 func (x *RequestSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[16]
+	mi := &file_messages_flinksim_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2289,7 +2873,7 @@ func (x *RequestSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestSlot.ProtoReflect.Descriptor instead.
 func (*RequestSlot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{16}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RequestSlot) GetSlotIndex() int32 {
@@ -2330,7 +2914,7 @@ type SlotOffer struct {
 
 func (x *SlotOffer) Reset() {
 	*x = SlotOffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[17]
+	mi := &file_messages_flinksim_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2342,7 +2926,7 @@ func (x *SlotOffer) String() string {
 func (*SlotOffer) ProtoMessage() {}
 
 func (x *SlotOffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[17]
+	mi := &file_messages_flinksim_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2355,7 +2939,7 @@ func (x *SlotOffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOffer.ProtoReflect.Descriptor instead.
 func (*SlotOffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{17}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SlotOffer) GetAllocationId() string {
@@ -2383,7 +2967,7 @@ type OfferSlots struct {
 
 func (x *OfferSlots) Reset() {
 	*x = OfferSlots{}
-	mi := &file_messages_flinksim_proto_msgTypes[18]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2395,7 +2979,7 @@ func (x *OfferSlots) String() string {
 func (*OfferSlots) ProtoMessage() {}
 
 func (x *OfferSlots) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[18]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2408,7 +2992,7 @@ func (x *OfferSlots) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferSlots.ProtoReflect.Descriptor instead.
 func (*OfferSlots) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{18}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *OfferSlots) GetTaskManagerId() string {
@@ -2434,7 +3018,7 @@ type SlotOfferResponse struct {
 
 func (x *SlotOfferResponse) Reset() {
 	*x = SlotOfferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[19]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2446,7 +3030,7 @@ func (x *SlotOfferResponse) String() string {
 func (*SlotOfferResponse) ProtoMessage() {}
 
 func (x *SlotOfferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[19]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2459,7 +3043,7 @@ func (x *SlotOfferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOfferResponse.ProtoReflect.Descriptor instead.
 func (*SlotOfferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{19}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SlotOfferResponse) GetAccepted() []string {
@@ -2485,7 +3069,7 @@ type InputGateDeployment struct {
 
 func (x *InputGateDeployment) Reset() {
 	*x = InputGateDeployment{}
-	mi := &file_messages_flinksim_proto_msgTypes[20]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2497,7 +3081,7 @@ func (x *InputGateDeployment) String() string {
 func (*InputGateDeployment) ProtoMessage() {}
 
 func (x *InputGateDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[20]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2510,7 +3094,7 @@ func (x *InputGateDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputGateDeployment.ProtoReflect.Descriptor instead.
 func (*InputGateDeployment) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{20}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *InputGateDeployment) GetProducers() []string {
@@ -2547,7 +3131,7 @@ type ResultPartitionDeployment struct {
 
 func (x *ResultPartitionDeployment) Reset() {
 	*x = ResultPartitionDeployment{}
-	mi := &file_messages_flinksim_proto_msgTypes[21]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +3143,7 @@ func (x *ResultPartitionDeployment) String() string {
 func (*ResultPartitionDeployment) ProtoMessage() {}
 
 func (x *ResultPartitionDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[21]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +3156,7 @@ func (x *ResultPartitionDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultPartitionDeployment.ProtoReflect.Descriptor instead.
 func (*ResultPartitionDeployment) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{21}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResultPartitionDeployment) GetPartitioner() string {
@@ -2639,7 +3223,7 @@ type SubmitTask struct {
 
 func (x *SubmitTask) Reset() {
 	*x = SubmitTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[22]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2651,7 +3235,7 @@ func (x *SubmitTask) String() string {
 func (*SubmitTask) ProtoMessage() {}
 
 func (x *SubmitTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[22]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2664,7 +3248,7 @@ func (x *SubmitTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTask.ProtoReflect.Descriptor instead.
 func (*SubmitTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{22}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SubmitTask) GetExecutionId() string {
@@ -2804,7 +3388,7 @@ type Setting struct {
 
 func (x *Setting) Reset() {
 	*x = Setting{}
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2816,7 +3400,7 @@ func (x *Setting) String() string {
 func (*Setting) ProtoMessage() {}
 
 func (x *Setting) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2829,7 +3413,7 @@ func (x *Setting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Setting.ProtoReflect.Descriptor instead.
 func (*Setting) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Setting) GetKey() string {
@@ -2858,7 +3442,7 @@ type TaskExecutionState struct {
 
 func (x *TaskExecutionState) Reset() {
 	*x = TaskExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2870,7 +3454,7 @@ func (x *TaskExecutionState) String() string {
 func (*TaskExecutionState) ProtoMessage() {}
 
 func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2883,7 +3467,7 @@ func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskExecutionState.ProtoReflect.Descriptor instead.
 func (*TaskExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskExecutionState) GetExecutionId() string {
@@ -2917,7 +3501,7 @@ type ReaderRegistration struct {
 
 func (x *ReaderRegistration) Reset() {
 	*x = ReaderRegistration{}
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2929,7 +3513,7 @@ func (x *ReaderRegistration) String() string {
 func (*ReaderRegistration) ProtoMessage() {}
 
 func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2942,7 +3526,7 @@ func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReaderRegistration.ProtoReflect.Descriptor instead.
 func (*ReaderRegistration) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ReaderRegistration) GetSubtaskIndex() int32 {
@@ -2971,7 +3555,7 @@ type KafkaSplit struct {
 
 func (x *KafkaSplit) Reset() {
 	*x = KafkaSplit{}
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2983,7 +3567,7 @@ func (x *KafkaSplit) String() string {
 func (*KafkaSplit) ProtoMessage() {}
 
 func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2996,7 +3580,7 @@ func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaSplit.ProtoReflect.Descriptor instead.
 func (*KafkaSplit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *KafkaSplit) GetTopic() string {
@@ -3036,7 +3620,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3048,7 +3632,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3061,7 +3645,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AddSplits) GetSplits() []*KafkaSplit {
@@ -3079,7 +3663,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3091,7 +3675,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3104,7 +3688,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
 }
 
 type ListOffsets struct {
@@ -3118,7 +3702,7 @@ type ListOffsets struct {
 
 func (x *ListOffsets) Reset() {
 	*x = ListOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3130,7 +3714,7 @@ func (x *ListOffsets) String() string {
 func (*ListOffsets) ProtoMessage() {}
 
 func (x *ListOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3143,7 +3727,7 @@ func (x *ListOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsets.ProtoReflect.Descriptor instead.
 func (*ListOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListOffsets) GetTopic() string {
@@ -3177,7 +3761,7 @@ type PartitionOffset struct {
 
 func (x *PartitionOffset) Reset() {
 	*x = PartitionOffset{}
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3189,7 +3773,7 @@ func (x *PartitionOffset) String() string {
 func (*PartitionOffset) ProtoMessage() {}
 
 func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3202,7 +3786,7 @@ func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionOffset.ProtoReflect.Descriptor instead.
 func (*PartitionOffset) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PartitionOffset) GetPartition() int32 {
@@ -3230,7 +3814,7 @@ type ListOffsetsResult struct {
 
 func (x *ListOffsetsResult) Reset() {
 	*x = ListOffsetsResult{}
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3242,7 +3826,7 @@ func (x *ListOffsetsResult) String() string {
 func (*ListOffsetsResult) ProtoMessage() {}
 
 func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3255,7 +3839,7 @@ func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsetsResult.ProtoReflect.Descriptor instead.
 func (*ListOffsetsResult) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListOffsetsResult) GetTopic() string {
@@ -3289,7 +3873,7 @@ type FetchPartition struct {
 
 func (x *FetchPartition) Reset() {
 	*x = FetchPartition{}
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3301,7 +3885,7 @@ func (x *FetchPartition) String() string {
 func (*FetchPartition) ProtoMessage() {}
 
 func (x *FetchPartition) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3314,7 +3898,7 @@ func (x *FetchPartition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchPartition.ProtoReflect.Descriptor instead.
 func (*FetchPartition) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *FetchPartition) GetPartition() int32 {
@@ -3343,7 +3927,7 @@ type Fetch struct {
 
 func (x *Fetch) Reset() {
 	*x = Fetch{}
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3355,7 +3939,7 @@ func (x *Fetch) String() string {
 func (*Fetch) ProtoMessage() {}
 
 func (x *Fetch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3368,7 +3952,7 @@ func (x *Fetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fetch.ProtoReflect.Descriptor instead.
 func (*Fetch) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Fetch) GetTopic() string {
@@ -3412,7 +3996,7 @@ type KafkaRecord struct {
 
 func (x *KafkaRecord) Reset() {
 	*x = KafkaRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3424,7 +4008,7 @@ func (x *KafkaRecord) String() string {
 func (*KafkaRecord) ProtoMessage() {}
 
 func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3437,7 +4021,7 @@ func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaRecord.ProtoReflect.Descriptor instead.
 func (*KafkaRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *KafkaRecord) GetPartition() int32 {
@@ -3486,7 +4070,7 @@ type PartitionRecords struct {
 
 func (x *PartitionRecords) Reset() {
 	*x = PartitionRecords{}
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3498,7 +4082,7 @@ func (x *PartitionRecords) String() string {
 func (*PartitionRecords) ProtoMessage() {}
 
 func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3511,7 +4095,7 @@ func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRecords.ProtoReflect.Descriptor instead.
 func (*PartitionRecords) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PartitionRecords) GetPartition() int32 {
@@ -3545,7 +4129,7 @@ type FetchResponse struct {
 
 func (x *FetchResponse) Reset() {
 	*x = FetchResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3557,7 +4141,7 @@ func (x *FetchResponse) String() string {
 func (*FetchResponse) ProtoMessage() {}
 
 func (x *FetchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3570,7 +4154,7 @@ func (x *FetchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchResponse.ProtoReflect.Descriptor instead.
 func (*FetchResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *FetchResponse) GetRequestId() int64 {
@@ -3599,7 +4183,7 @@ type ReportedWatermarkEvent struct {
 
 func (x *ReportedWatermarkEvent) Reset() {
 	*x = ReportedWatermarkEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3611,7 +4195,7 @@ func (x *ReportedWatermarkEvent) String() string {
 func (*ReportedWatermarkEvent) ProtoMessage() {}
 
 func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3624,7 +4208,7 @@ func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedWatermarkEvent.ProtoReflect.Descriptor instead.
 func (*ReportedWatermarkEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ReportedWatermarkEvent) GetSubtaskIndex() int32 {
@@ -3652,7 +4236,7 @@ type WatermarkAlignmentEvent struct {
 
 func (x *WatermarkAlignmentEvent) Reset() {
 	*x = WatermarkAlignmentEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3664,7 +4248,7 @@ func (x *WatermarkAlignmentEvent) String() string {
 func (*WatermarkAlignmentEvent) ProtoMessage() {}
 
 func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3677,7 +4261,7 @@ func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatermarkAlignmentEvent.ProtoReflect.Descriptor instead.
 func (*WatermarkAlignmentEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WatermarkAlignmentEvent) GetMaxWatermark() int64 {
@@ -3698,7 +4282,7 @@ type Produce struct {
 
 func (x *Produce) Reset() {
 	*x = Produce{}
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3710,7 +4294,7 @@ func (x *Produce) String() string {
 func (*Produce) ProtoMessage() {}
 
 func (x *Produce) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3723,7 +4307,7 @@ func (x *Produce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Produce.ProtoReflect.Descriptor instead.
 func (*Produce) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Produce) GetTopic() string {
@@ -3778,7 +4362,7 @@ type Buffer struct {
 
 func (x *Buffer) Reset() {
 	*x = Buffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3790,7 +4374,7 @@ func (x *Buffer) String() string {
 func (*Buffer) ProtoMessage() {}
 
 func (x *Buffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3803,7 +4387,7 @@ func (x *Buffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Buffer.ProtoReflect.Descriptor instead.
 func (*Buffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Buffer) GetKinds() []byte {
@@ -3905,7 +4489,7 @@ type PartitionRequest struct {
 
 func (x *PartitionRequest) Reset() {
 	*x = PartitionRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3917,7 +4501,7 @@ func (x *PartitionRequest) String() string {
 func (*PartitionRequest) ProtoMessage() {}
 
 func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3930,7 +4514,7 @@ func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRequest.ProtoReflect.Descriptor instead.
 func (*PartitionRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PartitionRequest) GetPartitionId() string {
@@ -3984,7 +4568,7 @@ type BufferResponse struct {
 
 func (x *BufferResponse) Reset() {
 	*x = BufferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3996,7 +4580,7 @@ func (x *BufferResponse) String() string {
 func (*BufferResponse) ProtoMessage() {}
 
 func (x *BufferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4009,7 +4593,7 @@ func (x *BufferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BufferResponse.ProtoReflect.Descriptor instead.
 func (*BufferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *BufferResponse) GetReceiverId() string {
@@ -4060,7 +4644,7 @@ type LocalBufferRecycled struct {
 
 func (x *LocalBufferRecycled) Reset() {
 	*x = LocalBufferRecycled{}
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4072,7 +4656,7 @@ func (x *LocalBufferRecycled) String() string {
 func (*LocalBufferRecycled) ProtoMessage() {}
 
 func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4085,7 +4669,7 @@ func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocalBufferRecycled.ProtoReflect.Descriptor instead.
 func (*LocalBufferRecycled) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *LocalBufferRecycled) GetSubpartitionIndex() int32 {
@@ -4113,7 +4697,7 @@ type AddCredit struct {
 
 func (x *AddCredit) Reset() {
 	*x = AddCredit{}
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4125,7 +4709,7 @@ func (x *AddCredit) String() string {
 func (*AddCredit) ProtoMessage() {}
 
 func (x *AddCredit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4138,7 +4722,7 @@ func (x *AddCredit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCredit.ProtoReflect.Descriptor instead.
 func (*AddCredit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *AddCredit) GetReceiverId() string {
@@ -4173,7 +4757,7 @@ type BacklogAnnouncement struct {
 
 func (x *BacklogAnnouncement) Reset() {
 	*x = BacklogAnnouncement{}
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4185,7 +4769,7 @@ func (x *BacklogAnnouncement) String() string {
 func (*BacklogAnnouncement) ProtoMessage() {}
 
 func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4198,7 +4782,7 @@ func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BacklogAnnouncement.ProtoReflect.Descriptor instead.
 func (*BacklogAnnouncement) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *BacklogAnnouncement) GetReceiverId() string {
@@ -4234,7 +4818,7 @@ type ChannelBuffer struct {
 
 func (x *ChannelBuffer) Reset() {
 	*x = ChannelBuffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4246,7 +4830,7 @@ func (x *ChannelBuffer) String() string {
 func (*ChannelBuffer) ProtoMessage() {}
 
 func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4259,7 +4843,7 @@ func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelBuffer.ProtoReflect.Descriptor instead.
 func (*ChannelBuffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ChannelBuffer) GetChannelIndex() int32 {
@@ -4293,7 +4877,7 @@ type RecycleBuffers struct {
 
 func (x *RecycleBuffers) Reset() {
 	*x = RecycleBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4305,7 +4889,7 @@ func (x *RecycleBuffers) String() string {
 func (*RecycleBuffers) ProtoMessage() {}
 
 func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4318,7 +4902,7 @@ func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecycleBuffers.ProtoReflect.Descriptor instead.
 func (*RecycleBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RecycleBuffers) GetCount() int32 {
@@ -4341,7 +4925,7 @@ type RequestFloatingBuffers struct {
 
 func (x *RequestFloatingBuffers) Reset() {
 	*x = RequestFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4353,7 +4937,7 @@ func (x *RequestFloatingBuffers) String() string {
 func (*RequestFloatingBuffers) ProtoMessage() {}
 
 func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4366,7 +4950,7 @@ func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*RequestFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RequestFloatingBuffers) GetChannelIndex() int32 {
@@ -4394,7 +4978,7 @@ type FloatingBuffers struct {
 
 func (x *FloatingBuffers) Reset() {
 	*x = FloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4406,7 +4990,7 @@ func (x *FloatingBuffers) String() string {
 func (*FloatingBuffers) ProtoMessage() {}
 
 func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4419,7 +5003,7 @@ func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FloatingBuffers.ProtoReflect.Descriptor instead.
 func (*FloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *FloatingBuffers) GetCount() int32 {
@@ -4441,7 +5025,7 @@ type ReturnFloatingBuffers struct {
 
 func (x *ReturnFloatingBuffers) Reset() {
 	*x = ReturnFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4453,7 +5037,7 @@ func (x *ReturnFloatingBuffers) String() string {
 func (*ReturnFloatingBuffers) ProtoMessage() {}
 
 func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4466,7 +5050,7 @@ func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*ReturnFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ReturnFloatingBuffers) GetChannelIndex() int32 {
@@ -4493,7 +5077,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4505,7 +5089,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4518,7 +5102,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
 }
 
 // HeartbeatResponse: TaskManager -> the requester.
@@ -4531,7 +5115,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4543,7 +5127,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4556,7 +5140,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *HeartbeatResponse) GetTaskManagerId() string {
@@ -4580,7 +5164,7 @@ type TriggerCheckpoint struct {
 
 func (x *TriggerCheckpoint) Reset() {
 	*x = TriggerCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4592,7 +5176,7 @@ func (x *TriggerCheckpoint) String() string {
 func (*TriggerCheckpoint) ProtoMessage() {}
 
 func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4605,7 +5189,7 @@ func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *TriggerCheckpoint) GetCheckpointId() int64 {
@@ -4649,7 +5233,7 @@ type SplitState struct {
 
 func (x *SplitState) Reset() {
 	*x = SplitState{}
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4661,7 +5245,7 @@ func (x *SplitState) String() string {
 func (*SplitState) ProtoMessage() {}
 
 func (x *SplitState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4674,7 +5258,7 @@ func (x *SplitState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
 func (*SplitState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SplitState) GetPartition() int32 {
@@ -4710,7 +5294,7 @@ type WindowTimer struct {
 
 func (x *WindowTimer) Reset() {
 	*x = WindowTimer{}
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4722,7 +5306,7 @@ func (x *WindowTimer) String() string {
 func (*WindowTimer) ProtoMessage() {}
 
 func (x *WindowTimer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4735,7 +5319,7 @@ func (x *WindowTimer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
 func (*WindowTimer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *WindowTimer) GetTimestamp() int64 {
@@ -4777,7 +5361,7 @@ type WindowEntry struct {
 
 func (x *WindowEntry) Reset() {
 	*x = WindowEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4789,7 +5373,7 @@ func (x *WindowEntry) String() string {
 func (*WindowEntry) ProtoMessage() {}
 
 func (x *WindowEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4802,7 +5386,7 @@ func (x *WindowEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
 func (*WindowEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *WindowEntry) GetWindowStart() int64 {
@@ -4882,7 +5466,7 @@ type KeyedWindowState struct {
 
 func (x *KeyedWindowState) Reset() {
 	*x = KeyedWindowState{}
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4894,7 +5478,7 @@ func (x *KeyedWindowState) String() string {
 func (*KeyedWindowState) ProtoMessage() {}
 
 func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4907,7 +5491,7 @@ func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
 func (*KeyedWindowState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *KeyedWindowState) GetKey() string {
@@ -4958,7 +5542,7 @@ type ValueStateEntry struct {
 
 func (x *ValueStateEntry) Reset() {
 	*x = ValueStateEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4970,7 +5554,7 @@ func (x *ValueStateEntry) String() string {
 func (*ValueStateEntry) ProtoMessage() {}
 
 func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4983,7 +5567,7 @@ func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
 func (*ValueStateEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ValueStateEntry) GetKey() string {
@@ -5028,7 +5612,7 @@ type InFlightRecord struct {
 
 func (x *InFlightRecord) Reset() {
 	*x = InFlightRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5040,7 +5624,7 @@ func (x *InFlightRecord) String() string {
 func (*InFlightRecord) ProtoMessage() {}
 
 func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5053,7 +5637,7 @@ func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
 func (*InFlightRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *InFlightRecord) GetKey() string {
@@ -5099,7 +5683,7 @@ type TaskStateSnapshot struct {
 
 func (x *TaskStateSnapshot) Reset() {
 	*x = TaskStateSnapshot{}
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5111,7 +5695,7 @@ func (x *TaskStateSnapshot) String() string {
 func (*TaskStateSnapshot) ProtoMessage() {}
 
 func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5124,7 +5708,7 @@ func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
 func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *TaskStateSnapshot) GetSplits() []*SplitState {
@@ -5189,7 +5773,7 @@ type AcknowledgeCheckpoint struct {
 
 func (x *AcknowledgeCheckpoint) Reset() {
 	*x = AcknowledgeCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5201,7 +5785,7 @@ func (x *AcknowledgeCheckpoint) String() string {
 func (*AcknowledgeCheckpoint) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5214,7 +5798,7 @@ func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
@@ -5298,7 +5882,7 @@ type DeclineCheckpoint struct {
 
 func (x *DeclineCheckpoint) Reset() {
 	*x = DeclineCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5310,7 +5894,7 @@ func (x *DeclineCheckpoint) String() string {
 func (*DeclineCheckpoint) ProtoMessage() {}
 
 func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5323,7 +5907,7 @@ func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *DeclineCheckpoint) GetCheckpointId() int64 {
@@ -5357,7 +5941,7 @@ type NotifyCheckpointComplete struct {
 
 func (x *NotifyCheckpointComplete) Reset() {
 	*x = NotifyCheckpointComplete{}
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5369,7 +5953,7 @@ func (x *NotifyCheckpointComplete) String() string {
 func (*NotifyCheckpointComplete) ProtoMessage() {}
 
 func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5382,7 +5966,7 @@ func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
@@ -5408,7 +5992,7 @@ type NotifyCheckpointAborted struct {
 
 func (x *NotifyCheckpointAborted) Reset() {
 	*x = NotifyCheckpointAborted{}
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5420,7 +6004,7 @@ func (x *NotifyCheckpointAborted) String() string {
 func (*NotifyCheckpointAborted) ProtoMessage() {}
 
 func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5433,7 +6017,7 @@ func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
@@ -5453,7 +6037,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5465,7 +6049,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5478,7 +6062,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *CancelTask) GetExecutionId() string {
@@ -5502,7 +6086,7 @@ type TxnRequest struct {
 
 func (x *TxnRequest) Reset() {
 	*x = TxnRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5514,7 +6098,7 @@ func (x *TxnRequest) String() string {
 func (*TxnRequest) ProtoMessage() {}
 
 func (x *TxnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5527,7 +6111,7 @@ func (x *TxnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
 func (*TxnRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *TxnRequest) GetOp() TxnRequest_Op {
@@ -5578,7 +6162,7 @@ type CommitOffsets struct {
 
 func (x *CommitOffsets) Reset() {
 	*x = CommitOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5590,7 +6174,7 @@ func (x *CommitOffsets) String() string {
 func (*CommitOffsets) ProtoMessage() {}
 
 func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5603,7 +6187,7 @@ func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
 func (*CommitOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *CommitOffsets) GetGroup() string {
@@ -5641,7 +6225,7 @@ type ResumeConsumption struct {
 
 func (x *ResumeConsumption) Reset() {
 	*x = ResumeConsumption{}
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5653,7 +6237,7 @@ func (x *ResumeConsumption) String() string {
 func (*ResumeConsumption) ProtoMessage() {}
 
 func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5666,7 +6250,7 @@ func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
 func (*ResumeConsumption) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ResumeConsumption) GetReceiverId() string {
@@ -5696,7 +6280,7 @@ type ConnectionLost struct {
 
 func (x *ConnectionLost) Reset() {
 	*x = ConnectionLost{}
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5708,7 +6292,7 @@ func (x *ConnectionLost) String() string {
 func (*ConnectionLost) ProtoMessage() {}
 
 func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5721,7 +6305,7 @@ func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionLost.ProtoReflect.Descriptor instead.
 func (*ConnectionLost) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ConnectionLost) GetPeer() string {
@@ -5743,7 +6327,7 @@ type FailTask struct {
 
 func (x *FailTask) Reset() {
 	*x = FailTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5755,7 +6339,7 @@ func (x *FailTask) String() string {
 func (*FailTask) ProtoMessage() {}
 
 func (x *FailTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5768,7 +6352,7 @@ func (x *FailTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
 func (*FailTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *FailTask) GetCause() string {
@@ -5791,7 +6375,7 @@ type WorkerTerminated struct {
 
 func (x *WorkerTerminated) Reset() {
 	*x = WorkerTerminated{}
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5803,7 +6387,7 @@ func (x *WorkerTerminated) String() string {
 func (*WorkerTerminated) ProtoMessage() {}
 
 func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5816,7 +6400,7 @@ func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerTerminated.ProtoReflect.Descriptor instead.
 func (*WorkerTerminated) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *WorkerTerminated) GetTaskManagerId() string {
@@ -5841,7 +6425,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5853,7 +6437,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5866,7 +6450,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -5921,7 +6505,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5933,7 +6517,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5946,7 +6530,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -5997,7 +6581,7 @@ type ExecutionState struct {
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6009,7 +6593,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6022,7 +6606,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ExecutionState) GetName() string {
@@ -6065,7 +6649,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6077,7 +6661,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6090,7 +6674,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ExecutionStates) GetExecutions() []*ExecutionState {
@@ -6112,7 +6696,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6124,7 +6708,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6137,7 +6721,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *JobStatusChanged) GetStatus() string {
@@ -6158,7 +6742,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6170,7 +6754,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6183,7 +6767,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -6205,7 +6789,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6217,7 +6801,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6230,7 +6814,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -6259,7 +6843,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6271,7 +6855,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6284,7 +6868,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *FailJob) GetCause() string {
@@ -6310,7 +6894,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6322,7 +6906,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6335,7 +6919,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -6378,7 +6962,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6390,7 +6974,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6403,7 +6987,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -6449,7 +7033,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6461,7 +7045,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6474,7 +7058,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -6669,10 +7253,45 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1c.flinksim.messages.TimerKindR\x04kind\x12\x10\n" +
 	"\x03arg\x18\x02 \x01(\x03R\x03arg\"\n" +
 	"\n" +
-	"\bEndOfRun\"0\n" +
+	"\bEndOfRun\"\xbd\x04\n" +
 	"\x06Action\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
-	"\x04live\x18\x02 \x01(\bR\x04live\"2\n" +
+	"\x04live\x18\x02 \x01(\bR\x04live\x12\x19\n" +
+	"\bat_nanos\x18\x03 \x01(\x03R\aatNanos\x121\n" +
+	"\x04verb\x18\x04 \x01(\x0e2\x1d.flinksim.messages.ActionVerbR\x04verb\x12!\n" +
+	"\ftask_manager\x18\x05 \x01(\tR\vtaskManager\x12 \n" +
+	"\vparallelism\x18\x06 \x01(\x05R\vparallelism\x12'\n" +
+	"\x0fmax_parallelism\x18\a \x01(\x05R\x0emaxParallelism\x12\x1c\n" +
+	"\tpartition\x18\b \x01(\x05R\tpartition\x124\n" +
+	"\asetting\x18\t \x01(\v2\x1a.flinksim.messages.SettingR\asetting\x124\n" +
+	"\x05event\x18\n" +
+	" \x01(\v2\x1e.flinksim.messages.ActionEventR\x05event\x12/\n" +
+	"\x03cut\x18\v \x01(\v2\x1d.flinksim.messages.NetworkCutR\x03cut\x122\n" +
+	"\x05stall\x18\f \x01(\v2\x1c.flinksim.messages.HostStallR\x05stall\x128\n" +
+	"\x06jitter\x18\r \x01(\v2 .flinksim.messages.NetworkJitterR\x06jitter\x12.\n" +
+	"\x04lose\x18\x0e \x01(\v2\x1a.flinksim.messages.LoseRPCR\x04loseJ\x04\b\x01\x10\x02R\x04text\"F\n" +
+	"\tHostStall\x12\x12\n" +
+	"\x04host\x18\x01 \x01(\tR\x04host\x12%\n" +
+	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"S\n" +
+	"\rNetworkJitter\x12\x1b\n" +
+	"\tmax_nanos\x18\x01 \x01(\x03R\bmaxNanos\x12%\n" +
+	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"Z\n" +
+	"\aLoseRPC\x12,\n" +
+	"\x03rpc\x18\x01 \x01(\x0e2\x1a.flinksim.messages.LostRPCR\x03rpc\x12!\n" +
+	"\fwithin_nanos\x18\x02 \x01(\x03R\vwithinNanos\"\x9a\x01\n" +
+	"\vActionEvent\x124\n" +
+	"\x05given\x18\x01 \x03(\v2\x1e.flinksim.messages.ActionFieldR\x05given\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x0e\n" +
+	"\x02ts\x18\x03 \x01(\x03R\x02ts\x12\x15\n" +
+	"\x06ts_now\x18\x04 \x01(\bR\x05tsNow\x12\x1c\n" +
+	"\tpartition\x18\x05 \x01(\x05R\tpartition\"7\n" +
+	"\vActionField\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"a\n" +
+	"\n" +
+	"NetworkCut\x12\x15\n" +
+	"\x06host_a\x18\x01 \x01(\tR\x05hostA\x12\x15\n" +
+	"\x06host_b\x18\x02 \x01(\tR\x05hostB\x12%\n" +
+	"\x0eduration_nanos\x18\x03 \x01(\x03R\rdurationNanos\"2\n" +
 	"\x0eInspectRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
 	"\x03now\x18\x02 \x01(\x03R\x03now\"H\n" +
@@ -7065,7 +7684,30 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eTIMER_GENERATE\x103\x12\x18\n" +
 	"\x14TIMER_FETCH_MAX_WAIT\x104\x12\x16\n" +
 	"\x12TIMER_APPEND_EVENT\x105\x12\x1d\n" +
-	"\x19TIMER_TRANSACTION_TIMEOUT\x106*H\n" +
+	"\x19TIMER_TRANSACTION_TIMEOUT\x106*\x83\x03\n" +
+	"\n" +
+	"ActionVerb\x12\x1b\n" +
+	"\x17ACTION_VERB_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17ACTION_KILL_TASKMANAGER\x10\x01\x12\x1d\n" +
+	"\x19ACTION_TRIGGER_CHECKPOINT\x10\x02\x12\x1c\n" +
+	"\x18ACTION_TRIGGER_SAVEPOINT\x10\x03\x12\x1e\n" +
+	"\x1aACTION_STOP_WITH_SAVEPOINT\x10\x04\x12\x12\n" +
+	"\x0eACTION_RESCALE\x10\x05\x12\x15\n" +
+	"\x11ACTION_SEND_EVENT\x10\x06\x12\x1a\n" +
+	"\x16ACTION_PAUSE_PARTITION\x10\a\x12\x1b\n" +
+	"\x17ACTION_RESUME_PARTITION\x10\b\x12\x0e\n" +
+	"\n" +
+	"ACTION_SET\x10\t\x12\x1c\n" +
+	"\x18ACTION_PARTITION_NETWORK\x10\n" +
+	"\x12\x1c\n" +
+	"\x18ACTION_STALL_TASKMANAGER\x10\v\x12\x19\n" +
+	"\x15ACTION_NETWORK_JITTER\x10\f\x12\x13\n" +
+	"\x0fACTION_LOSE_RPC\x10\r*\x92\x01\n" +
+	"\aLostRPC\x12\x18\n" +
+	"\x14LOST_RPC_UNSPECIFIED\x10\x00\x12#\n" +
+	"\x1fLOST_RPC_ACKNOWLEDGE_CHECKPOINT\x10\x01\x12\x1f\n" +
+	"\x1bLOST_RPC_DECLINE_CHECKPOINT\x10\x02\x12'\n" +
+	"#LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE\x10\x03*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -7084,203 +7726,220 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 84)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 90)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
-	(CheckpointKind)(0),                 // 1: flinksim.messages.CheckpointKind
-	(TxnRequest_Op)(0),                  // 2: flinksim.messages.TxnRequest.Op
-	(*Envelope)(nil),                    // 3: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 4: flinksim.messages.Deliver
-	(*Done)(nil),                        // 5: flinksim.messages.Done
-	(*Spawned)(nil),                     // 6: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 7: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 8: flinksim.messages.Field
-	(*Start)(nil),                       // 9: flinksim.messages.Start
-	(*Timer)(nil),                       // 10: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 11: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 12: flinksim.messages.Action
-	(*InspectRequest)(nil),              // 13: flinksim.messages.InspectRequest
-	(*InspectReply)(nil),                // 14: flinksim.messages.InspectReply
-	(*ResourceProfile)(nil),             // 15: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 16: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 17: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 18: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 19: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 20: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 21: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 22: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 23: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 24: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 25: flinksim.messages.SubmitTask
-	(*Setting)(nil),                     // 26: flinksim.messages.Setting
-	(*TaskExecutionState)(nil),          // 27: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 28: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 29: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 30: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 31: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 32: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 33: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 34: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 35: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 36: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 37: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 38: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 39: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 40: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 41: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 42: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 43: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 44: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 45: flinksim.messages.BufferResponse
-	(*LocalBufferRecycled)(nil),         // 46: flinksim.messages.LocalBufferRecycled
-	(*AddCredit)(nil),                   // 47: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 48: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 49: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 50: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 51: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 52: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 53: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 54: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 55: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 56: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 57: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 58: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 59: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 60: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 61: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 62: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 63: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 64: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 65: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 66: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 67: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 68: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 69: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 70: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 71: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 72: flinksim.messages.ConnectionLost
-	(*FailTask)(nil),                    // 73: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 74: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 75: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 76: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 77: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 78: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 79: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 80: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 81: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 82: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 83: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 84: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 85: flinksim.messages.RestoreState
-	nil,                                 // 86: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
+	(LostRPC)(0),                        // 2: flinksim.messages.LostRPC
+	(CheckpointKind)(0),                 // 3: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 4: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 5: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 6: flinksim.messages.Deliver
+	(*Done)(nil),                        // 7: flinksim.messages.Done
+	(*Spawned)(nil),                     // 8: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 9: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 10: flinksim.messages.Field
+	(*Start)(nil),                       // 11: flinksim.messages.Start
+	(*Timer)(nil),                       // 12: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 13: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 14: flinksim.messages.Action
+	(*HostStall)(nil),                   // 15: flinksim.messages.HostStall
+	(*NetworkJitter)(nil),               // 16: flinksim.messages.NetworkJitter
+	(*LoseRPC)(nil),                     // 17: flinksim.messages.LoseRPC
+	(*ActionEvent)(nil),                 // 18: flinksim.messages.ActionEvent
+	(*ActionField)(nil),                 // 19: flinksim.messages.ActionField
+	(*NetworkCut)(nil),                  // 20: flinksim.messages.NetworkCut
+	(*InspectRequest)(nil),              // 21: flinksim.messages.InspectRequest
+	(*InspectReply)(nil),                // 22: flinksim.messages.InspectReply
+	(*ResourceProfile)(nil),             // 23: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 24: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 25: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 26: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 27: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 28: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 29: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 30: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 31: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 32: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 33: flinksim.messages.SubmitTask
+	(*Setting)(nil),                     // 34: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 35: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 36: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 37: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 38: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 39: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 40: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 41: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 42: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 43: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 44: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 45: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 46: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 47: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 48: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 49: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 50: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 51: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 52: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 53: flinksim.messages.BufferResponse
+	(*LocalBufferRecycled)(nil),         // 54: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 55: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 56: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 57: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 58: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 59: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 60: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 61: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 62: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 63: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 64: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 65: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 66: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 67: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 68: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 69: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 70: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 71: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 72: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 73: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 74: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 75: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 76: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 77: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 78: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 79: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 80: flinksim.messages.ConnectionLost
+	(*FailTask)(nil),                    // 81: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 82: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 83: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 84: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 85: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 86: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 87: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 88: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 89: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 90: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 91: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 92: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 93: flinksim.messages.RestoreState
+	nil,                                 // 94: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	9,   // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	10,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	11,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	12,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	16,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	17,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	18,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	19,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	21,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	22,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	25,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	27,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	28,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	30,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	31,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	32,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	34,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	36,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	39,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	42,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	40,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	41,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	44,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	45,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	47,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	48,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	49,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	50,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	51,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	52,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	53,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	54,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	55,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	56,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	64,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	65,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	66,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	67,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	68,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	69,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	70,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	71,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	46,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	72,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	73,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	74,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	76,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	78,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	79,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	80,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	81,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	82,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	83,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	85,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	3,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	3,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	7,   // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	6,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	8,   // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	11,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	12,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	13,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	14,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	24,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	25,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	26,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	27,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	29,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	30,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	33,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	35,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	36,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	38,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	39,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	40,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	42,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	44,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	47,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	50,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	48,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	49,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	52,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	53,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	55,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	56,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	57,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	58,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	59,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	60,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	61,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	62,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	63,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	64,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	72,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	73,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	74,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	75,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	76,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	77,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	78,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	79,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	54,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	80,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	81,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	82,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	84,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	86,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	87,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	88,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	89,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	90,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	91,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	93,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	5,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	5,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	9,   // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	8,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	10,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
 	0,   // 59: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
-	15,  // 60: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	15,  // 61: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	20,  // 62: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	23,  // 63: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	24,  // 64: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	63,  // 65: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	26,  // 66: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	29,  // 67: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	33,  // 68: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	35,  // 69: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	37,  // 70: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	38,  // 71: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	37,  // 72: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	1,   // 73: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	43,  // 74: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	43,  // 75: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	1,   // 76: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	59,  // 77: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	58,  // 78: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	58,  // 79: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	57,  // 80: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	60,  // 81: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	61,  // 82: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	62,  // 83: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	62,  // 84: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	63,  // 85: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	1,   // 86: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	2,   // 87: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	33,  // 88: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	75,  // 89: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	26,  // 90: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	77,  // 91: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	1,   // 92: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	1,   // 93: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	75,  // 94: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	63,  // 95: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	1,   // 96: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	84,  // 97: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	33,  // 98: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	86,  // 99: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	100, // [100:100] is the sub-list for method output_type
-	100, // [100:100] is the sub-list for method input_type
-	100, // [100:100] is the sub-list for extension type_name
-	100, // [100:100] is the sub-list for extension extendee
-	0,   // [0:100] is the sub-list for field type_name
+	1,   // 60: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
+	34,  // 61: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	18,  // 62: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	20,  // 63: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	15,  // 64: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
+	16,  // 65: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
+	17,  // 66: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
+	2,   // 67: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
+	19,  // 68: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	23,  // 69: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	23,  // 70: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	28,  // 71: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	31,  // 72: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	32,  // 73: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	71,  // 74: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	34,  // 75: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	37,  // 76: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	41,  // 77: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	43,  // 78: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	45,  // 79: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	46,  // 80: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	45,  // 81: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	3,   // 82: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	51,  // 83: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	51,  // 84: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	3,   // 85: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	67,  // 86: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	66,  // 87: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	66,  // 88: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	65,  // 89: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	68,  // 90: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	69,  // 91: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	70,  // 92: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	70,  // 93: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	71,  // 94: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	3,   // 95: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	4,   // 96: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	41,  // 97: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	83,  // 98: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	34,  // 99: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	85,  // 100: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	3,   // 101: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	3,   // 102: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	83,  // 103: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	71,  // 104: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	3,   // 105: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	92,  // 106: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	41,  // 107: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	94,  // 108: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	109, // [109:109] is the sub-list for method output_type
+	109, // [109:109] is the sub-list for method input_type
+	109, // [109:109] is the sub-list for extension type_name
+	109, // [109:109] is the sub-list for extension extendee
+	0,   // [0:109] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -7356,8 +8015,8 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   84,
+			NumEnums:      5,
+			NumMessages:   90,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -167,6 +167,7 @@ import (
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -578,7 +579,7 @@ func renderEnvelope(e *messages.Envelope) string {
 func describeBody(e *messages.Envelope) (string, string) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
-		return "Action", strconv.Quote(b.Action.Text)
+		return "Action", strconv.Quote(action.Text(b.Action))
 	case *messages.Envelope_BufferResponse:
 		m := b.BufferResponse
 		return "BufferResponse", fmt.Sprintf("seq=%d backlog=%d %s", m.SequenceNumber, m.Backlog, describeBuffer(m.Buffer))

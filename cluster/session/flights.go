@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -141,7 +142,7 @@ func flights(queue []*messages.Envelope) ([]Flight, int) {
 		case *messages.Envelope_SubmitTask:
 			f.Barrier = b.SubmitTask.RestoreCheckpointId // a deployment that restores state
 		case *messages.Envelope_Action:
-			f.Text = b.Action.Text
+			f.Text = action.Text(b.Action)
 		}
 		out = append(out, f)
 	}

@@ -268,7 +268,7 @@ func (sc *Scenario) readCommand(fsys fs.FS) error {
 				got = append(got, *st.act)
 			}
 		}
-		if !slices.Equal(got, want) {
+		if !slices.EqualFunc(got, want, action.Action.Equal) {
 			return fmt.Errorf("examples/%s/scenario.txt: its steps' actions %v are not the example's examples/%s %v", sc.Name, got, sc.actions, want)
 		}
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,22 +14,26 @@ func TestParseSchedulerFaults(t *testing.T) {
 		give string
 		want Action
 	}{
-		{"at=30s stall-taskmanager tm-2 for 12s", Action{30 * time.Second, StallTaskManager, "tm-2 for 12s"}},
-		{"at=1 min stall-taskmanager tm-10 for 1500 ms", Action{time.Minute, StallTaskManager, "tm-10 for 1500ms"}},
-		{"at=5s network-jitter 3ms for 10s", Action{5 * time.Second, NetworkJitter, "3ms for 10s"}},
-		{"at=5s network-jitter 2 ms for 1 min", Action{5 * time.Second, NetworkJitter, "2ms for 1min"}},
-		{"at=9s lose-rpc acknowledge-checkpoint within 5s", Action{9 * time.Second, LoseRPC, "acknowledge-checkpoint within 5s"}},
-		{"at=9s lose-rpc notify-checkpoint-complete within 2 s", Action{9 * time.Second, LoseRPC, "notify-checkpoint-complete within 2s"}},
-		{"at=9s lose-rpc decline-checkpoint within 300ms", Action{9 * time.Second, LoseRPC, "decline-checkpoint within 300ms"}},
+		{"at=30s stall-taskmanager tm-2 for 12s", Action{At: 30 * time.Second, Verb: StallTaskManager, Stall: Stall{"tm-2", 12 * time.Second}}},
+		{"at=1 min stall-taskmanager tm-10 for 1500 ms", Action{At: time.Minute, Verb: StallTaskManager, Stall: Stall{"tm-10", 1500 * time.Millisecond}}},
+		{"at=5s network-jitter 3ms for 10s", Action{At: 5 * time.Second, Verb: NetworkJitter, Jitter: Jitter{3 * time.Millisecond, 10 * time.Second}}},
+		{"at=5s network-jitter 2 ms for 1 min", Action{At: 5 * time.Second, Verb: NetworkJitter, Jitter: Jitter{2 * time.Millisecond, time.Minute}}},
+		{"at=9s lose-rpc acknowledge-checkpoint within 5s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"acknowledge-checkpoint", 5 * time.Second}}},
+		{"at=9s lose-rpc notify-checkpoint-complete within 2 s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"notify-checkpoint-complete", 2 * time.Second}}},
+		{"at=9s lose-rpc decline-checkpoint within 300ms", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"decline-checkpoint", 300 * time.Millisecond}}},
 	} {
 		got, err := Parse(c.give)
-		if err != nil || got != c.want {
+		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v", c.give, got, err, c.want)
 			continue
 		}
 		again, err := Parse(got.String())
-		if err != nil || again != got {
+		if err != nil || !reflect.DeepEqual(again, got) {
 			t.Errorf("Parse(String()) of %q = %+v, %v", c.give, again, err)
+		}
+		// on the wire and back
+		if back := FromMessage(got.Message(false)); !reflect.DeepEqual(back, got) {
+			t.Errorf("FromMessage(Message()) of %q = %+v", c.give, back)
 		}
 	}
 	for give, want := range map[string]string{

@@ -160,7 +160,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 			m.ReportHeartbeat(vt.Millis(o.Now()))
 		}
 	case *messages.Envelope_Action:
-		j.action(o, b.Action.Text)
+		j.action(o, b.Action)
 	case *messages.Envelope_RestoreState:
 		j.restored(o, b.RestoreState)
 	case *messages.Envelope_CheckpointRequestFailed:

@@ -3,7 +3,6 @@ package kafka
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
@@ -14,22 +13,15 @@ import (
 
 // action carries out a user action addressed to the broker: a record sent
 // by hand, a stalled or resumed producer, the output consumer's isolation.
-func (k *Broker) action(o *kernel.Out, text string) {
-	a, err := action.Parse(text)
-	if err != nil {
-		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: err.Error()}.Fields()...)
-		return
-	}
+func (k *Broker) action(o *kernel.Out, m *messages.Action) {
+	a := action.FromMessage(m)
+	text := a.String()
 	ignore := func(reason string) {
 		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: reason}.Fields()...)
 	}
 	switch a.Verb {
 	case action.SendEvent:
-		e, err := action.ParseEvent(a.Arg)
-		if err != nil {
-			ignore(err.Error())
-			return
-		}
+		e := a.Event
 		n := k.source.NumPartitions()
 		p := e.Partition
 		if p >= n {
@@ -54,14 +46,14 @@ func (k *Broker) action(o *kernel.Out, text string) {
 			messages.Int("timestamp", ts), messages.Raw("value", string(value)))
 		k.serveParked(o)
 	case action.PausePartition, action.ResumePartition:
-		p, _ := strconv.Atoi(a.Arg)
+		p := a.Partition
 		if n := k.source.NumPartitions(); p >= n {
-			ignore("partition " + a.Arg + " does not exist: topic " + k.cfg.SourceTopic + " has " + strconv.Itoa(n) + " partitions")
+			ignore("partition " + strconv.Itoa(p) + " does not exist: topic " + k.cfg.SourceTopic + " has " + strconv.Itoa(n) + " partitions")
 			return
 		}
 		pause := a.Verb == action.PausePartition
 		if k.isPaused(p) == pause {
-			ignore("partition " + a.Arg + " is " + map[bool]string{true: "already paused", false: "not paused"}[pause])
+			ignore("partition " + strconv.Itoa(p) + " is " + map[bool]string{true: "already paused", false: "not paused"}[pause])
 			return
 		}
 		if k.gen != nil {
@@ -87,12 +79,11 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		o.Log(eventlog.KindPartitionResumed, messages.Int("partition", int64(p)), messages.Int("held_records", int64(len(held))))
 		k.serveParked(o)
 	case action.Set:
-		key, value, _ := strings.Cut(a.Arg, "=")
-		if key != "sim.output.isolation-level" {
+		if a.Key != "sim.output.isolation-level" {
 			ignore("not an action for the broker")
 			return
 		}
-		o.Log(eventlog.KindOutputIsolation, eventlog.OutputIsolation{IsolationLevel: value}.Fields()...)
+		o.Log(eventlog.KindOutputIsolation, eventlog.OutputIsolation{IsolationLevel: a.Value}.Fields()...)
 	default:
 		ignore("not an action for the broker")
 	}

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"time"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -27,7 +29,7 @@ const (
 )
 
 // Fault is what a user action addressed to the scheduler asks for: exactly
-// one of its fields is set.
+// one of its fields is set (faultOf reads it from the action).
 type Fault struct {
 	Cut    *Cut
 	Stall  *Stall
@@ -52,6 +54,53 @@ type Lose struct {
 	RPC    string // the RPC's name, for the log
 	Match  func(*messages.Envelope) bool
 	Within vt.Time
+}
+
+// faultOf is the fault a user action to the scheduler asks for; false if it
+// asks for none.
+func faultOf(a *messages.Action) (Fault, bool) {
+	d := func(ns int64) vt.Time { return vt.FromDuration(time.Duration(ns)) }
+	switch a.GetVerb() {
+	case messages.ActionVerb_ACTION_PARTITION_NETWORK:
+		if c := a.GetCut(); c != nil {
+			return Fault{Cut: &Cut{A: c.HostA, B: c.HostB, Duration: d(c.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_STALL_TASKMANAGER:
+		if st := a.GetStall(); st != nil {
+			return Fault{Stall: &Stall{Host: st.Host, Duration: d(st.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_NETWORK_JITTER:
+		if j := a.GetJitter(); j != nil {
+			return Fault{Jitter: &Jitter{Max: d(j.MaxNanos), Duration: d(j.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_LOSE_RPC:
+		if l := a.GetLose(); l != nil {
+			if m, name := rpcMatcher(l.Rpc); m != nil {
+				return Fault{Lose: &Lose{RPC: name, Match: m, Within: d(l.WithinNanos)}}, true
+			}
+		}
+	}
+	return Fault{}, false
+}
+
+// rpcMatcher recognises the envelopes of an RPC lose-rpc can lose, and
+// names it as the action does: the acknowledgement and the decline a task
+// sends the CheckpointCoordinator (CheckpointCoordinatorGateway), the
+// completion the coordinator sends a task
+// (TaskExecutorGateway.confirmCheckpoint, notifyCheckpointComplete).
+func rpcMatcher(r messages.LostRPC) (func(*messages.Envelope) bool, string) {
+	switch r {
+	case messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT:
+		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_AcknowledgeCheckpoint); return ok }, "acknowledge-checkpoint"
+	case messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT:
+		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_DeclineCheckpoint); return ok }, "decline-checkpoint"
+	case messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE:
+		return func(e *messages.Envelope) bool {
+			_, ok := e.Body.(*messages.Envelope_NotifyCheckpointComplete)
+			return ok
+		}, "notify-checkpoint-complete"
+	}
+	return nil, ""
 }
 
 type activeStall struct {

@@ -1,39 +1,54 @@
 package kernel
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// parseTestFault reads the tests' other faults: "stall HOST MS",
-// "jitter MAX_US MS", "lose heartbeat MS".
-func parseTestFault(text string) (Fault, error) {
-	var h string
-	var a, b int64
+// testAction is the tests' spelling of a scheduler action: "cut A B MS",
+// "stall HOST MS", "jitter MAX_US MS", "lose ack MS"; anything else is a
+// trigger-checkpoint (not the scheduler's).
+func testAction(text string) *messages.Action {
+	var ha, hb string
+	var x, y int64
+	ns := func(ms int64) int64 { return int64(time.Duration(ms) * time.Millisecond) }
 	switch {
-	case strings.HasPrefix(text, "stall "):
-		if _, err := fmt.Sscanf(text, "stall %s %d", &h, &a); err == nil {
-			return Fault{Stall: &Stall{Host: h, Duration: vt.Time(a) * vt.Millisecond}}, nil
-		}
-	case strings.HasPrefix(text, "jitter "):
-		if _, err := fmt.Sscanf(text, "jitter %d %d", &a, &b); err == nil {
-			return Fault{Jitter: &Jitter{Max: vt.Time(a), Duration: vt.Time(b) * vt.Millisecond}}, nil
-		}
-	case strings.HasPrefix(text, "lose heartbeat "):
-		if _, err := fmt.Sscanf(text, "lose heartbeat %d", &a); err == nil {
-			return Fault{Lose: &Lose{RPC: "heartbeat", Within: vt.Time(a) * vt.Millisecond, Match: func(e *messages.Envelope) bool {
-				_, ok := e.Body.(*messages.Envelope_HeartbeatRequest)
-				return ok
-			}}}, nil
-		}
+	case scan(text, "cut %s %s %d", &ha, &hb, &x):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_PARTITION_NETWORK, Cut: &messages.NetworkCut{HostA: ha, HostB: hb, DurationNanos: ns(x)}}
+	case scan(text, "stall %s %d", &ha, &x):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_STALL_TASKMANAGER, Stall: &messages.HostStall{Host: ha, DurationNanos: ns(x)}}
+	case scan(text, "jitter %d %d", &x, &y):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_NETWORK_JITTER, Jitter: &messages.NetworkJitter{MaxNanos: x * 1000, DurationNanos: ns(y)}}
+	case scan(text, "lose ack %d", &x):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_LOSE_RPC, Lose: &messages.LoseRPC{Rpc: messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT, WithinNanos: ns(x)}}
 	}
-	return Fault{}, errors.New("not a cut")
+	return &messages.Action{Verb: messages.ActionVerb_ACTION_TRIGGER_CHECKPOINT}
+}
+
+func scan(text, format string, args ...any) bool {
+	n, err := fmt.Sscanf(text, format, args...)
+	return err == nil && n == len(args)
+}
+
+// testActionText renders what testAction reads (Config.ActionText).
+func testActionText(a *messages.Action) string {
+	ms := func(ns int64) int64 { return time.Duration(ns).Milliseconds() }
+	switch {
+	case a.Cut != nil:
+		return fmt.Sprintf("cut %s %s %d", a.Cut.HostA, a.Cut.HostB, ms(a.Cut.DurationNanos))
+	case a.Stall != nil:
+		return fmt.Sprintf("stall %s %d", a.Stall.Host, ms(a.Stall.DurationNanos))
+	case a.Jitter != nil:
+		return fmt.Sprintf("jitter %d %d", a.Jitter.MaxNanos/1000, ms(a.Jitter.DurationNanos))
+	case a.Lose != nil:
+		return fmt.Sprintf("lose ack %d", ms(a.Lose.WithinNanos))
+	}
+	return a.Verb.String()
 }
 
 // A stalled host receives nothing while it is frozen, its own timers
@@ -114,7 +129,7 @@ func runBurst(t *testing.T, actions ...string) (got, events []string) {
 			}
 		},
 		HostOf:     func(actor, _ string) string { return strings.ToUpper(actor) },
-		ParseFault: func(text string) (Fault, error) { return parseTestFault(text) },
+		ActionText: testActionText,
 	})
 	l := NewLoop(k, 1, nil)
 	k.Register([]*messages.Spawned{l.Host("a", &burster{peers: []string{"b"}, n: 5}), l.Host("b", &burster{got: &got}),
@@ -127,7 +142,7 @@ func runBurst(t *testing.T, actions ...string) (got, events []string) {
 		fmt.Sscanf(text, "%d", &at)
 		text = text[strings.Index(text, " ")+1:]
 		k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
-			Body: &messages.Envelope_Action{Action: &messages.Action{Text: text}}})
+			Body: &messages.Envelope_Action{Action: testAction(text)}})
 	}
 	if st := l.Run(Forever, 0); st != StateEnded {
 		t.Fatalf("state %v", st)
@@ -202,7 +217,7 @@ func TestJitterKeepsOneConnectionsOrderOnly(t *testing.T) {
 // first after the action; a loss that finds nothing to drop within its
 // time is logged as unused.
 func TestLoseDropsOneRPC(t *testing.T) {
-	r := runNet(t, "", "5000 lose heartbeat 2", "11500 lose heartbeat 100")
+	r := runNetWith(t, "", true, "5000 lose ack 2", "11500 lose ack 100")
 	lost := 0
 	for _, want := range []string{"a: ping from b at 5000", "b: ping from a at 5000"} {
 		if !slices.Contains(r.got, want) {
@@ -216,8 +231,8 @@ func TestLoseDropsOneRPC(t *testing.T) {
 		t.Errorf("a ping after the loss was lost too: %v", r.got)
 	}
 	want := []string{
-		`5000 rpc_lost rpc=heartbeat from=b to=a`,
-		`12000 rpc_loss_unused rpc=heartbeat run_ended=true`,
+		`5000 rpc_lost rpc=acknowledge-checkpoint from=b to=a`,
+		`12000 rpc_loss_unused rpc=acknowledge-checkpoint run_ended=true`,
 	}
 	if !slices.Equal(r.events, want) {
 		t.Errorf("scheduler events\n%s\nwant\n%s", strings.Join(r.events, "\n"), strings.Join(want, "\n"))

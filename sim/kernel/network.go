@@ -59,25 +59,30 @@ func (k *Kernel) seqNext() uint64 {
 }
 
 // control handles an envelope addressed to the scheduler itself: a user
-// action that cuts the network.
+// action that cuts the network, stalls a host, jitters the links or loses
+// an RPC (faults.go).
 func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
-		text := b.Action.Text
+		text := k.actionText(b.Action)
 		if b.Action.Live {
 			k.log(t, UserName, KindAction, messages.Str("action", text), messages.Str("to", SchedulerName))
 		}
-		if k.cfg.ParseFault == nil {
+		f, ok := faultOf(b.Action)
+		if !ok {
 			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the scheduler"))
-			return
-		}
-		f, err := k.cfg.ParseFault(text)
-		if err != nil {
-			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", err.Error()))
 			return
 		}
 		k.applyFault(t, f, text)
 	}
+}
+
+// actionText is a user action as the log shows it (Config.ActionText).
+func (k *Kernel) actionText(a *messages.Action) string {
+	if k.cfg.ActionText != nil {
+		return k.cfg.ActionText(a)
+	}
+	return a.GetVerb().String()
 }
 
 // heal ends the cuts that are over by t, each logged at its own end (no

@@ -17,6 +17,7 @@ type pinger struct {
 	stop  vt.Time
 	got   *[]string
 	spawn string // an actor to spawn on Start, on this pinger's host
+	ack   bool   // ping with AcknowledgeCheckpoint instead (an RPC lose-rpc can lose)
 }
 
 func (p *pinger) Step(o *Out, e *messages.Envelope) {
@@ -28,11 +29,14 @@ func (p *pinger) Step(o *Out, e *messages.Envelope) {
 		}
 		o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
 	case *messages.Envelope_Timer:
-		if o.Now() < p.stop {
+		if o.Now() < p.stop && p.ack {
+			o.Send(p.peer, 0, &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: &messages.AcknowledgeCheckpoint{}})
+			o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
+		} else if o.Now() < p.stop {
 			o.Send(p.peer, 0, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
 			o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
 		}
-	case *messages.Envelope_HeartbeatRequest:
+	case *messages.Envelope_HeartbeatRequest, *messages.Envelope_AcknowledgeCheckpoint:
 		*p.got = append(*p.got, fmt.Sprintf("%s: ping from %s at %d", o.Name(), e.From, o.Now()))
 	case *messages.Envelope_ConnectionLost:
 		*p.got = append(*p.got, fmt.Sprintf("%s: lost %s at %d", o.Name(), b.ConnectionLost.Peer, o.Now()))
@@ -66,6 +70,12 @@ type netRun struct {
 // every ms until 12 ms, with the given user actions to the scheduler.
 func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 	t.Helper()
+	return runNetWith(t, spawn, false, actions...)
+}
+
+// runNetWith is runNet, the pings AcknowledgeCheckpoint envelopes with ack.
+func runNetWith(t *testing.T, spawn string, ack bool, actions ...string) *netRun {
+	t.Helper()
 	r := &netRun{}
 	k := New(Config{
 		Log: func(ev *messages.LogEvent) {
@@ -83,30 +93,24 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 			}
 			return strings.ToUpper(actor)
 		},
-		ParseFault: func(text string) (Fault, error) {
-			var a, b string
-			var ms int64
-			if _, err := fmt.Sscanf(text, "cut %s %s %d", &a, &b, &ms); err != nil {
-				return parseTestFault(text)
-			}
-			return Fault{Cut: &Cut{A: a, B: b, Duration: vt.Time(ms) * vt.Millisecond}}, nil
-		},
+		ActionText: testActionText,
 		DeadLetter: func(e *messages.Envelope) []string {
 			r.gone = append(r.gone, e.To)
 			return nil
 		},
 	})
 	l := NewLoop(k, 1, buildPinger)
-	k.Register([]*messages.Spawned{l.Host("a", &pinger{peer: "b", stop: 12_000, got: &r.got, spawn: spawn}),
-		l.Host("b", &pinger{peer: "a", stop: 12_000, got: &r.got})})
+	k.Register([]*messages.Spawned{l.Host("a", &pinger{peer: "b", stop: 12_000, got: &r.got, spawn: spawn, ack: ack}),
+		l.Host("b", &pinger{peer: "a", stop: 12_000, got: &r.got, ack: ack})})
 	k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	for i, text := range actions {
 		var at int64
 		fmt.Sscanf(text, "%d", &at)
 		text = text[strings.Index(text, " ")+1:]
+		a := testAction(text)
 		k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
-			Body: &messages.Envelope_Action{Action: &messages.Action{Text: text}}})
+			Body: &messages.Envelope_Action{Action: a}})
 	}
 	if st := l.Run(Forever, 0); st != StateEnded {
 		t.Fatalf("state %v", st)
@@ -161,13 +165,13 @@ func TestSpawnedActorInheritsTheHost(t *testing.T) {
 }
 
 // A cut between hosts that do not exchange anything drops nothing; an
-// action the scheduler cannot read is ignored with its reason; a cut still
+// action that is not for the scheduler is ignored with its reason; a cut still
 // in progress when the run ends is logged as ended with the run.
 func TestCutIgnoredAndUnhealed(t *testing.T) {
 	r := runNet(t, "", "2000 cut A Z 2", "3000 explode", "11000 cut A B 100")
 	want := []string{
 		`2000 network_partition host_a=A host_b=Z duration_ms=2 action=cut A Z 2`,
-		`3000 action_ignored action=explode reason=not a cut`,
+		`3000 action_ignored action=ACTION_TRIGGER_CHECKPOINT reason=not an action for the scheduler`,
 		`4000 network_partition_healed host_a=A host_b=Z dropped_envelopes=0 connections_lost=0`,
 		`11000 network_partition host_a=A host_b=B duration_ms=100 action=cut A B 100`,
 		`12000 network_partition_healed host_a=A host_b=B dropped_envelopes=2 connections_lost=2 run_ended=true`,

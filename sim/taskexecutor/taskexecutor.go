@@ -2,6 +2,7 @@ package taskexecutor
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -89,10 +90,14 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
 	case *messages.Envelope_SlotOfferResponse:
 	case *messages.Envelope_Action:
+		if b.Action.Verb != messages.ActionVerb_ACTION_KILL_TASKMANAGER {
+			o.Log(eventlog.KindActionIgnored, messages.Str("action", action.Text(b.Action)), messages.Str("reason", "not an action for the TaskManager"))
+			break
+		}
 		// kill-taskmanager: the process dies with every task in it;
 		// messages to it are lost from now on (the scheduler drops them)
 		t.killed = true
-		o.Log(eventlog.KindTaskManagerKilled, messages.Str("action", b.Action.Text), messages.Int("tasks", int64(len(t.tasks))))
+		o.Log(eventlog.KindTaskManagerKilled, messages.Str("action", action.Text(b.Action)), messages.Int("tasks", int64(len(t.tasks))))
 		// the resource provider (a Kubernetes pod watch) sees the process
 		// end and tells the ResourceManager (onWorkerTerminated), in the
 		// TaskManager's name. Only a worker that never heard back from
