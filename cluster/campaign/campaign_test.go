@@ -190,3 +190,14 @@ func TestSwarmSeed90095OldScenarioStarves(t *testing.T) {
 			v.Class, v.Reference, v.Invariant(), run.Obs.NoResource, v.Violations)
 	}
 }
+
+// Seed 129 stalled tm-2 just before the job's restart deployed a subtask
+// to it: the submission waited in the frozen process, and the downstream
+// sink's partition request to that subtask came to an actor not started
+// yet (log_invariant:unknown_receiver). In Flink the request waits in the
+// stalled TaskManager's socket until it wakes and deploys the task; the
+// scheduler now holds an envelope to an actor not started yet while a host
+// stalls until just after it wakes.
+func TestSwarmSeed129UnknownReceiver(t *testing.T) {
+	runRegression(t, "seed-129-unknown_receiver")
+}
