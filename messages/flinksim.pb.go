@@ -466,6 +466,7 @@ type Envelope struct {
 	//	*Envelope_FailJob
 	//	*Envelope_RestoreRequest
 	//	*Envelope_RestoreState
+	//	*Envelope_DisconnectJobManager
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1029,6 +1030,15 @@ func (x *Envelope) GetRestoreState() *RestoreState {
 	return nil
 }
 
+func (x *Envelope) GetDisconnectJobManager() *DisconnectJobManager {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_DisconnectJobManager); ok {
+			return x.DisconnectJobManager
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -1249,6 +1259,10 @@ type Envelope_RestoreState struct {
 	RestoreState *RestoreState `protobuf:"bytes,77,opt,name=restore_state,json=restoreState,proto3,oneof"`
 }
 
+type Envelope_DisconnectJobManager struct {
+	DisconnectJobManager *DisconnectJobManager `protobuf:"bytes,78,opt,name=disconnect_job_manager,json=disconnectJobManager,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -1356,6 +1370,8 @@ func (*Envelope_FailJob) isEnvelope_Body() {}
 func (*Envelope_RestoreRequest) isEnvelope_Body() {}
 
 func (*Envelope_RestoreState) isEnvelope_Body() {}
+
+func (*Envelope_DisconnectJobManager) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -6315,6 +6331,63 @@ func (x *ConnectionLost) GetPeer() string {
 	return ""
 }
 
+// DisconnectJobManager: JobMaster -> TaskManager whose heartbeat timed out
+// (JobMaster.disconnectTaskManager calls
+// TaskExecutorGateway.disconnectJobManager): the TaskManager closes its
+// connection to the JobManager and fails the job's tasks. Lost to a cut or
+// a dead TaskManager; one that stalled gets it when it wakes.
+type DisconnectJobManager struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Cause         string                 `protobuf:"bytes,2,opt,name=cause,proto3" json:"cause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisconnectJobManager) Reset() {
+	*x = DisconnectJobManager{}
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisconnectJobManager) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisconnectJobManager) ProtoMessage() {}
+
+func (x *DisconnectJobManager) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisconnectJobManager.ProtoReflect.Descriptor instead.
+func (*DisconnectJobManager) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *DisconnectJobManager) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *DisconnectJobManager) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
 // FailTask: a task fails with cause (Task.failExternally): its input
 // channel's connection broke (RemoteTransportException), or its TaskManager
 // lost the JobManager.
@@ -6327,7 +6400,7 @@ type FailTask struct {
 
 func (x *FailTask) Reset() {
 	*x = FailTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6339,7 +6412,7 @@ func (x *FailTask) String() string {
 func (*FailTask) ProtoMessage() {}
 
 func (x *FailTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6352,7 +6425,7 @@ func (x *FailTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
 func (*FailTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *FailTask) GetCause() string {
@@ -6375,7 +6448,7 @@ type WorkerTerminated struct {
 
 func (x *WorkerTerminated) Reset() {
 	*x = WorkerTerminated{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6387,7 +6460,7 @@ func (x *WorkerTerminated) String() string {
 func (*WorkerTerminated) ProtoMessage() {}
 
 func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6400,7 +6473,7 @@ func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerTerminated.ProtoReflect.Descriptor instead.
 func (*WorkerTerminated) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *WorkerTerminated) GetTaskManagerId() string {
@@ -6425,7 +6498,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6437,7 +6510,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6450,7 +6523,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -6505,7 +6578,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6517,7 +6590,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6530,7 +6603,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -6581,7 +6654,7 @@ type ExecutionState struct {
 
 func (x *ExecutionState) Reset() {
 	*x = ExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6593,7 +6666,7 @@ func (x *ExecutionState) String() string {
 func (*ExecutionState) ProtoMessage() {}
 
 func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6606,7 +6679,7 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
 func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ExecutionState) GetName() string {
@@ -6649,7 +6722,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6661,7 +6734,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6674,7 +6747,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ExecutionStates) GetExecutions() []*ExecutionState {
@@ -6696,7 +6769,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6708,7 +6781,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6721,7 +6794,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *JobStatusChanged) GetStatus() string {
@@ -6742,7 +6815,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[83]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6754,7 +6827,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[83]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6767,7 +6840,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -6789,7 +6862,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[84]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6801,7 +6874,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[84]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6814,7 +6887,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -6843,7 +6916,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[85]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6855,7 +6928,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[85]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6868,7 +6941,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *FailJob) GetCause() string {
@@ -6894,7 +6967,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[86]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6906,7 +6979,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[86]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6919,7 +6992,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{86}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -6962,7 +7035,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[87]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6974,7 +7047,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[87]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6987,7 +7060,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{87}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -7033,7 +7106,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[88]
+	mi := &file_messages_flinksim_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7045,7 +7118,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[88]
+	mi := &file_messages_flinksim_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7058,7 +7131,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{88}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -7142,7 +7215,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xc2#\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xa3$\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -7212,7 +7285,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x19checkpoint_request_failed\x18J \x01(\v2*.flinksim.messages.CheckpointRequestFailedH\x00R\x17checkpointRequestFailed\x127\n" +
 	"\bfail_job\x18K \x01(\v2\x1a.flinksim.messages.FailJobH\x00R\afailJob\x12L\n" +
 	"\x0frestore_request\x18L \x01(\v2!.flinksim.messages.RestoreRequestH\x00R\x0erestoreRequest\x12F\n" +
-	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreStateB\x06\n" +
+	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreState\x12_\n" +
+	"\x16disconnect_job_manager\x18N \x01(\v2'.flinksim.messages.DisconnectJobManagerH\x00R\x14disconnectJobManagerB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -7595,7 +7669,10 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"receiverId\x12-\n" +
 	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"$\n" +
 	"\x0eConnectionLost\x12\x12\n" +
-	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
+	"\x04peer\x18\x01 \x01(\tR\x04peer\"C\n" +
+	"\x14DisconnectJobManager\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
+	"\x05cause\x18\x02 \x01(\tR\x05cause\" \n" +
 	"\bFailTask\x12\x14\n" +
 	"\x05cause\x18\x01 \x01(\tR\x05cause\":\n" +
 	"\x10WorkerTerminated\x12&\n" +
@@ -7727,7 +7804,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 90)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
 	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
@@ -7810,20 +7887,21 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*CommitOffsets)(nil),               // 78: flinksim.messages.CommitOffsets
 	(*ResumeConsumption)(nil),           // 79: flinksim.messages.ResumeConsumption
 	(*ConnectionLost)(nil),              // 80: flinksim.messages.ConnectionLost
-	(*FailTask)(nil),                    // 81: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 82: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 83: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 84: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 85: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 86: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 87: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 88: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 89: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 90: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 91: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 92: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 93: flinksim.messages.RestoreState
-	nil,                                 // 94: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(*DisconnectJobManager)(nil),        // 81: flinksim.messages.DisconnectJobManager
+	(*FailTask)(nil),                    // 82: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 83: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 84: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 85: flinksim.messages.CheckpointCoordinatorStart
+	(*ExecutionState)(nil),              // 86: flinksim.messages.ExecutionState
+	(*ExecutionStates)(nil),             // 87: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 88: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 89: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 90: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 91: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 92: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 93: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 94: flinksim.messages.RestoreState
+	nil,                                 // 95: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	11,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -7870,76 +7948,77 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	79,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
 	54,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
 	80,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	81,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	82,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	84,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	86,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	87,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	88,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	89,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	90,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	91,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	93,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	5,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	5,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	9,   // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	8,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	10,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	0,   // 59: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
-	1,   // 60: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
-	34,  // 61: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
-	18,  // 62: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
-	20,  // 63: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
-	15,  // 64: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
-	16,  // 65: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
-	17,  // 66: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
-	2,   // 67: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
-	19,  // 68: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
-	23,  // 69: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	23,  // 70: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	28,  // 71: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	31,  // 72: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	32,  // 73: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	71,  // 74: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	34,  // 75: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	37,  // 76: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	41,  // 77: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	43,  // 78: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	45,  // 79: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	46,  // 80: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	45,  // 81: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	3,   // 82: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	51,  // 83: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	51,  // 84: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	3,   // 85: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	67,  // 86: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	66,  // 87: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	66,  // 88: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	65,  // 89: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	68,  // 90: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	69,  // 91: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	70,  // 92: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	70,  // 93: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	71,  // 94: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	3,   // 95: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	4,   // 96: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	41,  // 97: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	83,  // 98: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	34,  // 99: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	85,  // 100: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	3,   // 101: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	3,   // 102: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	83,  // 103: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	71,  // 104: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	3,   // 105: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	92,  // 106: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	41,  // 107: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	94,  // 108: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	109, // [109:109] is the sub-list for method output_type
-	109, // [109:109] is the sub-list for method input_type
-	109, // [109:109] is the sub-list for extension type_name
-	109, // [109:109] is the sub-list for extension extendee
-	0,   // [0:109] is the sub-list for field type_name
+	82,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	83,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	85,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	87,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	88,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	89,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	90,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	91,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	92,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	94,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	81,  // 54: flinksim.messages.Envelope.disconnect_job_manager:type_name -> flinksim.messages.DisconnectJobManager
+	5,   // 55: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	5,   // 56: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	9,   // 57: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	8,   // 58: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	10,  // 59: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	0,   // 60: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
+	1,   // 61: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
+	34,  // 62: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	18,  // 63: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	20,  // 64: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	15,  // 65: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
+	16,  // 66: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
+	17,  // 67: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
+	2,   // 68: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
+	19,  // 69: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	23,  // 70: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	23,  // 71: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	28,  // 72: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	31,  // 73: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	32,  // 74: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	71,  // 75: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	34,  // 76: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	37,  // 77: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	41,  // 78: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	43,  // 79: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	45,  // 80: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	46,  // 81: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	45,  // 82: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	3,   // 83: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	51,  // 84: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	51,  // 85: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	3,   // 86: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	67,  // 87: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	66,  // 88: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	66,  // 89: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	65,  // 90: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	68,  // 91: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	69,  // 92: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	70,  // 93: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	70,  // 94: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	71,  // 95: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	3,   // 96: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	4,   // 97: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	41,  // 98: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	84,  // 99: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	34,  // 100: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	86,  // 101: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
+	3,   // 102: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	3,   // 103: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	84,  // 104: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	71,  // 105: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	3,   // 106: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	93,  // 107: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	41,  // 108: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	95,  // 109: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	110, // [110:110] is the sub-list for method output_type
+	110, // [110:110] is the sub-list for method input_type
+	110, // [110:110] is the sub-list for extension type_name
+	110, // [110:110] is the sub-list for extension extendee
+	0,   // [0:110] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -8002,6 +8081,7 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_FailJob)(nil),
 		(*Envelope_RestoreRequest)(nil),
 		(*Envelope_RestoreState)(nil),
+		(*Envelope_DisconnectJobManager)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -8016,7 +8096,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   90,
+			NumMessages:   91,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

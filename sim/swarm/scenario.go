@@ -32,6 +32,7 @@ import (
 
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -513,8 +514,17 @@ func Generate(seed uint64) Scenario {
 		// per-record cost, and a checkpoint that cannot drain it within its
 		// timeout never completes (a real restart loop of Flink's, with
 		// tolerable failures 0, that unaligned checkpoints exist to break):
-		// keep the drain within a few seconds
-		queued := int64(2 * (s.readers(s.Parallelism)*perChannel + floating) * bufferRecords)
+		// keep the drain within a few seconds. Ahead of the barrier of the
+		// busiest keyed subtask: its gate's buffers (exclusive per channel
+		// and floating), and in each reader's output pool what its
+		// subpartition for that subtask holds, up to
+		// max-buffers-per-channel (10) of the pool (never below
+		// numSubpartitions + 1 buffers, so with no exclusive buffers the
+		// readers' pools, not the gate, hold the most: seed 1000078)
+		readers := s.readers(s.Parallelism)
+		gate := readers*perChannel + floating
+		pool := exchange.PoolSize(s.Parallelism, perChannel, floating)
+		queued := int64((gate + readers*min(maxBuffersPerChannel, pool)) * bufferRecords)
 		if lim := alignedDrainMax.Microseconds() / queued; costUs > lim {
 			costUs = lim
 			s.Utilization = float64(int(float64(costUs)*s.Rate*share/1e4)) / 100 // what the cost now gives
@@ -544,6 +554,10 @@ func (s *Scenario) readers(p int) int {
 
 // maxRecords bounds the records the generator produces in one run.
 const maxRecords = 30_000
+
+// maxBuffersPerChannel is taskmanager.network.memory.max-buffers-per-channel
+// as the scenarios leave it (Flink's default).
+const maxBuffersPerChannel = 10
 
 // alignedDrainMax bounds how long an aligned barrier waits behind the
 // buffers queued ahead of it at the scenario's per-record cost.

@@ -141,6 +141,24 @@ func (t *TaskExecutor) jobManagerLost(o *kernel.Out) {
 	cause := "The heartbeat of JobManager with id " + jobgraph.JobManagerName + " timed out."
 	o.Log(eventlog.KindHeartbeatTimeout, messages.Str("job_manager", jobgraph.JobManagerName),
 		messages.Int("last_heartbeat_ms", t.net.lastJM), messages.Str("cause", cause))
+	t.closeJobManagerConnection(o)
+}
+
+// jobManagerDisconnected is TaskExecutor.disconnectJobManager: the
+// JobMaster timed this TaskManager out and closed the connection (a
+// TaskManager that stalled hears it when it wakes); as when its own monitor
+// times the JobManager out, every task fails and the slots are freed. One
+// no longer connected has nothing to close.
+func (t *TaskExecutor) jobManagerDisconnected(o *kernel.Out, m *messages.DisconnectJobManager) {
+	if t.net.lastJM < 0 {
+		return
+	}
+	t.closeJobManagerConnection(o)
+}
+
+// closeJobManagerConnection fails every task ("Disconnect from JobManager
+// responsible for ...") and frees the slots.
+func (t *TaskExecutor) closeJobManagerConnection(o *kernel.Out) {
 	t.net.lastJM = -1
 	job := t.net.job
 	if job == "" {

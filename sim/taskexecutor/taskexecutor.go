@@ -139,6 +139,8 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		t.connectionLost(o, b.ConnectionLost.Peer)
 	case *messages.Envelope_Timer:
 		t.networkTimer(o, b.Timer)
+	case *messages.Envelope_DisconnectJobManager:
+		t.jobManagerDisconnected(o, b.DisconnectJobManager)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.KindFinal, messages.Int("tasks_deployed", int64(len(t.tasks))))
 	}
