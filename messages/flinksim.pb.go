@@ -294,6 +294,141 @@ func (LostRPC) EnumDescriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
 }
 
+// JobStatus as Flink's org.apache.flink.api.common.JobStatus, of the
+// statuses the simulator's jobs go through (INITIALIZING, CANCELLING,
+// SUSPENDED and RECONCILING are not modelled); the numbers are
+// sim/status.Job's, the log shows Flink's names.
+type JobStatus int32
+
+const (
+	JobStatus_JOB_STATUS_UNSPECIFIED JobStatus = 0 // not submitted yet
+	JobStatus_JOB_CREATED            JobStatus = 1
+	JobStatus_JOB_RUNNING            JobStatus = 2
+	JobStatus_JOB_RESTARTING         JobStatus = 3
+	JobStatus_JOB_FAILING            JobStatus = 4
+	JobStatus_JOB_FAILED             JobStatus = 5
+	JobStatus_JOB_FINISHED           JobStatus = 6
+	JobStatus_JOB_CANCELED           JobStatus = 7
+)
+
+// Enum value maps for JobStatus.
+var (
+	JobStatus_name = map[int32]string{
+		0: "JOB_STATUS_UNSPECIFIED",
+		1: "JOB_CREATED",
+		2: "JOB_RUNNING",
+		3: "JOB_RESTARTING",
+		4: "JOB_FAILING",
+		5: "JOB_FAILED",
+		6: "JOB_FINISHED",
+		7: "JOB_CANCELED",
+	}
+	JobStatus_value = map[string]int32{
+		"JOB_STATUS_UNSPECIFIED": 0,
+		"JOB_CREATED":            1,
+		"JOB_RUNNING":            2,
+		"JOB_RESTARTING":         3,
+		"JOB_FAILING":            4,
+		"JOB_FAILED":             5,
+		"JOB_FINISHED":           6,
+		"JOB_CANCELED":           7,
+	}
+)
+
+func (x JobStatus) Enum() *JobStatus {
+	p := new(JobStatus)
+	*p = x
+	return p
+}
+
+func (x JobStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
+}
+
+func (JobStatus) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[3]
+}
+
+func (x JobStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobStatus.Descriptor instead.
+func (JobStatus) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
+}
+
+// ExecutionState as Flink's org.apache.flink.runtime.execution.ExecutionState,
+// of the states the simulator's executions go through (CREATED, CANCELING
+// and RECONCILING are not modelled); the numbers are sim/status.Execution's.
+type ExecutionState int32
+
+const (
+	ExecutionState_EXECUTION_STATE_UNSPECIFIED ExecutionState = 0
+	ExecutionState_EXECUTION_SCHEDULED         ExecutionState = 1
+	ExecutionState_EXECUTION_DEPLOYING         ExecutionState = 2
+	ExecutionState_EXECUTION_INITIALIZING      ExecutionState = 3
+	ExecutionState_EXECUTION_RUNNING           ExecutionState = 4
+	ExecutionState_EXECUTION_FINISHED          ExecutionState = 5
+	ExecutionState_EXECUTION_CANCELED          ExecutionState = 6
+	ExecutionState_EXECUTION_FAILED            ExecutionState = 7
+)
+
+// Enum value maps for ExecutionState.
+var (
+	ExecutionState_name = map[int32]string{
+		0: "EXECUTION_STATE_UNSPECIFIED",
+		1: "EXECUTION_SCHEDULED",
+		2: "EXECUTION_DEPLOYING",
+		3: "EXECUTION_INITIALIZING",
+		4: "EXECUTION_RUNNING",
+		5: "EXECUTION_FINISHED",
+		6: "EXECUTION_CANCELED",
+		7: "EXECUTION_FAILED",
+	}
+	ExecutionState_value = map[string]int32{
+		"EXECUTION_STATE_UNSPECIFIED": 0,
+		"EXECUTION_SCHEDULED":         1,
+		"EXECUTION_DEPLOYING":         2,
+		"EXECUTION_INITIALIZING":      3,
+		"EXECUTION_RUNNING":           4,
+		"EXECUTION_FINISHED":          5,
+		"EXECUTION_CANCELED":          6,
+		"EXECUTION_FAILED":            7,
+	}
+)
+
+func (x ExecutionState) Enum() *ExecutionState {
+	p := new(ExecutionState)
+	*p = x
+	return p
+}
+
+func (x ExecutionState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ExecutionState) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
+}
+
+func (ExecutionState) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[4]
+}
+
+func (x ExecutionState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ExecutionState.Descriptor instead.
+func (ExecutionState) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{4}
+}
+
 // CheckpointKind says what a checkpoint is for.
 type CheckpointKind int32
 
@@ -328,11 +463,11 @@ func (x CheckpointKind) String() string {
 }
 
 func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[5].Descriptor()
 }
 
 func (CheckpointKind) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[3]
+	return &file_messages_flinksim_proto_enumTypes[5]
 }
 
 func (x CheckpointKind) Number() protoreflect.EnumNumber {
@@ -341,7 +476,7 @@ func (x CheckpointKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointKind.Descriptor instead.
 func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{5}
 }
 
 type TxnRequest_Op int32
@@ -383,11 +518,11 @@ func (x TxnRequest_Op) String() string {
 }
 
 func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[6].Descriptor()
 }
 
 func (TxnRequest_Op) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[4]
+	return &file_messages_flinksim_proto_enumTypes[6]
 }
 
 func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
@@ -1621,12 +1756,15 @@ func (x *Spawned) GetId() string {
 
 // LogEvent is one line of the event log. Only the scheduler writes it.
 type LogEvent struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Vt            int64                  `protobuf:"varint,1,opt,name=vt,proto3" json:"vt,omitempty"` // virtual microseconds
-	Actor         string                 `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
-	Seq           uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
-	Kind          string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
-	Fields        []*Field               `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Vt     int64                  `protobuf:"varint,1,opt,name=vt,proto3" json:"vt,omitempty"` // virtual microseconds
+	Actor  string                 `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
+	Seq    uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	Kind   string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	Fields []*Field               `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	// the fields already written as the log writes them (,"key":value each,
+	// after "event"): how a typed event crosses the remote transport
+	Json          []byte `protobuf:"bytes,6,opt,name=json,proto3" json:"json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1692,6 +1830,13 @@ func (x *LogEvent) GetKind() string {
 func (x *LogEvent) GetFields() []*Field {
 	if x != nil {
 		return x.Fields
+	}
+	return nil
+}
+
+func (x *LogEvent) GetJson() []byte {
+	if x != nil {
+		return x.Json
 	}
 	return nil
 }
@@ -3450,7 +3595,7 @@ func (x *Setting) GetValue() string {
 type TaskExecutionState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ExecutionId   string                 `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
-	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // DEPLOYING, INITIALIZING, RUNNING, FINISHED, FAILED, CANCELED
+	State         ExecutionState         `protobuf:"varint,4,opt,name=state,proto3,enum=flinksim.messages.ExecutionState" json:"state,omitempty"` // DEPLOYING, INITIALIZING, RUNNING, FINISHED, FAILED, CANCELED
 	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3493,11 +3638,11 @@ func (x *TaskExecutionState) GetExecutionId() string {
 	return ""
 }
 
-func (x *TaskExecutionState) GetState() string {
+func (x *TaskExecutionState) GetState() ExecutionState {
 	if x != nil {
 		return x.State
 	}
-	return ""
+	return ExecutionState_EXECUTION_STATE_UNSPECIFIED
 }
 
 func (x *TaskExecutionState) GetReason() string {
@@ -6641,31 +6786,32 @@ func (x *CheckpointCoordinatorStart) GetRestoredCheckpointId() int64 {
 	return 0
 }
 
-// ExecutionState is one execution of the current attempt.
-type ExecutionState struct {
+// Execution is one execution of the current attempt and its state (Flink's
+// Execution in the ExecutionGraph).
+type Execution struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"` // execution id (actor name)
 	Vertex        string                 `protobuf:"bytes,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
 	Index         int32                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
-	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"` // SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELED, FAILED
+	State         ExecutionState         `protobuf:"varint,5,opt,name=state,proto3,enum=flinksim.messages.ExecutionState" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ExecutionState) Reset() {
-	*x = ExecutionState{}
+func (x *Execution) Reset() {
+	*x = Execution{}
 	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ExecutionState) String() string {
+func (x *Execution) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ExecutionState) ProtoMessage() {}
+func (*Execution) ProtoMessage() {}
 
-func (x *ExecutionState) ProtoReflect() protoreflect.Message {
+func (x *Execution) ProtoReflect() protoreflect.Message {
 	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6677,37 +6823,37 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
-func (*ExecutionState) Descriptor() ([]byte, []int) {
+// Deprecated: Use Execution.ProtoReflect.Descriptor instead.
+func (*Execution) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
-func (x *ExecutionState) GetName() string {
+func (x *Execution) GetName() string {
 	if x != nil {
 		return x.Name
 	}
 	return ""
 }
 
-func (x *ExecutionState) GetVertex() string {
+func (x *Execution) GetVertex() string {
 	if x != nil {
 		return x.Vertex
 	}
 	return ""
 }
 
-func (x *ExecutionState) GetIndex() int32 {
+func (x *Execution) GetIndex() int32 {
 	if x != nil {
 		return x.Index
 	}
 	return 0
 }
 
-func (x *ExecutionState) GetState() string {
+func (x *Execution) GetState() ExecutionState {
 	if x != nil {
 		return x.State
 	}
-	return ""
+	return ExecutionState_EXECUTION_STATE_UNSPECIFIED
 }
 
 // ExecutionStates: JobMaster -> CheckpointCoordinator: the current
@@ -6715,7 +6861,7 @@ func (x *ExecutionState) GetState() string {
 // sent when they change.
 type ExecutionStates struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Executions    []*ExecutionState      `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	Executions    []*Execution           `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6750,7 +6896,7 @@ func (*ExecutionStates) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
-func (x *ExecutionStates) GetExecutions() []*ExecutionState {
+func (x *ExecutionStates) GetExecutions() []*Execution {
 	if x != nil {
 		return x.Executions
 	}
@@ -6762,7 +6908,7 @@ func (x *ExecutionStates) GetExecutions() []*ExecutionState {
 // leaving RUNNING stops it and aborts pending checkpoints).
 type JobStatusChanged struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Status        JobStatus              `protobuf:"varint,2,opt,name=status,proto3,enum=flinksim.messages.JobStatus" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6797,11 +6943,11 @@ func (*JobStatusChanged) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
 }
 
-func (x *JobStatusChanged) GetStatus() string {
+func (x *JobStatusChanged) GetStatus() JobStatus {
 	if x != nil {
 		return x.Status
 	}
-	return ""
+	return JobStatus_JOB_STATUS_UNSPECIFIED
 }
 
 // TriggerCheckpointRequest: JobMaster -> CheckpointCoordinator (a manual
@@ -7307,13 +7453,14 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aSpawned\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\tR\x02id\"\x88\x01\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"\x9c\x01\n" +
 	"\bLogEvent\x12\x0e\n" +
 	"\x02vt\x18\x01 \x01(\x03R\x02vt\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04kind\x18\x04 \x01(\tR\x04kind\x120\n" +
-	"\x06fields\x18\x05 \x03(\v2\x18.flinksim.messages.FieldR\x06fields\"\x95\x01\n" +
+	"\x06fields\x18\x05 \x03(\v2\x18.flinksim.messages.FieldR\x06fields\x12\x12\n" +
+	"\x04json\x18\x06 \x01(\fR\x04json\"\x95\x01\n" +
 	"\x05Field\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x03int\x18\x02 \x01(\x03H\x00R\x03int\x12\x12\n" +
@@ -7443,11 +7590,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11job_configuration\x18\x12 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\"1\n" +
 	"\aSetting\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"e\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\x8e\x01\n" +
 	"\x12TaskExecutionState\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"U\n" +
+	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x127\n" +
+	"\x05state\x18\x04 \x01(\x0e2!.flinksim.messages.ExecutionStateR\x05state\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reasonJ\x04\b\x02\x10\x03\"U\n" +
 	"\x12ReaderRegistration\x12#\n" +
 	"\rsubtask_index\x18\x01 \x01(\x05R\fsubtaskIndex\x12\x1a\n" +
 	"\blocation\x18\x02 \x01(\tR\blocation\"\x92\x01\n" +
@@ -7688,18 +7835,18 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\bvertices\x18\x02 \x03(\v2#.flinksim.messages.CheckpointVertexR\bvertices\x12'\n" +
 	"\x0fmax_parallelism\x18\x03 \x01(\x05R\x0emaxParallelism\x12G\n" +
 	"\x11job_configuration\x18\x04 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\x124\n" +
-	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"h\n" +
-	"\x0eExecutionState\x12\x12\n" +
+	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"\x8c\x01\n" +
+	"\tExecution\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06vertex\x18\x02 \x01(\tR\x06vertex\x12\x14\n" +
-	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x14\n" +
-	"\x05state\x18\x04 \x01(\tR\x05state\"T\n" +
-	"\x0fExecutionStates\x12A\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x127\n" +
+	"\x05state\x18\x05 \x01(\x0e2!.flinksim.messages.ExecutionStateR\x05stateJ\x04\b\x04\x10\x05\"O\n" +
+	"\x0fExecutionStates\x12<\n" +
 	"\n" +
-	"executions\x18\x01 \x03(\v2!.flinksim.messages.ExecutionStateR\n" +
-	"executions\"*\n" +
-	"\x10JobStatusChanged\x12\x16\n" +
-	"\x06status\x18\x01 \x01(\tR\x06status\"Q\n" +
+	"executions\x18\x01 \x03(\v2\x1c.flinksim.messages.ExecutionR\n" +
+	"executions\"N\n" +
+	"\x10JobStatusChanged\x124\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x1c.flinksim.messages.JobStatusR\x06statusJ\x04\b\x01\x10\x02\"Q\n" +
 	"\x18TriggerCheckpointRequest\x125\n" +
 	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\"j\n" +
 	"\x17CheckpointRequestFailed\x125\n" +
@@ -7784,7 +7931,26 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x14LOST_RPC_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fLOST_RPC_ACKNOWLEDGE_CHECKPOINT\x10\x01\x12\x1f\n" +
 	"\x1bLOST_RPC_DECLINE_CHECKPOINT\x10\x02\x12'\n" +
-	"#LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE\x10\x03*H\n" +
+	"#LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE\x10\x03*\xa2\x01\n" +
+	"\tJobStatus\x12\x1a\n" +
+	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vJOB_CREATED\x10\x01\x12\x0f\n" +
+	"\vJOB_RUNNING\x10\x02\x12\x12\n" +
+	"\x0eJOB_RESTARTING\x10\x03\x12\x0f\n" +
+	"\vJOB_FAILING\x10\x04\x12\x0e\n" +
+	"\n" +
+	"JOB_FAILED\x10\x05\x12\x10\n" +
+	"\fJOB_FINISHED\x10\x06\x12\x10\n" +
+	"\fJOB_CANCELED\x10\a*\xdc\x01\n" +
+	"\x0eExecutionState\x12\x1f\n" +
+	"\x1bEXECUTION_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13EXECUTION_SCHEDULED\x10\x01\x12\x17\n" +
+	"\x13EXECUTION_DEPLOYING\x10\x02\x12\x1a\n" +
+	"\x16EXECUTION_INITIALIZING\x10\x03\x12\x15\n" +
+	"\x11EXECUTION_RUNNING\x10\x04\x12\x16\n" +
+	"\x12EXECUTION_FINISHED\x10\x05\x12\x16\n" +
+	"\x12EXECUTION_CANCELED\x10\x06\x12\x14\n" +
+	"\x10EXECUTION_FAILED\x10\a*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -7803,222 +7969,227 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
 var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
 	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
 	(LostRPC)(0),                        // 2: flinksim.messages.LostRPC
-	(CheckpointKind)(0),                 // 3: flinksim.messages.CheckpointKind
-	(TxnRequest_Op)(0),                  // 4: flinksim.messages.TxnRequest.Op
-	(*Envelope)(nil),                    // 5: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 6: flinksim.messages.Deliver
-	(*Done)(nil),                        // 7: flinksim.messages.Done
-	(*Spawned)(nil),                     // 8: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 9: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 10: flinksim.messages.Field
-	(*Start)(nil),                       // 11: flinksim.messages.Start
-	(*Timer)(nil),                       // 12: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 13: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 14: flinksim.messages.Action
-	(*HostStall)(nil),                   // 15: flinksim.messages.HostStall
-	(*NetworkJitter)(nil),               // 16: flinksim.messages.NetworkJitter
-	(*LoseRPC)(nil),                     // 17: flinksim.messages.LoseRPC
-	(*ActionEvent)(nil),                 // 18: flinksim.messages.ActionEvent
-	(*ActionField)(nil),                 // 19: flinksim.messages.ActionField
-	(*NetworkCut)(nil),                  // 20: flinksim.messages.NetworkCut
-	(*InspectRequest)(nil),              // 21: flinksim.messages.InspectRequest
-	(*InspectReply)(nil),                // 22: flinksim.messages.InspectReply
-	(*ResourceProfile)(nil),             // 23: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 24: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 25: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 26: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 27: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 28: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 29: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 30: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 31: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 32: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 33: flinksim.messages.SubmitTask
-	(*Setting)(nil),                     // 34: flinksim.messages.Setting
-	(*TaskExecutionState)(nil),          // 35: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 36: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 37: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 38: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 39: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 40: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 41: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 42: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 43: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 44: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 45: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 46: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 47: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 48: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 49: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 50: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 51: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 52: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 53: flinksim.messages.BufferResponse
-	(*LocalBufferRecycled)(nil),         // 54: flinksim.messages.LocalBufferRecycled
-	(*AddCredit)(nil),                   // 55: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 56: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 57: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 58: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 59: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 60: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 61: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 62: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 63: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 64: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 65: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 66: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 67: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 68: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 69: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 70: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 71: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 72: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 73: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 74: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 75: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 76: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 77: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 78: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 79: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 80: flinksim.messages.ConnectionLost
-	(*DisconnectJobManager)(nil),        // 81: flinksim.messages.DisconnectJobManager
-	(*FailTask)(nil),                    // 82: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 83: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 84: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 85: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 86: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 87: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 88: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 89: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 90: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 91: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 92: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 93: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 94: flinksim.messages.RestoreState
-	nil,                                 // 95: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(JobStatus)(0),                      // 3: flinksim.messages.JobStatus
+	(ExecutionState)(0),                 // 4: flinksim.messages.ExecutionState
+	(CheckpointKind)(0),                 // 5: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 6: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 7: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 8: flinksim.messages.Deliver
+	(*Done)(nil),                        // 9: flinksim.messages.Done
+	(*Spawned)(nil),                     // 10: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 11: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 12: flinksim.messages.Field
+	(*Start)(nil),                       // 13: flinksim.messages.Start
+	(*Timer)(nil),                       // 14: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 15: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 16: flinksim.messages.Action
+	(*HostStall)(nil),                   // 17: flinksim.messages.HostStall
+	(*NetworkJitter)(nil),               // 18: flinksim.messages.NetworkJitter
+	(*LoseRPC)(nil),                     // 19: flinksim.messages.LoseRPC
+	(*ActionEvent)(nil),                 // 20: flinksim.messages.ActionEvent
+	(*ActionField)(nil),                 // 21: flinksim.messages.ActionField
+	(*NetworkCut)(nil),                  // 22: flinksim.messages.NetworkCut
+	(*InspectRequest)(nil),              // 23: flinksim.messages.InspectRequest
+	(*InspectReply)(nil),                // 24: flinksim.messages.InspectReply
+	(*ResourceProfile)(nil),             // 25: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 26: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 27: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 28: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 29: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 30: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 31: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 32: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 33: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 34: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 35: flinksim.messages.SubmitTask
+	(*Setting)(nil),                     // 36: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 37: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 38: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 39: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 40: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 41: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 42: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 43: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 44: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 45: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 46: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 47: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 48: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 49: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 50: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 51: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 52: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 53: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 54: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 55: flinksim.messages.BufferResponse
+	(*LocalBufferRecycled)(nil),         // 56: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 57: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 58: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 59: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 60: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 61: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 62: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 63: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 64: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 65: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 66: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 67: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 68: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 69: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 70: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 71: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 72: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 73: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 74: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 75: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 76: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 77: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 78: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 79: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 80: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 81: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 82: flinksim.messages.ConnectionLost
+	(*DisconnectJobManager)(nil),        // 83: flinksim.messages.DisconnectJobManager
+	(*FailTask)(nil),                    // 84: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 85: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 86: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 87: flinksim.messages.CheckpointCoordinatorStart
+	(*Execution)(nil),                   // 88: flinksim.messages.Execution
+	(*ExecutionStates)(nil),             // 89: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 90: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 91: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 92: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 93: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 94: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 95: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 96: flinksim.messages.RestoreState
+	nil,                                 // 97: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	11,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	12,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	13,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	14,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	24,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	25,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	26,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	27,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	29,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	30,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	33,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	35,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	36,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	38,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	39,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	40,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	42,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	44,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	47,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	50,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	48,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	49,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	52,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	53,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	55,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	56,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	57,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	58,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	59,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	60,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	61,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	62,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	63,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	64,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	72,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	73,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	74,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	75,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	76,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	77,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	78,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	79,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	54,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	80,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	82,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	83,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	85,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	87,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	88,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	89,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	90,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	91,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	92,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	94,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	81,  // 54: flinksim.messages.Envelope.disconnect_job_manager:type_name -> flinksim.messages.DisconnectJobManager
-	5,   // 55: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	5,   // 56: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	9,   // 57: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	8,   // 58: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	10,  // 59: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	13,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	14,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	15,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	16,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	26,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	27,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	28,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	29,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	31,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	32,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	35,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	37,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	38,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	40,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	41,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	42,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	44,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	46,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	49,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	52,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	50,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	51,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	54,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	55,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	57,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	58,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	59,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	60,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	61,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	62,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	63,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	64,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	65,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	66,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	74,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	75,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	76,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	77,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	78,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	79,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	80,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	81,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	56,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	82,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	84,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	85,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	87,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	89,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	90,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	91,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	92,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	93,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	94,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	96,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	83,  // 54: flinksim.messages.Envelope.disconnect_job_manager:type_name -> flinksim.messages.DisconnectJobManager
+	7,   // 55: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	7,   // 56: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	11,  // 57: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	10,  // 58: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	12,  // 59: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
 	0,   // 60: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
 	1,   // 61: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
-	34,  // 62: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
-	18,  // 63: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
-	20,  // 64: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
-	15,  // 65: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
-	16,  // 66: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
-	17,  // 67: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
+	36,  // 62: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	20,  // 63: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	22,  // 64: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	17,  // 65: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
+	18,  // 66: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
+	19,  // 67: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
 	2,   // 68: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
-	19,  // 69: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
-	23,  // 70: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	23,  // 71: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	28,  // 72: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	31,  // 73: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	32,  // 74: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	71,  // 75: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	34,  // 76: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	37,  // 77: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	41,  // 78: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	43,  // 79: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	45,  // 80: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	46,  // 81: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	45,  // 82: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	3,   // 83: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	51,  // 84: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	51,  // 85: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	3,   // 86: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	67,  // 87: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	66,  // 88: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	66,  // 89: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	65,  // 90: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	68,  // 91: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	69,  // 92: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	70,  // 93: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	70,  // 94: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	71,  // 95: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	3,   // 96: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	4,   // 97: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	41,  // 98: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	84,  // 99: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	34,  // 100: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	86,  // 101: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	3,   // 102: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	3,   // 103: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	84,  // 104: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	71,  // 105: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	3,   // 106: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	93,  // 107: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	41,  // 108: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	95,  // 109: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	110, // [110:110] is the sub-list for method output_type
-	110, // [110:110] is the sub-list for method input_type
-	110, // [110:110] is the sub-list for extension type_name
-	110, // [110:110] is the sub-list for extension extendee
-	0,   // [0:110] is the sub-list for field type_name
+	21,  // 69: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	25,  // 70: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	25,  // 71: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	30,  // 72: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	33,  // 73: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	34,  // 74: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	73,  // 75: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	36,  // 76: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	4,   // 77: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
+	39,  // 78: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	43,  // 79: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	45,  // 80: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	47,  // 81: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	48,  // 82: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	47,  // 83: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	5,   // 84: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	53,  // 85: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	53,  // 86: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	5,   // 87: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	69,  // 88: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	68,  // 89: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	68,  // 90: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	67,  // 91: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	70,  // 92: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	71,  // 93: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	72,  // 94: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	72,  // 95: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	73,  // 96: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	5,   // 97: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	6,   // 98: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	43,  // 99: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	86,  // 100: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	36,  // 101: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	4,   // 102: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
+	88,  // 103: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
+	3,   // 104: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
+	5,   // 105: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	5,   // 106: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	86,  // 107: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	73,  // 108: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	5,   // 109: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	95,  // 110: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	43,  // 111: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	97,  // 112: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	113, // [113:113] is the sub-list for method output_type
+	113, // [113:113] is the sub-list for method input_type
+	113, // [113:113] is the sub-list for extension type_name
+	113, // [113:113] is the sub-list for extension extendee
+	0,   // [0:113] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -8095,7 +8266,7 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      5,
+			NumEnums:      7,
 			NumMessages:   91,
 			NumExtensions: 0,
 			NumServices:   0,

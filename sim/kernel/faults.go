@@ -134,12 +134,10 @@ func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
 		k.cutID++
 		c := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
 		k.cuts = append(k.cuts, c)
-		k.log(t, SchedulerName, KindNetworkPartition, messages.Str("host_a", cut.A), messages.Str("host_b", cut.B),
-			messages.Int("duration_ms", vt.Millis(cut.Duration)), messages.Str("action", text))
+		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
 	case f.Stall != nil:
 		k.stalls = append(k.stalls, &activeStall{Stall: *f.Stall, end: t + f.Stall.Duration})
-		k.log(t, SchedulerName, KindHostStalled, messages.Str("host", f.Stall.Host),
-			messages.Int("duration_ms", vt.Millis(f.Stall.Duration)), messages.Str("action", text))
+		k.log(t, SchedulerName, HostStalled{Host: f.Stall.Host, DurationMs: vt.Millis(f.Stall.Duration), Action: text})
 	case f.Jitter != nil:
 		k.cutID++
 		if k.jitter != nil && !k.jitter.logged {
@@ -149,8 +147,7 @@ func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
 		if k.linkLast == nil {
 			k.linkLast = map[[2]string]vt.Time{}
 		}
-		k.log(t, SchedulerName, KindNetworkJitter, messages.Int("duration_ms", vt.Millis(f.Jitter.Duration)),
-			messages.Int("max_jitter_us", f.Jitter.Max.Micros()), messages.Str("action", text))
+		k.log(t, SchedulerName, NetworkJitter{DurationMs: vt.Millis(f.Jitter.Duration), MaxJitterUs: f.Jitter.Max.Micros(), Action: text})
 	case f.Lose != nil:
 		k.loses = append(k.loses, &activeLose{Lose: *f.Lose, end: t + f.Lose.Within})
 	}
@@ -164,7 +161,7 @@ func (k *Kernel) expireFaults(t vt.Time, runEnded bool) {
 		kept := k.stalls[:0]
 		for _, s := range k.stalls {
 			if s.end <= t || runEnded {
-				k.log(min(s.end, t), SchedulerName, KindHostResumed, withRunEnded(s.end > t, messages.Str("host", s.Host), messages.Int("held_envelopes", s.held))...)
+				k.log(min(s.end, t), SchedulerName, HostResumed{Host: s.Host, HeldEnvelopes: s.held, RunEnded: s.end > t})
 				continue
 			}
 			kept = append(kept, s)
@@ -181,7 +178,7 @@ func (k *Kernel) expireFaults(t vt.Time, runEnded bool) {
 		kept := k.loses[:0]
 		for _, l := range k.loses {
 			if l.end <= t || runEnded {
-				k.log(min(l.end, t), SchedulerName, KindRPCLossUnused, withRunEnded(l.end > t, messages.Str("rpc", l.RPC))...)
+				k.log(min(l.end, t), SchedulerName, RPCLossUnused{RPC: l.RPC, RunEnded: l.end > t})
 				continue
 			}
 			kept = append(kept, l)
@@ -190,18 +187,9 @@ func (k *Kernel) expireFaults(t vt.Time, runEnded bool) {
 	}
 }
 
-// withRunEnded adds run_ended=true to the fields of a fault that the end of
-// the run ended.
-func withRunEnded(ended bool, fields ...*messages.Field) []*messages.Field {
-	if ended {
-		fields = append(fields, messages.Bool("run_ended", true))
-	}
-	return fields
-}
-
 func (k *Kernel) endJitter(t vt.Time) {
 	j := k.jitter
-	k.log(t, SchedulerName, KindJitterEnded, withRunEnded(j.end > t, messages.Int("jittered_envelopes", j.jittered))...)
+	k.log(t, SchedulerName, NetworkJitterEnded{JitteredEnvelopes: j.jittered, RunEnded: j.end > t})
 	j.logged = true
 	j.end = min(j.end, t)
 }
@@ -283,7 +271,7 @@ func (k *Kernel) lost(t vt.Time, e *messages.Envelope) bool {
 	}
 	for i, l := range k.loses {
 		if t < l.end && l.Match(e) {
-			k.log(t, SchedulerName, KindRPCLost, messages.Str("rpc", l.RPC), messages.Str("from", e.From), messages.Str("to", e.To))
+			k.log(t, SchedulerName, RPCLost{RPC: l.RPC, From: e.From, To: e.To})
 			k.loses = append(k.loses[:i], k.loses[i+1:]...)
 			return true
 		}

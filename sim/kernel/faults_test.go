@@ -119,13 +119,9 @@ func (b *burster) Step(o *Out, e *messages.Envelope) {
 func runBurst(t *testing.T, actions ...string) (got, events []string) {
 	t.Helper()
 	k := New(Config{
-		Log: func(ev *messages.LogEvent) {
+		Log: func(ev *Event) {
 			if ev.Actor == SchedulerName {
-				var f []string
-				for _, x := range ev.Fields {
-					f = append(f, x.Key+"="+strings.Trim(fmt.Sprint(x.Value), "&{}"))
-				}
-				events = append(events, fmt.Sprintf("%d %s %s", ev.Vt, ev.Kind, strings.Join(f, " ")))
+				events = append(events, fmt.Sprintf("%d %s %s", ev.Vt, ev.Kind(), strings.Join(keyValues(t, ev.Body), " ")))
 			}
 		},
 		HostOf:     func(actor, _ string) string { return strings.ToUpper(actor) },

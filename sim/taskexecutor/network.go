@@ -120,8 +120,7 @@ func (t *TaskExecutor) networkTimer(o *kernel.Out, m *messages.Timer) {
 		case m.Arg != t.net.rmGen || t.net.lastRM < 0:
 		case now >= t.net.lastRM+timeout:
 			cause := "The heartbeat of ResourceManager with id " + jobgraph.ResourceManagerName + " timed out."
-			o.Log(eventlog.KindHeartbeatTimeout, messages.Str("resource_manager", jobgraph.ResourceManagerName),
-				messages.Int("last_heartbeat_ms", t.net.lastRM), messages.Str("cause", cause))
+			o.Log(eventlog.HeartbeatTimeout{ResourceManager: jobgraph.ResourceManagerName, LastHeartbeatMs: t.net.lastRM, Cause: cause})
 			t.net.registered = false
 			t.register(o)
 		default:
@@ -139,8 +138,7 @@ func (t *TaskExecutor) networkTimer(o *kernel.Out, m *messages.Timer) {
 // JobManager connection closes, every task fails and the slots are freed.
 func (t *TaskExecutor) jobManagerLost(o *kernel.Out) {
 	cause := "The heartbeat of JobManager with id " + jobgraph.JobManagerName + " timed out."
-	o.Log(eventlog.KindHeartbeatTimeout, messages.Str("job_manager", jobgraph.JobManagerName),
-		messages.Int("last_heartbeat_ms", t.net.lastJM), messages.Str("cause", cause))
+	o.Log(eventlog.HeartbeatTimeout{JobManager: jobgraph.JobManagerName, LastHeartbeatMs: t.net.lastJM, Cause: cause})
 	t.closeJobManagerConnection(o)
 }
 
