@@ -234,3 +234,81 @@ func TestLoseDropsOneRPC(t *testing.T) {
 		t.Errorf("scheduler events\n%s\nwant\n%s", strings.Join(r.events, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// lateSpawner starts actor c on its host when its timer of 5 ms fires.
+type lateSpawner struct{ got *[]string }
+
+func (s *lateSpawner) Step(o *Out, e *messages.Envelope) {
+	switch e.Body.(type) {
+	case *messages.Envelope_Start:
+		o.Timer(5000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
+	case *messages.Envelope_Timer:
+		o.Spawn("c", recorderSpec{got: s.got})
+	}
+}
+
+// recorder notes every heartbeat request it gets.
+type recorder struct{ got *[]string }
+
+func (r *recorder) Step(o *Out, e *messages.Envelope) {
+	if _, ok := e.Body.(*messages.Envelope_HeartbeatRequest); ok {
+		*r.got = append(*r.got, fmt.Sprintf("%s got from %s at %d", o.Name(), e.From, o.Now()))
+	}
+}
+
+type recorderSpec struct{ got *[]string }
+
+func (recorderSpec) Component() string { return "recorder" }
+
+// sendOnce sends c one heartbeat request due at 5 ms.
+type sendOnce struct{}
+
+func (sendOnce) Step(o *Out, e *messages.Envelope) {
+	if _, ok := e.Body.(*messages.Envelope_Start); ok {
+		o.Send("c", 5000, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+	}
+}
+
+// An envelope to an actor not started yet while a host stalls waits until
+// just after the host wakes: b (host B, stalled from 4 to 8 ms) starts c
+// when its timer of 5 ms fires, which is at 8 ms; a's request to c, due at
+// 5 ms, reaches c at 8 ms + 1 µs. Without the stall c would not exist yet at
+// 5 ms either, and the run fails with unknown_receiver.
+func TestStallHoldsEnvelopesToActorsNotStartedYet(t *testing.T) {
+	run := func(actions ...string) ([]string, Result) {
+		var got []string
+		k := New(Config{
+			HostOf: func(actor, spawnerHost string) string {
+				if spawnerHost != "" {
+					return spawnerHost
+				}
+				return strings.ToUpper(actor)
+			},
+			ActionText: testActionText,
+		})
+		l := NewLoop(k, 1, func(_ string, s Spec) (Component, error) {
+			if r, ok := s.(recorderSpec); ok {
+				return &recorder{got: r.got}, nil
+			}
+			return nil, fmt.Errorf("no component for %T", s)
+		})
+		k.Register([]*messages.Spawned{l.Host("a", sendOnce{}), l.Host("b", &lateSpawner{got: &got})})
+		k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+		k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+		for i, text := range actions {
+			var at int64
+			fmt.Sscanf(text, "%d", &at)
+			k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
+				Body: &messages.Envelope_Action{Action: testAction(text[strings.Index(text, " ")+1:])}})
+		}
+		l.Run(Forever, 0)
+		return got, k.Result()
+	}
+	got, res := run("4000 stall B 4")
+	if res.Invariant != "" || !slices.Equal(got, []string{"c got from a at 8001"}) {
+		t.Fatalf("with the stall: %v, invariant %q (%s); want c to get a's request at 8001", got, res.Invariant, res.Failure)
+	}
+	if _, res := run(); res.Invariant != "unknown_receiver" {
+		t.Fatalf("without the stall: invariant %q, want unknown_receiver", res.Invariant)
+	}
+}
