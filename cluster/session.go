@@ -241,13 +241,6 @@ func (s *Session) log(ev *eventlog.LogEvent) {
 	}
 }
 
-// AddObserver has f called with every log event from now on, in log order
-// (on the driver's goroutine: f must not block for long, nor call the
-// session).
-func (s *Session) AddObserver(f func(*eventlog.LogEvent)) {
-	s.observers = append(s.observers, f)
-}
-
 // Status is where the session stands.
 func (s *Session) Status() Status {
 	return s.status
