@@ -40,9 +40,9 @@ func CheckAction(cfg config.Config, a action.Action) error {
 	if a.Verb != action.SendEvent {
 		return nil
 	}
-	e, err := action.ParseEvent(a.Arg)
-	if err != nil || e.Now {
-		return nil // Parse checked it; a relative time is known only then
+	e := a.Event
+	if e.Now {
+		return nil // a relative time is known only then
 	}
 	if err := CheckTimestamp(cfg, e.Ts); err != nil {
 		return fmt.Errorf("action %q: ts=%d: %v", a.String(), e.Ts, err)

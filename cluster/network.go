@@ -1,12 +1,8 @@
 package cluster
 
 import (
-	"fmt"
-
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
-	"github.com/flinksim/flinksim/sim/kernel"
-	"github.com/flinksim/flinksim/sim/vt"
 )
 
 // Hosts of the cluster, as the kernel sees them for network cuts: the
@@ -35,21 +31,4 @@ func hostOf(name, spawnerHost string) string {
 		return spawnerHost
 	}
 	return name
-}
-
-// parseCut reads a partition-network action (kernel.Config.ParseCut); its
-// host names are the kernel's.
-func parseCut(text string) (kernel.Cut, error) {
-	a, err := action.Parse(text)
-	if err != nil {
-		return kernel.Cut{}, err
-	}
-	if a.Verb != action.PartitionNetwork {
-		return kernel.Cut{}, fmt.Errorf("not an action for the scheduler")
-	}
-	p, err := action.ParsePartition(a.Arg)
-	if err != nil {
-		return kernel.Cut{}, err
-	}
-	return kernel.Cut{A: p.A, B: p.B, Duration: vt.FromDuration(p.Duration)}, nil
 }

@@ -139,7 +139,7 @@ func newSession(cfg config.Config, opt Options, host hosting) (*Session, error) 
 	if opt.Bounded() {
 		limit = 24 * 3600 * vt.Second // a bounded job ends by itself; this only guards against a hang
 	}
-	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter, HostOf: hostOf, ParseCut: parseCut}
+	kc := kernel.Config{Limit: limit, Log: s.log, DeadLetter: taskexecutor.DeadLetter, HostOf: hostOf, ActionText: action.Text}
 	if opt.Progress != nil {
 		kc.Progress = func(t vt.Time) { opt.Progress(t.Micros()) }
 	}
@@ -204,7 +204,7 @@ func (s *Session) actionEnvelope(a action.Action, live bool) *messages.Envelope 
 	s.userSeq++
 	at := vt.FromDuration(a.At).Micros()
 	return &messages.Envelope{DeliverAt: at, To: actionTarget(a), From: kernel.UserName,
-		SenderSeq: s.userSeq, SentAt: at, Body: &messages.Envelope_Action{Action: &messages.Action{Text: a.String(), Live: live}}}
+		SenderSeq: s.userSeq, SentAt: at, Body: &messages.Envelope_Action{Action: a.Message(live)}}
 }
 
 // actionTarget is the actor an action is delivered to: the TaskManager a
@@ -215,13 +215,13 @@ func (s *Session) actionEnvelope(a action.Action, live bool) *messages.Envelope 
 func actionTarget(a action.Action) string {
 	switch a.Verb {
 	case action.KillTaskManager:
-		return a.Arg
+		return a.TaskManager
 	case action.PartitionNetwork:
 		return kernel.SchedulerName
 	case action.SendEvent, action.PausePartition, action.ResumePartition:
 		return jobgraph.KafkaName
 	case action.Set:
-		if strings.HasPrefix(a.Arg, "sim.output.isolation-level=") {
+		if a.Key == "sim.output.isolation-level" {
 			return jobgraph.KafkaName
 		}
 	}
@@ -364,10 +364,23 @@ func (s *Session) Act(text string) (action.Action, error) {
 	if at := vt.FromDuration(a.At); at < now {
 		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", text, at, now)
 	}
-	if _, err := s.drv.inject(s.actionEnvelope(a, true)); err != nil {
-		return action.Action{}, err
+	return a, s.inject(a)
+}
+
+// ActNow has action a happen now, whatever its At (a process the remote
+// runtime lost: a kill-taskmanager). It returns the action as scheduled.
+func (s *Session) ActNow(a action.Action) (action.Action, error) {
+	if s.status.Ended {
+		return action.Action{}, fmt.Errorf("the run has ended")
 	}
-	return a, nil
+	a.At = time.Duration(s.injectTime()) * time.Microsecond
+	return a, s.inject(a)
+}
+
+// inject hands live action a to the driver.
+func (s *Session) inject(a action.Action) error {
+	_, err := s.drv.inject(s.actionEnvelope(a, true))
+	return err
 }
 
 // injectTime is when an envelope injected now is due (kernel.InjectTime:

@@ -5,10 +5,6 @@
 // scenario.txt, and the events file the scenarios read.
 package examples
 
-import "embed"
-
-// FS holds NAME/config.yaml, NAME/actions.txt, NAME/scenario.txt and
-// NAME/command of every example directory, and data/playground-clicks.jsonl.
-//
-//go:embed */config.yaml */actions.txt */scenario.txt */command data/playground-clicks.jsonl
-var FS embed.FS
+// DataFiles are the events files the scenarios read, which `flinksim site`
+// writes beside the page (the WebAssembly build does not embed them).
+var DataFiles = []string{"data/playground-clicks.jsonl"}

@@ -156,6 +156,217 @@ func (TimerKind) EnumDescriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{0}
 }
 
+// ActionVerb names what a user action does (sim/action.Verb, which spells
+// each as the --action syntax does). Numbers 11-19 are left for verbs to
+// come (faults).
+type ActionVerb int32
+
+const (
+	ActionVerb_ACTION_VERB_UNSPECIFIED    ActionVerb = 0
+	ActionVerb_ACTION_KILL_TASKMANAGER    ActionVerb = 1
+	ActionVerb_ACTION_TRIGGER_CHECKPOINT  ActionVerb = 2
+	ActionVerb_ACTION_TRIGGER_SAVEPOINT   ActionVerb = 3
+	ActionVerb_ACTION_STOP_WITH_SAVEPOINT ActionVerb = 4
+	ActionVerb_ACTION_RESCALE             ActionVerb = 5
+	ActionVerb_ACTION_SEND_EVENT          ActionVerb = 6
+	ActionVerb_ACTION_PAUSE_PARTITION     ActionVerb = 7
+	ActionVerb_ACTION_RESUME_PARTITION    ActionVerb = 8
+	ActionVerb_ACTION_SET                 ActionVerb = 9
+	ActionVerb_ACTION_PARTITION_NETWORK   ActionVerb = 10
+)
+
+// Enum value maps for ActionVerb.
+var (
+	ActionVerb_name = map[int32]string{
+		0:  "ACTION_VERB_UNSPECIFIED",
+		1:  "ACTION_KILL_TASKMANAGER",
+		2:  "ACTION_TRIGGER_CHECKPOINT",
+		3:  "ACTION_TRIGGER_SAVEPOINT",
+		4:  "ACTION_STOP_WITH_SAVEPOINT",
+		5:  "ACTION_RESCALE",
+		6:  "ACTION_SEND_EVENT",
+		7:  "ACTION_PAUSE_PARTITION",
+		8:  "ACTION_RESUME_PARTITION",
+		9:  "ACTION_SET",
+		10: "ACTION_PARTITION_NETWORK",
+	}
+	ActionVerb_value = map[string]int32{
+		"ACTION_VERB_UNSPECIFIED":    0,
+		"ACTION_KILL_TASKMANAGER":    1,
+		"ACTION_TRIGGER_CHECKPOINT":  2,
+		"ACTION_TRIGGER_SAVEPOINT":   3,
+		"ACTION_STOP_WITH_SAVEPOINT": 4,
+		"ACTION_RESCALE":             5,
+		"ACTION_SEND_EVENT":          6,
+		"ACTION_PAUSE_PARTITION":     7,
+		"ACTION_RESUME_PARTITION":    8,
+		"ACTION_SET":                 9,
+		"ACTION_PARTITION_NETWORK":   10,
+	}
+)
+
+func (x ActionVerb) Enum() *ActionVerb {
+	p := new(ActionVerb)
+	*p = x
+	return p
+}
+
+func (x ActionVerb) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ActionVerb) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
+}
+
+func (ActionVerb) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[1]
+}
+
+func (x ActionVerb) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ActionVerb.Descriptor instead.
+func (ActionVerb) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
+}
+
+// JobStatus as Flink's org.apache.flink.api.common.JobStatus, of the
+// statuses the simulator's jobs go through (INITIALIZING, CANCELLING,
+// SUSPENDED and RECONCILING are not modelled); the numbers are
+// sim/status.Job's, the log shows Flink's names.
+type JobStatus int32
+
+const (
+	JobStatus_JOB_STATUS_UNSPECIFIED JobStatus = 0 // not submitted yet
+	JobStatus_JOB_CREATED            JobStatus = 1
+	JobStatus_JOB_RUNNING            JobStatus = 2
+	JobStatus_JOB_RESTARTING         JobStatus = 3
+	JobStatus_JOB_FAILING            JobStatus = 4
+	JobStatus_JOB_FAILED             JobStatus = 5
+	JobStatus_JOB_FINISHED           JobStatus = 6
+	JobStatus_JOB_CANCELED           JobStatus = 7
+)
+
+// Enum value maps for JobStatus.
+var (
+	JobStatus_name = map[int32]string{
+		0: "JOB_STATUS_UNSPECIFIED",
+		1: "JOB_CREATED",
+		2: "JOB_RUNNING",
+		3: "JOB_RESTARTING",
+		4: "JOB_FAILING",
+		5: "JOB_FAILED",
+		6: "JOB_FINISHED",
+		7: "JOB_CANCELED",
+	}
+	JobStatus_value = map[string]int32{
+		"JOB_STATUS_UNSPECIFIED": 0,
+		"JOB_CREATED":            1,
+		"JOB_RUNNING":            2,
+		"JOB_RESTARTING":         3,
+		"JOB_FAILING":            4,
+		"JOB_FAILED":             5,
+		"JOB_FINISHED":           6,
+		"JOB_CANCELED":           7,
+	}
+)
+
+func (x JobStatus) Enum() *JobStatus {
+	p := new(JobStatus)
+	*p = x
+	return p
+}
+
+func (x JobStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+}
+
+func (JobStatus) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[2]
+}
+
+func (x JobStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobStatus.Descriptor instead.
+func (JobStatus) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
+}
+
+// ExecutionState as Flink's org.apache.flink.runtime.execution.ExecutionState,
+// of the states the simulator's executions go through (CREATED, CANCELING
+// and RECONCILING are not modelled); the numbers are sim/status.Execution's.
+type ExecutionState int32
+
+const (
+	ExecutionState_EXECUTION_STATE_UNSPECIFIED ExecutionState = 0
+	ExecutionState_EXECUTION_SCHEDULED         ExecutionState = 1
+	ExecutionState_EXECUTION_DEPLOYING         ExecutionState = 2
+	ExecutionState_EXECUTION_INITIALIZING      ExecutionState = 3
+	ExecutionState_EXECUTION_RUNNING           ExecutionState = 4
+	ExecutionState_EXECUTION_FINISHED          ExecutionState = 5
+	ExecutionState_EXECUTION_CANCELED          ExecutionState = 6
+	ExecutionState_EXECUTION_FAILED            ExecutionState = 7
+)
+
+// Enum value maps for ExecutionState.
+var (
+	ExecutionState_name = map[int32]string{
+		0: "EXECUTION_STATE_UNSPECIFIED",
+		1: "EXECUTION_SCHEDULED",
+		2: "EXECUTION_DEPLOYING",
+		3: "EXECUTION_INITIALIZING",
+		4: "EXECUTION_RUNNING",
+		5: "EXECUTION_FINISHED",
+		6: "EXECUTION_CANCELED",
+		7: "EXECUTION_FAILED",
+	}
+	ExecutionState_value = map[string]int32{
+		"EXECUTION_STATE_UNSPECIFIED": 0,
+		"EXECUTION_SCHEDULED":         1,
+		"EXECUTION_DEPLOYING":         2,
+		"EXECUTION_INITIALIZING":      3,
+		"EXECUTION_RUNNING":           4,
+		"EXECUTION_FINISHED":          5,
+		"EXECUTION_CANCELED":          6,
+		"EXECUTION_FAILED":            7,
+	}
+)
+
+func (x ExecutionState) Enum() *ExecutionState {
+	p := new(ExecutionState)
+	*p = x
+	return p
+}
+
+func (x ExecutionState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ExecutionState) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
+}
+
+func (ExecutionState) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[3]
+}
+
+func (x ExecutionState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ExecutionState.Descriptor instead.
+func (ExecutionState) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
+}
+
 // CheckpointKind says what a checkpoint is for.
 type CheckpointKind int32
 
@@ -190,11 +401,11 @@ func (x CheckpointKind) String() string {
 }
 
 func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[1].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
 }
 
 func (CheckpointKind) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[1]
+	return &file_messages_flinksim_proto_enumTypes[4]
 }
 
 func (x CheckpointKind) Number() protoreflect.EnumNumber {
@@ -203,7 +414,7 @@ func (x CheckpointKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointKind.Descriptor instead.
 func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{4}
 }
 
 type TxnRequest_Op int32
@@ -245,11 +456,11 @@ func (x TxnRequest_Op) String() string {
 }
 
 func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[5].Descriptor()
 }
 
 func (TxnRequest_Op) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[2]
+	return &file_messages_flinksim_proto_enumTypes[5]
 }
 
 func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
@@ -258,7 +469,7 @@ func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TxnRequest_Op.Descriptor instead.
 func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66, 0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69, 0}
 }
 
 // Envelope is one message on its way from one actor to another. The scheduler
@@ -1820,16 +2031,27 @@ func (*EndOfRun) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{8}
 }
 
-// Action is a user action injected at a virtual time.
+// Action is a user action injected at a virtual time, parsed once where its
+// text enters (sim/action.Parse) and carried typed: a component switches on
+// the verb and reads the fields it names; sim/action renders it back to its
+// text for the log. Fields 12-19 are left for the verbs to come.
 type Action struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// given while the run was under way (a live session, or re-injected by
 	// replay from the log's action events): the scheduler logs an action
 	// event when it delivers it; actions of the header are not logged again
-	Live          bool `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Live           bool         `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
+	AtNanos        int64        `protobuf:"varint,3,opt,name=at_nanos,json=atNanos,proto3" json:"at_nanos,omitempty"` // virtual time from the start of the run
+	Verb           ActionVerb   `protobuf:"varint,4,opt,name=verb,proto3,enum=flinksim.messages.ActionVerb" json:"verb,omitempty"`
+	TaskManager    string       `protobuf:"bytes,5,opt,name=task_manager,json=taskManager,proto3" json:"task_manager,omitempty"`           // kill-taskmanager: tm-N
+	Parallelism    int32        `protobuf:"varint,6,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // rescale
+	MaxParallelism int32        `protobuf:"varint,7,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // rescale; 0: not given
+	Partition      int32        `protobuf:"varint,8,opt,name=partition,proto3" json:"partition,omitempty"`                                 // pause-partition, resume-partition
+	Setting        *Setting     `protobuf:"bytes,9,opt,name=setting,proto3" json:"setting,omitempty"`                                      // set KEY=VALUE
+	Event          *ActionEvent `protobuf:"bytes,10,opt,name=event,proto3" json:"event,omitempty"`                                         // send-event
+	Cut            *NetworkCut  `protobuf:"bytes,11,opt,name=cut,proto3" json:"cut,omitempty"`                                             // partition-network
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Action) Reset() {
@@ -1862,18 +2084,267 @@ func (*Action) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{9}
 }
 
-func (x *Action) GetText() string {
-	if x != nil {
-		return x.Text
-	}
-	return ""
-}
-
 func (x *Action) GetLive() bool {
 	if x != nil {
 		return x.Live
 	}
 	return false
+}
+
+func (x *Action) GetAtNanos() int64 {
+	if x != nil {
+		return x.AtNanos
+	}
+	return 0
+}
+
+func (x *Action) GetVerb() ActionVerb {
+	if x != nil {
+		return x.Verb
+	}
+	return ActionVerb_ACTION_VERB_UNSPECIFIED
+}
+
+func (x *Action) GetTaskManager() string {
+	if x != nil {
+		return x.TaskManager
+	}
+	return ""
+}
+
+func (x *Action) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *Action) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *Action) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+func (x *Action) GetSetting() *Setting {
+	if x != nil {
+		return x.Setting
+	}
+	return nil
+}
+
+func (x *Action) GetEvent() *ActionEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *Action) GetCut() *NetworkCut {
+	if x != nil {
+		return x.Cut
+	}
+	return nil
+}
+
+// ActionEvent is a send-event's record: its fields as given, in order (the
+// text the log shows), and what the broker reads of them.
+type ActionEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Given         []*ActionField         `protobuf:"bytes,1,rep,name=given,proto3" json:"given,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Ts            int64                  `protobuf:"varint,3,opt,name=ts,proto3" json:"ts,omitempty"` // event time in ms; with ts_now an offset from "now"
+	TsNow         bool                   `protobuf:"varint,4,opt,name=ts_now,json=tsNow,proto3" json:"ts_now,omitempty"`
+	Partition     int32                  `protobuf:"varint,5,opt,name=partition,proto3" json:"partition,omitempty"` // -1: Kafka's default partitioner picks one
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionEvent) Reset() {
+	*x = ActionEvent{}
+	mi := &file_messages_flinksim_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionEvent) ProtoMessage() {}
+
+func (x *ActionEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionEvent.ProtoReflect.Descriptor instead.
+func (*ActionEvent) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ActionEvent) GetGiven() []*ActionField {
+	if x != nil {
+		return x.Given
+	}
+	return nil
+}
+
+func (x *ActionEvent) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ActionEvent) GetTs() int64 {
+	if x != nil {
+		return x.Ts
+	}
+	return 0
+}
+
+func (x *ActionEvent) GetTsNow() bool {
+	if x != nil {
+		return x.TsNow
+	}
+	return false
+}
+
+func (x *ActionEvent) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+// ActionField is one field=value of a send-event.
+type ActionField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionField) Reset() {
+	*x = ActionField{}
+	mi := &file_messages_flinksim_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionField) ProtoMessage() {}
+
+func (x *ActionField) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionField.ProtoReflect.Descriptor instead.
+func (*ActionField) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ActionField) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ActionField) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// NetworkCut is a partition-network's cut: two hosts (jobmanager or tm-N)
+// and how long nothing crosses between them.
+type NetworkCut struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HostA         string                 `protobuf:"bytes,1,opt,name=host_a,json=hostA,proto3" json:"host_a,omitempty"`
+	HostB         string                 `protobuf:"bytes,2,opt,name=host_b,json=hostB,proto3" json:"host_b,omitempty"`
+	DurationNanos int64                  `protobuf:"varint,3,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetworkCut) Reset() {
+	*x = NetworkCut{}
+	mi := &file_messages_flinksim_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetworkCut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetworkCut) ProtoMessage() {}
+
+func (x *NetworkCut) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetworkCut.ProtoReflect.Descriptor instead.
+func (*NetworkCut) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *NetworkCut) GetHostA() string {
+	if x != nil {
+		return x.HostA
+	}
+	return ""
+}
+
+func (x *NetworkCut) GetHostB() string {
+	if x != nil {
+		return x.HostB
+	}
+	return ""
+}
+
+func (x *NetworkCut) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
 }
 
 // InspectRequest asks an actor, between two scheduler steps, for a
@@ -1889,7 +2360,7 @@ type InspectRequest struct {
 
 func (x *InspectRequest) Reset() {
 	*x = InspectRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[10]
+	mi := &file_messages_flinksim_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1901,7 +2372,7 @@ func (x *InspectRequest) String() string {
 func (*InspectRequest) ProtoMessage() {}
 
 func (x *InspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[10]
+	mi := &file_messages_flinksim_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1914,7 +2385,7 @@ func (x *InspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectRequest.ProtoReflect.Descriptor instead.
 func (*InspectRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{10}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InspectRequest) GetId() uint64 {
@@ -1944,7 +2415,7 @@ type InspectReply struct {
 
 func (x *InspectReply) Reset() {
 	*x = InspectReply{}
-	mi := &file_messages_flinksim_proto_msgTypes[11]
+	mi := &file_messages_flinksim_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2427,7 @@ func (x *InspectReply) String() string {
 func (*InspectReply) ProtoMessage() {}
 
 func (x *InspectReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[11]
+	mi := &file_messages_flinksim_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1969,7 +2440,7 @@ func (x *InspectReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectReply.ProtoReflect.Descriptor instead.
 func (*InspectReply) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{11}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *InspectReply) GetId() uint64 {
@@ -2007,7 +2478,7 @@ type ResourceProfile struct {
 
 func (x *ResourceProfile) Reset() {
 	*x = ResourceProfile{}
-	mi := &file_messages_flinksim_proto_msgTypes[12]
+	mi := &file_messages_flinksim_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2019,7 +2490,7 @@ func (x *ResourceProfile) String() string {
 func (*ResourceProfile) ProtoMessage() {}
 
 func (x *ResourceProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[12]
+	mi := &file_messages_flinksim_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2032,7 +2503,7 @@ func (x *ResourceProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceProfile.ProtoReflect.Descriptor instead.
 func (*ResourceProfile) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{12}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ResourceProfile) GetCpuCores() float64 {
@@ -2086,7 +2557,7 @@ type RegisterTaskExecutor struct {
 
 func (x *RegisterTaskExecutor) Reset() {
 	*x = RegisterTaskExecutor{}
-	mi := &file_messages_flinksim_proto_msgTypes[13]
+	mi := &file_messages_flinksim_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2098,7 +2569,7 @@ func (x *RegisterTaskExecutor) String() string {
 func (*RegisterTaskExecutor) ProtoMessage() {}
 
 func (x *RegisterTaskExecutor) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[13]
+	mi := &file_messages_flinksim_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2111,7 +2582,7 @@ func (x *RegisterTaskExecutor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterTaskExecutor.ProtoReflect.Descriptor instead.
 func (*RegisterTaskExecutor) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{13}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RegisterTaskExecutor) GetTaskManagerId() string {
@@ -2166,7 +2637,7 @@ type RegistrationResponse struct {
 
 func (x *RegistrationResponse) Reset() {
 	*x = RegistrationResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[14]
+	mi := &file_messages_flinksim_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2178,7 +2649,7 @@ func (x *RegistrationResponse) String() string {
 func (*RegistrationResponse) ProtoMessage() {}
 
 func (x *RegistrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[14]
+	mi := &file_messages_flinksim_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2191,7 +2662,7 @@ func (x *RegistrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegistrationResponse.ProtoReflect.Descriptor instead.
 func (*RegistrationResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{14}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RegistrationResponse) GetSuccess() bool {
@@ -2219,7 +2690,7 @@ type DeclareResourceRequirements struct {
 
 func (x *DeclareResourceRequirements) Reset() {
 	*x = DeclareResourceRequirements{}
-	mi := &file_messages_flinksim_proto_msgTypes[15]
+	mi := &file_messages_flinksim_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2231,7 +2702,7 @@ func (x *DeclareResourceRequirements) String() string {
 func (*DeclareResourceRequirements) ProtoMessage() {}
 
 func (x *DeclareResourceRequirements) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[15]
+	mi := &file_messages_flinksim_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2244,7 +2715,7 @@ func (x *DeclareResourceRequirements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclareResourceRequirements.ProtoReflect.Descriptor instead.
 func (*DeclareResourceRequirements) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{15}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DeclareResourceRequirements) GetJobId() string {
@@ -2274,7 +2745,7 @@ type RequestSlot struct {
 
 func (x *RequestSlot) Reset() {
 	*x = RequestSlot{}
-	mi := &file_messages_flinksim_proto_msgTypes[16]
+	mi := &file_messages_flinksim_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2286,7 +2757,7 @@ func (x *RequestSlot) String() string {
 func (*RequestSlot) ProtoMessage() {}
 
 func (x *RequestSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[16]
+	mi := &file_messages_flinksim_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2299,7 +2770,7 @@ func (x *RequestSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestSlot.ProtoReflect.Descriptor instead.
 func (*RequestSlot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{16}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RequestSlot) GetSlotIndex() int32 {
@@ -2340,7 +2811,7 @@ type SlotOffer struct {
 
 func (x *SlotOffer) Reset() {
 	*x = SlotOffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[17]
+	mi := &file_messages_flinksim_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2352,7 +2823,7 @@ func (x *SlotOffer) String() string {
 func (*SlotOffer) ProtoMessage() {}
 
 func (x *SlotOffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[17]
+	mi := &file_messages_flinksim_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2365,7 +2836,7 @@ func (x *SlotOffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOffer.ProtoReflect.Descriptor instead.
 func (*SlotOffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{17}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SlotOffer) GetAllocationId() string {
@@ -2393,7 +2864,7 @@ type OfferSlots struct {
 
 func (x *OfferSlots) Reset() {
 	*x = OfferSlots{}
-	mi := &file_messages_flinksim_proto_msgTypes[18]
+	mi := &file_messages_flinksim_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +2876,7 @@ func (x *OfferSlots) String() string {
 func (*OfferSlots) ProtoMessage() {}
 
 func (x *OfferSlots) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[18]
+	mi := &file_messages_flinksim_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +2889,7 @@ func (x *OfferSlots) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferSlots.ProtoReflect.Descriptor instead.
 func (*OfferSlots) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{18}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *OfferSlots) GetTaskManagerId() string {
@@ -2444,7 +2915,7 @@ type SlotOfferResponse struct {
 
 func (x *SlotOfferResponse) Reset() {
 	*x = SlotOfferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[19]
+	mi := &file_messages_flinksim_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2456,7 +2927,7 @@ func (x *SlotOfferResponse) String() string {
 func (*SlotOfferResponse) ProtoMessage() {}
 
 func (x *SlotOfferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[19]
+	mi := &file_messages_flinksim_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2469,7 +2940,7 @@ func (x *SlotOfferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOfferResponse.ProtoReflect.Descriptor instead.
 func (*SlotOfferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{19}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SlotOfferResponse) GetAccepted() []string {
@@ -2495,7 +2966,7 @@ type InputGateDeployment struct {
 
 func (x *InputGateDeployment) Reset() {
 	*x = InputGateDeployment{}
-	mi := &file_messages_flinksim_proto_msgTypes[20]
+	mi := &file_messages_flinksim_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2507,7 +2978,7 @@ func (x *InputGateDeployment) String() string {
 func (*InputGateDeployment) ProtoMessage() {}
 
 func (x *InputGateDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[20]
+	mi := &file_messages_flinksim_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2520,7 +2991,7 @@ func (x *InputGateDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputGateDeployment.ProtoReflect.Descriptor instead.
 func (*InputGateDeployment) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{20}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *InputGateDeployment) GetProducers() []string {
@@ -2557,7 +3028,7 @@ type ResultPartitionDeployment struct {
 
 func (x *ResultPartitionDeployment) Reset() {
 	*x = ResultPartitionDeployment{}
-	mi := &file_messages_flinksim_proto_msgTypes[21]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2569,7 +3040,7 @@ func (x *ResultPartitionDeployment) String() string {
 func (*ResultPartitionDeployment) ProtoMessage() {}
 
 func (x *ResultPartitionDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[21]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2582,7 +3053,7 @@ func (x *ResultPartitionDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultPartitionDeployment.ProtoReflect.Descriptor instead.
 func (*ResultPartitionDeployment) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{21}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ResultPartitionDeployment) GetPartitioner() string {
@@ -2649,7 +3120,7 @@ type SubmitTask struct {
 
 func (x *SubmitTask) Reset() {
 	*x = SubmitTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[22]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2661,7 +3132,7 @@ func (x *SubmitTask) String() string {
 func (*SubmitTask) ProtoMessage() {}
 
 func (x *SubmitTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[22]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2674,7 +3145,7 @@ func (x *SubmitTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTask.ProtoReflect.Descriptor instead.
 func (*SubmitTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{22}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SubmitTask) GetExecutionId() string {
@@ -2814,7 +3285,7 @@ type Setting struct {
 
 func (x *Setting) Reset() {
 	*x = Setting{}
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2826,7 +3297,7 @@ func (x *Setting) String() string {
 func (*Setting) ProtoMessage() {}
 
 func (x *Setting) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2839,7 +3310,7 @@ func (x *Setting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Setting.ProtoReflect.Descriptor instead.
 func (*Setting) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Setting) GetKey() string {
@@ -2860,7 +3331,7 @@ func (x *Setting) GetValue() string {
 type TaskExecutionState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ExecutionId   string                 `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
-	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // DEPLOYING, INITIALIZING, RUNNING, FINISHED, FAILED, CANCELED
+	State         ExecutionState         `protobuf:"varint,4,opt,name=state,proto3,enum=flinksim.messages.ExecutionState" json:"state,omitempty"` // DEPLOYING, INITIALIZING, RUNNING, FINISHED, FAILED, CANCELED
 	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2868,7 +3339,7 @@ type TaskExecutionState struct {
 
 func (x *TaskExecutionState) Reset() {
 	*x = TaskExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2880,7 +3351,7 @@ func (x *TaskExecutionState) String() string {
 func (*TaskExecutionState) ProtoMessage() {}
 
 func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2893,7 +3364,7 @@ func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskExecutionState.ProtoReflect.Descriptor instead.
 func (*TaskExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *TaskExecutionState) GetExecutionId() string {
@@ -2903,11 +3374,11 @@ func (x *TaskExecutionState) GetExecutionId() string {
 	return ""
 }
 
-func (x *TaskExecutionState) GetState() string {
+func (x *TaskExecutionState) GetState() ExecutionState {
 	if x != nil {
 		return x.State
 	}
-	return ""
+	return ExecutionState_EXECUTION_STATE_UNSPECIFIED
 }
 
 func (x *TaskExecutionState) GetReason() string {
@@ -2927,7 +3398,7 @@ type ReaderRegistration struct {
 
 func (x *ReaderRegistration) Reset() {
 	*x = ReaderRegistration{}
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2939,7 +3410,7 @@ func (x *ReaderRegistration) String() string {
 func (*ReaderRegistration) ProtoMessage() {}
 
 func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2952,7 +3423,7 @@ func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReaderRegistration.ProtoReflect.Descriptor instead.
 func (*ReaderRegistration) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReaderRegistration) GetSubtaskIndex() int32 {
@@ -2981,7 +3452,7 @@ type KafkaSplit struct {
 
 func (x *KafkaSplit) Reset() {
 	*x = KafkaSplit{}
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2993,7 +3464,7 @@ func (x *KafkaSplit) String() string {
 func (*KafkaSplit) ProtoMessage() {}
 
 func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3006,7 +3477,7 @@ func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaSplit.ProtoReflect.Descriptor instead.
 func (*KafkaSplit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *KafkaSplit) GetTopic() string {
@@ -3046,7 +3517,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3058,7 +3529,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3071,7 +3542,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AddSplits) GetSplits() []*KafkaSplit {
@@ -3089,7 +3560,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3101,7 +3572,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3114,7 +3585,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
 }
 
 type ListOffsets struct {
@@ -3128,7 +3599,7 @@ type ListOffsets struct {
 
 func (x *ListOffsets) Reset() {
 	*x = ListOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3140,7 +3611,7 @@ func (x *ListOffsets) String() string {
 func (*ListOffsets) ProtoMessage() {}
 
 func (x *ListOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3153,7 +3624,7 @@ func (x *ListOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsets.ProtoReflect.Descriptor instead.
 func (*ListOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListOffsets) GetTopic() string {
@@ -3187,7 +3658,7 @@ type PartitionOffset struct {
 
 func (x *PartitionOffset) Reset() {
 	*x = PartitionOffset{}
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3199,7 +3670,7 @@ func (x *PartitionOffset) String() string {
 func (*PartitionOffset) ProtoMessage() {}
 
 func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3212,7 +3683,7 @@ func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionOffset.ProtoReflect.Descriptor instead.
 func (*PartitionOffset) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PartitionOffset) GetPartition() int32 {
@@ -3240,7 +3711,7 @@ type ListOffsetsResult struct {
 
 func (x *ListOffsetsResult) Reset() {
 	*x = ListOffsetsResult{}
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3252,7 +3723,7 @@ func (x *ListOffsetsResult) String() string {
 func (*ListOffsetsResult) ProtoMessage() {}
 
 func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3265,7 +3736,7 @@ func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsetsResult.ProtoReflect.Descriptor instead.
 func (*ListOffsetsResult) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListOffsetsResult) GetTopic() string {
@@ -3299,7 +3770,7 @@ type FetchPartition struct {
 
 func (x *FetchPartition) Reset() {
 	*x = FetchPartition{}
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3311,7 +3782,7 @@ func (x *FetchPartition) String() string {
 func (*FetchPartition) ProtoMessage() {}
 
 func (x *FetchPartition) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3324,7 +3795,7 @@ func (x *FetchPartition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchPartition.ProtoReflect.Descriptor instead.
 func (*FetchPartition) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *FetchPartition) GetPartition() int32 {
@@ -3353,7 +3824,7 @@ type Fetch struct {
 
 func (x *Fetch) Reset() {
 	*x = Fetch{}
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3365,7 +3836,7 @@ func (x *Fetch) String() string {
 func (*Fetch) ProtoMessage() {}
 
 func (x *Fetch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3378,7 +3849,7 @@ func (x *Fetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fetch.ProtoReflect.Descriptor instead.
 func (*Fetch) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Fetch) GetTopic() string {
@@ -3422,7 +3893,7 @@ type KafkaRecord struct {
 
 func (x *KafkaRecord) Reset() {
 	*x = KafkaRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3434,7 +3905,7 @@ func (x *KafkaRecord) String() string {
 func (*KafkaRecord) ProtoMessage() {}
 
 func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3447,7 +3918,7 @@ func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaRecord.ProtoReflect.Descriptor instead.
 func (*KafkaRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *KafkaRecord) GetPartition() int32 {
@@ -3496,7 +3967,7 @@ type PartitionRecords struct {
 
 func (x *PartitionRecords) Reset() {
 	*x = PartitionRecords{}
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3508,7 +3979,7 @@ func (x *PartitionRecords) String() string {
 func (*PartitionRecords) ProtoMessage() {}
 
 func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3521,7 +3992,7 @@ func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRecords.ProtoReflect.Descriptor instead.
 func (*PartitionRecords) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *PartitionRecords) GetPartition() int32 {
@@ -3555,7 +4026,7 @@ type FetchResponse struct {
 
 func (x *FetchResponse) Reset() {
 	*x = FetchResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3567,7 +4038,7 @@ func (x *FetchResponse) String() string {
 func (*FetchResponse) ProtoMessage() {}
 
 func (x *FetchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3580,7 +4051,7 @@ func (x *FetchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchResponse.ProtoReflect.Descriptor instead.
 func (*FetchResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *FetchResponse) GetRequestId() int64 {
@@ -3609,7 +4080,7 @@ type ReportedWatermarkEvent struct {
 
 func (x *ReportedWatermarkEvent) Reset() {
 	*x = ReportedWatermarkEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3621,7 +4092,7 @@ func (x *ReportedWatermarkEvent) String() string {
 func (*ReportedWatermarkEvent) ProtoMessage() {}
 
 func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3634,7 +4105,7 @@ func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedWatermarkEvent.ProtoReflect.Descriptor instead.
 func (*ReportedWatermarkEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ReportedWatermarkEvent) GetSubtaskIndex() int32 {
@@ -3662,7 +4133,7 @@ type WatermarkAlignmentEvent struct {
 
 func (x *WatermarkAlignmentEvent) Reset() {
 	*x = WatermarkAlignmentEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3674,7 +4145,7 @@ func (x *WatermarkAlignmentEvent) String() string {
 func (*WatermarkAlignmentEvent) ProtoMessage() {}
 
 func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3687,7 +4158,7 @@ func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatermarkAlignmentEvent.ProtoReflect.Descriptor instead.
 func (*WatermarkAlignmentEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatermarkAlignmentEvent) GetMaxWatermark() int64 {
@@ -3708,7 +4179,7 @@ type Produce struct {
 
 func (x *Produce) Reset() {
 	*x = Produce{}
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3720,7 +4191,7 @@ func (x *Produce) String() string {
 func (*Produce) ProtoMessage() {}
 
 func (x *Produce) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3733,7 +4204,7 @@ func (x *Produce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Produce.ProtoReflect.Descriptor instead.
 func (*Produce) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Produce) GetTopic() string {
@@ -3788,7 +4259,7 @@ type Buffer struct {
 
 func (x *Buffer) Reset() {
 	*x = Buffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3800,7 +4271,7 @@ func (x *Buffer) String() string {
 func (*Buffer) ProtoMessage() {}
 
 func (x *Buffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3813,7 +4284,7 @@ func (x *Buffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Buffer.ProtoReflect.Descriptor instead.
 func (*Buffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Buffer) GetKinds() []byte {
@@ -3915,7 +4386,7 @@ type PartitionRequest struct {
 
 func (x *PartitionRequest) Reset() {
 	*x = PartitionRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3927,7 +4398,7 @@ func (x *PartitionRequest) String() string {
 func (*PartitionRequest) ProtoMessage() {}
 
 func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3940,7 +4411,7 @@ func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRequest.ProtoReflect.Descriptor instead.
 func (*PartitionRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PartitionRequest) GetPartitionId() string {
@@ -3994,7 +4465,7 @@ type BufferResponse struct {
 
 func (x *BufferResponse) Reset() {
 	*x = BufferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4006,7 +4477,7 @@ func (x *BufferResponse) String() string {
 func (*BufferResponse) ProtoMessage() {}
 
 func (x *BufferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4019,7 +4490,7 @@ func (x *BufferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BufferResponse.ProtoReflect.Descriptor instead.
 func (*BufferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BufferResponse) GetReceiverId() string {
@@ -4070,7 +4541,7 @@ type LocalBufferRecycled struct {
 
 func (x *LocalBufferRecycled) Reset() {
 	*x = LocalBufferRecycled{}
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4082,7 +4553,7 @@ func (x *LocalBufferRecycled) String() string {
 func (*LocalBufferRecycled) ProtoMessage() {}
 
 func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4095,7 +4566,7 @@ func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocalBufferRecycled.ProtoReflect.Descriptor instead.
 func (*LocalBufferRecycled) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *LocalBufferRecycled) GetSubpartitionIndex() int32 {
@@ -4123,7 +4594,7 @@ type AddCredit struct {
 
 func (x *AddCredit) Reset() {
 	*x = AddCredit{}
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4135,7 +4606,7 @@ func (x *AddCredit) String() string {
 func (*AddCredit) ProtoMessage() {}
 
 func (x *AddCredit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4148,7 +4619,7 @@ func (x *AddCredit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCredit.ProtoReflect.Descriptor instead.
 func (*AddCredit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *AddCredit) GetReceiverId() string {
@@ -4183,7 +4654,7 @@ type BacklogAnnouncement struct {
 
 func (x *BacklogAnnouncement) Reset() {
 	*x = BacklogAnnouncement{}
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4195,7 +4666,7 @@ func (x *BacklogAnnouncement) String() string {
 func (*BacklogAnnouncement) ProtoMessage() {}
 
 func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4208,7 +4679,7 @@ func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BacklogAnnouncement.ProtoReflect.Descriptor instead.
 func (*BacklogAnnouncement) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *BacklogAnnouncement) GetReceiverId() string {
@@ -4244,7 +4715,7 @@ type ChannelBuffer struct {
 
 func (x *ChannelBuffer) Reset() {
 	*x = ChannelBuffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4256,7 +4727,7 @@ func (x *ChannelBuffer) String() string {
 func (*ChannelBuffer) ProtoMessage() {}
 
 func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4269,7 +4740,7 @@ func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelBuffer.ProtoReflect.Descriptor instead.
 func (*ChannelBuffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ChannelBuffer) GetChannelIndex() int32 {
@@ -4303,7 +4774,7 @@ type RecycleBuffers struct {
 
 func (x *RecycleBuffers) Reset() {
 	*x = RecycleBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4315,7 +4786,7 @@ func (x *RecycleBuffers) String() string {
 func (*RecycleBuffers) ProtoMessage() {}
 
 func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4328,7 +4799,7 @@ func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecycleBuffers.ProtoReflect.Descriptor instead.
 func (*RecycleBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecycleBuffers) GetCount() int32 {
@@ -4351,7 +4822,7 @@ type RequestFloatingBuffers struct {
 
 func (x *RequestFloatingBuffers) Reset() {
 	*x = RequestFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4363,7 +4834,7 @@ func (x *RequestFloatingBuffers) String() string {
 func (*RequestFloatingBuffers) ProtoMessage() {}
 
 func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4376,7 +4847,7 @@ func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*RequestFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RequestFloatingBuffers) GetChannelIndex() int32 {
@@ -4404,7 +4875,7 @@ type FloatingBuffers struct {
 
 func (x *FloatingBuffers) Reset() {
 	*x = FloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4416,7 +4887,7 @@ func (x *FloatingBuffers) String() string {
 func (*FloatingBuffers) ProtoMessage() {}
 
 func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4429,7 +4900,7 @@ func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FloatingBuffers.ProtoReflect.Descriptor instead.
 func (*FloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *FloatingBuffers) GetCount() int32 {
@@ -4451,7 +4922,7 @@ type ReturnFloatingBuffers struct {
 
 func (x *ReturnFloatingBuffers) Reset() {
 	*x = ReturnFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4463,7 +4934,7 @@ func (x *ReturnFloatingBuffers) String() string {
 func (*ReturnFloatingBuffers) ProtoMessage() {}
 
 func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4476,7 +4947,7 @@ func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*ReturnFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ReturnFloatingBuffers) GetChannelIndex() int32 {
@@ -4503,7 +4974,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4515,7 +4986,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4528,7 +4999,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
 }
 
 // HeartbeatResponse: TaskManager -> the requester.
@@ -4541,7 +5012,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4553,7 +5024,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4566,7 +5037,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *HeartbeatResponse) GetTaskManagerId() string {
@@ -4590,7 +5061,7 @@ type TriggerCheckpoint struct {
 
 func (x *TriggerCheckpoint) Reset() {
 	*x = TriggerCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4602,7 +5073,7 @@ func (x *TriggerCheckpoint) String() string {
 func (*TriggerCheckpoint) ProtoMessage() {}
 
 func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4615,7 +5086,7 @@ func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *TriggerCheckpoint) GetCheckpointId() int64 {
@@ -4659,7 +5130,7 @@ type SplitState struct {
 
 func (x *SplitState) Reset() {
 	*x = SplitState{}
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4671,7 +5142,7 @@ func (x *SplitState) String() string {
 func (*SplitState) ProtoMessage() {}
 
 func (x *SplitState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4684,7 +5155,7 @@ func (x *SplitState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
 func (*SplitState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *SplitState) GetPartition() int32 {
@@ -4720,7 +5191,7 @@ type WindowTimer struct {
 
 func (x *WindowTimer) Reset() {
 	*x = WindowTimer{}
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4732,7 +5203,7 @@ func (x *WindowTimer) String() string {
 func (*WindowTimer) ProtoMessage() {}
 
 func (x *WindowTimer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4745,7 +5216,7 @@ func (x *WindowTimer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
 func (*WindowTimer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *WindowTimer) GetTimestamp() int64 {
@@ -4787,7 +5258,7 @@ type WindowEntry struct {
 
 func (x *WindowEntry) Reset() {
 	*x = WindowEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4799,7 +5270,7 @@ func (x *WindowEntry) String() string {
 func (*WindowEntry) ProtoMessage() {}
 
 func (x *WindowEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4812,7 +5283,7 @@ func (x *WindowEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
 func (*WindowEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *WindowEntry) GetWindowStart() int64 {
@@ -4892,7 +5363,7 @@ type KeyedWindowState struct {
 
 func (x *KeyedWindowState) Reset() {
 	*x = KeyedWindowState{}
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4904,7 +5375,7 @@ func (x *KeyedWindowState) String() string {
 func (*KeyedWindowState) ProtoMessage() {}
 
 func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4917,7 +5388,7 @@ func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
 func (*KeyedWindowState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *KeyedWindowState) GetKey() string {
@@ -4968,7 +5439,7 @@ type ValueStateEntry struct {
 
 func (x *ValueStateEntry) Reset() {
 	*x = ValueStateEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4980,7 +5451,7 @@ func (x *ValueStateEntry) String() string {
 func (*ValueStateEntry) ProtoMessage() {}
 
 func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4993,7 +5464,7 @@ func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
 func (*ValueStateEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ValueStateEntry) GetKey() string {
@@ -5038,7 +5509,7 @@ type InFlightRecord struct {
 
 func (x *InFlightRecord) Reset() {
 	*x = InFlightRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5050,7 +5521,7 @@ func (x *InFlightRecord) String() string {
 func (*InFlightRecord) ProtoMessage() {}
 
 func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5063,7 +5534,7 @@ func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
 func (*InFlightRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *InFlightRecord) GetKey() string {
@@ -5109,7 +5580,7 @@ type TaskStateSnapshot struct {
 
 func (x *TaskStateSnapshot) Reset() {
 	*x = TaskStateSnapshot{}
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5121,7 +5592,7 @@ func (x *TaskStateSnapshot) String() string {
 func (*TaskStateSnapshot) ProtoMessage() {}
 
 func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5134,7 +5605,7 @@ func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
 func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *TaskStateSnapshot) GetSplits() []*SplitState {
@@ -5199,7 +5670,7 @@ type AcknowledgeCheckpoint struct {
 
 func (x *AcknowledgeCheckpoint) Reset() {
 	*x = AcknowledgeCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5211,7 +5682,7 @@ func (x *AcknowledgeCheckpoint) String() string {
 func (*AcknowledgeCheckpoint) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5224,7 +5695,7 @@ func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
@@ -5308,7 +5779,7 @@ type DeclineCheckpoint struct {
 
 func (x *DeclineCheckpoint) Reset() {
 	*x = DeclineCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5320,7 +5791,7 @@ func (x *DeclineCheckpoint) String() string {
 func (*DeclineCheckpoint) ProtoMessage() {}
 
 func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5333,7 +5804,7 @@ func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *DeclineCheckpoint) GetCheckpointId() int64 {
@@ -5367,7 +5838,7 @@ type NotifyCheckpointComplete struct {
 
 func (x *NotifyCheckpointComplete) Reset() {
 	*x = NotifyCheckpointComplete{}
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5379,7 +5850,7 @@ func (x *NotifyCheckpointComplete) String() string {
 func (*NotifyCheckpointComplete) ProtoMessage() {}
 
 func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5392,7 +5863,7 @@ func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
@@ -5418,7 +5889,7 @@ type NotifyCheckpointAborted struct {
 
 func (x *NotifyCheckpointAborted) Reset() {
 	*x = NotifyCheckpointAborted{}
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5430,7 +5901,7 @@ func (x *NotifyCheckpointAborted) String() string {
 func (*NotifyCheckpointAborted) ProtoMessage() {}
 
 func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5443,7 +5914,7 @@ func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
@@ -5463,7 +5934,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5475,7 +5946,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5488,7 +5959,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *CancelTask) GetExecutionId() string {
@@ -5512,7 +5983,7 @@ type TxnRequest struct {
 
 func (x *TxnRequest) Reset() {
 	*x = TxnRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5524,7 +5995,7 @@ func (x *TxnRequest) String() string {
 func (*TxnRequest) ProtoMessage() {}
 
 func (x *TxnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5537,7 +6008,7 @@ func (x *TxnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
 func (*TxnRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *TxnRequest) GetOp() TxnRequest_Op {
@@ -5588,7 +6059,7 @@ type CommitOffsets struct {
 
 func (x *CommitOffsets) Reset() {
 	*x = CommitOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5600,7 +6071,7 @@ func (x *CommitOffsets) String() string {
 func (*CommitOffsets) ProtoMessage() {}
 
 func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5613,7 +6084,7 @@ func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
 func (*CommitOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *CommitOffsets) GetGroup() string {
@@ -5651,7 +6122,7 @@ type ResumeConsumption struct {
 
 func (x *ResumeConsumption) Reset() {
 	*x = ResumeConsumption{}
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5663,7 +6134,7 @@ func (x *ResumeConsumption) String() string {
 func (*ResumeConsumption) ProtoMessage() {}
 
 func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5676,7 +6147,7 @@ func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
 func (*ResumeConsumption) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ResumeConsumption) GetReceiverId() string {
@@ -5706,7 +6177,7 @@ type ConnectionLost struct {
 
 func (x *ConnectionLost) Reset() {
 	*x = ConnectionLost{}
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5718,7 +6189,7 @@ func (x *ConnectionLost) String() string {
 func (*ConnectionLost) ProtoMessage() {}
 
 func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5731,7 +6202,7 @@ func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionLost.ProtoReflect.Descriptor instead.
 func (*ConnectionLost) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ConnectionLost) GetPeer() string {
@@ -5753,7 +6224,7 @@ type FailTask struct {
 
 func (x *FailTask) Reset() {
 	*x = FailTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5765,7 +6236,7 @@ func (x *FailTask) String() string {
 func (*FailTask) ProtoMessage() {}
 
 func (x *FailTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5778,7 +6249,7 @@ func (x *FailTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
 func (*FailTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *FailTask) GetCause() string {
@@ -5801,7 +6272,7 @@ type WorkerTerminated struct {
 
 func (x *WorkerTerminated) Reset() {
 	*x = WorkerTerminated{}
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5813,7 +6284,7 @@ func (x *WorkerTerminated) String() string {
 func (*WorkerTerminated) ProtoMessage() {}
 
 func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5826,7 +6297,7 @@ func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerTerminated.ProtoReflect.Descriptor instead.
 func (*WorkerTerminated) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *WorkerTerminated) GetTaskManagerId() string {
@@ -5851,7 +6322,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5863,7 +6334,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5876,7 +6347,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -5931,7 +6402,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5943,7 +6414,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5956,7 +6427,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -5994,32 +6465,33 @@ func (x *CheckpointCoordinatorStart) GetRestoredCheckpointId() int64 {
 	return 0
 }
 
-// ExecutionState is one execution of the current attempt.
-type ExecutionState struct {
+// Execution is one execution of the current attempt and its state (Flink's
+// Execution in the ExecutionGraph).
+type Execution struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"` // execution id (actor name)
 	Vertex        string                 `protobuf:"bytes,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
 	Index         int32                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
-	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"` // SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELED, FAILED
+	State         ExecutionState         `protobuf:"varint,5,opt,name=state,proto3,enum=flinksim.messages.ExecutionState" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ExecutionState) Reset() {
-	*x = ExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+func (x *Execution) Reset() {
+	*x = Execution{}
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ExecutionState) String() string {
+func (x *Execution) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ExecutionState) ProtoMessage() {}
+func (*Execution) ProtoMessage() {}
 
-func (x *ExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+func (x *Execution) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6030,37 +6502,37 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
-func (*ExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+// Deprecated: Use Execution.ProtoReflect.Descriptor instead.
+func (*Execution) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
-func (x *ExecutionState) GetName() string {
+func (x *Execution) GetName() string {
 	if x != nil {
 		return x.Name
 	}
 	return ""
 }
 
-func (x *ExecutionState) GetVertex() string {
+func (x *Execution) GetVertex() string {
 	if x != nil {
 		return x.Vertex
 	}
 	return ""
 }
 
-func (x *ExecutionState) GetIndex() int32 {
+func (x *Execution) GetIndex() int32 {
 	if x != nil {
 		return x.Index
 	}
 	return 0
 }
 
-func (x *ExecutionState) GetState() string {
+func (x *Execution) GetState() ExecutionState {
 	if x != nil {
 		return x.State
 	}
-	return ""
+	return ExecutionState_EXECUTION_STATE_UNSPECIFIED
 }
 
 // ExecutionStates: JobMaster -> CheckpointCoordinator: the current
@@ -6068,14 +6540,14 @@ func (x *ExecutionState) GetState() string {
 // sent when they change.
 type ExecutionStates struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Executions    []*ExecutionState      `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	Executions    []*Execution           `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6087,7 +6559,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6100,10 +6572,10 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
-func (x *ExecutionStates) GetExecutions() []*ExecutionState {
+func (x *ExecutionStates) GetExecutions() []*Execution {
 	if x != nil {
 		return x.Executions
 	}
@@ -6115,14 +6587,14 @@ func (x *ExecutionStates) GetExecutions() []*ExecutionState {
 // leaving RUNNING stops it and aborts pending checkpoints).
 type JobStatusChanged struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Status        JobStatus              `protobuf:"varint,2,opt,name=status,proto3,enum=flinksim.messages.JobStatus" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6134,7 +6606,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6147,14 +6619,14 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
-func (x *JobStatusChanged) GetStatus() string {
+func (x *JobStatusChanged) GetStatus() JobStatus {
 	if x != nil {
 		return x.Status
 	}
-	return ""
+	return JobStatus_JOB_STATUS_UNSPECIFIED
 }
 
 // TriggerCheckpointRequest: JobMaster -> CheckpointCoordinator (a manual
@@ -6168,7 +6640,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6180,7 +6652,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6193,7 +6665,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -6215,7 +6687,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6227,7 +6699,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6240,7 +6712,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -6269,7 +6741,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6281,7 +6753,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6294,7 +6766,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *FailJob) GetCause() string {
@@ -6320,7 +6792,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6332,7 +6804,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6345,7 +6817,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -6388,7 +6860,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6400,7 +6872,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6413,7 +6885,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -6459,7 +6931,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6471,7 +6943,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6484,7 +6956,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -6680,10 +7152,33 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1c.flinksim.messages.TimerKindR\x04kind\x12\x10\n" +
 	"\x03arg\x18\x02 \x01(\x03R\x03arg\"\n" +
 	"\n" +
-	"\bEndOfRun\"0\n" +
+	"\bEndOfRun\"\x9f\x03\n" +
 	"\x06Action\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
-	"\x04live\x18\x02 \x01(\bR\x04live\"2\n" +
+	"\x04live\x18\x02 \x01(\bR\x04live\x12\x19\n" +
+	"\bat_nanos\x18\x03 \x01(\x03R\aatNanos\x121\n" +
+	"\x04verb\x18\x04 \x01(\x0e2\x1d.flinksim.messages.ActionVerbR\x04verb\x12!\n" +
+	"\ftask_manager\x18\x05 \x01(\tR\vtaskManager\x12 \n" +
+	"\vparallelism\x18\x06 \x01(\x05R\vparallelism\x12'\n" +
+	"\x0fmax_parallelism\x18\a \x01(\x05R\x0emaxParallelism\x12\x1c\n" +
+	"\tpartition\x18\b \x01(\x05R\tpartition\x124\n" +
+	"\asetting\x18\t \x01(\v2\x1a.flinksim.messages.SettingR\asetting\x124\n" +
+	"\x05event\x18\n" +
+	" \x01(\v2\x1e.flinksim.messages.ActionEventR\x05event\x12/\n" +
+	"\x03cut\x18\v \x01(\v2\x1d.flinksim.messages.NetworkCutR\x03cutJ\x04\b\x01\x10\x02R\x04text\"\x9a\x01\n" +
+	"\vActionEvent\x124\n" +
+	"\x05given\x18\x01 \x03(\v2\x1e.flinksim.messages.ActionFieldR\x05given\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x0e\n" +
+	"\x02ts\x18\x03 \x01(\x03R\x02ts\x12\x15\n" +
+	"\x06ts_now\x18\x04 \x01(\bR\x05tsNow\x12\x1c\n" +
+	"\tpartition\x18\x05 \x01(\x05R\tpartition\"7\n" +
+	"\vActionField\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"a\n" +
+	"\n" +
+	"NetworkCut\x12\x15\n" +
+	"\x06host_a\x18\x01 \x01(\tR\x05hostA\x12\x15\n" +
+	"\x06host_b\x18\x02 \x01(\tR\x05hostB\x12%\n" +
+	"\x0eduration_nanos\x18\x03 \x01(\x03R\rdurationNanos\"2\n" +
 	"\x0eInspectRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
 	"\x03now\x18\x02 \x01(\x03R\x03now\"H\n" +
@@ -6761,11 +7256,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11job_configuration\x18\x12 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\"1\n" +
 	"\aSetting\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"e\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\x8e\x01\n" +
 	"\x12TaskExecutionState\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"U\n" +
+	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x127\n" +
+	"\x05state\x18\x04 \x01(\x0e2!.flinksim.messages.ExecutionStateR\x05state\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reasonJ\x04\b\x02\x10\x03\"U\n" +
 	"\x12ReaderRegistration\x12#\n" +
 	"\rsubtask_index\x18\x01 \x01(\x05R\fsubtaskIndex\x12\x1a\n" +
 	"\blocation\x18\x02 \x01(\tR\blocation\"\x92\x01\n" +
@@ -7003,18 +7498,18 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\bvertices\x18\x02 \x03(\v2#.flinksim.messages.CheckpointVertexR\bvertices\x12'\n" +
 	"\x0fmax_parallelism\x18\x03 \x01(\x05R\x0emaxParallelism\x12G\n" +
 	"\x11job_configuration\x18\x04 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\x124\n" +
-	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"h\n" +
-	"\x0eExecutionState\x12\x12\n" +
+	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"\x8c\x01\n" +
+	"\tExecution\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06vertex\x18\x02 \x01(\tR\x06vertex\x12\x14\n" +
-	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x14\n" +
-	"\x05state\x18\x04 \x01(\tR\x05state\"T\n" +
-	"\x0fExecutionStates\x12A\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x127\n" +
+	"\x05state\x18\x05 \x01(\x0e2!.flinksim.messages.ExecutionStateR\x05stateJ\x04\b\x04\x10\x05\"O\n" +
+	"\x0fExecutionStates\x12<\n" +
 	"\n" +
-	"executions\x18\x01 \x03(\v2!.flinksim.messages.ExecutionStateR\n" +
-	"executions\"*\n" +
-	"\x10JobStatusChanged\x12\x16\n" +
-	"\x06status\x18\x01 \x01(\tR\x06status\"Q\n" +
+	"executions\x18\x01 \x03(\v2\x1c.flinksim.messages.ExecutionR\n" +
+	"executions\"N\n" +
+	"\x10JobStatusChanged\x124\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x1c.flinksim.messages.JobStatusR\x06statusJ\x04\b\x01\x10\x02\"Q\n" +
 	"\x18TriggerCheckpointRequest\x125\n" +
 	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\"j\n" +
 	"\x17CheckpointRequestFailed\x125\n" +
@@ -7076,7 +7571,41 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eTIMER_GENERATE\x103\x12\x18\n" +
 	"\x14TIMER_FETCH_MAX_WAIT\x104\x12\x16\n" +
 	"\x12TIMER_APPEND_EVENT\x105\x12\x1d\n" +
-	"\x19TIMER_TRANSACTION_TIMEOUT\x106*H\n" +
+	"\x19TIMER_TRANSACTION_TIMEOUT\x106*\xb5\x02\n" +
+	"\n" +
+	"ActionVerb\x12\x1b\n" +
+	"\x17ACTION_VERB_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17ACTION_KILL_TASKMANAGER\x10\x01\x12\x1d\n" +
+	"\x19ACTION_TRIGGER_CHECKPOINT\x10\x02\x12\x1c\n" +
+	"\x18ACTION_TRIGGER_SAVEPOINT\x10\x03\x12\x1e\n" +
+	"\x1aACTION_STOP_WITH_SAVEPOINT\x10\x04\x12\x12\n" +
+	"\x0eACTION_RESCALE\x10\x05\x12\x15\n" +
+	"\x11ACTION_SEND_EVENT\x10\x06\x12\x1a\n" +
+	"\x16ACTION_PAUSE_PARTITION\x10\a\x12\x1b\n" +
+	"\x17ACTION_RESUME_PARTITION\x10\b\x12\x0e\n" +
+	"\n" +
+	"ACTION_SET\x10\t\x12\x1c\n" +
+	"\x18ACTION_PARTITION_NETWORK\x10\n" +
+	"*\xa2\x01\n" +
+	"\tJobStatus\x12\x1a\n" +
+	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vJOB_CREATED\x10\x01\x12\x0f\n" +
+	"\vJOB_RUNNING\x10\x02\x12\x12\n" +
+	"\x0eJOB_RESTARTING\x10\x03\x12\x0f\n" +
+	"\vJOB_FAILING\x10\x04\x12\x0e\n" +
+	"\n" +
+	"JOB_FAILED\x10\x05\x12\x10\n" +
+	"\fJOB_FINISHED\x10\x06\x12\x10\n" +
+	"\fJOB_CANCELED\x10\a*\xdc\x01\n" +
+	"\x0eExecutionState\x12\x1f\n" +
+	"\x1bEXECUTION_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13EXECUTION_SCHEDULED\x10\x01\x12\x17\n" +
+	"\x13EXECUTION_DEPLOYING\x10\x02\x12\x1a\n" +
+	"\x16EXECUTION_INITIALIZING\x10\x03\x12\x15\n" +
+	"\x11EXECUTION_RUNNING\x10\x04\x12\x16\n" +
+	"\x12EXECUTION_FINISHED\x10\x05\x12\x16\n" +
+	"\x12EXECUTION_CANCELED\x10\x06\x12\x14\n" +
+	"\x10EXECUTION_FAILED\x10\a*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -7095,203 +7624,217 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 84)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 87)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
-	(CheckpointKind)(0),                 // 1: flinksim.messages.CheckpointKind
-	(TxnRequest_Op)(0),                  // 2: flinksim.messages.TxnRequest.Op
-	(*Envelope)(nil),                    // 3: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 4: flinksim.messages.Deliver
-	(*Done)(nil),                        // 5: flinksim.messages.Done
-	(*Spawned)(nil),                     // 6: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 7: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 8: flinksim.messages.Field
-	(*Start)(nil),                       // 9: flinksim.messages.Start
-	(*Timer)(nil),                       // 10: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 11: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 12: flinksim.messages.Action
-	(*InspectRequest)(nil),              // 13: flinksim.messages.InspectRequest
-	(*InspectReply)(nil),                // 14: flinksim.messages.InspectReply
-	(*ResourceProfile)(nil),             // 15: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 16: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 17: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 18: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 19: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 20: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 21: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 22: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 23: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 24: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 25: flinksim.messages.SubmitTask
-	(*Setting)(nil),                     // 26: flinksim.messages.Setting
-	(*TaskExecutionState)(nil),          // 27: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 28: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 29: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 30: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 31: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 32: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 33: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 34: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 35: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 36: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 37: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 38: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 39: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 40: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 41: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 42: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 43: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 44: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 45: flinksim.messages.BufferResponse
-	(*LocalBufferRecycled)(nil),         // 46: flinksim.messages.LocalBufferRecycled
-	(*AddCredit)(nil),                   // 47: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 48: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 49: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 50: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 51: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 52: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 53: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 54: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 55: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 56: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 57: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 58: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 59: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 60: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 61: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 62: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 63: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 64: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 65: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 66: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 67: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 68: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 69: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 70: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 71: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 72: flinksim.messages.ConnectionLost
-	(*FailTask)(nil),                    // 73: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 74: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 75: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 76: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 77: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 78: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 79: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 80: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 81: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 82: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 83: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 84: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 85: flinksim.messages.RestoreState
-	nil,                                 // 86: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
+	(JobStatus)(0),                      // 2: flinksim.messages.JobStatus
+	(ExecutionState)(0),                 // 3: flinksim.messages.ExecutionState
+	(CheckpointKind)(0),                 // 4: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 5: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 6: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 7: flinksim.messages.Deliver
+	(*Done)(nil),                        // 8: flinksim.messages.Done
+	(*Spawned)(nil),                     // 9: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 10: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 11: flinksim.messages.Field
+	(*Start)(nil),                       // 12: flinksim.messages.Start
+	(*Timer)(nil),                       // 13: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 14: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 15: flinksim.messages.Action
+	(*ActionEvent)(nil),                 // 16: flinksim.messages.ActionEvent
+	(*ActionField)(nil),                 // 17: flinksim.messages.ActionField
+	(*NetworkCut)(nil),                  // 18: flinksim.messages.NetworkCut
+	(*InspectRequest)(nil),              // 19: flinksim.messages.InspectRequest
+	(*InspectReply)(nil),                // 20: flinksim.messages.InspectReply
+	(*ResourceProfile)(nil),             // 21: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 22: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 23: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 24: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 25: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 26: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 27: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 28: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 29: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 30: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 31: flinksim.messages.SubmitTask
+	(*Setting)(nil),                     // 32: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 33: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 34: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 35: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 36: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 37: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 38: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 39: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 40: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 41: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 42: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 43: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 44: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 45: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 46: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 47: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 48: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 49: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 50: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 51: flinksim.messages.BufferResponse
+	(*LocalBufferRecycled)(nil),         // 52: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 53: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 54: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 55: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 56: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 57: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 58: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 59: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 60: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 61: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 62: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 63: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 64: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 65: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 66: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 67: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 68: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 69: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 70: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 71: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 72: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 73: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 74: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 75: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 76: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 77: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 78: flinksim.messages.ConnectionLost
+	(*FailTask)(nil),                    // 79: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 80: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 81: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 82: flinksim.messages.CheckpointCoordinatorStart
+	(*Execution)(nil),                   // 83: flinksim.messages.Execution
+	(*ExecutionStates)(nil),             // 84: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 85: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 86: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 87: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 88: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 89: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 90: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 91: flinksim.messages.RestoreState
+	nil,                                 // 92: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	9,   // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	10,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	11,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	12,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	16,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	17,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	18,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	19,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	21,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	22,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	25,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	27,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	28,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	30,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	31,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	32,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	34,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	36,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	39,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	42,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	40,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	41,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	44,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	45,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	47,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	48,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	49,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	50,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	51,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	52,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	53,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	54,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	55,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	56,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	64,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	65,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	66,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	67,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	68,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	69,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	70,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	71,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	46,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	72,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	73,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	74,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	76,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	78,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	79,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	80,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	81,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	82,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	83,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	85,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	3,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	3,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	7,   // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	6,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	8,   // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	12,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	13,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	14,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	15,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	22,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	23,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	24,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	25,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	27,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	28,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	31,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	33,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	34,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	36,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	37,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	38,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	40,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	42,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	45,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	48,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	46,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	47,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	50,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	51,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	53,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	54,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	55,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	56,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	57,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	58,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	59,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	60,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	61,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	62,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	70,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	71,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	72,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	73,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	74,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	75,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	76,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	77,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	52,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	78,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	79,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	80,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	82,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	84,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	85,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	86,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	87,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	88,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	89,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	91,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	6,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	6,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	10,  // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	9,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	11,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
 	0,   // 59: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
-	15,  // 60: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	15,  // 61: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	20,  // 62: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	23,  // 63: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	24,  // 64: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	63,  // 65: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	26,  // 66: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	29,  // 67: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	33,  // 68: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	35,  // 69: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	37,  // 70: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	38,  // 71: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	37,  // 72: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	1,   // 73: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	43,  // 74: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	43,  // 75: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	1,   // 76: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	59,  // 77: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	58,  // 78: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	58,  // 79: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	57,  // 80: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	60,  // 81: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	61,  // 82: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	62,  // 83: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	62,  // 84: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	63,  // 85: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	1,   // 86: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	2,   // 87: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	33,  // 88: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	75,  // 89: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	26,  // 90: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	77,  // 91: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	1,   // 92: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	1,   // 93: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	75,  // 94: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	63,  // 95: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	1,   // 96: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	84,  // 97: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	33,  // 98: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	86,  // 99: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	100, // [100:100] is the sub-list for method output_type
-	100, // [100:100] is the sub-list for method input_type
-	100, // [100:100] is the sub-list for extension type_name
-	100, // [100:100] is the sub-list for extension extendee
-	0,   // [0:100] is the sub-list for field type_name
+	1,   // 60: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
+	32,  // 61: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	16,  // 62: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	18,  // 63: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	17,  // 64: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	21,  // 65: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	21,  // 66: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	26,  // 67: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	29,  // 68: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	30,  // 69: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	69,  // 70: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	32,  // 71: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	3,   // 72: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
+	35,  // 73: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	39,  // 74: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	41,  // 75: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	43,  // 76: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	44,  // 77: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	43,  // 78: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	4,   // 79: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	49,  // 80: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	49,  // 81: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	4,   // 82: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	65,  // 83: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	64,  // 84: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	64,  // 85: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	63,  // 86: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	66,  // 87: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	67,  // 88: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	68,  // 89: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	68,  // 90: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	69,  // 91: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	4,   // 92: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	5,   // 93: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	39,  // 94: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	81,  // 95: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	32,  // 96: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	3,   // 97: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
+	83,  // 98: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
+	2,   // 99: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
+	4,   // 100: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	4,   // 101: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	81,  // 102: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	69,  // 103: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	4,   // 104: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	90,  // 105: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	39,  // 106: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	92,  // 107: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	108, // [108:108] is the sub-list for method output_type
+	108, // [108:108] is the sub-list for method input_type
+	108, // [108:108] is the sub-list for extension type_name
+	108, // [108:108] is the sub-list for extension extendee
+	0,   // [0:108] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -7367,8 +7910,8 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   84,
+			NumEnums:      6,
+			NumMessages:   87,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

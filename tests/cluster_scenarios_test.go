@@ -167,6 +167,7 @@ import (
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/checkpoint"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -176,6 +177,7 @@ import (
 	"github.com/flinksim/flinksim/sim/jobmaster"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/resourcemanager"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -578,7 +580,7 @@ func renderEnvelope(e *messages.Envelope) string {
 func describeBody(e *messages.Envelope) (string, string) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
-		return "Action", strconv.Quote(b.Action.Text)
+		return "Action", strconv.Quote(action.Text(b.Action))
 	case *messages.Envelope_BufferResponse:
 		m := b.BufferResponse
 		return "BufferResponse", fmt.Sprintf("seq=%d backlog=%d %s", m.SequenceNumber, m.Backlog, describeBuffer(m.Buffer))
@@ -627,7 +629,7 @@ func describeBody(e *messages.Envelope) (string, string) {
 	case *messages.Envelope_SubmitTask:
 		return "SubmitTask", b.SubmitTask.ExecutionId
 	case *messages.Envelope_TaskExecutionState:
-		return "TaskExecutionState", b.TaskExecutionState.ExecutionId + " " + b.TaskExecutionState.State
+		return "TaskExecutionState", b.TaskExecutionState.ExecutionId + " " + status.Execution(b.TaskExecutionState.State).String()
 	case *messages.Envelope_CancelTask:
 		return "CancelTask", b.CancelTask.ExecutionId
 	}

@@ -363,7 +363,7 @@ func (j *JobManager) kill(sess *cluster.Session, l *lossNote) {
 		return
 	}
 	j.liveMu.Lock()
-	a, err := sess.Act(string(action.KillTaskManager) + " " + l.kill)
+	a, err := sess.ActNow(action.Action{Verb: action.KillTaskManager, TaskManager: l.kill})
 	if err == nil {
 		j.live = append(j.live, a)
 	}

@@ -8,8 +8,10 @@ import (
 	"sync"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -141,7 +143,7 @@ func flights(queue []*messages.Envelope) ([]Flight, int) {
 		case *messages.Envelope_SubmitTask:
 			f.Barrier = b.SubmitTask.RestoreCheckpointId // a deployment that restores state
 		case *messages.Envelope_Action:
-			f.Text = b.Action.Text
+			f.Text = action.Text(b.Action)
 		}
 		out = append(out, f)
 	}
@@ -395,7 +397,7 @@ func (t *trafficTap) observe(now vt.Time, e *messages.Envelope) {
 			d.Label = "restore"
 		}
 	case *messages.Envelope_TaskExecutionState:
-		d.Label = strings.ToLower(b.TaskExecutionState.State)
+		d.Label = strings.ToLower(status.Execution(b.TaskExecutionState.State).String())
 	}
 	if d.Barrier > 0 && d.Label != "" {
 		d.Label += " " + strconv.FormatInt(d.Barrier, 10)

@@ -1,3 +1,5 @@
+//go:build !js
+
 package session
 
 import (
@@ -45,10 +47,6 @@ var executionStates = []string{"CREATED", "SCHEDULED", "DEPLOYING", "RUNNING", "
 // jobStatuses are Flink's JobStatus values in declaration order.
 var jobStatuses = []string{"INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED", "CANCELLING", "CANCELED",
 	"FINISHED", "RESTARTING", "SUSPENDED", "RECONCILING"}
-
-func terminal(status string) bool {
-	return status == "FINISHED" || status == "FAILED" || status == "CANCELED"
-}
 
 // flinkOverview is GET /overview: ClusterOverviewWithVersion
 // (rest.handler.legacy.messages.ClusterOverviewWithVersion, extending

@@ -25,7 +25,6 @@ import (
 // of the pace reaches the log.
 const (
 	tick          = 16 * time.Millisecond  // how often a paced session moves on
-	maxSlice      = 30 * time.Millisecond  // a slice of work at max speed (commands wait at most this)
 	frameEvery    = 50 * time.Millisecond  // stream frames while running at a pace (at most 20 a second)
 	frameEveryMax = 100 * time.Millisecond // at max speed (10 a second: the machine's time goes to the run)
 	outputEvery   = 500 * time.Millisecond // how often the sink's consumer view is recounted while running
@@ -271,6 +270,7 @@ func (l *loop) run() {
 	for {
 		if l.seek != nil {
 			l.seekSlice()
+			yieldToHost()
 			if l.poll() {
 				return
 			}
@@ -287,6 +287,7 @@ func (l *loop) run() {
 				l.publish() // and once more when the run is over
 			}
 			if l.speed.Max {
+				yieldToHost()
 				if l.poll() {
 					return
 				}
@@ -473,7 +474,7 @@ func (l *loop) handle(c *command) {
 		l.scenario = ""
 		r.body = map[string]any{"generation": l.gen, "vt": 0}
 	case "scenario":
-		r = l.startScenario(c.text)
+		r = l.startScenario(c.text, c.settings)
 	case "download":
 		r.recipe = l.recipe.clone()
 		if st := l.sess.Status(); !st.Ended {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -20,6 +18,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/events"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -268,7 +267,7 @@ func (sc *Scenario) readCommand(fsys fs.FS) error {
 				got = append(got, *st.act)
 			}
 		}
-		if !slices.Equal(got, want) {
+		if !slices.EqualFunc(got, want, action.Action.Equal) {
 			return fmt.Errorf("examples/%s/scenario.txt: its steps' actions %v are not the example's examples/%s %v", sc.Name, got, sc.actions, want)
 		}
 	}
@@ -311,29 +310,17 @@ func (sc Scenario) Recipe(fsys fs.FS) (Recipe, error) {
 
 // loadExampleConfig reads an example's settings file as `flinksim run
 // --config` does (config.LoadYAML, then Resolve and Validate). LoadYAML
-// reads a path, so the embedded file is written to a temporary file for it;
-// errors name the example's file.
+// reads the embedded file's bytes (LoadYAMLData); errors name the
+// example's file.
 func loadExampleConfig(fsys fs.FS, p string) (config.Config, error) {
 	name := "examples/" + p
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
 		return config.Config{}, fmt.Errorf("%s: %v", name, err)
 	}
-	tmp, err := os.CreateTemp("", "flinksim-scenario-*.yaml")
-	if err != nil {
-		return config.Config{}, fmt.Errorf("%s: %v", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return config.Config{}, fmt.Errorf("%s: %v", name, werr)
-	}
 	cfg := config.Default()
-	if _, err := cfg.LoadYAML(tmp.Name()); err != nil {
-		return config.Config{}, errors.New(strings.ReplaceAll(err.Error(), tmp.Name(), name))
+	if _, err := cfg.LoadYAMLData(name, data); err != nil {
+		return config.Config{}, err
 	}
 	if err := cfg.Resolve(); err != nil {
 		return config.Config{}, fmt.Errorf("%s: %v", name, err)
@@ -350,33 +337,18 @@ var scenarioFS fs.FS = examples.FS
 
 var scenarioList = sync.OnceValues(func() ([]Scenario, error) { return LoadScenarios(scenarioFS) })
 
-// serveScenarios is GET /sim/scenarios: {"scenarios": [Scenario...]} in
-// menu order.
-func (s *Server) serveScenarios(w http.ResponseWriter, r *http.Request) {
+// SetScenarioFS replaces where the scenarios come from, before the first
+// session asks for them: the WebAssembly build's embedded examples with
+// the events files read from the site.
+func SetScenarioFS(fsys fs.FS) { scenarioFS = fsys }
+
+// startScenario is the loop's "scenario" command; settings, when given (a
+// link's ?set=), change the scenario's own, checked as the settings panel's
+// are.
+func (l *loop) startScenario(name string, settings [][2]string) reply {
 	list, err := scenarioList()
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"scenarios": list})
-}
-
-// postScenario is POST /sim/scenario: the body is a scenario's name; its
-// session replaces the current one (a new log) and runs at its speed.
-// Answers {"scenario", "generation", "speed"}.
-func (s *Server) postScenario(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, maxActionBody)
-	if !ok {
-		return
-	}
-	writeReply(w, s.loop.do(&command{kind: "scenario", text: strings.TrimSpace(body)}))
-}
-
-// startScenario is the loop's "scenario" command.
-func (l *loop) startScenario(name string) reply {
-	list, err := scenarioList()
-	if err != nil {
-		return reply{err: err, status: http.StatusInternalServerError}
+		return reply{err: err, status: 500}
 	}
 	i := slices.IndexFunc(list, func(s Scenario) bool { return s.Name == name })
 	if i < 0 {
@@ -384,12 +356,20 @@ func (l *loop) startScenario(name string) reply {
 		for j, s := range list {
 			names[j] = s.Name
 		}
-		return reply{err: fmt.Errorf("no scenario %q; there are %s", name, strings.Join(names, ", ")), status: http.StatusNotFound}
+		return reply{err: fmt.Errorf("no scenario %q; there are %s", name, strings.Join(names, ", ")), status: 404}
 	}
 	sc := list[i]
 	nr, err := sc.Recipe(scenarioFS)
 	if err != nil {
-		return reply{err: err, status: http.StatusInternalServerError}
+		return reply{err: err, status: 500}
+	}
+	if len(settings) > 0 {
+		if err := applySettings(&nr.Settings, settings); err != nil {
+			return reply{err: err}
+		}
+		if _, err := jobgraph.Build(nr.Settings); err != nil {
+			return reply{err: err}
+		}
 	}
 	// how the process runs its simulation stays the process's
 	nr.Options.AdaptProcs, nr.Options.AdaptGC = l.recipe.Options.AdaptProcs, l.recipe.Options.AdaptGC

@@ -1,71 +1,21 @@
-// Package ui is the server behind `flinksim ui`: one live session of the
-// simulated cluster, steered from a browser, and the page that shows it
-// (the seed's "Flink, simulated"), embedded in the binary.
-//
-// One goroutine (the session loop, loop.go) owns the cluster.Session: it
-// paces the run against the wall clock, takes actions, jumps through time by
-// re-running the recipe, and publishes a snapshot after every slice of work.
-// HTTP handlers never touch the session: reads come from the last snapshot
-// (an atomic pointer), changes go to the loop over a channel. The live log
-// goes into a bounded ring that stream clients read at their own pace; the
-// log a user downloads is a re-run of the recipe, so the page never holds
-// the whole log. Watching never changes the run: the log is a function of
-// the settings, the seed and the actions with their virtual times.
-//
-// Endpoints (README.md, "The live diagram"): the page at /, Flink's REST
-// API shapes (flinkrest.go), and the simulator's own under /sim/ (sim.go).
+//go:build !js
+
 package session
 
 import (
-	"embed"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/flinksim/flinksim/sim/vt"
 )
 
-//go:embed assets
-var assets embed.FS
-
-// MemoryLimit is the soft memory limit of a process that serves a session
-// (bytes; `flinksim ui` sets it unless GOMEMLIMIT is set): the collector
-// keeps the Go heap and runtime under it while what is live allows, and
-// past it spends at most half the CPU's time collecting
-// (runtime/debug.SetMemoryLimit). What grows in a long session is the
-// simulated sink topic and the result identities the duplicates count
-// needs (README, "A long session at max speed").
-const MemoryLimit = 96 << 20
-
-// Config of a Server.
-type Config struct {
-	// Recipe is the first session's (settings, events, actions).
-	Recipe Recipe
-	// ReplayEnd, when set, opens the session as the replay of a recorded
-	// log ending at that virtual time (the slider spans it).
-	ReplayEnd vt.Time
-	// Loopback: the server listens on a loopback address, so requests
-	// naming another host (DNS rebinding) are refused.
-	Loopback bool
-	// LogLines is how many recent log lines the page can show (20,000 when 0).
-	LogLines int
-	// MaxClients bounds the stream clients at once (32 when 0).
-	MaxClients int
-	// SessionLog, when set, is asked for a writer that gets the whole log
-	// of each new session (gen counts sessions from 1); for tests.
-	SessionLog func(gen int) io.Writer
-}
-
-// Server serves one live session.
+// Server serves one live session over HTTP: the page, the simulator's
+// API under /sim/ and Flink's REST shapes. The session itself is a Core
+// (core.go), which the WebAssembly build drives without a server.
 type Server struct {
-	cfg     Config
-	loop    *loop
-	hub     *hub
-	mux     *http.ServeMux
-	closing chan struct{}
+	*Core
+	mux *http.ServeMux
 	// simAllow is the methods each path of the simulator's API takes
 	// ("GET", "GET, POST"), set once by routes.
 	simAllow map[string]string
@@ -78,49 +28,13 @@ func (s *Server) simMethods(path string) string { return s.simAllow[path] }
 // New builds the first session paused at virtual time 0 and starts its
 // loop. The error is the CLI's message for settings the job refuses.
 func New(cfg Config) (*Server, error) {
-	if cfg.LogLines <= 0 {
-		cfg.LogLines = 20_000
-	}
-	if cfg.MaxClients <= 0 {
-		cfg.MaxClients = 32
-	}
-	s := &Server{cfg: cfg, hub: newHub(cfg.MaxClients), closing: make(chan struct{})}
-	l, err := newLoop(cfg, cfg.Recipe.clone(), s.hub)
+	c, err := NewCore(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s.loop = l
-	go l.run()
+	s := &Server{Core: c}
 	s.routes()
 	return s, nil
-}
-
-// Close stops the session loop and ends every stream.
-func (s *Server) Close() {
-	select {
-	case <-s.closing:
-	default:
-		close(s.closing)
-	}
-	s.loop.stop()
-}
-
-// Download is GET /sim/log's content: the log of the session so far.
-func (s *Server) Download() ([]byte, error) {
-	r, cut, err := s.LogRecipe()
-	if err != nil {
-		return nil, err
-	}
-	return r.Download(cut)
-}
-
-// LogRecipe is what the log of the session so far is a re-run of: the
-// recipe and the virtual time to cut it at (0: its end), for
-// Recipe.Download. It answers between two slices of the session's work,
-// also during a jump.
-func (s *Server) LogRecipe() (Recipe, vt.Time, error) {
-	r := s.loop.do(&command{kind: "download"})
-	return r.recipe, r.cut, r.err
 }
 
 // Handler is the server's HTTP handler, with the security rules applied.
@@ -187,7 +101,7 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
 		s.serveState(w, r)
 		return
 	}
-	b, err := assets.ReadFile("assets/index.html")
+	b, err := assets.ReadFile("assets/index.html") // the page reads its kind of session from its meta tag: http
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -506,3 +506,7 @@ func buildKafka(v *views, vertices []Vertex) Kafka {
 func isFlightDrawn(e *messages.Envelope) bool {
 	return e.From != e.To && e.From != "scheduler"
 }
+
+func terminal(status string) bool {
+	return status == "FINISHED" || status == "FAILED" || status == "CANCELED"
+}

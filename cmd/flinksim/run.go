@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -246,6 +247,15 @@ func isBrokenPipe(err error) bool {
 }
 
 var errBrokenPipe = errors.New("broken pipe")
+
+// flushInto flushes w when a command returns, its error becoming the
+// command's unless it already has one or the reader went away (a pipe
+// closed early): defer flushInto(&err, out).
+func flushInto(err *error, w *bufio.Writer) {
+	if ferr := w.Flush(); *err == nil && ferr != nil && !isBrokenPipe(ferr) {
+		*err = ferr
+	}
+}
 
 // writeOutput writes the sink topic as a consumer sees it, one JSON record
 // per line, to path ("-": stdout). A double the sink wrote as +Inf, -Inf or

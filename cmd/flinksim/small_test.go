@@ -43,7 +43,7 @@ func TestEveryHelp(t *testing.T) {
 		}
 		if len(c) == 0 || c[0] == "run" {
 			for _, v := range action.Verbs() {
-				if verb := "at=DURATION " + string(v) + " "; !strings.Contains(out, verb) {
+				if verb := "at=DURATION " + v.String() + " "; !strings.Contains(out, verb) {
 					t.Errorf("%s --help lacks the action %q", name, verb)
 				}
 			}

@@ -28,35 +28,61 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/input"
 )
 
-// Verb names what an action does.
-type Verb string
+// Verb names what an action does; its values are the wire's
+// messages.ActionVerb, its String the --action syntax's word.
+type Verb int32
 
 // The verbs.
 const (
-	KillTaskManager   Verb = "kill-taskmanager"    // arg: task manager name (tm-N)
-	TriggerCheckpoint Verb = "trigger-checkpoint"  // no arg
-	TriggerSavepoint  Verb = "trigger-savepoint"   // no arg
-	StopWithSavepoint Verb = "stop-with-savepoint" // no arg
-	Rescale           Verb = "rescale"             // arg: new parallelism [max-parallelism=N]
+	KillTaskManager   = Verb(messages.ActionVerb_ACTION_KILL_TASKMANAGER)    // TaskManager: tm-N
+	TriggerCheckpoint = Verb(messages.ActionVerb_ACTION_TRIGGER_CHECKPOINT)  // no argument
+	TriggerSavepoint  = Verb(messages.ActionVerb_ACTION_TRIGGER_SAVEPOINT)   // no argument
+	StopWithSavepoint = Verb(messages.ActionVerb_ACTION_STOP_WITH_SAVEPOINT) // no argument
+	Rescale           = Verb(messages.ActionVerb_ACTION_RESCALE)             // Parallelism [max-parallelism=MaxParallelism]
 	// SendEvent appends one record to the source topic (the broker does):
-	// key=K ts=MS|now|now-D [partition=N] [field=value ...]
-	SendEvent Verb = "send-event"
+	// key=K ts=MS|now|now-D [partition=N] [field=value ...] (Event)
+	SendEvent = Verb(messages.ActionVerb_ACTION_SEND_EVENT)
 	// PausePartition and ResumePartition stop and restart the producer of a
 	// source partition (the generator appends nothing to it meanwhile; an
-	// events file's paced records wait): arg the partition number.
-	PausePartition  Verb = "pause-partition"
-	ResumePartition Verb = "resume-partition"
-	// Set changes one of SetKeys while the job runs: arg KEY=VALUE.
-	Set Verb = "set"
+	// events file's paced records wait): Partition, the partition number.
+	PausePartition  = Verb(messages.ActionVerb_ACTION_PAUSE_PARTITION)
+	ResumePartition = Verb(messages.ActionVerb_ACTION_RESUME_PARTITION)
+	// Set changes one of SetKeys while the job runs: KEY=VALUE (Key, Value).
+	Set = Verb(messages.ActionVerb_ACTION_SET)
 	// PartitionNetwork cuts the network between two hosts for a while
-	// (the scheduler drops every envelope between them): arg "A B for D",
-	// A and B each a task manager (tm-N) or jobmanager, D a duration.
-	PartitionNetwork Verb = "partition-network"
+	// (the scheduler drops every envelope between them): "A B for D"
+	// (Cut), A and B each a task manager (tm-N) or jobmanager, D a duration.
+	PartitionNetwork = Verb(messages.ActionVerb_ACTION_PARTITION_NETWORK)
 )
+
+var verbNames = map[Verb]string{
+	KillTaskManager: "kill-taskmanager", TriggerCheckpoint: "trigger-checkpoint", TriggerSavepoint: "trigger-savepoint",
+	StopWithSavepoint: "stop-with-savepoint", Rescale: "rescale", SendEvent: "send-event", PausePartition: "pause-partition",
+	ResumePartition: "resume-partition", Set: "set", PartitionNetwork: "partition-network",
+}
+
+// String is the verb as the --action syntax spells it.
+func (v Verb) String() string {
+	if n, ok := verbNames[v]; ok {
+		return n
+	}
+	return "verb-" + strconv.Itoa(int(v))
+}
+
+// verbNamed is the verb the --action syntax spells s.
+func verbNamed(s string) (Verb, bool) {
+	for _, v := range verbs {
+		if verbNames[v] == s {
+			return v, true
+		}
+	}
+	return 0, false
+}
 
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
 	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork}
@@ -71,21 +97,150 @@ var SetKeys = []string{"execution.checkpointing.unaligned.enabled", "job.waterma
 // Verbs are the action verbs, in the order the help lists them.
 func Verbs() []Verb { return slices.Clone(verbs) }
 
-// Action is one parsed action.
+// Action is one parsed action: the verb and, typed, what it names. Only the
+// fields of its verb are set.
 type Action struct {
 	At   time.Duration // virtual time from the start of the run
 	Verb Verb
-	Arg  string // the task manager for kill-taskmanager, the parallelism for rescale
+	// TaskManager is the task manager kill-taskmanager names (tm-N).
+	TaskManager string
+	// Parallelism and MaxParallelism (0: not given) are rescale's.
+	Parallelism, MaxParallelism int
+	// Partition is the source partition pause-partition and
+	// resume-partition name.
+	Partition int
+	// Key and Value are set's setting.
+	Key, Value string
+	// Event is send-event's record.
+	Event Event
+	// Cut is partition-network's cut.
+	Cut Partition
 }
 
-// String renders the action in the syntax Parse reads.
+// Arg renders the action's argument in the syntax Parse reads ("" for a
+// verb without one): what follows the verb in String.
+func (a Action) Arg() string {
+	switch a.Verb {
+	case KillTaskManager:
+		return a.TaskManager
+	case Rescale:
+		s := strconv.Itoa(a.Parallelism)
+		if a.MaxParallelism > 0 {
+			s += " max-parallelism=" + strconv.Itoa(a.MaxParallelism)
+		}
+		return s
+	case SendEvent:
+		return a.Event.String()
+	case PausePartition, ResumePartition:
+		return strconv.Itoa(a.Partition)
+	case Set:
+		return a.Key + "=" + a.Value
+	case PartitionNetwork:
+		return a.Cut.String()
+	}
+	return ""
+}
+
+// String renders the action in the syntax Parse reads: the text the log's
+// header and action events show.
 func (a Action) String() string {
-	s := "at=" + strings.ReplaceAll(config.FormatDuration(a.At), " ", "") + " " + string(a.Verb)
-	if a.Arg != "" {
-		s += " " + a.Arg
+	s := "at=" + strings.ReplaceAll(config.FormatDuration(a.At), " ", "") + " " + a.Verb.String()
+	if arg := a.Arg(); arg != "" {
+		s += " " + arg
 	}
 	return s
 }
+
+// jsonAction is an action in JSON: its time in nanoseconds, the verb's word
+// and the argument's text, as the swarm's kept scenarios
+// (seed-S.scenario.json) hold it.
+type jsonAction struct {
+	At   time.Duration
+	Verb string
+	Arg  string
+}
+
+// MarshalJSON writes {"At": ns, "Verb": "word", "Arg": "argument"}.
+func (a Action) MarshalJSON() ([]byte, error) {
+	return json.Marshal(jsonAction{At: a.At, Verb: a.Verb.String(), Arg: a.Arg()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, the argument through Parse.
+func (a *Action) UnmarshalJSON(b []byte) error {
+	var j jsonAction
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	text := "at=0 " + j.Verb
+	if j.Arg != "" {
+		text += " " + j.Arg
+	}
+	p, err := Parse(text)
+	if err != nil {
+		return err
+	}
+	p.At = j.At
+	*a = p
+	return nil
+}
+
+// NewEvent is the send-event of a record with key, event time ts (ms) and
+// partition, given in that order.
+func NewEvent(key string, ts int64, partition int) Event {
+	return Event{Key: key, Ts: ts, Partition: partition,
+		Given: [][2]string{{"key", key}, {"ts", strconv.FormatInt(ts, 10)}, {"partition", strconv.Itoa(partition)}}}
+}
+
+// Equal reports whether a and b are the same action.
+func (a Action) Equal(b Action) bool { return a.String() == b.String() }
+
+// Message is the action on the wire.
+func (a Action) Message(live bool) *messages.Action {
+	m := &messages.Action{Live: live, AtNanos: int64(a.At), Verb: messages.ActionVerb(a.Verb)}
+	switch a.Verb {
+	case KillTaskManager:
+		m.TaskManager = a.TaskManager
+	case Rescale:
+		m.Parallelism, m.MaxParallelism = int32(a.Parallelism), int32(a.MaxParallelism)
+	case PausePartition, ResumePartition:
+		m.Partition = int32(a.Partition)
+	case Set:
+		m.Setting = &messages.Setting{Key: a.Key, Value: a.Value}
+	case SendEvent:
+		e := &messages.ActionEvent{Key: a.Event.Key, Ts: a.Event.Ts, TsNow: a.Event.Now, Partition: int32(a.Event.Partition)}
+		for _, f := range a.Event.Given {
+			e.Given = append(e.Given, &messages.ActionField{Name: f[0], Value: f[1]})
+		}
+		m.Event = e
+	case PartitionNetwork:
+		m.Cut = &messages.NetworkCut{HostA: a.Cut.A, HostB: a.Cut.B, DurationNanos: int64(a.Cut.Duration)}
+	}
+	return m
+}
+
+// FromMessage is the action a message carries (Message's inverse; nothing
+// is parsed: the fields were checked where the action's text entered).
+func FromMessage(m *messages.Action) Action {
+	a := Action{At: time.Duration(m.GetAtNanos()), Verb: Verb(m.GetVerb()), TaskManager: m.GetTaskManager(),
+		Parallelism: int(m.GetParallelism()), MaxParallelism: int(m.GetMaxParallelism()), Partition: int(m.GetPartition()),
+		Key: m.GetSetting().GetKey(), Value: m.GetSetting().GetValue()}
+	if e := m.GetEvent(); e != nil {
+		a.Event = Event{Key: e.Key, Ts: e.Ts, Now: e.TsNow, Partition: int(e.Partition)}
+		for _, f := range e.Given {
+			a.Event.Given = append(a.Event.Given, [2]string{f.Name, f.Value})
+			if f.Name != "key" && f.Name != "ts" && f.Name != "partition" {
+				a.Event.Fields = append(a.Event.Fields, [2]string{f.Name, f.Value})
+			}
+		}
+	}
+	if c := m.GetCut(); c != nil {
+		a.Cut = Partition{A: c.HostA, B: c.HostB, Duration: time.Duration(c.DurationNanos)}
+	}
+	return a
+}
+
+// Text is the text of the action a message carries, as the log shows it.
+func Text(m *messages.Action) string { return FromMessage(m).String() }
 
 // Parse reads one action. Errors name what is wrong and the allowed forms.
 func Parse(s string) (Action, error) {
@@ -118,7 +273,11 @@ func Parse(s string) (Action, error) {
 	if len(rest) == 0 {
 		return Action{}, fmt.Errorf("action %q: missing verb; one of %s", s, verbList())
 	}
-	a := Action{At: d, Verb: Verb(rest[0])}
+	verb, ok := verbNamed(rest[0])
+	if !ok {
+		return Action{}, fmt.Errorf("action %q: unknown verb %q; one of %s", s, rest[0], verbList())
+	}
+	a := Action{At: d, Verb: verb}
 	args := rest[1:]
 	switch a.Verb {
 	case KillTaskManager:
@@ -128,7 +287,7 @@ func Parse(s string) (Action, error) {
 		if n, err := strconv.Atoi(strings.TrimPrefix(args[0], "tm-")); err != nil || n < 1 {
 			return Action{}, fmt.Errorf("action %q: %q is not a task manager name (tm-1, tm-2, ...)", s, args[0])
 		}
-		a.Arg = args[0]
+		a.TaskManager = args[0]
 	case Rescale:
 		if len(args) != 1 && len(args) != 2 {
 			return Action{}, fmt.Errorf("action %q: rescale needs the new parallelism, e.g. 'rescale 3' or 'rescale 3 max-parallelism=256'", s)
@@ -137,28 +296,29 @@ func Parse(s string) (Action, error) {
 		if err != nil || p < 1 || p > 32768 {
 			return Action{}, fmt.Errorf("action %q: Operator parallelism not within bounds: %s", s, args[0])
 		}
-		a.Arg = args[0]
+		a.Parallelism = p
 		if len(args) == 2 {
 			mp, err := strconv.Atoi(strings.TrimPrefix(args[1], "max-parallelism="))
 			if !strings.HasPrefix(args[1], "max-parallelism=") || err != nil || mp < 1 || mp > 32768 {
 				return Action{}, fmt.Errorf("action %q: %q: the second argument of rescale is max-parallelism=N, 1 <= N <= 32768", s, args[1])
 			}
-			a.Arg += " " + args[1]
+			a.MaxParallelism = mp
 		}
 	case SendEvent:
-		arg, err := parseSendEvent(args)
+		e, err := parseEvent(strings.Join(args, " "))
 		if err != nil {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
-		a.Arg = arg
+		a.Event = e
 	case PausePartition, ResumePartition:
 		if len(args) != 1 {
 			return Action{}, fmt.Errorf("action %q: %s needs one partition number, e.g. '%s 0'", s, a.Verb, a.Verb)
 		}
-		if n, err := strconv.Atoi(args[0]); err != nil || n < 0 {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 0 || n > math.MaxInt32 {
 			return Action{}, fmt.Errorf("action %q: %q is not a partition number (0, 1, ...)", s, args[0])
 		}
-		a.Arg = args[0]
+		a.Partition = n
 	case Set:
 		if len(args) != 1 || !strings.Contains(args[0], "=") {
 			return Action{}, fmt.Errorf("action %q: set needs KEY=VALUE, KEY one of %s", s, strings.Join(SetKeys, ", "))
@@ -171,19 +331,17 @@ func Parse(s string) (Action, error) {
 		if err := probe.Set(k, v); err != nil {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
-		a.Arg = args[0]
+		a.Key, a.Value = k, v
 	case PartitionNetwork:
-		arg, err := parsePartition(args)
+		p, err := parsePartition(strings.Join(args, " "))
 		if err != nil {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
-		a.Arg = arg
+		a.Cut = p
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)
 		}
-	default:
-		return Action{}, fmt.Errorf("action %q: unknown verb %q; one of %s", s, rest[0], verbList())
 	}
 	return a, nil
 }
@@ -242,10 +400,25 @@ type Event struct {
 	// Fields are the record's other fields, in the given order, each value
 	// a JSON number when it parses as one, else a JSON string.
 	Fields [][2]string
+	// Given is every field=value as given, key, ts and partition among
+	// them, in order: the text String renders.
+	Given [][2]string
 }
 
-// ParseEvent reads the argument of a send-event action.
-func ParseEvent(arg string) (Event, error) {
+// String renders the event's fields as given, the send-event argument.
+func (e Event) String() string {
+	var b strings.Builder
+	for i, f := range e.Given {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f[0] + "=" + f[1])
+	}
+	return b.String()
+}
+
+// parseEvent reads the argument of a send-event action.
+func parseEvent(arg string) (Event, error) {
 	e := Event{Partition: -1}
 	haveKey, haveTs := false, false
 	for _, f := range strings.Fields(arg) {
@@ -253,6 +426,7 @@ func ParseEvent(arg string) (Event, error) {
 		if !ok || k == "" {
 			return e, fmt.Errorf("send-event: %q is not field=value", f)
 		}
+		e.Given = append(e.Given, [2]string{k, v})
 		switch k {
 		case "key":
 			if v == "" {
@@ -286,7 +460,7 @@ func ParseEvent(arg string) (Event, error) {
 			e.Ts = ts
 		case "partition":
 			p, err := strconv.Atoi(v)
-			if err != nil || p < 0 {
+			if err != nil || p < 0 || p > math.MaxInt32 {
 				return e, fmt.Errorf("send-event: partition=%s: expected a partition number (0, 1, ...)", v)
 			}
 			e.Partition = p
@@ -303,20 +477,12 @@ func ParseEvent(arg string) (Event, error) {
 	return e, nil
 }
 
-func parseSendEvent(args []string) (string, error) {
-	arg := strings.Join(args, " ")
-	if _, err := ParseEvent(arg); err != nil {
-		return "", err
-	}
-	return arg, nil
-}
-
-func isVerb(s string) bool { return slices.Contains(verbs, Verb(s)) }
+func isVerb(s string) bool { _, ok := verbNamed(s); return ok }
 
 func verbList() string {
 	var s []string
 	for _, v := range verbs {
-		s = append(s, string(v))
+		s = append(s, v.String())
 	}
 	return strings.Join(s, ", ")
 }
@@ -331,8 +497,8 @@ type Partition struct {
 	Duration time.Duration // > 0
 }
 
-// ParsePartition reads the argument of a partition-network action.
-func ParsePartition(arg string) (Partition, error) {
+// parsePartition reads the argument of a partition-network action.
+func parsePartition(arg string) (Partition, error) {
 	f := strings.Fields(arg)
 	if len(f) < 4 || f[2] != "for" {
 		return Partition{}, fmt.Errorf("partition-network needs 'A B for DURATION', A and B each jobmanager or a task manager (tm-N), e.g. 'partition-network tm-1 jobmanager for 10s'")
@@ -361,12 +527,4 @@ func ParsePartition(arg string) (Partition, error) {
 // String renders the argument in the form ParsePartition reads.
 func (p Partition) String() string {
 	return p.A + " " + p.B + " for " + strings.ReplaceAll(config.FormatDuration(p.Duration), " ", "")
-}
-
-func parsePartition(args []string) (string, error) {
-	p, err := ParsePartition(strings.Join(args, " "))
-	if err != nil {
-		return "", err
-	}
-	return p.String(), nil
 }

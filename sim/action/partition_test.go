@@ -1,6 +1,7 @@
 package action
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -10,23 +11,26 @@ func TestParsePartitionNetwork(t *testing.T) {
 	for _, c := range []struct {
 		give string
 		want Action
+		arg  string
 	}{
-		{"at=30s partition-network tm-1 jobmanager for 10s", Action{30 * time.Second, PartitionNetwork, "tm-1 jobmanager for 10s"}},
-		{"at=1 min partition-network tm-2 tm-1 for 1500 ms", Action{time.Minute, PartitionNetwork, "tm-2 tm-1 for 1500ms"}},
-		{"at=0 partition-network jobmanager tm-3 for 2 min", Action{0, PartitionNetwork, "jobmanager tm-3 for 2min"}},
+		{"at=30s partition-network tm-1 jobmanager for 10s", Action{At: 30 * time.Second, Verb: PartitionNetwork, Cut: Partition{"tm-1", "jobmanager", 10 * time.Second}}, "tm-1 jobmanager for 10s"},
+		{"at=1 min partition-network tm-2 tm-1 for 1500 ms", Action{At: time.Minute, Verb: PartitionNetwork, Cut: Partition{"tm-2", "tm-1", 1500 * time.Millisecond}}, "tm-2 tm-1 for 1500ms"},
+		{"at=0 partition-network jobmanager tm-3 for 2 min", Action{Verb: PartitionNetwork, Cut: Partition{"jobmanager", "tm-3", 2 * time.Minute}}, "jobmanager tm-3 for 2min"},
 	} {
 		got, err := Parse(c.give)
-		if err != nil || got != c.want {
+		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v", c.give, got, err, c.want)
 			continue
 		}
 		again, err := Parse(got.String())
-		if err != nil || again != got {
+		if err != nil || !reflect.DeepEqual(again, got) {
 			t.Errorf("Parse(String()) of %q = %+v, %v", c.give, again, err)
 		}
-		p, err := ParsePartition(got.Arg)
-		if err != nil || p.String() != got.Arg {
-			t.Errorf("ParsePartition(%q) = %+v, %v", got.Arg, p, err)
+		if got.Arg() != c.arg {
+			t.Errorf("Arg() of %q = %q, want %q", c.give, got.Arg(), c.arg)
+		}
+		if back := FromMessage(got.Message(true)); !reflect.DeepEqual(back, got) {
+			t.Errorf("FromMessage(Message()) of %q = %+v", c.give, back)
 		}
 	}
 	for give, want := range map[string]string{

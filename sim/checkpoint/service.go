@@ -110,9 +110,9 @@ func (c *Service) step(o *kernel.Out, env *messages.Envelope) {
 		c.executions(b.ExecutionStates)
 	case *messages.Envelope_JobStatusChanged:
 		was := c.status
-		st, ok := status.ParseJob(b.JobStatusChanged.Status)
+		st, ok := status.JobOf(b.JobStatusChanged.Status)
 		if !ok {
-			o.Invariant("job_status", "the JobMaster reported job status %q", b.JobStatusChanged.Status)
+			o.Invariant("job_status", "the JobMaster reported job status %v", b.JobStatusChanged.Status)
 			return
 		}
 		c.status = st
@@ -191,11 +191,12 @@ func (c *Service) startJob(o *kernel.Out, m *messages.CheckpointCoordinatorStart
 func (c *Service) executions(m *messages.ExecutionStates) {
 	c.execs = c.execs[:0]
 	running, finished := true, 0
-	for _, e := range m.Executions {
-		c.execs = append(c.execs, Execution{Name: e.Name, Vertex: e.Vertex, Index: int(e.Index), State: e.State})
-		running = running && (e.State == status.Running.String() ||
-			(e.State == status.Finished.String() && c.cfg.CheckpointsAfterTasksFinish))
-		if e.State == status.Finished.String() {
+	for _, m := range m.Executions {
+		e := Execution{Name: m.Name, Vertex: m.Vertex, Index: int(m.Index), State: status.Execution(m.State)}
+		c.execs = append(c.execs, e)
+		running = running && (e.State == status.Running ||
+			(e.State == status.Finished && c.cfg.CheckpointsAfterTasksFinish))
+		if e.State == status.Finished {
 			finished++
 		}
 	}

@@ -117,6 +117,16 @@ func (c *Config) LoadYAML(path string) (notSimulated []string, err error) {
 	return c.loadYAML(path, data)
 }
 
+// LoadYAMLData is LoadYAML of a file's content already in memory (an
+// embedded example), named name in errors; a content larger than
+// input.SettingsLimits allows is refused as LoadYAML refuses the file.
+func (c *Config) LoadYAMLData(name string, data []byte) (notSimulated []string, err error) {
+	if int64(len(data)) > input.SettingsLimits.MaxBytes {
+		return nil, &FileError{File: name, Err: fmt.Errorf("larger than %d bytes", input.SettingsLimits.MaxBytes)}
+	}
+	return c.loadYAML(name, data)
+}
+
 func (c *Config) loadYAML(name string, data []byte) ([]string, error) {
 	data = input.Clean(data)
 	if line, col := input.CheckUTF8(data); line > 0 {

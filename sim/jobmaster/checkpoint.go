@@ -71,7 +71,7 @@ func checkpointVertices(g jobgraph.JobGraph) []*messages.CheckpointVertex {
 // (CheckpointCoordinatorDeActivator).
 func (j *JobMaster) sendStatus(o *kernel.Out) {
 	if j.cc {
-		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.String()}})
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.Proto()}})
 	}
 }
 
@@ -84,7 +84,7 @@ func (j *JobMaster) sendExecutions(o *kernel.Out) {
 	m := &messages.ExecutionStates{}
 	for _, name := range j.order {
 		v, i := j.vertexOf[name].vertex, j.vertexOf[name].index
-		m.Executions = append(m.Executions, &messages.ExecutionState{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].String()})
+		m.Executions = append(m.Executions, &messages.Execution{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].Proto()})
 	}
 	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
 }

@@ -2,7 +2,6 @@ package jobmaster
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/flinksim/flinksim/sim/config"
@@ -148,12 +147,9 @@ func (j *JobMaster) restart(o *kernel.Out) {
 }
 
 // action carries out a user action addressed to the JobManager.
-func (j *JobMaster) action(o *kernel.Out, text string) {
-	a, err := action.Parse(text)
-	if err != nil {
-		o.Log(eventlog.ActionIgnored{Action: text, Reason: err.Error()})
-		return
-	}
+func (j *JobMaster) action(o *kernel.Out, m *messages.Action) {
+	a := action.FromMessage(m)
+	text := a.String()
 	if j.status != status.JobRunning {
 		reason := "the job is " + j.status.String()
 		if j.status == 0 {
@@ -174,7 +170,7 @@ func (j *JobMaster) action(o *kernel.Out, text string) {
 			o.Log(eventlog.ActionIgnored{Action: text, Reason: "a rescale or reconfiguration is in progress"})
 			return
 		}
-		k, v, _ := strings.Cut(a.Arg, "=")
+		k, v := a.Key, a.Value
 		// a running job takes new configuration only through a restart:
 		// stop with a savepoint, then a new job from it with the new value
 		j.reconfig = &messages.Setting{Key: k, Value: v}
@@ -185,12 +181,7 @@ func (j *JobMaster) action(o *kernel.Out, text string) {
 			o.Log(eventlog.ActionIgnored{Action: text, Reason: "a rescale is in progress"})
 			return
 		}
-		f := strings.Fields(a.Arg)
-		j.rescaleTo, _ = strconv.Atoi(f[0])
-		j.rescaleMaxP = 0
-		if len(f) > 1 {
-			j.rescaleMaxP, _ = strconv.Atoi(strings.TrimPrefix(f[1], "max-parallelism="))
-		}
+		j.rescaleTo, j.rescaleMaxP = a.Parallelism, a.MaxParallelism
 		o.Log(eventlog.Rescale{Step: eventlog.RescaleStop, ToParallelism: int64(j.rescaleTo)})
 		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
 	default:

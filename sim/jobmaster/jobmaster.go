@@ -157,7 +157,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 			m.ReportHeartbeat(vt.Millis(o.Now()))
 		}
 	case *messages.Envelope_Action:
-		j.action(o, b.Action.Text)
+		j.action(o, b.Action)
 	case *messages.Envelope_RestoreState:
 		j.restored(o, b.RestoreState)
 	case *messages.Envelope_CheckpointRequestFailed:
@@ -356,14 +356,14 @@ func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
 	if _, current := j.location[m.ExecutionId]; !current {
 		return // a report of an earlier attempt
 	}
-	st, ok := status.ParseExecution(m.State)
+	st, ok := status.ExecutionOf(m.State)
 	if !ok {
-		o.Invariant("execution_state", "%s reported state %q", m.ExecutionId, m.State)
+		o.Invariant("execution_state", "%s reported state %v", m.ExecutionId, m.State)
 		return
 	}
 	j.tasks[m.ExecutionId] = st
 	j.sendExecutions(o)
-	o.Log(eventlog.TaskState{Task: m.ExecutionId, State: m.State, Reason: m.Reason})
+	o.Log(eventlog.TaskState{Task: m.ExecutionId, State: st.String(), Reason: m.Reason})
 	switch st {
 	case status.Failed:
 		j.failover(o, m.Reason)

@@ -171,7 +171,7 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 		o.Send(env.From, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_ListOffsetsResult{ListOffsetsResult: res})
 	case *messages.Envelope_Action:
 		k.withdraw(o)
-		k.action(o, b.Action.Text)
+		k.action(o, b.Action)
 		k.plan(o)
 	case *messages.Envelope_Fetch:
 		k.fetch(o, env.From, b.Fetch, false)

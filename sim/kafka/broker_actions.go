@@ -3,7 +3,6 @@ package kafka
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
@@ -14,22 +13,15 @@ import (
 
 // action carries out a user action addressed to the broker: a record sent
 // by hand, a stalled or resumed producer, the output consumer's isolation.
-func (k *Broker) action(o *kernel.Out, text string) {
-	a, err := action.Parse(text)
-	if err != nil {
-		o.Log(eventlog.ActionIgnored{Action: text, Reason: err.Error()})
-		return
-	}
+func (k *Broker) action(o *kernel.Out, m *messages.Action) {
+	a := action.FromMessage(m)
+	text := a.String()
 	ignore := func(reason string) {
 		o.Log(eventlog.ActionIgnored{Action: text, Reason: reason})
 	}
 	switch a.Verb {
 	case action.SendEvent:
-		e, err := action.ParseEvent(a.Arg)
-		if err != nil {
-			ignore(err.Error())
-			return
-		}
+		e := a.Event
 		n := k.source.NumPartitions()
 		p := e.Partition
 		if p >= n {
@@ -53,14 +45,14 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		o.Log(eventlog.EventSent{Partition: int64(p), Offset: off, Key: e.Key, Timestamp: ts, Value: string(value)})
 		k.serveParked(o)
 	case action.PausePartition, action.ResumePartition:
-		p, _ := strconv.Atoi(a.Arg)
+		p := a.Partition
 		if n := k.source.NumPartitions(); p >= n {
-			ignore("partition " + a.Arg + " does not exist: topic " + k.cfg.SourceTopic + " has " + strconv.Itoa(n) + " partitions")
+			ignore("partition " + strconv.Itoa(p) + " does not exist: topic " + k.cfg.SourceTopic + " has " + strconv.Itoa(n) + " partitions")
 			return
 		}
 		pause := a.Verb == action.PausePartition
 		if k.isPaused(p) == pause {
-			ignore("partition " + a.Arg + " is " + map[bool]string{true: "already paused", false: "not paused"}[pause])
+			ignore("partition " + strconv.Itoa(p) + " is " + map[bool]string{true: "already paused", false: "not paused"}[pause])
 			return
 		}
 		if k.gen != nil {
@@ -86,12 +78,11 @@ func (k *Broker) action(o *kernel.Out, text string) {
 		o.Log(eventlog.PartitionResumed{Partition: int64(p), HeldRecords: int64(len(held))})
 		k.serveParked(o)
 	case action.Set:
-		key, value, _ := strings.Cut(a.Arg, "=")
-		if key != "sim.output.isolation-level" {
+		if a.Key != "sim.output.isolation-level" {
 			ignore("not an action for the broker")
 			return
 		}
-		o.Log(eventlog.OutputIsolation{IsolationLevel: value})
+		o.Log(eventlog.OutputIsolation{IsolationLevel: a.Value})
 	default:
 		ignore("not an action for the broker")
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -171,8 +172,8 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 		step++
 		return kernel.Deliver(k, o, step, at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: body}})
 	}
-	action := func(at vt.Time, text string) *kernel.Done {
-		return deliver(at, kernel.UserName, &messages.Envelope_Action{Action: &messages.Action{Text: text}})
+	act := func(at vt.Time, text string) *kernel.Done {
+		return deliver(at, kernel.UserName, &messages.Envelope_Action{Action: parseAction(t, text)})
 	}
 	// responses the delivery sent: "sent T from OFFSET xN", and what it withdrew
 	answers := func(d *kernel.Done) (out []string) {
@@ -201,15 +202,15 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 	check("fetch", d, "sent 10000 from 10 x10")
 	ahead := d.Out[0].SenderSeq
 	// the producer stalls at 5 ms: withdrawn, nothing comes while paused
-	check("pause", action(5000, "at=5ms pause-partition 0"), fmt.Sprintf("withdrew %d", ahead))
+	check("pause", act(5000, "at=5ms pause-partition 0"), fmt.Sprintf("withdrew %d", ahead))
 	// resumed at 20 ms, after the tick at 20 ms (a user's envelope comes
 	// after the broker's timer): the ticks at 10 and 20 ms were never
 	// produced, the one at 30 ms brings offsets 10-19
-	check("resume", action(20_000, "at=20ms resume-partition 0"), "sent 30000 from 10 x10")
+	check("resume", act(20_000, "at=20ms resume-partition 0"), "sent 30000 from 10 x10")
 	ahead = o.Sent()
 	// a record by hand at 25 ms is offset 10: the fetch is answered at
 	// once with it
-	check("send-event", action(25_000, "at=25ms send-event key=k ts=1 partition=0"), "sent 25000 from 10 x1", fmt.Sprintf("withdrew %d", ahead))
+	check("send-event", act(25_000, "at=25ms send-event key=k ts=1 partition=0"), "sent 25000 from 10 x1", fmt.Sprintf("withdrew %d", ahead))
 	if pos := k.position[0]; pos != 11 {
 		t.Errorf("consumer position %d, want 11", pos)
 	}
@@ -226,7 +227,7 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 	start := &messages.Envelope{To: jobgraph.KafkaName, From: kernel.SchedulerName, Body: &messages.Envelope_Start{Start: &messages.Start{}}}
 	act := func(at vt.Time, text string) *messages.Envelope {
 		return &messages.Envelope{DeliverAt: at.Micros(), SentAt: at.Micros(), To: jobgraph.KafkaName, From: kernel.UserName,
-			Body: &messages.Envelope_Action{Action: &messages.Action{Text: text}}}
+			Body: &messages.Envelope_Action{Action: parseAction(t, text)}}
 	}
 	sentOffset := func(d *kernel.Done) int64 {
 		for _, ev := range d.Events {
@@ -290,4 +291,14 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 	if k.position[q] != 5 {
 		t.Errorf("position of partition %d after the tick at 10 ms: %d, want 5", q, k.position[q])
 	}
+}
+
+// parseAction is the action text on the wire, as the header's actions go.
+func parseAction(t *testing.T, text string) *messages.Action {
+	t.Helper()
+	a, err := action.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Message(false)
 }

@@ -105,10 +105,10 @@ type Config struct {
 	// the actor that spawned it ("" for the first actors of a run). Nil:
 	// every actor is on one host, which nothing can cut (network.go).
 	HostOf func(actor, spawnerHost string) string
-	// ParseCut reads a user action addressed to the scheduler itself as a
-	// network cut between two hosts (network.go). Nil: such actions are
-	// ignored.
-	ParseCut func(text string) (Cut, error)
+	// ActionText renders a user action as the log shows it
+	// (sim/action.Text: the kernel sits below the package that spells
+	// actions). Nil: the verb's wire name.
+	ActionText func(*messages.Action) string
 }
 
 // Result is how a run ended.
@@ -319,12 +319,12 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 				st.Deliveries = append(st.Deliveries, Delivery{To: to, Envelopes: k.envs[at:len(k.envs):len(k.envs)]})
 				for _, e := range k.buf[i:j] {
 					if a, ok := e.Body.(*messages.Envelope_Action); ok && a.Action.Live {
-						k.log(t, UserName, Action{Action: a.Action.Text, To: to})
+						k.log(t, UserName, Action{Action: k.actionText(a.Action), To: to})
 					}
 				}
 			case isAction(k.buf[i]):
 				// a user action for an actor that is gone or never was
-				text := k.buf[i].Body.(*messages.Envelope_Action).Action.Text
+				text := k.actionText(k.buf[i].Body.(*messages.Envelope_Action).Action)
 				k.log(t, to, ActionIgnored{Action: text, Reason: "no such actor: " + to})
 			case k.dead[to]:
 				// lost, as on a dead host
@@ -460,7 +460,7 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	}
 	for _, e := range later {
 		if a, ok := e.Body.(*messages.Envelope_Action); ok && e.From == UserName {
-			k.log(t, SchedulerName, ActionIgnored{Action: a.Action.Text, Reason: "the run ended before its time"})
+			k.log(t, SchedulerName, ActionIgnored{Action: k.actionText(a.Action), Reason: "the run ended before its time"})
 		}
 	}
 	k.q = vt.Queue{}

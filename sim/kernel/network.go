@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"time"
+
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -63,24 +65,29 @@ func (k *Kernel) seqNext() uint64 {
 func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
-		text := b.Action.Text
+		text := k.actionText(b.Action)
 		if b.Action.Live {
 			k.log(t, UserName, Action{Action: text, To: SchedulerName})
 		}
-		if k.cfg.ParseCut == nil {
+		c := b.Action.GetCut()
+		if b.Action.Verb != messages.ActionVerb_ACTION_PARTITION_NETWORK || c == nil {
 			k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: "not an action for the scheduler"})
 			return
 		}
-		cut, err := k.cfg.ParseCut(text)
-		if err != nil {
-			k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: err.Error()})
-			return
-		}
+		cut := Cut{A: c.HostA, B: c.HostB, Duration: vt.FromDuration(time.Duration(c.DurationNanos))}
 		k.cutID++
-		c := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
-		k.cuts = append(k.cuts, c)
+		ac := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
+		k.cuts = append(k.cuts, ac)
 		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
 	}
+}
+
+// actionText is a user action as the log shows it (Config.ActionText).
+func (k *Kernel) actionText(a *messages.Action) string {
+	if k.cfg.ActionText != nil {
+		return k.cfg.ActionText(a)
+	}
+	return a.GetVerb().String()
 }
 
 // heal ends the cuts that are over by t, each logged at its own end (no

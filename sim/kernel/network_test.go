@@ -3,11 +3,11 @@ package kernel
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -82,13 +82,11 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 			}
 			return strings.ToUpper(actor)
 		},
-		ParseCut: func(text string) (Cut, error) {
-			var a, b string
-			var ms int64
-			if _, err := fmt.Sscanf(text, "cut %s %s %d", &a, &b, &ms); err != nil {
-				return Cut{}, errors.New("not a cut")
+		ActionText: func(a *messages.Action) string {
+			if c := a.Cut; c != nil {
+				return fmt.Sprintf("cut %s %s %d", c.HostA, c.HostB, time.Duration(c.DurationNanos).Milliseconds())
 			}
-			return Cut{A: a, B: b, Duration: vt.Time(ms) * vt.Millisecond}, nil
+			return a.Verb.String()
 		},
 		DeadLetter: func(e *messages.Envelope) []string {
 			r.gone = append(r.gone, e.To)
@@ -104,8 +102,15 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 		var at int64
 		fmt.Sscanf(text, "%d", &at)
 		text = text[strings.Index(text, " ")+1:]
+		a := &messages.Action{Verb: messages.ActionVerb_ACTION_TRIGGER_CHECKPOINT}
+		var ha, hb string
+		var ms int64
+		if _, err := fmt.Sscanf(text, "cut %s %s %d", &ha, &hb, &ms); err == nil {
+			a = &messages.Action{Verb: messages.ActionVerb_ACTION_PARTITION_NETWORK,
+				Cut: &messages.NetworkCut{HostA: ha, HostB: hb, DurationNanos: int64(time.Duration(ms) * time.Millisecond)}}
+		}
 		k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
-			Body: &messages.Envelope_Action{Action: &messages.Action{Text: text}}})
+			Body: &messages.Envelope_Action{Action: a}})
 	}
 	if st := l.Run(Forever, 0); st != StateEnded {
 		t.Fatalf("state %v", st)
@@ -160,13 +165,13 @@ func TestSpawnedActorInheritsTheHost(t *testing.T) {
 }
 
 // A cut between hosts that do not exchange anything drops nothing; an
-// action the scheduler cannot read is ignored with its reason; a cut still
+// action that is not for the scheduler is ignored with its reason; a cut still
 // in progress when the run ends is logged as ended with the run.
 func TestCutIgnoredAndUnhealed(t *testing.T) {
 	r := runNet(t, "", "2000 cut A Z 2", "3000 explode", "11000 cut A B 100")
 	want := []string{
 		`2000 network_partition host_a=A host_b=Z duration_ms=2 action=cut A Z 2`,
-		`3000 action_ignored action=explode reason=not a cut`,
+		`3000 action_ignored action=ACTION_TRIGGER_CHECKPOINT reason=not an action for the scheduler`,
 		`4000 network_partition_healed host_a=A host_b=Z dropped_envelopes=0 connections_lost=0`,
 		`11000 network_partition host_a=A host_b=B duration_ms=100 action=cut A B 100`,
 		`12000 network_partition_healed host_a=A host_b=B dropped_envelopes=2 connections_lost=2 run_ended=true`,

@@ -175,8 +175,10 @@ func firstAttemptAfter(lo, hi, heal time.Duration) time.Duration {
 	return worst
 }
 
-func at(d time.Duration, verb action.Verb, arg string) action.Action {
-	return action.Action{At: d, Verb: verb, Arg: arg}
+func at(d time.Duration, verb action.Verb) action.Action { return action.Action{At: d, Verb: verb} }
+
+func kill(d time.Duration, tm string) action.Action {
+	return action.Action{At: d, Verb: action.KillTaskManager, TaskManager: tm}
 }
 
 // genFaults draws the faults (r) and the partition pauses' partitions
@@ -207,7 +209,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 		switch f.Kind {
 		case FaultKill:
 			tm := c.pick(r)
-			f.Actions = []action.Action{at(t, action.KillTaskManager, tm)}
+			f.Actions = []action.Action{kill(t, tm)}
 			c.lose(tm, true, t, t)
 			lastKill = t
 		case FaultKillRestart:
@@ -215,13 +217,13 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 			// timeout, within the backoff and the redeployment
 			f.At = max(t, lastKill+s.HeartbeatTimeout+between(r, 0, 2*time.Second))
 			tm := c.pick(r)
-			f.Actions = []action.Action{at(f.At, action.KillTaskManager, tm)}
+			f.Actions = []action.Action{kill(f.At, tm)}
 			c.lose(tm, true, f.At, f.At)
 			lastKill = f.At
 		case FaultKillCheckpoint:
 			tm := c.pick(r)
 			kt := t + between(r, 0, 100*time.Millisecond)
-			f.Actions = []action.Action{at(t, action.TriggerCheckpoint, ""), at(kt, action.KillTaskManager, tm)}
+			f.Actions = []action.Action{at(t, action.TriggerCheckpoint), kill(kt, tm)}
 			c.lose(tm, true, kt, kt)
 			lastKill = t
 		case FaultKillSeveral:
@@ -231,7 +233,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 				b = c.pick(r)
 			}
 			kb := t + between(r, 0, 200*time.Millisecond)
-			f.Actions = []action.Action{at(t, action.KillTaskManager, a), at(kb, action.KillTaskManager, b)}
+			f.Actions = []action.Action{kill(t, a), kill(kb, b)}
 			c.lose(a, true, t, t)
 			c.lose(b, true, kb, kb)
 			lastKill = t
@@ -242,7 +244,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 				b = c.pick(r)
 			}
 			d := between(r, 200*time.Millisecond, cutTMMax)
-			f.Actions = []action.Action{at(t, action.PartitionNetwork, action.Partition{A: a, B: b, Duration: d}.String())}
+			f.Actions = []action.Action{action.Action{At: t, Verb: action.PartitionNetwork, Cut: action.Partition{A: a, B: b, Duration: d}}}
 			f.Until = t + d
 			maxCut = max(maxCut, d)
 		case FaultCutJobManager:
@@ -251,31 +253,31 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 			// timeouts and retries the simulator does not model)
 			tm := c.pick(r)
 			d := s.HeartbeatTimeout + 2*s.HeartbeatInterval + between(r, 0, cutJMExtra)
-			f.Actions = []action.Action{at(t, action.PartitionNetwork, action.Partition{A: tm, B: action.JobManagerHost, Duration: d}.String())}
+			f.Actions = []action.Action{action.Action{At: t, Verb: action.PartitionNetwork, Cut: action.Partition{A: tm, B: action.JobManagerHost, Duration: d}}}
 			f.Until = t + d
 			maxCut = max(maxCut, d)
 			c.lose(tm, false, t, t+d)
 			lastKill = t
 		case FaultPause:
-			part := strconv.Itoa(rp.IntN(s.Partitions))
+			part := rp.IntN(s.Partitions)
 			d := between(r, time.Second, 8*time.Second)
-			f.Actions = []action.Action{at(t, action.PausePartition, part), at(t+d, action.ResumePartition, part)}
+			f.Actions = []action.Action{{At: t, Verb: action.PausePartition, Partition: part}, {At: t + d, Verb: action.ResumePartition, Partition: part}}
 			f.Until = t + d
 			s.Workload = append(s.Workload, f.Actions...)
 		case FaultRescale:
 			to := s.rescaleTarget(r, p, c.taskManagers())
 			if to == 0 {
-				f = Fault{Kind: FaultSavepoint, At: t, Actions: []action.Action{at(t, action.TriggerSavepoint, "")}}
+				f = Fault{Kind: FaultSavepoint, At: t, Actions: []action.Action{at(t, action.TriggerSavepoint)}}
 				break
 			}
-			f.Actions = []action.Action{at(t, action.Rescale, strconv.Itoa(to))}
+			f.Actions = []action.Action{{At: t, Verb: action.Rescale, Parallelism: to}}
 			p = to
 		case FaultSavepoint:
-			f.Actions = []action.Action{at(t, action.TriggerSavepoint, "")}
+			f.Actions = []action.Action{at(t, action.TriggerSavepoint)}
 		case FaultCheckpoint:
-			f.Actions = []action.Action{at(t, action.TriggerCheckpoint, "")}
+			f.Actions = []action.Action{at(t, action.TriggerCheckpoint)}
 		case FaultStop:
-			f.Actions = []action.Action{at(t, action.StopWithSavepoint, "")}
+			f.Actions = []action.Action{at(t, action.StopWithSavepoint)}
 		}
 		if f.Until < f.At {
 			f.Until = f.At
@@ -296,8 +298,7 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 	s.FlushAheadMs = s.Window.ExtentMs + s.Window.LatenessMs + s.BoundMs + 2000
 	flushTs := GeneratorEpochMillis + s.FlushAt.Milliseconds() + s.FlushAheadMs
 	for part := 0; part < s.Partitions; part++ {
-		s.Workload = append(s.Workload, at(s.FlushAt, action.SendEvent,
-			"key="+s.FlushKey+" ts="+strconv.FormatInt(flushTs, 10)+" partition="+strconv.Itoa(part)))
+		s.Workload = append(s.Workload, action.Action{At: s.FlushAt, Verb: action.SendEvent, Event: action.NewEvent(s.FlushKey, flushTs, part)})
 	}
 	action.Sort(s.Workload)
 	s.Deadline = s.FlushAt + s.livenessBound(maxCut)

@@ -74,20 +74,19 @@ func (f Fault) String() string {
 	switch f.Kind {
 	case FaultKill, FaultKillRestart, FaultKillCheckpoint:
 		a = f.Actions[len(f.Actions)-1] // kill-checkpoint: after its trigger-checkpoint
-		return string(f.Kind) + " " + a.Arg + "@" + at
+		return string(f.Kind) + " " + a.TaskManager + "@" + at
 	case FaultKillSeveral:
 		var tms []string
 		for _, x := range f.Actions {
-			tms = append(tms, x.Arg)
+			tms = append(tms, x.TaskManager)
 		}
 		return "kill " + strings.Join(tms, "+") + "@" + at
 	case FaultCutTaskManager, FaultCutJobManager:
-		p, _ := action.ParsePartition(a.Arg)
-		return "cut " + p.A + "|" + p.B + "@" + at + "+" + short(p.Duration)
+		return "cut " + a.Cut.A + "|" + a.Cut.B + "@" + at + "+" + short(a.Cut.Duration)
 	case FaultPause:
-		return "pause p" + a.Arg + "@" + at + "+" + short(f.Until-f.At)
+		return "pause p" + strconv.Itoa(a.Partition) + "@" + at + "+" + short(f.Until-f.At)
 	case FaultRescale:
-		return "rescale " + a.Arg + "@" + at
+		return "rescale " + strconv.Itoa(a.Parallelism) + "@" + at
 	}
 	return string(f.Kind) + "@" + at
 }

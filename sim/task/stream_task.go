@@ -380,7 +380,7 @@ func (t *StreamTask) setState(o *kernel.Out, state status.Execution, reason stri
 	}
 	t.status = state
 	o.Send(t.tm, 0, &messages.Envelope_TaskExecutionState{TaskExecutionState: &messages.TaskExecutionState{
-		ExecutionId: o.Name(), State: state.String(), Reason: reason}})
+		ExecutionId: o.Name(), State: state.Proto(), Reason: reason}})
 }
 
 // work runs the next slice when the task is not busy, then sends what the

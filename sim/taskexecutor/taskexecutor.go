@@ -2,6 +2,7 @@ package taskexecutor
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -86,10 +87,14 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
 	case *messages.Envelope_SlotOfferResponse:
 	case *messages.Envelope_Action:
+		if b.Action.Verb != messages.ActionVerb_ACTION_KILL_TASKMANAGER {
+			o.Log(eventlog.ActionIgnored{Action: action.Text(b.Action), Reason: "not an action for the TaskManager"})
+			break
+		}
 		// kill-taskmanager: the process dies with every task in it;
 		// messages to it are lost from now on (the scheduler drops them)
 		t.killed = true
-		o.Log(eventlog.TaskManagerKilled{Action: b.Action.Text, Tasks: int64(len(t.tasks))})
+		o.Log(eventlog.TaskManagerKilled{Action: action.Text(b.Action), Tasks: int64(len(t.tasks))})
 		// the resource provider (a Kubernetes pod watch) sees the process
 		// end and tells the ResourceManager (onWorkerTerminated), in the
 		// TaskManager's name. Only a worker that never heard back from
@@ -119,11 +124,11 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
-		if m := b.TaskExecutionState; m.State == status.Finished.String() {
+		if m, st := b.TaskExecutionState, status.Execution(b.TaskExecutionState.State); st == status.Finished {
 			t.finished[m.ExecutionId] = true
-		} else if m.State == status.Canceled.String() || m.State == status.Failed.String() {
+		} else if st == status.Canceled || st == status.Failed {
 			// a task in a final state leaves its slot (unregisterTaskAndNotifyFinalState)
-			o.Log(eventlog.TaskState{Task: m.ExecutionId, State: m.State})
+			o.Log(eventlog.TaskState{Task: m.ExecutionId, State: st.String()})
 			t.stopTask(o, m.ExecutionId)
 		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)

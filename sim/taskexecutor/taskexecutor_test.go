@@ -154,7 +154,7 @@ func TestKillStopsEveryTaskAndItsChannels(t *testing.T) {
 	r := newTERun(t, config.Default())
 	r.deliver(0, kernel.SchedulerName, &messages.Envelope_Start{Start: &messages.Start{}})
 	r.deliver(vt.Second, jobgraph.JobManagerName, &messages.Envelope_SubmitTask{SubmitTask: submit()})
-	d := r.deliver(2*vt.Second, kernel.UserName, &messages.Envelope_Action{Action: &messages.Action{Text: "kill-taskmanager tm-1"}})
+	d := r.deliver(2*vt.Second, kernel.UserName, &messages.Envelope_Action{Action: &messages.Action{Verb: messages.ActionVerb_ACTION_KILL_TASKMANAGER, TaskManager: "tm-1"}})
 	want := "window-1 window-1/ch-0 window-1/ch-1 tm-1"
 	if got := strings.Join(d.Stopped, " "); got != want {
 		t.Errorf("stopped %q, want %q", got, want)
