@@ -82,7 +82,7 @@ type Scheduler struct {
 	self    *actor.PID
 	step    uint64 // the step in flight (0: none)
 	waiting int
-	dones   []*messages.Done
+	dones   []*kernel.Done
 	// delivers are the Delivers of the step in flight (next)
 	delivers []messages.Deliver
 	run      *Run
@@ -138,7 +138,7 @@ func (s *Scheduler) Spawn(e *actor.Engine) *actor.PID {
 // and sends the next, goes to the workers. Called only while no other
 // message of the scheduler is queued or being handled (serial.pushUnless).
 func (s *Scheduler) countDone(msg any) bool {
-	m, ok := msg.(*messages.Done)
+	m, ok := msg.(*kernel.Done)
 	if !ok {
 		return false
 	}
@@ -174,7 +174,7 @@ func (s *Scheduler) handle(msg any) {
 	case *Run:
 		s.run, s.steps = m, 0
 		s.next()
-	case *messages.Done:
+	case *kernel.Done:
 		if s.step == 0 || m.Step != s.step {
 			return
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/events"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -53,8 +54,9 @@ type Options struct {
 	Console bool
 	// Observe, when set, is called with every log event, in log order, as
 	// it is written (use eventlog.Decode for its typed form). It must not
-	// block for long; it never changes the run.
-	Observe func(ev *messages.LogEvent)
+	// block for long; it never changes the run. ev is valid during the
+	// call only: keep a copy of *ev.
+	Observe func(ev *eventlog.LogEvent)
 	// Interrupt, when closed, cuts the run short at the next whole
 	// millisecond of virtual time (see Session.Interrupt).
 	Interrupt <-chan struct{}

@@ -163,7 +163,7 @@ func (r *rebuildLoop) runTo(n uint64) error {
 		if st.N > n {
 			return nil
 		}
-		dones := make([]*messages.Done, len(st.Deliveries))
+		dones := make([]*kernel.Done, len(st.Deliveries))
 		for i, d := range st.Deliveries {
 			a := r.actors[d.To]
 			dones[i] = kernel.Deliver(a.c, a.out, st.N, st.Now, d.Envelopes)

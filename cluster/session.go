@@ -42,7 +42,7 @@ type Session struct {
 	broker    *kafka.Broker
 	drv       driver
 	userSeq   uint64
-	observers []func(*messages.LogEvent)
+	observers []func(*eventlog.LogEvent)
 	status    Status
 	result    *sessionResult
 	out       *outputCursor              // Output's consumer position (nil: none yet)
@@ -230,7 +230,7 @@ func actionTarget(a action.Action) string {
 
 // log writes one event and hands it to the observers (in the driver's
 // goroutine, between or during steps, always in log order).
-func (s *Session) log(ev *messages.LogEvent) {
+func (s *Session) log(ev *eventlog.LogEvent) {
 	s.w.Write(ev)
 	s.tally.Observe(ev)
 	if s.opt.Observe != nil {
@@ -244,7 +244,7 @@ func (s *Session) log(ev *messages.LogEvent) {
 // AddObserver has f called with every log event from now on, in log order
 // (on the driver's goroutine: f must not block for long, nor call the
 // session).
-func (s *Session) AddObserver(f func(*messages.LogEvent)) {
+func (s *Session) AddObserver(f func(*eventlog.LogEvent)) {
 	s.observers = append(s.observers, f)
 }
 

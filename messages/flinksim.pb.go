@@ -232,6 +232,141 @@ func (ActionVerb) EnumDescriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
 }
 
+// JobStatus as Flink's org.apache.flink.api.common.JobStatus, of the
+// statuses the simulator's jobs go through (INITIALIZING, CANCELLING,
+// SUSPENDED and RECONCILING are not modelled); the numbers are
+// sim/status.Job's, the log shows Flink's names.
+type JobStatus int32
+
+const (
+	JobStatus_JOB_STATUS_UNSPECIFIED JobStatus = 0 // not submitted yet
+	JobStatus_JOB_CREATED            JobStatus = 1
+	JobStatus_JOB_RUNNING            JobStatus = 2
+	JobStatus_JOB_RESTARTING         JobStatus = 3
+	JobStatus_JOB_FAILING            JobStatus = 4
+	JobStatus_JOB_FAILED             JobStatus = 5
+	JobStatus_JOB_FINISHED           JobStatus = 6
+	JobStatus_JOB_CANCELED           JobStatus = 7
+)
+
+// Enum value maps for JobStatus.
+var (
+	JobStatus_name = map[int32]string{
+		0: "JOB_STATUS_UNSPECIFIED",
+		1: "JOB_CREATED",
+		2: "JOB_RUNNING",
+		3: "JOB_RESTARTING",
+		4: "JOB_FAILING",
+		5: "JOB_FAILED",
+		6: "JOB_FINISHED",
+		7: "JOB_CANCELED",
+	}
+	JobStatus_value = map[string]int32{
+		"JOB_STATUS_UNSPECIFIED": 0,
+		"JOB_CREATED":            1,
+		"JOB_RUNNING":            2,
+		"JOB_RESTARTING":         3,
+		"JOB_FAILING":            4,
+		"JOB_FAILED":             5,
+		"JOB_FINISHED":           6,
+		"JOB_CANCELED":           7,
+	}
+)
+
+func (x JobStatus) Enum() *JobStatus {
+	p := new(JobStatus)
+	*p = x
+	return p
+}
+
+func (x JobStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+}
+
+func (JobStatus) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[2]
+}
+
+func (x JobStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobStatus.Descriptor instead.
+func (JobStatus) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
+}
+
+// ExecutionState as Flink's org.apache.flink.runtime.execution.ExecutionState,
+// of the states the simulator's executions go through (CREATED, CANCELING
+// and RECONCILING are not modelled); the numbers are sim/status.Execution's.
+type ExecutionState int32
+
+const (
+	ExecutionState_EXECUTION_STATE_UNSPECIFIED ExecutionState = 0
+	ExecutionState_EXECUTION_SCHEDULED         ExecutionState = 1
+	ExecutionState_EXECUTION_DEPLOYING         ExecutionState = 2
+	ExecutionState_EXECUTION_INITIALIZING      ExecutionState = 3
+	ExecutionState_EXECUTION_RUNNING           ExecutionState = 4
+	ExecutionState_EXECUTION_FINISHED          ExecutionState = 5
+	ExecutionState_EXECUTION_CANCELED          ExecutionState = 6
+	ExecutionState_EXECUTION_FAILED            ExecutionState = 7
+)
+
+// Enum value maps for ExecutionState.
+var (
+	ExecutionState_name = map[int32]string{
+		0: "EXECUTION_STATE_UNSPECIFIED",
+		1: "EXECUTION_SCHEDULED",
+		2: "EXECUTION_DEPLOYING",
+		3: "EXECUTION_INITIALIZING",
+		4: "EXECUTION_RUNNING",
+		5: "EXECUTION_FINISHED",
+		6: "EXECUTION_CANCELED",
+		7: "EXECUTION_FAILED",
+	}
+	ExecutionState_value = map[string]int32{
+		"EXECUTION_STATE_UNSPECIFIED": 0,
+		"EXECUTION_SCHEDULED":         1,
+		"EXECUTION_DEPLOYING":         2,
+		"EXECUTION_INITIALIZING":      3,
+		"EXECUTION_RUNNING":           4,
+		"EXECUTION_FINISHED":          5,
+		"EXECUTION_CANCELED":          6,
+		"EXECUTION_FAILED":            7,
+	}
+)
+
+func (x ExecutionState) Enum() *ExecutionState {
+	p := new(ExecutionState)
+	*p = x
+	return p
+}
+
+func (x ExecutionState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ExecutionState) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
+}
+
+func (ExecutionState) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[3]
+}
+
+func (x ExecutionState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ExecutionState.Descriptor instead.
+func (ExecutionState) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
+}
+
 // CheckpointKind says what a checkpoint is for.
 type CheckpointKind int32
 
@@ -266,11 +401,11 @@ func (x CheckpointKind) String() string {
 }
 
 func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
 }
 
 func (CheckpointKind) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[2]
+	return &file_messages_flinksim_proto_enumTypes[4]
 }
 
 func (x CheckpointKind) Number() protoreflect.EnumNumber {
@@ -279,7 +414,7 @@ func (x CheckpointKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointKind.Descriptor instead.
 func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{4}
 }
 
 type TxnRequest_Op int32
@@ -321,11 +456,11 @@ func (x TxnRequest_Op) String() string {
 }
 
 func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[5].Descriptor()
 }
 
 func (TxnRequest_Op) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[3]
+	return &file_messages_flinksim_proto_enumTypes[5]
 }
 
 func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
@@ -1543,12 +1678,15 @@ func (x *Spawned) GetId() string {
 
 // LogEvent is one line of the event log. Only the scheduler writes it.
 type LogEvent struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Vt            int64                  `protobuf:"varint,1,opt,name=vt,proto3" json:"vt,omitempty"` // virtual microseconds
-	Actor         string                 `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
-	Seq           uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
-	Kind          string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
-	Fields        []*Field               `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Vt     int64                  `protobuf:"varint,1,opt,name=vt,proto3" json:"vt,omitempty"` // virtual microseconds
+	Actor  string                 `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
+	Seq    uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	Kind   string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	Fields []*Field               `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	// the fields already written as the log writes them (,"key":value each,
+	// after "event"): how a typed event crosses the remote transport
+	Json          []byte `protobuf:"bytes,6,opt,name=json,proto3" json:"json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1614,6 +1752,13 @@ func (x *LogEvent) GetKind() string {
 func (x *LogEvent) GetFields() []*Field {
 	if x != nil {
 		return x.Fields
+	}
+	return nil
+}
+
+func (x *LogEvent) GetJson() []byte {
+	if x != nil {
+		return x.Json
 	}
 	return nil
 }
@@ -3186,7 +3331,7 @@ func (x *Setting) GetValue() string {
 type TaskExecutionState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ExecutionId   string                 `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
-	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // DEPLOYING, INITIALIZING, RUNNING, FINISHED, FAILED, CANCELED
+	State         ExecutionState         `protobuf:"varint,4,opt,name=state,proto3,enum=flinksim.messages.ExecutionState" json:"state,omitempty"` // DEPLOYING, INITIALIZING, RUNNING, FINISHED, FAILED, CANCELED
 	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3229,11 +3374,11 @@ func (x *TaskExecutionState) GetExecutionId() string {
 	return ""
 }
 
-func (x *TaskExecutionState) GetState() string {
+func (x *TaskExecutionState) GetState() ExecutionState {
 	if x != nil {
 		return x.State
 	}
-	return ""
+	return ExecutionState_EXECUTION_STATE_UNSPECIFIED
 }
 
 func (x *TaskExecutionState) GetReason() string {
@@ -6320,31 +6465,32 @@ func (x *CheckpointCoordinatorStart) GetRestoredCheckpointId() int64 {
 	return 0
 }
 
-// ExecutionState is one execution of the current attempt.
-type ExecutionState struct {
+// Execution is one execution of the current attempt and its state (Flink's
+// Execution in the ExecutionGraph).
+type Execution struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"` // execution id (actor name)
 	Vertex        string                 `protobuf:"bytes,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
 	Index         int32                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
-	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"` // SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELED, FAILED
+	State         ExecutionState         `protobuf:"varint,5,opt,name=state,proto3,enum=flinksim.messages.ExecutionState" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ExecutionState) Reset() {
-	*x = ExecutionState{}
+func (x *Execution) Reset() {
+	*x = Execution{}
 	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ExecutionState) String() string {
+func (x *Execution) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ExecutionState) ProtoMessage() {}
+func (*Execution) ProtoMessage() {}
 
-func (x *ExecutionState) ProtoReflect() protoreflect.Message {
+func (x *Execution) ProtoReflect() protoreflect.Message {
 	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6356,37 +6502,37 @@ func (x *ExecutionState) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ExecutionState.ProtoReflect.Descriptor instead.
-func (*ExecutionState) Descriptor() ([]byte, []int) {
+// Deprecated: Use Execution.ProtoReflect.Descriptor instead.
+func (*Execution) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
-func (x *ExecutionState) GetName() string {
+func (x *Execution) GetName() string {
 	if x != nil {
 		return x.Name
 	}
 	return ""
 }
 
-func (x *ExecutionState) GetVertex() string {
+func (x *Execution) GetVertex() string {
 	if x != nil {
 		return x.Vertex
 	}
 	return ""
 }
 
-func (x *ExecutionState) GetIndex() int32 {
+func (x *Execution) GetIndex() int32 {
 	if x != nil {
 		return x.Index
 	}
 	return 0
 }
 
-func (x *ExecutionState) GetState() string {
+func (x *Execution) GetState() ExecutionState {
 	if x != nil {
 		return x.State
 	}
-	return ""
+	return ExecutionState_EXECUTION_STATE_UNSPECIFIED
 }
 
 // ExecutionStates: JobMaster -> CheckpointCoordinator: the current
@@ -6394,7 +6540,7 @@ func (x *ExecutionState) GetState() string {
 // sent when they change.
 type ExecutionStates struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Executions    []*ExecutionState      `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	Executions    []*Execution           `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6429,7 +6575,7 @@ func (*ExecutionStates) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
-func (x *ExecutionStates) GetExecutions() []*ExecutionState {
+func (x *ExecutionStates) GetExecutions() []*Execution {
 	if x != nil {
 		return x.Executions
 	}
@@ -6441,7 +6587,7 @@ func (x *ExecutionStates) GetExecutions() []*ExecutionState {
 // leaving RUNNING stops it and aborts pending checkpoints).
 type JobStatusChanged struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Status        JobStatus              `protobuf:"varint,2,opt,name=status,proto3,enum=flinksim.messages.JobStatus" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6476,11 +6622,11 @@ func (*JobStatusChanged) Descriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
-func (x *JobStatusChanged) GetStatus() string {
+func (x *JobStatusChanged) GetStatus() JobStatus {
 	if x != nil {
 		return x.Status
 	}
-	return ""
+	return JobStatus_JOB_STATUS_UNSPECIFIED
 }
 
 // TriggerCheckpointRequest: JobMaster -> CheckpointCoordinator (a manual
@@ -6985,13 +7131,14 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\aSpawned\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\tR\x02id\"\x88\x01\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"\x9c\x01\n" +
 	"\bLogEvent\x12\x0e\n" +
 	"\x02vt\x18\x01 \x01(\x03R\x02vt\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04kind\x18\x04 \x01(\tR\x04kind\x120\n" +
-	"\x06fields\x18\x05 \x03(\v2\x18.flinksim.messages.FieldR\x06fields\"\x95\x01\n" +
+	"\x06fields\x18\x05 \x03(\v2\x18.flinksim.messages.FieldR\x06fields\x12\x12\n" +
+	"\x04json\x18\x06 \x01(\fR\x04json\"\x95\x01\n" +
 	"\x05Field\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x03int\x18\x02 \x01(\x03H\x00R\x03int\x12\x12\n" +
@@ -7109,11 +7256,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11job_configuration\x18\x12 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\"1\n" +
 	"\aSetting\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"e\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\x8e\x01\n" +
 	"\x12TaskExecutionState\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"U\n" +
+	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x127\n" +
+	"\x05state\x18\x04 \x01(\x0e2!.flinksim.messages.ExecutionStateR\x05state\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reasonJ\x04\b\x02\x10\x03\"U\n" +
 	"\x12ReaderRegistration\x12#\n" +
 	"\rsubtask_index\x18\x01 \x01(\x05R\fsubtaskIndex\x12\x1a\n" +
 	"\blocation\x18\x02 \x01(\tR\blocation\"\x92\x01\n" +
@@ -7351,18 +7498,18 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\bvertices\x18\x02 \x03(\v2#.flinksim.messages.CheckpointVertexR\bvertices\x12'\n" +
 	"\x0fmax_parallelism\x18\x03 \x01(\x05R\x0emaxParallelism\x12G\n" +
 	"\x11job_configuration\x18\x04 \x03(\v2\x1a.flinksim.messages.SettingR\x10jobConfiguration\x124\n" +
-	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"h\n" +
-	"\x0eExecutionState\x12\x12\n" +
+	"\x16restored_checkpoint_id\x18\x05 \x01(\x03R\x14restoredCheckpointId\"\x8c\x01\n" +
+	"\tExecution\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06vertex\x18\x02 \x01(\tR\x06vertex\x12\x14\n" +
-	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x14\n" +
-	"\x05state\x18\x04 \x01(\tR\x05state\"T\n" +
-	"\x0fExecutionStates\x12A\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x127\n" +
+	"\x05state\x18\x05 \x01(\x0e2!.flinksim.messages.ExecutionStateR\x05stateJ\x04\b\x04\x10\x05\"O\n" +
+	"\x0fExecutionStates\x12<\n" +
 	"\n" +
-	"executions\x18\x01 \x03(\v2!.flinksim.messages.ExecutionStateR\n" +
-	"executions\"*\n" +
-	"\x10JobStatusChanged\x12\x16\n" +
-	"\x06status\x18\x01 \x01(\tR\x06status\"Q\n" +
+	"executions\x18\x01 \x03(\v2\x1c.flinksim.messages.ExecutionR\n" +
+	"executions\"N\n" +
+	"\x10JobStatusChanged\x124\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x1c.flinksim.messages.JobStatusR\x06statusJ\x04\b\x01\x10\x02\"Q\n" +
 	"\x18TriggerCheckpointRequest\x125\n" +
 	"\x04kind\x18\x01 \x01(\x0e2!.flinksim.messages.CheckpointKindR\x04kind\"j\n" +
 	"\x17CheckpointRequestFailed\x125\n" +
@@ -7439,7 +7586,26 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
 	"ACTION_SET\x10\t\x12\x1c\n" +
 	"\x18ACTION_PARTITION_NETWORK\x10\n" +
-	"*H\n" +
+	"*\xa2\x01\n" +
+	"\tJobStatus\x12\x1a\n" +
+	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vJOB_CREATED\x10\x01\x12\x0f\n" +
+	"\vJOB_RUNNING\x10\x02\x12\x12\n" +
+	"\x0eJOB_RESTARTING\x10\x03\x12\x0f\n" +
+	"\vJOB_FAILING\x10\x04\x12\x0e\n" +
+	"\n" +
+	"JOB_FAILED\x10\x05\x12\x10\n" +
+	"\fJOB_FINISHED\x10\x06\x12\x10\n" +
+	"\fJOB_CANCELED\x10\a*\xdc\x01\n" +
+	"\x0eExecutionState\x12\x1f\n" +
+	"\x1bEXECUTION_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13EXECUTION_SCHEDULED\x10\x01\x12\x17\n" +
+	"\x13EXECUTION_DEPLOYING\x10\x02\x12\x1a\n" +
+	"\x16EXECUTION_INITIALIZING\x10\x03\x12\x15\n" +
+	"\x11EXECUTION_RUNNING\x10\x04\x12\x16\n" +
+	"\x12EXECUTION_FINISHED\x10\x05\x12\x16\n" +
+	"\x12EXECUTION_CANCELED\x10\x06\x12\x14\n" +
+	"\x10EXECUTION_FAILED\x10\a*H\n" +
 	"\x0eCheckpointKind\x12\x0e\n" +
 	"\n" +
 	"CHECKPOINT\x10\x00\x12\r\n" +
@@ -7458,212 +7624,217 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
 var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 87)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
 	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
-	(CheckpointKind)(0),                 // 2: flinksim.messages.CheckpointKind
-	(TxnRequest_Op)(0),                  // 3: flinksim.messages.TxnRequest.Op
-	(*Envelope)(nil),                    // 4: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 5: flinksim.messages.Deliver
-	(*Done)(nil),                        // 6: flinksim.messages.Done
-	(*Spawned)(nil),                     // 7: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 8: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 9: flinksim.messages.Field
-	(*Start)(nil),                       // 10: flinksim.messages.Start
-	(*Timer)(nil),                       // 11: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 12: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 13: flinksim.messages.Action
-	(*ActionEvent)(nil),                 // 14: flinksim.messages.ActionEvent
-	(*ActionField)(nil),                 // 15: flinksim.messages.ActionField
-	(*NetworkCut)(nil),                  // 16: flinksim.messages.NetworkCut
-	(*InspectRequest)(nil),              // 17: flinksim.messages.InspectRequest
-	(*InspectReply)(nil),                // 18: flinksim.messages.InspectReply
-	(*ResourceProfile)(nil),             // 19: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 20: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 21: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 22: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 23: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 24: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 25: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 26: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 27: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 28: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 29: flinksim.messages.SubmitTask
-	(*Setting)(nil),                     // 30: flinksim.messages.Setting
-	(*TaskExecutionState)(nil),          // 31: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 32: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 33: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 34: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 35: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 36: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 37: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 38: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 39: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 40: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 41: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 42: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 43: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 44: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 45: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 46: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 47: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 48: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 49: flinksim.messages.BufferResponse
-	(*LocalBufferRecycled)(nil),         // 50: flinksim.messages.LocalBufferRecycled
-	(*AddCredit)(nil),                   // 51: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 52: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 53: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 54: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 55: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 56: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 57: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 58: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 59: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 60: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 61: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 62: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 63: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 64: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 65: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 66: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 67: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 68: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 69: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 70: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 71: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 72: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 73: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 74: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 75: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 76: flinksim.messages.ConnectionLost
-	(*FailTask)(nil),                    // 77: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 78: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 79: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 80: flinksim.messages.CheckpointCoordinatorStart
-	(*ExecutionState)(nil),              // 81: flinksim.messages.ExecutionState
-	(*ExecutionStates)(nil),             // 82: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 83: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 84: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 85: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 86: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 87: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 88: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 89: flinksim.messages.RestoreState
-	nil,                                 // 90: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(JobStatus)(0),                      // 2: flinksim.messages.JobStatus
+	(ExecutionState)(0),                 // 3: flinksim.messages.ExecutionState
+	(CheckpointKind)(0),                 // 4: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 5: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 6: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 7: flinksim.messages.Deliver
+	(*Done)(nil),                        // 8: flinksim.messages.Done
+	(*Spawned)(nil),                     // 9: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 10: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 11: flinksim.messages.Field
+	(*Start)(nil),                       // 12: flinksim.messages.Start
+	(*Timer)(nil),                       // 13: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 14: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 15: flinksim.messages.Action
+	(*ActionEvent)(nil),                 // 16: flinksim.messages.ActionEvent
+	(*ActionField)(nil),                 // 17: flinksim.messages.ActionField
+	(*NetworkCut)(nil),                  // 18: flinksim.messages.NetworkCut
+	(*InspectRequest)(nil),              // 19: flinksim.messages.InspectRequest
+	(*InspectReply)(nil),                // 20: flinksim.messages.InspectReply
+	(*ResourceProfile)(nil),             // 21: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 22: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 23: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 24: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 25: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 26: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 27: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 28: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 29: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 30: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 31: flinksim.messages.SubmitTask
+	(*Setting)(nil),                     // 32: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 33: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 34: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 35: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 36: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 37: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 38: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 39: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 40: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 41: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 42: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 43: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 44: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 45: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 46: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 47: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 48: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 49: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 50: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 51: flinksim.messages.BufferResponse
+	(*LocalBufferRecycled)(nil),         // 52: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 53: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 54: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 55: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 56: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 57: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 58: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 59: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 60: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 61: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 62: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 63: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 64: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 65: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 66: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 67: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 68: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 69: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 70: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 71: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 72: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 73: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 74: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 75: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 76: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 77: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 78: flinksim.messages.ConnectionLost
+	(*FailTask)(nil),                    // 79: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 80: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 81: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 82: flinksim.messages.CheckpointCoordinatorStart
+	(*Execution)(nil),                   // 83: flinksim.messages.Execution
+	(*ExecutionStates)(nil),             // 84: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 85: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 86: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 87: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 88: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 89: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 90: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 91: flinksim.messages.RestoreState
+	nil,                                 // 92: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	10,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	11,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	12,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	13,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	20,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	21,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	22,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	23,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	25,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	26,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	29,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	31,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	32,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	34,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	35,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	36,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	38,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	40,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	43,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	46,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	44,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	45,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	48,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	49,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	51,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	52,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	53,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	54,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	55,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	56,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	57,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	58,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	59,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	60,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	68,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	69,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	70,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	71,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	72,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	73,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	74,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	75,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	50,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	76,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	77,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	78,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	80,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	82,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	83,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	84,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	85,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	86,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	87,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	89,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	4,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	4,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	8,   // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	7,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	9,   // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	12,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	13,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	14,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	15,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	22,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	23,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	24,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	25,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	27,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	28,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	31,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	33,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	34,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	36,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	37,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	38,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	40,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	42,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	45,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	48,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	46,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	47,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	50,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	51,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	53,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	54,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	55,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	56,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	57,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	58,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	59,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	60,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	61,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	62,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	70,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	71,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	72,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	73,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	74,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	75,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	76,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	77,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	52,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	78,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	79,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	80,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	82,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	84,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	85,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	86,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	87,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	88,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	89,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	91,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	6,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	6,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	10,  // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	9,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	11,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
 	0,   // 59: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
 	1,   // 60: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
-	30,  // 61: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
-	14,  // 62: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
-	16,  // 63: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
-	15,  // 64: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
-	19,  // 65: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	19,  // 66: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	24,  // 67: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	27,  // 68: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	28,  // 69: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	67,  // 70: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	30,  // 71: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	33,  // 72: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	37,  // 73: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	39,  // 74: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	41,  // 75: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	42,  // 76: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	41,  // 77: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	2,   // 78: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	47,  // 79: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	47,  // 80: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	2,   // 81: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	63,  // 82: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	62,  // 83: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	62,  // 84: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	61,  // 85: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	64,  // 86: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	65,  // 87: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	66,  // 88: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	66,  // 89: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	67,  // 90: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	2,   // 91: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	3,   // 92: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	37,  // 93: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	79,  // 94: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	30,  // 95: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	81,  // 96: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.ExecutionState
-	2,   // 97: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	2,   // 98: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	79,  // 99: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	67,  // 100: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	2,   // 101: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	88,  // 102: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	37,  // 103: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	90,  // 104: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	105, // [105:105] is the sub-list for method output_type
-	105, // [105:105] is the sub-list for method input_type
-	105, // [105:105] is the sub-list for extension type_name
-	105, // [105:105] is the sub-list for extension extendee
-	0,   // [0:105] is the sub-list for field type_name
+	32,  // 61: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	16,  // 62: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	18,  // 63: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	17,  // 64: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	21,  // 65: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	21,  // 66: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	26,  // 67: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	29,  // 68: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	30,  // 69: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	69,  // 70: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	32,  // 71: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	3,   // 72: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
+	35,  // 73: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	39,  // 74: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	41,  // 75: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	43,  // 76: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	44,  // 77: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	43,  // 78: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	4,   // 79: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	49,  // 80: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	49,  // 81: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	4,   // 82: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	65,  // 83: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	64,  // 84: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	64,  // 85: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	63,  // 86: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	66,  // 87: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	67,  // 88: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	68,  // 89: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	68,  // 90: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	69,  // 91: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	4,   // 92: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	5,   // 93: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	39,  // 94: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	81,  // 95: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	32,  // 96: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	3,   // 97: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
+	83,  // 98: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
+	2,   // 99: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
+	4,   // 100: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	4,   // 101: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	81,  // 102: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	69,  // 103: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	4,   // 104: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	90,  // 105: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	39,  // 106: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	92,  // 107: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	108, // [108:108] is the sub-list for method output_type
+	108, // [108:108] is the sub-list for method input_type
+	108, // [108:108] is the sub-list for extension type_name
+	108, // [108:108] is the sub-list for extension extendee
+	0,   // [0:108] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -7739,7 +7910,7 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      4,
+			NumEnums:      6,
 			NumMessages:   87,
 			NumExtensions: 0,
 			NumServices:   0,

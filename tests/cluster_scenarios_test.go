@@ -177,6 +177,7 @@ import (
 	"github.com/flinksim/flinksim/sim/jobmaster"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/resourcemanager"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/task"
 	"github.com/flinksim/flinksim/sim/taskexecutor"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -214,7 +215,7 @@ type clusterScenario struct {
 	cfg        config.Config
 	s          *cluster.Session
 	log        bytes.Buffer
-	events     []*messages.LogEvent // every event logged so far, in log order
+	events     []*eventlog.LogEvent // every event logged so far, in log order
 	cursors    map[string]int       // "kind|actor=" of the events verb -> events already looked at
 	problems   int                  // action_ignored and failure events already reported
 	transcript strings.Builder      // every command and its output, for the second run
@@ -406,7 +407,7 @@ func (c *clusterScenario) build(t *testing.T, d *datadriven.TestData) string {
 	if err := cfg.Validate(); err != nil {
 		return "error: " + err.Error()
 	}
-	opt := cluster.Options{Log: &c.log, Observe: func(ev *messages.LogEvent) { c.events = append(c.events, ev) }}
+	opt := cluster.Options{Log: &c.log, Observe: func(ev *eventlog.LogEvent) { kept := *ev; c.events = append(c.events, &kept) }}
 	if d.Input != "" {
 		// the records of an events file (--events): the source is bounded
 		recs, err := events.Read(strings.NewReader(d.Input+"\n"), d.Pos, events.Options{KeyField: cfg.KeyField,
@@ -437,7 +438,7 @@ func (c *clusterScenario) build(t *testing.T, d *datadriven.TestData) string {
 func (c *clusterScenario) afterRun() string {
 	var b strings.Builder
 	for _, ev := range c.events[c.problems:] {
-		switch eventlog.Kind(ev.Kind) {
+		switch ev.Kind() {
 		case eventlog.KindActionIgnored, eventlog.KindFailure:
 			fmt.Fprintf(&b, "%s\n", renderEvent(ev))
 		}
@@ -520,7 +521,7 @@ func (c *clusterScenario) step(n int) string {
 			b.WriteString("  (sent ahead of their time: the broker's answers)\n")
 		}
 		for _, ev := range c.events[from:] {
-			if eventlog.Kind(ev.Kind) == eventlog.KindTaskMetrics || eventlog.Kind(ev.Kind) == eventlog.KindKafkaMetrics {
+			if ev.Kind() == eventlog.KindTaskMetrics || ev.Kind() == eventlog.KindKafkaMetrics {
 				continue
 			}
 			fmt.Fprintf(&b, "  > %s\n", renderEvent(ev))
@@ -628,7 +629,7 @@ func describeBody(e *messages.Envelope) (string, string) {
 	case *messages.Envelope_SubmitTask:
 		return "SubmitTask", b.SubmitTask.ExecutionId
 	case *messages.Envelope_TaskExecutionState:
-		return "TaskExecutionState", b.TaskExecutionState.ExecutionId + " " + b.TaskExecutionState.State
+		return "TaskExecutionState", b.TaskExecutionState.ExecutionId + " " + status.Execution(b.TaskExecutionState.State).String()
 	case *messages.Envelope_CancelTask:
 		return "CancelTask", b.CancelTask.ExecutionId
 	}
@@ -769,7 +770,7 @@ func (c *clusterScenario) jobs() string {
 	// where each current task went, from its submit_task event
 	alloc := map[string]string{}
 	for _, ev := range c.events {
-		if eventlog.Kind(ev.Kind) == eventlog.KindSubmitTask {
+		if ev.Kind() == eventlog.KindSubmitTask {
 			alloc[fieldStr(ev, "task")] = fieldStr(ev, "allocation_id")
 		}
 	}
@@ -1092,9 +1093,9 @@ func renderResult(value string) string {
 // checkpoint tab shows it.
 func (c *clusterScenario) checkpoints() string {
 	type history struct {
-		triggered *messages.LogEvent
-		snapshots []*messages.LogEvent
-		end       *messages.LogEvent
+		triggered *eventlog.LogEvent
+		snapshots []*eventlog.LogEvent
+		end       *eventlog.LogEvent
 	}
 	byID := map[int64]*history{}
 	var order []int64
@@ -1110,7 +1111,7 @@ func (c *clusterScenario) checkpoints() string {
 		return h
 	}
 	for _, ev := range c.events {
-		switch eventlog.Kind(ev.Kind) {
+		switch ev.Kind() {
 		case eventlog.KindCheckpointTriggered:
 			get(fieldInt(ev, "checkpoint_id")).triggered = ev
 		case eventlog.KindCheckpointSnapshot:
@@ -1144,7 +1145,7 @@ func (c *clusterScenario) checkpoints() string {
 		case h.end == nil:
 			pending++
 			b.WriteString(": IN_PROGRESS\n")
-		case eventlog.Kind(h.end.Kind) == eventlog.KindCheckpointCompleted:
+		case h.end.Kind() == eventlog.KindCheckpointCompleted:
 			completed++
 			e := h.end
 			fmt.Fprintf(&b, ": COMPLETED %s after %d ms, state %d B (checkpointed %d B), max alignment %d ms",
@@ -1168,7 +1169,7 @@ func (c *clusterScenario) checkpoints() string {
 		}
 		// each task's asynchronous part, from the completed checkpoint
 		async := map[string]int64{}
-		if h.end != nil && eventlog.Kind(h.end.Kind) == eventlog.KindCheckpointCompleted {
+		if h.end != nil && h.end.Kind() == eventlog.KindCheckpointCompleted {
 			var tasks []struct {
 				Task  string `json:"task"`
 				Async int64  `json:"async_ms"`
@@ -1255,11 +1256,11 @@ func (c *clusterScenario) eventsVerb(t *testing.T, d *datadriven.TestData, args 
 	}
 	var b strings.Builder
 	for i, ev := range c.events[start:] {
-		if n, ok := from[ev.Kind]; !ok || start+i < n || (actor != "" && !actorMatches(ev.Actor, actor)) {
+		if n, ok := from[string(ev.Kind())]; !ok || start+i < n || (actor != "" && !actorMatches(ev.Actor, actor)) {
 			continue
 		}
 		if len(kinds) == 1 {
-			fmt.Fprintf(&b, "%s %s %s\n", fmtVT(ev.Vt), ev.Actor, renderFields(ev.Fields))
+			fmt.Fprintf(&b, "%s %s %s\n", fmtVT(ev.Vt), ev.Actor, renderFields(eventlog.FieldsOf(ev)))
 		} else {
 			fmt.Fprintf(&b, "%s\n", renderEvent(ev))
 		}
@@ -1300,9 +1301,9 @@ func actorMatches(actor, pattern string) bool {
 // ---- rendering -----------------------------------------------------------
 
 // renderEvent is "vt actor kind fields".
-func renderEvent(ev *messages.LogEvent) string {
-	s := fmtVT(ev.Vt) + " " + ev.Actor + " " + ev.Kind
-	if f := renderFields(ev.Fields); f != "" {
+func renderEvent(ev *eventlog.LogEvent) string {
+	s := fmtVT(ev.Vt) + " " + ev.Actor + " " + string(ev.Kind())
+	if f := renderFields(eventlog.FieldsOf(ev)); f != "" {
 		s += " " + f
 	}
 	return s
@@ -1378,8 +1379,8 @@ func parseVirtual(t *testing.T, d *datadriven.TestData, s string) vt.Time {
 	return vt.FromDuration(dur)
 }
 
-func fieldOf(ev *messages.LogEvent, key string) *messages.Field {
-	for _, f := range ev.Fields {
+func fieldOf(ev *eventlog.LogEvent, key string) *messages.Field {
+	for _, f := range eventlog.FieldsOf(ev) {
 		if f.Key == key {
 			return f
 		}
@@ -1387,7 +1388,7 @@ func fieldOf(ev *messages.LogEvent, key string) *messages.Field {
 	return nil
 }
 
-func fieldStr(ev *messages.LogEvent, key string) string { return fieldOf(ev, key).GetStr() }
-func fieldInt(ev *messages.LogEvent, key string) int64  { return fieldOf(ev, key).GetInt() }
-func fieldBool(ev *messages.LogEvent, key string) bool  { return fieldOf(ev, key).GetBool() }
-func fieldRaw(ev *messages.LogEvent, key string) string { return fieldOf(ev, key).GetRawJson() }
+func fieldStr(ev *eventlog.LogEvent, key string) string { return fieldOf(ev, key).GetStr() }
+func fieldInt(ev *eventlog.LogEvent, key string) int64  { return fieldOf(ev, key).GetInt() }
+func fieldBool(ev *eventlog.LogEvent, key string) bool  { return fieldOf(ev, key).GetBool() }
+func fieldRaw(ev *eventlog.LogEvent, key string) string { return fieldOf(ev, key).GetRawJson() }

@@ -7,6 +7,7 @@ import (
 	"github.com/anthdm/hollywood/actor"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
 // The floor of a scheduler step: a gated Hollywood round trip, with nothing
@@ -26,7 +27,7 @@ func (g *floorGate) Receive(ctx *actor.Context) {
 	case int: // start: m steps
 		g.left = m
 		ctx.Engine().SendWithSender(g.receiver, &messages.Deliver{Step: 1}, ctx.PID())
-	case *messages.Done:
+	case *kernel.Done:
 		g.left--
 		if g.left == 0 {
 			close(g.done)
@@ -40,7 +41,7 @@ type floorReceiver struct{}
 
 func (floorReceiver) Receive(ctx *actor.Context) {
 	if m, ok := ctx.Message().(*messages.Deliver); ok {
-		ctx.Engine().SendWithSender(ctx.Sender(), &messages.Done{Step: m.Step}, ctx.PID())
+		ctx.Engine().SendWithSender(ctx.Sender(), &kernel.Done{Step: m.Step}, ctx.PID())
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -146,7 +145,7 @@ func TestObservingChangesNothing(t *testing.T) {
 	}
 	var watched bytes.Buffer
 	observed := 0
-	s, err := cluster.NewSession(cfg, cluster.Options{Log: &watched, Observe: func(*messages.LogEvent) { observed++ }})
+	s, err := cluster.NewSession(cfg, cluster.Options{Log: &watched, Observe: func(*eventlog.LogEvent) { observed++ }})
 	if err != nil {
 		t.Fatal(err)
 	}

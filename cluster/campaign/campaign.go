@@ -304,6 +304,21 @@ func Summarize(w io.Writer, rows []TallyRow) swarm.Class {
 	return worst
 }
 
+// writeLog writes what run writes to the file at path, buffered.
+func writeLog(path string, run func(io.Writer)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	run(bw)
+	err = bw.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Report prints a failed seed: the scenario, every broken invariant and
 // the commands that reproduce it; with keep it writes both runs' logs (run
 // again on c's driver).
@@ -318,7 +333,13 @@ func (c Campaign) Report(w io.Writer, r SeedResult, keep string) {
 	logArg := func(string) string { return "" }
 	if keep != "" {
 		path := filepath.Join(keep, fmt.Sprintf("seed-%d.scenario.json", r.Seed))
-		if b, err := json.MarshalIndent(sc, "", "  "); err == nil && os.WriteFile(path, append(b, '\n'), 0o644) == nil {
+		b, err := json.MarshalIndent(sc, "", "  ")
+		if err == nil {
+			err = os.WriteFile(path, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(w, "  scenario: %v\n", err)
+		} else {
 			fmt.Fprintf(w, "  scenario: %s (a regression test reads it back)\n", path)
 		}
 		for _, reference := range []bool{false, true} {
@@ -327,14 +348,10 @@ func (c Campaign) Report(w io.Writer, r SeedResult, keep string) {
 				name = fmt.Sprintf("seed-%d.reference.log", r.Seed)
 			}
 			path := filepath.Join(keep, name)
-			if f, err := os.Create(path); err == nil {
-				bw := bufio.NewWriterSize(f, 1<<16)
-				RunScenario(c.runner(), sc, reference, 10*time.Minute, bw)
-				bw.Flush()
-				f.Close()
-				fmt.Fprintf(w, "  log: %s\n", path)
-			} else {
+			if err := writeLog(path, func(bw io.Writer) { RunScenario(c.runner(), sc, reference, 10*time.Minute, bw) }); err != nil {
 				fmt.Fprintf(w, "  log: %v\n", err)
+			} else {
+				fmt.Fprintf(w, "  log: %s\n", path)
 			}
 		}
 		logArg = func(name string) string { return " --log " + shellQuote(filepath.Join(keep, name)) }

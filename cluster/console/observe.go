@@ -17,11 +17,15 @@ import (
 // observers; none of them may change what is logged, and none reads the
 // JSON text. The header and the summary are not observed events: the view
 // takes them from the run's settings and its cluster.Result.
-type Observer func(ev *messages.LogEvent)
+type Observer func(ev *eventlog.LogEvent)
 
-// field returns the field named key, or nil.
-func field(ev *messages.LogEvent, key string) *messages.Field {
-	for _, f := range ev.Fields {
+// field returns the field named key, or nil. It reads the event's fields
+// from its payload (eventlog.FieldsOf): the view's kinds that have no
+// typed reader here are rare (bring-up, checkpoints, failures, actions);
+// the per-second and per-firing ones are read typed (View.metrics,
+// View.firing, Warner.metrics).
+func field(ev *eventlog.LogEvent, key string) *messages.Field {
+	for _, f := range eventlog.FieldsOf(ev) {
 		if f.Key == key {
 			return f
 		}
@@ -30,7 +34,7 @@ func field(ev *messages.LogEvent, key string) *messages.Field {
 }
 
 // str returns a string field ("" when absent or not a string).
-func str(ev *messages.LogEvent, key string) string {
+func str(ev *eventlog.LogEvent, key string) string {
 	if f := field(ev, key); f != nil {
 		if v, ok := f.Value.(*messages.Field_Str); ok {
 			return v.Str
@@ -41,7 +45,7 @@ func str(ev *messages.LogEvent, key string) string {
 
 // num returns a number field as float64 (ints and floats alike), and
 // whether it is there.
-func num(ev *messages.LogEvent, key string) (float64, bool) {
+func num(ev *eventlog.LogEvent, key string) (float64, bool) {
 	if f := field(ev, key); f != nil {
 		switch v := f.Value.(type) {
 		case *messages.Field_Int:
@@ -54,7 +58,7 @@ func num(ev *messages.LogEvent, key string) (float64, bool) {
 }
 
 // integer returns an int field (0 when absent); a float is truncated.
-func integer(ev *messages.LogEvent, key string) int64 {
+func integer(ev *eventlog.LogEvent, key string) int64 {
 	if f := field(ev, key); f != nil {
 		switch v := f.Value.(type) {
 		case *messages.Field_Int:
@@ -67,10 +71,10 @@ func integer(ev *messages.LogEvent, key string) int64 {
 }
 
 // has reports whether the event has the field.
-func has(ev *messages.LogEvent, key string) bool { return field(ev, key) != nil }
+func has(ev *eventlog.LogEvent, key string) bool { return field(ev, key) != nil }
 
 // rawField returns a raw JSON field ("" when absent).
-func rawField(ev *messages.LogEvent, key string) string {
+func rawField(ev *eventlog.LogEvent, key string) string {
 	if f := field(ev, key); f != nil {
 		if v, ok := f.Value.(*messages.Field_RawJson); ok {
 			return v.RawJson

@@ -14,7 +14,6 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
@@ -119,7 +118,7 @@ type View struct {
 	registered   []string
 	slotsPerTM   int64
 	checkpoints  int
-	lastCkpt     *messages.LogEvent
+	lastCkpt     *eventlog.LogEvent
 	ckptFailed   int
 	firingsShown int
 	group        *firingGroup
@@ -153,19 +152,19 @@ func NewView(s *Screen, cfg config.Config, filter KindFilter, quiet bool) *View 
 }
 
 // show prints one event line unless the filter or --quiet hides its kind.
-func (v *View) show(ev *messages.LogEvent, tag string, attr color.Attribute, text string) {
-	if v.quiet || !v.filter.pass(ev.Kind) {
+func (v *View) show(ev *eventlog.LogEvent, tag string, attr color.Attribute, text string) {
+	if v.quiet || !v.filter.pass(string(ev.Kind())) {
 		return
 	}
 	v.s.line(v.s.out, v.s.paint(color.Faint, fmtVT(ev.Vt))+"  "+v.s.paint(attr, fmt.Sprintf("%-10s", tag))+" "+text)
 }
 
-func (v *View) Observe(ev *messages.LogEvent) {
+func (v *View) Observe(ev *eventlog.LogEvent) {
 	v.now = ev.Vt
-	if eventlog.Kind(ev.Kind) != eventlog.KindWindowFired {
+	if ev.Kind() != eventlog.KindWindowFired {
 		v.flushFirings()
 	}
-	switch eventlog.Kind(ev.Kind) {
+	switch ev.Kind() {
 	case eventlog.KindTaskExecutorRegistered:
 		v.registered = append(v.registered, str(ev, "task_manager"))
 		v.slotsPerTM = integer(ev, "num_slots")
@@ -211,7 +210,8 @@ func (v *View) Observe(ev *messages.LogEvent) {
 		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s finished partition %d at offset %d", ev.Actor, integer(ev, "partition"), integer(ev, "offset")))
 	case eventlog.KindCheckpointCompleted:
 		v.checkpoints++
-		v.lastCkpt = ev
+		kept := *ev // ev is valid during this call only
+		v.lastCkpt = &kept
 		v.show(ev, "checkpoint", color.FgGreen, fmt.Sprintf("%d (%s) completed in %s, %s", integer(ev, "checkpoint_id"), str(ev, "kind"),
 			config.FormatDuration(time.Duration(integer(ev, "duration_ms"))*time.Millisecond), config.FormatMemorySize(integer(ev, "checkpointed_size"))))
 	case eventlog.KindCheckpointFailed:
@@ -287,20 +287,23 @@ func (v *View) Start(opt cluster.Options) {
 	if len(opt.Actions) > 0 {
 		text += fmt.Sprintf(", %s", Plural(int64(len(opt.Actions)), "action"))
 	}
-	v.show(&messages.LogEvent{Kind: string(eventlog.KindHeader)}, "flinksim", color.FgCyan, text)
+	v.show(&eventlog.LogEvent{Body: eventlog.F(eventlog.KindHeader)}, "flinksim", color.FgCyan, text)
 }
 
 // firing shows the first three firings and then one line per window bound
 // and run of subtasks: the keys and total of every firing of that window
 // (the first three included), and the subtasks they fired on.
-func (v *View) firing(ev *messages.LogEvent) {
+func (v *View) firing(ev *eventlog.LogEvent) {
+	w, ok := eventlog.Decode(ev).(eventlog.WindowFired)
+	if !ok {
+		return
+	}
 	v.results++
-	start, end, firing := integer(ev, "window_start"), integer(ev, "window_end"), integer(ev, "firing")
-	value, _ := num(ev, "value")
+	start, end, firing, value := w.WindowStart, w.WindowEnd, w.Firing, w.Value
 	if v.firingsShown < 3 {
 		v.firingsShown++
 		v.show(ev, "window", color.FgGreen, fmt.Sprintf("%s %s fired: %s = %s%s", ev.Actor, windowText(start, end),
-			str(ev, "key"), fmtNumber(value), lateText(firing)))
+			w.Key, fmtNumber(value), lateText(firing)))
 	}
 	if g := v.group; g == nil || g.start != start || g.end != end || g.firing != firing {
 		v.flushFirings()
@@ -320,7 +323,7 @@ func (v *View) flushFirings() {
 		return
 	}
 	v.group = nil
-	v.show(&messages.LogEvent{Vt: g.vt, Kind: string(eventlog.KindWindowFired)}, "window", color.FgGreen,
+	v.show(&eventlog.LogEvent{Vt: g.vt, Body: eventlog.F(eventlog.KindWindowFired)}, "window", color.FgGreen,
 		fmt.Sprintf("%s fired for %s (total %s) on %s%s", windowText(g.start, g.end), Plural(g.keys, "key"), fmtNumber(g.sum),
 			strings.Join(g.actors, ", "), lateText(g.firing)))
 }
@@ -340,7 +343,7 @@ func lateText(firing int64) string {
 	return ""
 }
 
-func (v *View) metrics(ev *messages.LogEvent) {
+func (v *View) metrics(ev *eventlog.LogEvent) {
 	st := v.subtasks[ev.Actor]
 	if st == nil {
 		st = &subtaskStats{name: ev.Actor}
@@ -348,26 +351,27 @@ func (v *View) metrics(ev *messages.LogEvent) {
 		v.order = append(v.order, ev.Actor)
 	}
 	v.current[ev.Actor] = true
-	st.recordsIn, st.recordsOut = integer(ev, "numRecordsIn"), integer(ev, "numRecordsOut")
-	if has(ev, "currentOutputWatermark") {
-		st.watermark, st.hasWatermark, st.isSource = integer(ev, "currentOutputWatermark"), true, true
+	m, _ := eventlog.Decode(ev).(eventlog.TaskMetrics)
+	st.recordsIn, st.recordsOut = m.NumRecordsIn, m.NumRecordsOut
+	if m.HasWatermark {
+		st.watermark, st.hasWatermark, st.isSource = m.Watermark, true, st.isSource || !m.InputWatermark
 	}
-	if has(ev, "currentInputWatermark") {
-		st.watermark, st.hasWatermark = integer(ev, "currentInputWatermark"), true
+	st.busy += float64(m.BusyTimeMsPerSecond)
+	st.backpressured += float64(m.BackPressuredTimeMsPerSecond)
+	st.idle += float64(m.IdleTimeMsPerSecond)
+	st.samples++
+	switch {
+	case m.HasWindow:
+		st.keys, st.windows, st.hasKeys = m.WindowKeys, m.Windows, true
+	case m.HasProcess:
+		st.keys, st.windows, st.hasKeys = m.ProcessKeys, 0, true
 	}
-	b, _ := num(ev, "busyTimeMsPerSecond")
-	bp, _ := num(ev, "backPressuredTimeMsPerSecond")
-	id, _ := num(ev, "idleTimeMsPerSecond")
-	st.busy, st.backpressured, st.idle, st.samples = st.busy+b, st.backpressured+bp, st.idle+id, st.samples+1
-	if has(ev, "keys") {
-		st.keys, st.windows, st.hasKeys = integer(ev, "keys"), integer(ev, "windows"), true
-	}
-	if d := integer(ev, "numLateRecordsDropped"); d > st.late {
-		st.late = d
+	if m.LateDropped > st.late {
+		st.late = m.LateDropped
 	}
 }
 
-func (v *View) kafkaMetrics(ev *messages.LogEvent) {
+func (v *View) kafkaMetrics(ev *eventlog.LogEvent) {
 	var parts []struct {
 		Partition       int64  `json:"partition"`
 		EndOffset       int64  `json:"end_offset"`
@@ -556,7 +560,7 @@ func describeJob(c config.Config) string {
 	return fmt.Sprintf("%s (%d partitions) -> keyBy -> %s -> %s, %s", c.SourceTopic, c.SourcePartitions, op, c.SinkTopic, par)
 }
 
-func describeGraph(ev *messages.LogEvent) string {
+func describeGraph(ev *eventlog.LogEvent) string {
 	var vs []struct {
 		Operators   []string `json:"operators"`
 		Parallelism int      `json:"parallelism"`

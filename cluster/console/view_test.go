@@ -87,8 +87,8 @@ func TestKindFilters(t *testing.T) {
 	}
 }
 
-func ev(vt int64, actor string, kind eventlog.Kind, fields ...*messages.Field) *messages.LogEvent {
-	return &messages.LogEvent{Vt: vt, Actor: actor, Kind: string(kind), Fields: fields}
+func ev(vt int64, actor string, kind eventlog.Kind, fields ...*messages.Field) *eventlog.LogEvent {
+	return &eventlog.LogEvent{Vt: vt, Actor: actor, Body: eventlog.F(kind, fields...)}
 }
 
 // The Warner on a hand-made event stream: readers without a split become

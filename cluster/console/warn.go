@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/cluster"
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
@@ -66,11 +65,11 @@ func (w *Warner) eventTimeWindows() bool {
 	return w.cfg.Operator == config.OperatorWindow && w.cfg.TimeCharacteristic == config.EventTime
 }
 
-func (w *Warner) Observe(ev *messages.LogEvent) {
-	if eventlog.Kind(ev.Kind) != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
+func (w *Warner) Observe(ev *eventlog.LogEvent) {
+	if ev.Kind() != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
 		w.flushNoSplit()
 	}
-	switch eventlog.Kind(ev.Kind) {
+	switch ev.Kind() {
 	case eventlog.KindReaderNoSplits:
 		if w.eventTimeWindows() && w.cfg.Idleness == 0 {
 			w.noSplit = append(w.noSplit, str(ev, "reader"))
@@ -88,7 +87,7 @@ func (w *Warner) Observe(ev *messages.LogEvent) {
 		}
 	case eventlog.KindFailover, eventlog.KindNoResourceAvailable:
 		cause := str(ev, "cause")
-		if eventlog.Kind(ev.Kind) == eventlog.KindNoResourceAvailable {
+		if ev.Kind() == eventlog.KindNoResourceAvailable {
 			cause = str(ev, "exception")
 			w.slotsNeeded = integer(ev, "slots_needed")
 			w.lastCauseFrom = fmt.Sprintf("the JobManager at %s: %d slots needed, %d offered within slot.request.timeout %s",
@@ -158,15 +157,16 @@ func (w *Warner) flushNoSplit() {
 		noun, w.cfg.SourcePartitions, w.cfg.SourceTopic, p, key, min(p, w.cfg.SourcePartitions)))
 }
 
-func (w *Warner) metrics(ev *messages.LogEvent) {
-	if d := integer(ev, "numLateRecordsDropped"); d > 0 {
+func (w *Warner) metrics(ev *eventlog.LogEvent) {
+	m, _ := eventlog.Decode(ev).(eventlog.TaskMetrics)
+	if d := m.LateDropped; d > 0 {
 		w.late(d)
 	}
-	if !has(ev, "currentInputWatermark") || !w.eventTimeWindows() {
+	if !m.InputWatermark || !w.eventTimeWindows() {
 		return
 	}
-	w.windowMetrics[ev.Actor] = integer(ev, "currentInputWatermark")
-	w.recordsIn[ev.Actor] = integer(ev, "numRecordsIn")
+	w.windowMetrics[ev.Actor] = m.Watermark
+	w.recordsIn[ev.Actor] = m.NumRecordsIn
 	wm, in := int64(math.MaxInt64), int64(0)
 	for name, v := range w.windowMetrics {
 		wm = min(wm, v)

@@ -441,7 +441,7 @@ func (t *transport) SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, 
 		}
 		if err != nil {
 			for _, d := range g.Deliveries {
-				e.SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To,
+				e.SendWithSender(self, &kernel.Done{Step: st.N, Actor: d.To,
 					Failure: "cannot encode the step for " + addrs[k] + ": " + err.Error()}, self)
 			}
 			continue
@@ -452,7 +452,7 @@ func (t *transport) SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, 
 		d := &st.Deliveries[i]
 		pid := pids[d.To]
 		if pid == nil {
-			e.SendWithSender(self, &messages.Done{Step: st.N, Actor: d.To, Failure: "the scheduler has no PID for " + d.To}, self)
+			e.SendWithSender(self, &kernel.Done{Step: st.N, Actor: d.To, Failure: "the scheduler has no PID for " + d.To}, self)
 			continue
 		}
 		if pid.Address == local {
@@ -489,7 +489,7 @@ func (j *JobManager) sendBatch(e *actor.Engine, self *actor.PID, addr string, g 
 	if p == nil {
 		j.mu.Unlock()
 		for _, d := range g.Deliveries {
-			e.SendWithSender(self, &messages.Done{Step: g.Step, Actor: d.To,
+			e.SendWithSender(self, &kernel.Done{Step: g.Step, Actor: d.To,
 				Failure: "no taskmanager process at " + addr}, self)
 		}
 		return
@@ -820,7 +820,7 @@ func (j *JobManager) failBatch(f *inflight, why string) {
 	var g messages.DeliverBatch
 	_ = proto.Unmarshal(f.batch.DeliverBatch, &g)
 	for _, d := range g.Deliveries {
-		j.engine.SendWithSender(j.scheduler, &messages.Done{Step: f.batch.Step, Actor: d.To, Failure: why}, j.self)
+		j.engine.SendWithSender(j.scheduler, &kernel.Done{Step: f.batch.Step, Actor: d.To, Failure: why}, j.self)
 	}
 }
 
@@ -857,6 +857,6 @@ func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
 	s := j.scheduler
 	j.mu.Unlock()
 	for _, d := range b.Dones {
-		j.engine.SendWithSender(s, d, j.self)
+		j.engine.SendWithSender(s, kernel.DoneFromProto(d), j.self)
 	}
 }

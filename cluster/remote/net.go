@@ -98,7 +98,9 @@ func newEngine(ep Endpoint, tlsConf *tls.Config) (*actor.Engine, Endpoint, error
 			return nil, ep, fmt.Errorf("cannot listen on %s: %w", bh, err)
 		}
 		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
+		if err := l.Close(); err != nil {
+			return nil, ep, fmt.Errorf("cannot free port %d on %s: %w", port, bh, err)
+		}
 		ep.Advertise = net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	conf := hremote.NewConfig().WithBufferSize(maxMessageBytes)
@@ -139,7 +141,7 @@ func probe(addr string, tlsConf *tls.Config) (net.Addr, error) {
 		if err != nil {
 			return nil, dialError(err)
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }() // a probe: it has done its work
 		return c.LocalAddr(), nil
 	}
 	c, err := tls.DialWithDialer(&d, "tcp", addr, tlsConf)
@@ -150,11 +152,13 @@ func probe(addr string, tlsConf *tls.Config) (net.Addr, error) {
 		}
 		return nil, fmt.Errorf("TLS handshake failed: %w", err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // a probe: it has done its work
 	// TLS 1.3: the server checks our certificate after the client's half of
 	// the handshake; a refusal arrives as an alert on the first read. A
 	// timeout means it was accepted (the server waits for us to speak).
-	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if err := c.SetReadDeadline(time.Now().Add(300 * time.Millisecond)); err != nil {
+		return nil, fmt.Errorf("TLS probe: %w", err)
+	}
 	var b [1]byte
 	if _, err := c.Read(b[:]); err != nil {
 		var ne net.Error

@@ -18,6 +18,7 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/spawn"
 )
 
@@ -218,7 +219,7 @@ type gateway struct {
 	host    *actors.Host
 	step    uint64 // the step being handled (0: none)
 	waiting int
-	dones   []*messages.Done
+	dones   []*kernel.Done
 }
 
 func (g *gateway) receive(msg any, _ *actor.PID) {
@@ -253,7 +254,7 @@ func (g *gateway) receive(msg any, _ *actor.PID) {
 		g.events <- tmEvent{hosting: m.Name}
 	case *messages.StepBatch:
 		g.deliver(m)
-	case *messages.Done:
+	case *kernel.Done:
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.step == 0 || m.Step != g.step {
@@ -294,7 +295,7 @@ func (g *gateway) deliver(m *messages.StepBatch) {
 	send := b.Deliveries[:0:0]
 	for _, d := range b.Deliveries {
 		if g.engine.Registry.GetPID("node", d.To) == nil {
-			g.dones = append(g.dones, &messages.Done{Step: m.Step, Actor: d.To,
+			g.dones = append(g.dones, &kernel.Done{Step: m.Step, Actor: d.To,
 				Failure: fmt.Sprintf("no actor %s in the taskmanager process at %s", d.To, addr)})
 			continue
 		}
@@ -313,7 +314,11 @@ func (g *gateway) deliver(m *messages.StepBatch) {
 // reply sends the step's Dones in one message, encoded now that every
 // receiver of this process has finished (mu held).
 func (g *gateway) reply() {
-	b, err := proto.Marshal(&messages.DoneBatch{Dones: g.dones})
+	batch := &messages.DoneBatch{Dones: make([]*messages.Done, len(g.dones))}
+	for i, d := range g.dones {
+		batch.Dones[i] = d.Proto()
+	}
+	b, err := proto.Marshal(batch)
 	if err == nil && len(b) > maxBatchBytes {
 		// the jobmanager rebuilds this process's actors and goes on
 		err = fmt.Errorf("%d bytes, above the transport's limit of %d", len(b), maxBatchBytes)

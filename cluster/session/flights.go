@@ -11,6 +11,7 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -403,7 +404,7 @@ func (t *trafficTap) observe(now vt.Time, e *messages.Envelope) {
 			d.Label = "restore"
 		}
 	case *messages.Envelope_TaskExecutionState:
-		d.Label = strings.ToLower(b.TaskExecutionState.State)
+		d.Label = strings.ToLower(status.Execution(b.TaskExecutionState.State).String())
 	}
 	if d.Barrier > 0 && d.Label != "" {
 		d.Label += " " + strconv.FormatInt(d.Barrier, 10)

@@ -257,10 +257,9 @@ func splitSubtask(name string) (vertex string, index int, ok bool) {
 }
 
 // observe takes the next event of the log (cluster.Options.Observe).
-func (o *observer) observe(ev *messages.LogEvent) {
+func (o *observer) observe(ev *eventlog.LogEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	f := fields(ev.Fields)
 	t := vt.Of(ev.Vt)
 	switch e := eventlog.Decode(ev).(type) {
 	case eventlog.JobStatus:
@@ -282,7 +281,27 @@ func (o *observer) observe(ev *messages.LogEvent) {
 		}
 		return
 	case eventlog.TaskMetrics:
-		o.attempt(ev.Actor).metricsTick(t, e)
+		a := o.attempt(ev.Actor)
+		a.metricsTick(t, e)
+		if bp := e.BackPressuredTimeMsPerSecond; bp > o.maxBP {
+			o.maxBP, o.maxBPTask = bp, ev.Actor
+		}
+		if e.HasWatermark && !e.InputWatermark { // a source reader
+			a.recordsRead = max(a.recordsRead, e.NumRecordsIn)
+		}
+		a.lateDropped = max(a.lateDropped, e.LateDropped)
+		a.expired = max(a.expired, e.ExpiredStateReads)
+		return
+	case eventlog.WindowFired:
+		o.windowsFired++
+		return
+	case eventlog.LateSideOutput:
+		o.lateCount++
+		o.late = append(o.late, LateRecord{VT: t, Actor: ev.Actor, Key: e.Key, Timestamp: e.Timestamp})
+		if len(o.late) > maxLateRecords {
+			o.late = o.late[1:]
+		}
+		return
 	case eventlog.SubmitTask:
 		if v, i, ok := splitSubtask(e.Task); ok {
 			p := o.parallelism[o.job]
@@ -350,28 +369,12 @@ func (o *observer) observe(ev *messages.LogEvent) {
 		}
 		return
 	}
-	switch eventlog.Kind(ev.Kind) {
-	case eventlog.KindWindowFired:
-		o.windowsFired++
+	// the rarer kinds, read by name
+	f := fields(eventlog.FieldsOf(ev))
+	switch ev.Kind() {
 	case eventlog.KindCheckpointDeclined:
 		o.counts.declined++
 		o.notice(t, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
-	case eventlog.KindLateSideOutput:
-		o.lateCount++
-		o.late = append(o.late, LateRecord{VT: t, Actor: ev.Actor, Key: f.str("key"), Timestamp: f.int("timestamp")})
-		if len(o.late) > maxLateRecords {
-			o.late = o.late[1:]
-		}
-	case eventlog.KindTaskMetrics: // after the typed part above
-		if bp := f.int("backPressuredTimeMsPerSecond"); bp > o.maxBP {
-			o.maxBP, o.maxBPTask = bp, ev.Actor
-		}
-		a := o.attempt(ev.Actor)
-		if f.has("assignedSplits") { // a source reader
-			a.recordsRead = max(a.recordsRead, f.int("numRecordsIn"))
-		}
-		a.lateDropped = max(a.lateDropped, f.int("numLateRecordsDropped"))
-		a.expired = max(a.expired, f.int("expired_state_reads"))
 	case eventlog.KindFinal:
 		a := o.attempt(ev.Actor)
 		a.recordsRead = max(a.recordsRead, f.int("records_read"))

@@ -10,6 +10,7 @@ import (
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -62,7 +63,7 @@ func (r *Recipe) insert(a action.Action) {
 // reaches them, so that a later action can still fork the timeline), its
 // log written to log, its events handed to observe and its deliveries shown
 // to deliver (the page's traffic; nil: none).
-func (r Recipe) session(t vt.Time, log io.Writer, observe func(*messages.LogEvent), deliver func(vt.Time, *messages.Envelope)) (*cluster.Session, int, error) {
+func (r Recipe) session(t vt.Time, log io.Writer, observe func(*eventlog.LogEvent), deliver func(vt.Time, *messages.Envelope)) (*cluster.Session, int, error) {
 	opt := r.Options
 	n := r.before(t)
 	opt.LiveActions = slices.Clone(r.Live[:n])

@@ -56,7 +56,7 @@ spare process (--spare-taskmanagers) or else in this one.`,
 	fl.DurationVar(&f.wdTimeout, "watchdog-timeout", 5*time.Second, "a process silent this long is lost (and the processes give the jobmanager up after as long)")
 	f.tls.register(fl)
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to the file")
-	fl.MarkHidden("cpuprofile")
+	fl.Lookup("cpuprofile").Hidden = true
 	rootCmd.AddCommand(cmd)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"runtime"
@@ -107,17 +108,28 @@ func adapt(opt *cluster.Options) {
 	opt.AdaptGC = os.Getenv("GOGC") == ""
 }
 
-// profile starts a CPU profile into path ("": none) and returns its stop.
+// profile starts a CPU profile into path ("": none) and returns its stop;
+// a profile that cannot be written is said on stderr and the run goes on.
 func profile(path string) func() {
 	if path == "" {
 		return func() {}
 	}
 	f, err := os.Create(path)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			_ = f.Close() // nothing written
+		}
+	}
 	if err != nil {
+		fmt.Fprintf(os.Stderr, "warning: --cpuprofile: %v\n", err)
 		return func() {}
 	}
-	pprof.StartCPUProfile(f)
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: --cpuprofile: %v\n", err)
+		}
+	}
 }
 
 // remoteFailure gives a transport error its exit code: 2 for bad flags or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -14,7 +15,6 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/cluster/console"
 	"github.com/flinksim/flinksim/cluster/inputs"
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
@@ -217,7 +217,7 @@ func executeWith(run runner, spec runSpec, w io.Writer, progress func(int64), in
 	opt.Log = w
 	adapt(&opt)
 	if len(observers) > 0 {
-		opt.Observe = func(ev *messages.LogEvent) {
+		opt.Observe = func(ev *eventlog.LogEvent) {
 			for _, o := range observers {
 				o(ev)
 			}
@@ -247,6 +247,15 @@ func isBrokenPipe(err error) bool {
 }
 
 var errBrokenPipe = errors.New("broken pipe")
+
+// flushInto flushes w when a command returns, its error becoming the
+// command's unless it already has one or the reader went away (a pipe
+// closed early): defer flushInto(&err, out).
+func flushInto(err *error, w *bufio.Writer) {
+	if ferr := w.Flush(); *err == nil && ferr != nil && !isBrokenPipe(ferr) {
+		*err = ferr
+	}
+}
 
 // writeOutput writes the sink topic as a consumer sees it, one JSON record
 // per line, to path ("-": stdout). A double the sink wrote as +Inf, -Inf or

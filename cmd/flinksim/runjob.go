@@ -77,7 +77,11 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 		if logFile, err = os.Create(f.logFile); err != nil {
 			return badInput("--log: %v", err)
 		}
-		defer logFile.Close()
+		defer func() {
+			if logFile != nil {
+				_ = logFile.Close() // an early return: the run's error is the news
+			}
+		}()
 		logSinks = append(logSinks, bufio.NewWriterSize(logFile, 1<<16))
 	}
 	// the person's view writes to stdout unbuffered, so that each line shows
@@ -112,7 +116,7 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	// warnings go to stderr, keeping a status line intact
 	warnLine := func(text string) {
 		scr.ClearStatus()
-		bw.Flush()
+		_ = bw.Flush() // an error sticks: the run's last Flush reports it
 		fmt.Fprintln(stderr, text)
 		scr.Draw(true)
 	}
@@ -178,6 +182,13 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 			if err := fl.Flush(); err != nil && !isBrokenPipe(err) {
 				return err
 			}
+		}
+	}
+	if logFile != nil {
+		err := logFile.Close()
+		logFile = nil
+		if err != nil {
+			return fmt.Errorf("--log: %v", err)
 		}
 	}
 	wall := time.Since(start)

@@ -145,7 +145,9 @@ func writeOneSetting(w io.Writer, key string, asJSON bool) error {
 	if s.Input {
 		fmt.Fprintf(tw, "in the log header\tno: the sizes it derives are\n")
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, wrap(s.Doc, 88))
 	return nil

@@ -74,9 +74,9 @@ the table over every shard's file and exits with the worst class.`,
 	rootCmd.AddCommand(cmd)
 }
 
-func swarmMain(cmd *cobra.Command, f swarmFlags) error {
+func swarmMain(cmd *cobra.Command, f swarmFlags) (err error) {
 	out := bufio.NewWriter(cmd.OutOrStdout())
-	defer out.Flush()
+	defer flushInto(&err, out)
 	if f.keep != "" {
 		if err := os.MkdirAll(f.keep, 0o755); err != nil {
 			return badInput("--keep: %v", err)
@@ -104,7 +104,7 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) error {
 		}
 		sc := swarm.Generate(seed)
 		fmt.Fprint(out, sc.Describe())
-		out.Flush()
+		_ = out.Flush() // before the run; an error sticks and flushInto reports it
 		var js *resultWriter
 		if f.json != "" {
 			if js, err = createResults(f.json); err != nil {
@@ -148,7 +148,7 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) error {
 	start := time.Now()
 	results := c.RunSeeds(seeds, cmd.ErrOrStderr(), func(r campaign.SeedResult) {
 		fmt.Fprintln(out, r.Line())
-		out.Flush()
+		_ = out.Flush() // a line a seed; an error sticks and flushInto reports it
 		if js != nil {
 			js.write(r)
 		}

@@ -72,9 +72,9 @@ two places, is refused with its file and line (exit 2).`,
 		Example: `  flinksim swarm merge shard-1.jsonl shard-2.jsonl shard-3.jsonl
   flinksim swarm merge results/*.jsonl`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
+		RunE: func(cmd *cobra.Command, files []string) (err error) {
 			out := bufio.NewWriter(cmd.OutOrStdout())
-			defer out.Flush()
+			defer flushInto(&err, out)
 			recs, err := campaign.ReadResults(files)
 			if err != nil {
 				return badInput("%v", err)

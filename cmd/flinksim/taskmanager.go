@@ -53,7 +53,7 @@ port.`,
 	fl.DurationVar(&f.regTimeout, "taskmanager.registration.timeout", 30*time.Second, "wall time to wait for the jobmanager's answer (Flink's option)")
 	f.tls.register(fl)
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to the file")
-	fl.MarkHidden("cpuprofile")
+	fl.Lookup("cpuprofile").Hidden = true
 	rootCmd.AddCommand(cmd)
 }
 

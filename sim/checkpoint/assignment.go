@@ -153,7 +153,7 @@ type Execution struct {
 	Name   string // execution id
 	Vertex string
 	Index  int
-	State  string // ExecutionState name
+	State  status.Execution
 }
 
 // Plan decides, for a checkpoint triggered now, which running tasks get
@@ -170,7 +170,7 @@ func Plan(vertices []*messages.CheckpointVertex, execs []Execution) (trigger, fi
 		}
 		at[e.Vertex][e.Index] = e
 	}
-	done := func(v string, i int) bool { return at[v][i].State == status.Finished.String() }
+	done := func(v string, i int) bool { return at[v][i].State == status.Finished }
 	up := map[string]*messages.CheckpointVertex{}
 	for _, v := range vertices {
 		up[v.Id] = v

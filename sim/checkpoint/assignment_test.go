@@ -8,6 +8,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/status"
 )
 
 // savedOf builds a saved checkpoint of two keyed subtasks holding one key
@@ -133,8 +134,17 @@ func TestCheckRestore(t *testing.T) {
 func TestPlan(t *testing.T) {
 	vs := []*messages.CheckpointVertex{{Id: "source", Parallelism: 2}, {Id: "window", Parallelism: 2, Upstream: "source"},
 		{Id: "sink", Parallelism: 2, Upstream: "window", Forward: true}}
-	ex := func(v string, i int, st string) Execution {
-		return Execution{Name: fmt.Sprintf("%s-%d", v, i), Vertex: v, Index: i, State: st}
+	ex := func(v string, i int, name string) Execution {
+		e := Execution{Name: fmt.Sprintf("%s-%d", v, i), Vertex: v, Index: i}
+		for st := status.Scheduled; st <= status.Failed; st++ {
+			if st.String() == name {
+				e.State = st
+			}
+		}
+		if e.State == 0 {
+			t.Fatalf("no execution state %q", name)
+		}
+		return e
 	}
 	names := func(es []Execution) string {
 		var s []string

@@ -110,9 +110,9 @@ func (c *Service) step(o *kernel.Out, env *messages.Envelope) {
 		c.executions(b.ExecutionStates)
 	case *messages.Envelope_JobStatusChanged:
 		was := c.status
-		st, ok := status.ParseJob(b.JobStatusChanged.Status)
+		st, ok := status.JobOf(b.JobStatusChanged.Status)
 		if !ok {
-			o.Invariant("job_status", "the JobMaster reported job status %q", b.JobStatusChanged.Status)
+			o.Invariant("job_status", "the JobMaster reported job status %v", b.JobStatusChanged.Status)
 			return
 		}
 		c.status = st
@@ -135,7 +135,7 @@ func (c *Service) step(o *kernel.Out, env *messages.Envelope) {
 			c.duty(o, b.Timer.Arg)
 		}
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Int("checkpoints_completed", c.completed), messages.Int("checkpoints_failed", c.failed))
+		o.Log(eventlog.FinalCounters{List: []eventlog.Value{eventlog.I("checkpoints_completed", c.completed), eventlog.I("checkpoints_failed", c.failed)}})
 	}
 }
 
@@ -191,11 +191,12 @@ func (c *Service) startJob(o *kernel.Out, m *messages.CheckpointCoordinatorStart
 func (c *Service) executions(m *messages.ExecutionStates) {
 	c.execs = c.execs[:0]
 	running, finished := true, 0
-	for _, e := range m.Executions {
-		c.execs = append(c.execs, Execution{Name: e.Name, Vertex: e.Vertex, Index: int(e.Index), State: e.State})
-		running = running && (e.State == status.Running.String() ||
-			(e.State == status.Finished.String() && c.cfg.CheckpointsAfterTasksFinish))
-		if e.State == status.Finished.String() {
+	for _, m := range m.Executions {
+		e := Execution{Name: m.Name, Vertex: m.Vertex, Index: int(m.Index), State: status.Execution(m.State)}
+		c.execs = append(c.execs, e)
+		running = running && (e.State == status.Running ||
+			(e.State == status.Finished && c.cfg.CheckpointsAfterTasksFinish))
+		if e.State == status.Finished {
 			finished++
 		}
 	}
@@ -315,8 +316,7 @@ func kindOf(k messages.CheckpointKind) Kind {
 func (c *Service) triggered(o *kernel.Out, res TriggerResult) {
 	switch {
 	case res.Declined:
-		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", res.Kind.String()),
-			messages.Str("reason", res.FailureReason.String()), messages.Str("message", res.Reason))
+		o.Log(eventlog.CheckpointDeclined{CheckpointKind: res.Kind.String(), Reason: res.FailureReason.String(), Message: res.Reason})
 		if res.Kind == KindStopWithSavepoint {
 			c.requestFailed(o, res.Kind, res.Reason)
 			if c.status == status.JobRunning {
@@ -334,8 +334,7 @@ func (c *Service) triggered(o *kernel.Out, res TriggerResult) {
 		}
 		unaligned := c.cfg.UnalignedCheckpoints && c.cfg.AlignedCheckpointTimeout == 0 && !res.Savepoint
 		c.pendingStates[res.CheckpointID] = map[string]*messages.TaskStateSnapshot{}
-		o.Log(eventlog.KindCheckpointTriggered, messages.Int("checkpoint_id", res.CheckpointID), messages.Str("kind", res.Kind.String()),
-			messages.Int("timestamp_ms", res.AtMs), messages.Bool("unaligned", unaligned))
+		o.Log(eventlog.CheckpointTriggered{CheckpointID: res.CheckpointID, CheckpointKind: res.Kind.String(), TimestampMs: res.AtMs, Unaligned: unaligned})
 		trigger, finished := Plan(c.vertices, c.execs)
 		for _, e := range trigger {
 			o.Send(e.Name, vt.FromDuration(c.cfg.RPCLatency()), &messages.Envelope_TriggerCheckpoint{TriggerCheckpoint: &messages.TriggerCheckpoint{
@@ -381,8 +380,7 @@ func (c *Service) acknowledge(o *kernel.Out, m *messages.AcknowledgeCheckpoint) 
 	}
 	cp, err := c.coord.Acknowledge(m.CheckpointId, m.Task, ack, vt.Millis(o.Now()))
 	if err != nil {
-		o.Log(eventlog.KindCheckpointAckIgnored, messages.Int("checkpoint_id", m.CheckpointId), messages.Str("task", m.Task),
-			messages.Str("message", err.Error()))
+		o.Log(eventlog.CheckpointAckIgnored{CheckpointID: m.CheckpointId, Task: m.Task, Message: err.Error()})
 	} else {
 		if states := c.pendingStates[m.CheckpointId]; states != nil {
 			states[m.Task] = m.State
@@ -450,15 +448,14 @@ func (c *Service) complete(o *kernel.Out, f *finalizing) {
 			`,"sync_ms":`+eventlog.Itoa(t.Ack.SyncDurationMs)+`,"async_ms":`+eventlog.Itoa(t.Ack.AsyncDurationMs)+
 			`,"state_size":`+eventlog.Itoa(t.Ack.StateSizeBytes)+`,"persisted_bytes":`+eventlog.Itoa(t.Ack.PersistedInFlightBytes)+`}`)
 	}
-	fields := []*messages.Field{messages.Int("checkpoint_id", cp.ID), messages.Str("kind", cp.Kind.String()),
-		messages.Int("duration_ms", cp.CompletionMs-cp.TriggerMs), messages.Int("state_size", cp.StateSizeBytes),
-		messages.Int("checkpointed_size", cp.IncrementalSizeBytes), messages.Int("persisted_records", cp.PersistedInFlightRecords),
-		messages.Int("persisted_bytes", cp.PersistedInFlightBytes), messages.Int("max_alignment_ms", cp.MaxAlignmentDurationMs),
-		messages.Raw("source_offsets", "["+eventlog.JoinRaw(offs)+"]"), messages.Raw("tasks", "["+eventlog.JoinRaw(tasks)+"]")}
+	ev := eventlog.CheckpointCompleted{CheckpointID: cp.ID, CheckpointKind: cp.Kind.String(), DurationMs: cp.CompletionMs - cp.TriggerMs,
+		StateSize: cp.StateSizeBytes, CheckpointedSize: cp.IncrementalSizeBytes, PersistedRecords: cp.PersistedInFlightRecords,
+		PersistedBytes: cp.PersistedInFlightBytes, MaxAlignmentMs: cp.MaxAlignmentDurationMs,
+		SourceOffsets: "[" + eventlog.JoinRaw(offs) + "]", Tasks: "[" + eventlog.JoinRaw(tasks) + "]"}
 	if cp.Kind.IsSavepoint() {
-		fields = append(fields, messages.Str("savepoint_path", SavepointPath(cp.ID)))
+		ev.SavepointPath = SavepointPath(cp.ID)
 	}
-	o.Log(eventlog.KindCheckpointCompleted, fields...)
+	o.Log(ev)
 	c.completed++
 	c.offsets[cp.ID] = "[" + eventlog.JoinRaw(offs) + "]"
 	if cp.Kind == KindPeriodic || cp.Kind == KindManual {
@@ -479,8 +476,7 @@ func (c *Service) complete(o *kernel.Out, f *finalizing) {
 func (c *Service) checkpointFailed(o *kernel.Out, f FailedCheckpoint) {
 	if f.CheckpointID == 0 {
 		// a queued request dropped before it started: no checkpoint
-		o.Log(eventlog.KindCheckpointDeclined, messages.Str("kind", f.Kind.String()),
-			messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message))
+		o.Log(eventlog.CheckpointDeclined{CheckpointKind: f.Kind.String(), Reason: f.Reason.String(), Message: f.Message})
 		return
 	}
 	if _, known := c.pendingStates[f.CheckpointID]; !known && f.Reason == ReasonCheckpointCoordinatorSuspend {
@@ -488,12 +484,8 @@ func (c *Service) checkpointFailed(o *kernel.Out, f FailedCheckpoint) {
 	}
 	delete(c.pendingStates, f.CheckpointID)
 	c.failed++
-	fields := []*messages.Field{messages.Int("checkpoint_id", f.CheckpointID), messages.Str("kind", f.Kind.String()),
-		messages.Str("reason", f.Reason.String()), messages.Str("message", f.Message)}
-	if f.Task != "" {
-		fields = append(fields, messages.Str("task", f.Task))
-	}
-	o.Log(eventlog.KindCheckpointFailed, fields...)
+	o.Log(eventlog.CheckpointFailed{CheckpointID: f.CheckpointID, CheckpointKind: f.Kind.String(), Reason: f.Reason.String(),
+		Message: f.Message, Task: f.Task})
 	if f.Kind == KindStopWithSavepoint {
 		c.requestFailed(o, f.Kind, f.Message)
 		if c.status == status.JobRunning && f.Reason != ReasonCheckpointCoordinatorSuspend {

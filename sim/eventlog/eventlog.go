@@ -7,11 +7,13 @@ package eventlog
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/rs/zerolog"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/eventlog/enc"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -108,6 +110,8 @@ const (
 // scheduler owns one.
 type Writer struct {
 	log zerolog.Logger
+	w   io.Writer // where lines go: the output, or the console writer
+	buf []byte    // the line being written, reused
 }
 
 // NewWriter writes JSON lines to w, or the console format when console is
@@ -127,7 +131,7 @@ func NewWriter(w io.Writer, console bool) *Writer {
 				return s
 			}}
 	}
-	return &Writer{log: zerolog.New(w)}
+	return &Writer{log: zerolog.New(w), w: w}
 }
 
 // FormatVT renders virtual microseconds as seconds with 6 decimals
@@ -155,11 +159,22 @@ func (w *Writer) Header(seed uint64, build string, settings, flinkDefaults [][2]
 	e.Send()
 }
 
-// Write writes one event line: vt (virtual µs), actor, event, then fields.
-func (w *Writer) Write(ev *messages.LogEvent) {
-	e := w.log.Log().Int64("vt", ev.Vt).Str("actor", ev.Actor).Str("event", ev.Kind)
-	addFields(e, ev.Fields)
-	e.Send()
+// Write writes one event line: vt (virtual µs), actor, event, then the
+// payload's fields, appended straight to the line's bytes (package enc
+// writes them as zerolog does: the line is the one zerolog wrote from the
+// same fields, byte for byte; TestWriterMatchesZerolog) and handed to the
+// output in one Write, as zerolog hands it.
+func (w *Writer) Write(ev *LogEvent) {
+	b := enc.Line(w.buf[:0], ev.Vt, ev.Actor, string(ev.Body.Kind()))
+	b = ev.Body.AppendJSON(b)
+	b = append(b, '}', '\n')
+	if _, err := w.w.Write(b); err != nil {
+		// what zerolog did without an ErrorHandler
+		fmt.Fprintf(os.Stderr, "zerolog: could not write event: %v\n", err)
+	}
+	if cap(b) <= 1<<16 {
+		w.buf = b
+	}
 }
 
 func addFields(e *zerolog.Event, fields []*messages.Field) {

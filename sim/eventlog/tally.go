@@ -1,7 +1,5 @@
 package eventlog
 
-import "github.com/flinksim/flinksim/messages"
-
 // Tally is the observer behind the summary line: it reads the typed events
 // of a run, in log order, and keeps what the summary reports.
 type Tally struct {
@@ -30,7 +28,7 @@ type Tally struct {
 func NewTally() *Tally { return &Tally{Counters: map[string]int64{}} }
 
 // Observe takes the next event of the log.
-func (t *Tally) Observe(ev *messages.LogEvent) {
+func (t *Tally) Observe(ev *LogEvent) {
 	switch e := Decode(ev).(type) {
 	case JobStatus:
 		t.JobStatus = e.Status

@@ -2,23 +2,47 @@ package eventlog
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/eventlog/enc"
 	"github.com/flinksim/flinksim/sim/kernel"
 )
 
-// Event is a typed log event: producers build one and log its Fields;
-// observers (the summary, the terminal view, the UI, tests) get it back
-// with Decode instead of reading fields by name. Each type's Fields and its
-// decoder are tested against each other (typed_test.go).
-type Event interface {
-	Kind() Kind
-	Fields() []*messages.Field
+// Event is a typed log event: a flat struct of its fields that its
+// producer hands to kernel.Out.Log and that stays as it is until its line
+// is written (AppendJSON, straight to the line's bytes: Writer.Write), so
+// that no field object is made on the step path. Observers (the summary,
+// the terminal view, the UI, the swarm, tests) get it back with Decode and
+// read its fields as Go fields. Every kind's payload is tested against
+// the line zerolog wrote from its proto fields (typed_test.go).
+type Event = kernel.Payload
+
+// LogEvent is one event of the log as the scheduler hands it on: when,
+// who, and its typed body.
+type LogEvent = kernel.Event
+
+// F is an event given as proto fields (kernel.Fields): for a test, or a
+// line read back from a log.
+func F(kind Kind, fields ...*messages.Field) kernel.Fields {
+	return kernel.Fields{K: kind, List: fields}
 }
 
-// Decode returns the typed form of ev, or nil for a kind that has no type
-// (yet): such events are read through their fields.
-func Decode(ev *messages.LogEvent) Event {
-	f := fieldsOf(ev)
-	switch Kind(ev.Kind) {
+// Decode returns the typed form of ev: its payload as its producer made
+// it, or, for one that came as fields or as JSON text (a log read back, the
+// remote transport), the typed payload of its kind read from them; nil for
+// such an event of a kind that has no type: it is read through FieldsOf.
+func Decode(ev *LogEvent) Event {
+	switch b := ev.Body.(type) {
+	case kernel.Fields:
+		return decodeFields(b.K, b.List)
+	case kernel.RawJSON:
+		return decodeFields(b.K, ParseFields(b.JSON))
+	}
+	return ev.Body
+}
+
+// decodeFields reads the typed event of kind from its fields.
+func decodeFields(kind Kind, list []*messages.Field) Event {
+	f := fields(list)
+	switch kind {
 	case KindJobStatus:
 		return JobStatus{JobID: f.str("job_id"), Status: f.str("status"), Previous: f.str("previous"), Cause: f.str("cause")}
 	case KindOutputView:
@@ -35,18 +59,9 @@ func Decode(ev *messages.LogEvent) Event {
 	case KindFailure:
 		return Failure{Invariant: f.str("invariant"), What: f.str("what")}
 	case KindFinal:
-		return FinalCounters{List: ev.Fields}
+		return finalCountersOf(list)
 	case KindTaskMetrics:
-		m := TaskMetrics{BusyTimeMsPerSecond: f.int("busyTimeMsPerSecond"),
-			BackPressuredTimeMsPerSecond: f.int("backPressuredTimeMsPerSecond"),
-			IdleTimeMsPerSecond:          f.int("idleTimeMsPerSecond"),
-			NumRecordsIn:                 f.int("numRecordsIn"), NumRecordsOut: f.int("numRecordsOut")}
-		if x := f.get("currentInputWatermark"); x != nil {
-			m.Watermark, m.HasWatermark, m.InputWatermark = x.GetInt(), true, true
-		} else if x := f.get("currentOutputWatermark"); x != nil {
-			m.Watermark, m.HasWatermark = x.GetInt(), true
-		}
-		return m
+		return taskMetricsOf(f)
 	case KindLateSideOutput:
 		return LateSideOutput{Key: f.str("key"), Timestamp: f.int("timestamp")}
 	case KindCheckpointTriggered:
@@ -56,25 +71,15 @@ func Decode(ev *messages.LogEvent) Event {
 		return CheckpointCompleted{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), DurationMs: f.int("duration_ms"),
 			StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"), PersistedRecords: f.int("persisted_records"),
 			PersistedBytes: f.int("persisted_bytes"), MaxAlignmentMs: f.int("max_alignment_ms"),
-			SourceOffsets: f.get("source_offsets").GetRawJson(), SavepointPath: f.str("savepoint_path")}
+			SourceOffsets: f.get("source_offsets").GetRawJson(), Tasks: f.get("tasks").GetRawJson(), SavepointPath: f.str("savepoint_path")}
 	case KindCheckpointFailed:
 		return CheckpointFailed{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"), Reason: f.str("reason"),
 			Message: f.str("message"), Task: f.str("task")}
 	case KindRestore:
 		return Restore{From: f.str("from"), CheckpointID: f.int("checkpoint_id"), Reason: f.str("reason")}
-	case KindCheckpointSnapshot:
-		return CheckpointSnapshot{CheckpointID: f.int("checkpoint_id"), CheckpointKind: f.str("kind"),
-			Unaligned: f.get("unaligned").GetBool(), StateSize: f.int("state_size"), CheckpointedSize: f.int("checkpointed_size"),
-			PersistedRecords: f.int("persisted_records"), AlignmentMs: f.int("alignment_ms")}
-	case KindSubmitTask:
-		return SubmitTask{Task: f.str("task"), Attempt: f.int("attempt"), TaskManager: f.str("task_manager")}
 	case KindBacklogAnnouncement:
 		return BacklogAnnouncement{Producer: f.str("producer"), Backlog: f.int("backlog"), FreeBuffers: f.int("free_buffers"),
 			BuffersInUse: f.int("buffers_in_use"), FloatingBuffers: f.int("floating_buffers")}
-	case KindFailover:
-		return Failover{Cause: f.str("cause"), Restart: f.get("restart").GetBool(), Restarts: f.int("restarts")}
-	case KindNoResourceAvailable:
-		return NoResourceAvailable{SlotsNeeded: f.int("slots_needed"), SlotsOffered: f.int("slots_offered")}
 	case KindNetworkPartition:
 		return NetworkPartition{HostA: f.str("host_a"), HostB: f.str("host_b"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
 	case KindNetworkPartitionHealed:
@@ -82,11 +87,11 @@ func Decode(ev *messages.LogEvent) Event {
 			ConnectionsLost: f.int("connections_lost"), RunEnded: f.get("run_ended").GetBool()}
 	case KindChannelError:
 		return ChannelError{Producer: f.str("producer"), ConnectionID: f.str("connection_id"), Cause: f.str("cause")}
-	case KindHeartbeatTimeout:
-		return HeartbeatTimeout{TaskManager: f.str("task_manager"), JobManager: f.str("job_manager"),
-			ResourceManager: f.str("resource_manager"), Cause: f.str("cause")}
 	}
-	return nil
+	if e := decodeShaped(kind, f); e != nil {
+		return e
+	}
+	return decodeSimple(kind, f)
 }
 
 // Kinds of the network partitions (logged by the scheduler, sim/kernel) and
@@ -102,6 +107,15 @@ const (
 // not logged again).
 const KindAction = kernel.KindAction
 
+// The scheduler's own events (sim/kernel).
+type (
+	Action                 = kernel.Action
+	ActionIgnored          = kernel.ActionIgnored
+	Failure                = kernel.Failure
+	NetworkPartition       = kernel.NetworkPartition
+	NetworkPartitionHealed = kernel.NetworkPartitionHealed
+)
+
 // JobStatus is a job status transition (JobStatus in Flink:
 // org.apache.flink.api.common.JobStatus).
 type JobStatus struct {
@@ -113,15 +127,16 @@ type JobStatus struct {
 
 func (JobStatus) Kind() Kind { return KindJobStatus }
 
-func (e JobStatus) Fields() []*messages.Field {
-	fs := []*messages.Field{messages.Str("job_id", e.JobID), messages.Str("status", e.Status)}
+func (e JobStatus) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "job_id", e.JobID)
+	b = enc.Str(b, "status", e.Status)
 	if e.Previous != "" {
-		fs = append(fs, messages.Str("previous", e.Previous))
+		b = enc.Str(b, "previous", e.Previous)
 	}
 	if e.Cause != "" {
-		fs = append(fs, messages.Str("cause", e.Cause))
+		b = enc.Str(b, "cause", e.Cause)
 	}
-	return fs
+	return b
 }
 
 // OutputView says where a job started from a savepoint begins to write: a
@@ -133,32 +148,10 @@ type OutputView struct {
 
 func (OutputView) Kind() Kind { return KindOutputView }
 
-func (e OutputView) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("topic", e.Topic), messages.Int("from_offset", e.FromOffset)}
-}
-
-// ActionIgnored is a user action that was not carried out, and why.
-type ActionIgnored struct {
-	Action string // the action's text
-	Reason string
-}
-
-func (ActionIgnored) Kind() Kind { return KindActionIgnored }
-
-func (e ActionIgnored) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("action", e.Action), messages.Str("reason", e.Reason)}
-}
-
-// Action is a live user action, delivered to To.
-type Action struct {
-	Action string // the action's text, with its at=
-	To     string // the actor it was delivered to
-}
-
-func (Action) Kind() Kind { return KindAction }
-
-func (e Action) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("action", e.Action), messages.Str("to", e.To)}
+func (e OutputView) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "topic", e.Topic)
+	b = enc.Int(b, "from_offset", e.FromOffset)
+	return b
 }
 
 // WindowFired is one firing of a window (WindowOperator emitting a result).
@@ -172,10 +165,14 @@ type WindowFired struct {
 
 func (WindowFired) Kind() Kind { return KindWindowFired }
 
-func (e WindowFired) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("key", e.Key), messages.Int("window_start", e.WindowStart),
-		messages.Int("window_end", e.WindowEnd), messages.Float("value", e.Value), messages.Int("firing", e.Firing),
-		messages.Int("watermark", e.Watermark)}
+func (e WindowFired) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "key", e.Key)
+	b = enc.Int(b, "window_start", e.WindowStart)
+	b = enc.Int(b, "window_end", e.WindowEnd)
+	b = enc.Float(b, "value", e.Value)
+	b = enc.Int(b, "firing", e.Firing)
+	b = enc.Int(b, "watermark", e.Watermark)
+	return b
 }
 
 // OutputIsolation is a change of the output consumer's isolation.level
@@ -187,67 +184,9 @@ type OutputIsolation struct {
 
 func (OutputIsolation) Kind() Kind { return KindOutputIsolation }
 
-func (e OutputIsolation) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("isolation_level", e.IsolationLevel)}
-}
-
-// Failure is a broken invariant that ended the run.
-type Failure struct {
-	Invariant string
-	What      string
-}
-
-func (Failure) Kind() Kind { return KindFailure }
-
-func (e Failure) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("invariant", e.Invariant), messages.Str("what", e.What)}
-}
-
-// FinalCounters are an actor's counters when it finishes or the run ends,
-// in the order its producer logged them.
-type FinalCounters struct {
-	List []*messages.Field
-}
-
-func (FinalCounters) Kind() Kind { return KindFinal }
-
-func (e FinalCounters) Fields() []*messages.Field { return e.List }
-
-// Ints calls f for every integer counter, in order.
-func (e FinalCounters) Ints(f func(key string, v int64)) {
-	for _, x := range e.List {
-		if v, ok := x.Value.(*messages.Field_Int); ok {
-			f(x.Key, v.Int)
-		}
-	}
-}
-
-// TaskMetrics are the per-second metrics of a subtask that observers read
-// (Flink's metric names; the event carries more fields).
-type TaskMetrics struct {
-	BusyTimeMsPerSecond, BackPressuredTimeMsPerSecond, IdleTimeMsPerSecond int64
-	NumRecordsIn, NumRecordsOut                                            int64
-	// Watermark is currentInputWatermark (InputWatermark set: a subtask
-	// reading an InputGate) or a source's currentOutputWatermark, when
-	// HasWatermark (ms; Long.MIN_VALUE before the first).
-	Watermark                    int64
-	HasWatermark, InputWatermark bool
-}
-
-func (TaskMetrics) Kind() Kind { return KindTaskMetrics }
-
-func (e TaskMetrics) Fields() []*messages.Field {
-	fs := []*messages.Field{messages.Int("busyTimeMsPerSecond", e.BusyTimeMsPerSecond),
-		messages.Int("backPressuredTimeMsPerSecond", e.BackPressuredTimeMsPerSecond),
-		messages.Int("idleTimeMsPerSecond", e.IdleTimeMsPerSecond),
-		messages.Int("numRecordsIn", e.NumRecordsIn), messages.Int("numRecordsOut", e.NumRecordsOut)}
-	switch {
-	case e.HasWatermark && e.InputWatermark:
-		fs = append(fs, messages.Int("currentInputWatermark", e.Watermark))
-	case e.HasWatermark:
-		fs = append(fs, messages.Int("currentOutputWatermark", e.Watermark))
-	}
-	return fs
+func (e OutputIsolation) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "isolation_level", e.IsolationLevel)
+	return b
 }
 
 // LateSideOutput is a record too late for every window it falls into, sent
@@ -259,8 +198,10 @@ type LateSideOutput struct {
 
 func (LateSideOutput) Kind() Kind { return KindLateSideOutput }
 
-func (e LateSideOutput) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("key", e.Key), messages.Int("timestamp", e.Timestamp)}
+func (e LateSideOutput) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "key", e.Key)
+	b = enc.Int(b, "timestamp", e.Timestamp)
+	return b
 }
 
 // CheckpointTriggered is the CheckpointCoordinator starting a checkpoint
@@ -275,9 +216,12 @@ type CheckpointTriggered struct {
 
 func (CheckpointTriggered) Kind() Kind { return KindCheckpointTriggered }
 
-func (e CheckpointTriggered) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
-		messages.Int("timestamp_ms", e.TimestampMs), messages.Bool("unaligned", e.Unaligned)}
+func (e CheckpointTriggered) AppendJSON(b []byte) []byte {
+	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = enc.Str(b, "kind", e.CheckpointKind)
+	b = enc.Int(b, "timestamp_ms", e.TimestampMs)
+	b = enc.Bool(b, "unaligned", e.Unaligned)
+	return b
 }
 
 // CheckpointCompleted is a checkpoint or savepoint the coordinator
@@ -291,23 +235,31 @@ type CheckpointCompleted struct {
 	DurationMs, StateSize, CheckpointedSize          int64
 	PersistedRecords, PersistedBytes, MaxAlignmentMs int64
 	SourceOffsets                                    string // raw JSON, "" when absent
+	Tasks                                            string // raw JSON: each task's part, "" when absent
 	SavepointPath                                    string // "" for a checkpoint
 }
 
 func (CheckpointCompleted) Kind() Kind { return KindCheckpointCompleted }
 
-func (e CheckpointCompleted) Fields() []*messages.Field {
-	fs := []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
-		messages.Int("duration_ms", e.DurationMs), messages.Int("state_size", e.StateSize),
-		messages.Int("checkpointed_size", e.CheckpointedSize), messages.Int("persisted_records", e.PersistedRecords),
-		messages.Int("persisted_bytes", e.PersistedBytes), messages.Int("max_alignment_ms", e.MaxAlignmentMs)}
+func (e CheckpointCompleted) AppendJSON(b []byte) []byte {
+	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = enc.Str(b, "kind", e.CheckpointKind)
+	b = enc.Int(b, "duration_ms", e.DurationMs)
+	b = enc.Int(b, "state_size", e.StateSize)
+	b = enc.Int(b, "checkpointed_size", e.CheckpointedSize)
+	b = enc.Int(b, "persisted_records", e.PersistedRecords)
+	b = enc.Int(b, "persisted_bytes", e.PersistedBytes)
+	b = enc.Int(b, "max_alignment_ms", e.MaxAlignmentMs)
 	if e.SourceOffsets != "" {
-		fs = append(fs, messages.Raw("source_offsets", e.SourceOffsets))
+		b = enc.Raw(b, "source_offsets", e.SourceOffsets)
+	}
+	if e.Tasks != "" {
+		b = enc.Raw(b, "tasks", e.Tasks)
 	}
 	if e.SavepointPath != "" {
-		fs = append(fs, messages.Str("savepoint_path", e.SavepointPath))
+		b = enc.Str(b, "savepoint_path", e.SavepointPath)
 	}
-	return fs
+	return b
 }
 
 // CheckpointFailed is a checkpoint or savepoint that failed (Reason:
@@ -321,13 +273,15 @@ type CheckpointFailed struct {
 
 func (CheckpointFailed) Kind() Kind { return KindCheckpointFailed }
 
-func (e CheckpointFailed) Fields() []*messages.Field {
-	fs := []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
-		messages.Str("reason", e.Reason), messages.Str("message", e.Message)}
+func (e CheckpointFailed) AppendJSON(b []byte) []byte {
+	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = enc.Str(b, "kind", e.CheckpointKind)
+	b = enc.Str(b, "reason", e.Reason)
+	b = enc.Str(b, "message", e.Message)
 	if e.Task != "" {
-		fs = append(fs, messages.Str("task", e.Task))
+		b = enc.Str(b, "task", e.Task)
 	}
-	return fs
+	return b
 }
 
 // Restore is what a new attempt of the job starts from: From "checkpoint"
@@ -341,53 +295,15 @@ type Restore struct {
 
 func (Restore) Kind() Kind { return KindRestore }
 
-func (e Restore) Fields() []*messages.Field {
-	fs := []*messages.Field{messages.Str("from", e.From)}
+func (e Restore) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "from", e.From)
 	if e.From == "checkpoint" {
-		fs = append(fs, messages.Int("checkpoint_id", e.CheckpointID))
+		b = enc.Int(b, "checkpoint_id", e.CheckpointID)
 	}
 	if e.Reason != "" {
-		fs = append(fs, messages.Str("reason", e.Reason))
+		b = enc.Str(b, "reason", e.Reason)
 	}
-	return fs
-}
-
-// CheckpointSnapshot is a task's snapshot for a barrier (CheckpointKind:
-// checkpoint, savepoint, stop-with-savepoint), logged by the subtask (the
-// event's actor) when its synchronous part ends; its acknowledgement follows
-// after the asynchronous upload.
-type CheckpointSnapshot struct {
-	CheckpointID   int64
-	CheckpointKind string
-	Unaligned      bool
-	// StateSize is the task's full state with its persisted in-flight data
-	// (bytes); CheckpointedSize what this checkpoint uploads (bytes).
-	StateSize, CheckpointedSize int64
-	PersistedRecords            int64 // in-flight records persisted as channel state
-	AlignmentMs                 int64 // from the task's first barrier to its last
-}
-
-func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
-
-func (e CheckpointSnapshot) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("checkpoint_id", e.CheckpointID), messages.Str("kind", e.CheckpointKind),
-		messages.Bool("unaligned", e.Unaligned), messages.Int("state_size", e.StateSize),
-		messages.Int("checkpointed_size", e.CheckpointedSize), messages.Int("persisted_records", e.PersistedRecords),
-		messages.Int("alignment_ms", e.AlignmentMs)}
-}
-
-// SubmitTask is the JobManager deploying an execution to a TaskManager. The
-// event carries more fields.
-type SubmitTask struct {
-	Task        string // execution id: window-0, window-0#1, ...
-	Attempt     int64
-	TaskManager string
-}
-
-func (SubmitTask) Kind() Kind { return KindSubmitTask }
-
-func (e SubmitTask) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("task", e.Task), messages.Int("attempt", e.Attempt), messages.Str("task_manager", e.TaskManager)}
+	return b
 }
 
 // BacklogAnnouncement is an input channel hearing a producer's backlog
@@ -399,69 +315,13 @@ type BacklogAnnouncement struct {
 
 func (BacklogAnnouncement) Kind() Kind { return KindBacklogAnnouncement }
 
-func (e BacklogAnnouncement) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("producer", e.Producer), messages.Int("backlog", e.Backlog),
-		messages.Int("free_buffers", e.FreeBuffers), messages.Int("buffers_in_use", e.BuffersInUse),
-		messages.Int("floating_buffers", e.FloatingBuffers)}
-}
-
-// Failover is the JobManager failing over the job. The event carries more
-// fields.
-type Failover struct {
-	Cause    string
-	Restart  bool
-	Restarts int64
-}
-
-func (Failover) Kind() Kind { return KindFailover }
-
-func (e Failover) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("cause", e.Cause), messages.Bool("restart", e.Restart), messages.Int("restarts", e.Restarts)}
-}
-
-// NoResourceAvailable is the JobManager's slot request timing out. The
-// event carries more fields.
-type NoResourceAvailable struct {
-	SlotsNeeded, SlotsOffered int64
-}
-
-func (NoResourceAvailable) Kind() Kind { return KindNoResourceAvailable }
-
-func (e NoResourceAvailable) Fields() []*messages.Field {
-	return []*messages.Field{messages.Int("slots_needed", e.SlotsNeeded), messages.Int("slots_offered", e.SlotsOffered)}
-}
-
-// NetworkPartition is the start of a network cut between two hosts.
-type NetworkPartition struct {
-	HostA, HostB string
-	DurationMs   int64
-	Action       string
-}
-
-func (NetworkPartition) Kind() Kind { return KindNetworkPartition }
-
-func (e NetworkPartition) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("host_a", e.HostA), messages.Str("host_b", e.HostB),
-		messages.Int("duration_ms", e.DurationMs), messages.Str("action", e.Action)}
-}
-
-// NetworkPartitionHealed is the end of a network cut: the envelopes it
-// dropped and the ends it told (RunEnded: the run ended first).
-type NetworkPartitionHealed struct {
-	HostA, HostB                      string
-	DroppedEnvelopes, ConnectionsLost int64
-	RunEnded                          bool
-}
-
-func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
-
-func (e NetworkPartitionHealed) Fields() []*messages.Field {
-	fs := []*messages.Field{messages.Str("host_a", e.HostA), messages.Str("host_b", e.HostB),
-		messages.Int("dropped_envelopes", e.DroppedEnvelopes), messages.Int("connections_lost", e.ConnectionsLost)}
-	if e.RunEnded {
-		fs = append(fs, messages.Bool("run_ended", true))
-	}
-	return fs
+func (e BacklogAnnouncement) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "producer", e.Producer)
+	b = enc.Int(b, "backlog", e.Backlog)
+	b = enc.Int(b, "free_buffers", e.FreeBuffers)
+	b = enc.Int(b, "buffers_in_use", e.BuffersInUse)
+	b = enc.Int(b, "floating_buffers", e.FloatingBuffers)
+	return b
 }
 
 // ChannelError is a remote input channel whose connection to its producer
@@ -472,44 +332,9 @@ type ChannelError struct {
 
 func (ChannelError) Kind() Kind { return KindChannelError }
 
-func (e ChannelError) Fields() []*messages.Field {
-	return []*messages.Field{messages.Str("producer", e.Producer), messages.Str("connection_id", e.ConnectionID),
-		messages.Str("cause", e.Cause)}
+func (e ChannelError) AppendJSON(b []byte) []byte {
+	b = enc.Str(b, "producer", e.Producer)
+	b = enc.Str(b, "connection_id", e.ConnectionID)
+	b = enc.Str(b, "cause", e.Cause)
+	return b
 }
-
-// HeartbeatTimeout is a heartbeat monitor timing out: the JobManager's or
-// ResourceManager's of a TaskManager (TaskManager set), or a TaskManager's
-// of the JobManager or ResourceManager. The event carries more fields.
-type HeartbeatTimeout struct {
-	TaskManager, JobManager, ResourceManager, Cause string
-}
-
-func (HeartbeatTimeout) Kind() Kind { return KindHeartbeatTimeout }
-
-func (e HeartbeatTimeout) Fields() []*messages.Field {
-	var fs []*messages.Field
-	for _, kv := range [][2]string{{"task_manager", e.TaskManager}, {"job_manager", e.JobManager}, {"resource_manager", e.ResourceManager}} {
-		if kv[1] != "" {
-			fs = append(fs, messages.Str(kv[0], kv[1]))
-		}
-	}
-	return append(fs, messages.Str("cause", e.Cause))
-}
-
-// fields is a LogEvent's fields by key (the first of a key wins).
-type fields []*messages.Field
-
-func fieldsOf(ev *messages.LogEvent) fields { return ev.Fields }
-
-func (fs fields) get(k string) *messages.Field {
-	for _, f := range fs {
-		if f.Key == k {
-			return f
-		}
-	}
-	return nil
-}
-
-func (fs fields) str(k string) string    { return fs.get(k).GetStr() }
-func (fs fields) int(k string) int64     { return fs.get(k).GetInt() }
-func (fs fields) float(k string) float64 { return fs.get(k).GetFloat() }

@@ -93,7 +93,7 @@ func ReadFile(path string, opt Options) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing loses nothing
 	return Read(f, path, opt)
 }
 

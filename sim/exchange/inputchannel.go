@@ -66,8 +66,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Start:
 		req := &messages.PartitionRequest{PartitionId: c.producer, SubpartitionIndex: int32(c.subpartition),
 			ReceiverId: o.Name(), Local: c.local}
-		fields := []*messages.Field{messages.Str("channel", "LocalInputChannel"), messages.Str("producer", c.producer),
-			messages.Int("subpartition", int64(c.subpartition))}
+		ev := eventlog.PartitionRequest{Channel: "LocalInputChannel", Producer: c.producer, Subpartition: int64(c.subpartition)}
 		if !c.local {
 			// only a RemoteInputChannel has buffers of its own: exclusive
 			// ones (its initial credit) and floating ones from the gate
@@ -75,9 +74,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 			// producer's buffers
 			c.bm = NewBufferManager(c.cfg.BuffersPerChannel)
 			req.Credit = int32(c.bm.Available)
-			fields = append(fields, messages.Int("initial_credit", int64(c.bm.Available)))
-			fields[0] = messages.Str("channel", "RemoteInputChannel")
-			fields = append(fields, messages.Str("connection_id", c.connection))
+			ev.Channel, ev.Remote, ev.InitialCredit, ev.ConnectionID = "RemoteInputChannel", true, int64(c.bm.Available), c.connection
 			c.nettyBytes += int64(partitionRequestFrameLength)
 			if c.cfg.LogNettyFrames {
 				LogFrame(o, c.producer, netty.PartitionRequest{ReceiverID: ChannelID(o.Name()), Credit: req.Credit,
@@ -86,7 +83,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 					QueueIndexSet: netty.ResultSubpartitionIndexSet{StartIndex: req.SubpartitionIndex, EndIndex: req.SubpartitionIndex}})
 			}
 		}
-		o.Log(eventlog.KindPartitionRequest, fields...)
+		o.Log(ev)
 		o.Send(c.producer, c.latency, &messages.Envelope_PartitionRequest{PartitionRequest: req})
 	case *messages.Envelope_BufferResponse:
 		c.onBuffer(o, b.BufferResponse)
@@ -115,17 +112,15 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 		c.announce(o, keep)
 	case *messages.Envelope_BacklogAnnouncement:
 		m := b.BacklogAnnouncement
-		o.Log(eventlog.KindBacklogAnnouncement, messages.Str("producer", c.producer), messages.Int("backlog", int64(m.Backlog)),
-			messages.Int("free_buffers", int64(c.bm.Available)), messages.Int("buffers_in_use", int64(c.bm.InUse)),
-			messages.Int("floating_buffers", int64(c.bm.Floating)))
+		o.Log(eventlog.BacklogAnnouncement{Producer: c.producer, Backlog: int64(m.Backlog), FreeBuffers: int64(c.bm.Available), BuffersInUse: int64(c.bm.InUse), FloatingBuffers: int64(c.bm.Floating)})
 		c.onSenderBacklog(o, int(m.Backlog))
 	case *messages.Envelope_EndOfRun:
-		fields := []*messages.Field{messages.Int("channel_buffers_in", c.buffersIn), messages.Int("channel_records_in", c.recordsIn),
-			messages.Int("channel_bytes_in", c.bytesIn)}
+		fields := []eventlog.Value{eventlog.I("channel_buffers_in", c.buffersIn), eventlog.I("channel_records_in", c.recordsIn),
+			eventlog.I("channel_bytes_in", c.bytesIn)}
 		if !c.local {
-			fields = append(fields, messages.Int("netty_bytes", c.nettyBytes))
+			fields = append(fields, eventlog.I("netty_bytes", c.nettyBytes))
 		}
-		o.Log(eventlog.KindFinal, fields...)
+		o.Log(eventlog.FinalCounters{List: fields})
 	}
 }
 

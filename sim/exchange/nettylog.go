@@ -3,7 +3,6 @@ package exchange
 import (
 	"hash/fnv"
 
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/netty"
@@ -27,6 +26,5 @@ func ChannelID(name string) netty.InputChannelID {
 // (sim.log.netty-frames): direction "out" from this actor to peer.
 func LogFrame(o *kernel.Out, peer string, m netty.Message) {
 	frame := netty.Encode(m)
-	o.Log(eventlog.KindNettyFrame, messages.Str("peer", peer), messages.Str("message", m.ID().String()),
-		messages.Int("frame_length", int64(len(frame))), messages.Str("hex", netty.HexDump(frame)))
+	o.Log(eventlog.NettyFrame{Peer: peer, Message: m.ID().String(), FrameLength: int64(len(frame)), Hex: netty.HexDump(frame)})
 }

@@ -30,7 +30,6 @@ func (c *InputChannel) connectionLost(o *kernel.Out, peer string) {
 	}
 	c.broken = true
 	cause := RemoteTransportException(c.connection, c.producerTM)
-	o.Log(eventlog.KindChannelError, messages.Str("producer", c.producer), messages.Str("connection_id", c.connection),
-		messages.Str("cause", cause))
+	o.Log(eventlog.ChannelError{Producer: c.producer, ConnectionID: c.connection, Cause: cause})
 	o.Send(c.consumer, 0, &messages.Envelope_FailTask{FailTask: &messages.FailTask{Cause: cause}})
 }

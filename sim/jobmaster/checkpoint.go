@@ -71,7 +71,7 @@ func checkpointVertices(g jobgraph.JobGraph) []*messages.CheckpointVertex {
 // (CheckpointCoordinatorDeActivator).
 func (j *JobMaster) sendStatus(o *kernel.Out) {
 	if j.cc {
-		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.String()}})
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.Proto()}})
 	}
 }
 
@@ -84,7 +84,7 @@ func (j *JobMaster) sendExecutions(o *kernel.Out) {
 	m := &messages.ExecutionStates{}
 	for _, name := range j.order {
 		v, i := j.vertexOf[name].vertex, j.vertexOf[name].index
-		m.Executions = append(m.Executions, &messages.ExecutionState{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].String()})
+		m.Executions = append(m.Executions, &messages.Execution{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].Proto()})
 	}
 	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
 }
@@ -119,7 +119,7 @@ func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
 	j.restoreFrom = nil
 	if m.Found {
 		j.useRestore(m)
-		o.Log(eventlog.KindRestore, messages.Str("from", "checkpoint"), messages.Int("checkpoint_id", m.CheckpointId))
+		o.Log(eventlog.Restore{From: "checkpoint", CheckpointID: m.CheckpointId})
 	} else {
 		j.logFreshStart(o)
 	}
@@ -146,7 +146,7 @@ func (j *JobMaster) restoreOf(v string, index int) *messages.TaskStateSnapshot {
 // logFreshStart: like Flink without a completed checkpoint, the new attempt
 // starts from the starting offsets with empty state.
 func (j *JobMaster) logFreshStart(o *kernel.Out) {
-	o.Log(eventlog.KindRestore, messages.Str("from", "starting offsets"), messages.Str("reason", "no completed checkpoint"))
+	o.Log(eventlog.Restore{From: "starting offsets", Reason: "no completed checkpoint"})
 }
 
 // checkpointRequestFailed is the coordinator telling that a
@@ -225,15 +225,13 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 			return
 		}
 		j.overrides = append(j.overrides, set)
-		o.Log(eventlog.KindReconfigure, messages.Str("step", "submit from savepoint"), messages.Str("setting", set.Key),
-			messages.Str("value", set.Value), messages.Str("savepoint_path", sp.SavepointPath))
+		o.Log(eventlog.Reconfigure{Step: eventlog.RescaleSubmit, Setting: set.Key, Value: set.Value, SavepointPath: sp.SavepointPath})
 	}
 	j.cfg = &next
 	maxP := int(sp.MaxParallelism)
 	if n > 0 {
-		o.Log(eventlog.KindRescale, messages.Str("step", "submit from savepoint"), messages.Str("savepoint_path", sp.SavepointPath),
-			messages.Int("from_parallelism", int64(sp.RestoredParallelism[jobgraph.VertexKeyed])), messages.Int("to_parallelism", int64(n)),
-			messages.Int("max_parallelism", int64(maxP)))
+		o.Log(eventlog.Rescale{Step: eventlog.RescaleSubmit, SavepointPath: sp.SavepointPath,
+			FromParallelism: int64(sp.RestoredParallelism[jobgraph.VertexKeyed]), ToParallelism: int64(n), MaxParallelism: int64(maxP)})
 	}
 	j.jobs++
 	j.status = 0 // a new job: no previous status
@@ -295,10 +293,10 @@ func (j *JobMaster) deployOrWait(o *kernel.Out) {
 func (j *JobMaster) restartFailed(o *kernel.Out, cause string) {
 	if j.rescaleTo > 0 {
 		j.rescaleTo = 0
-		o.Log(eventlog.KindRescale, messages.Str("result", "failed"), messages.Str("cause", cause))
+		o.Log(eventlog.Rescale{Result: "failed", Cause: cause})
 	}
 	if j.reconfig != nil {
-		o.Log(eventlog.KindReconfigure, messages.Str("result", "failed"), messages.Str("setting", j.reconfig.Key), messages.Str("cause", cause))
+		o.Log(eventlog.Reconfigure{Result: "failed", Setting: j.reconfig.Key, Cause: cause})
 		j.reconfig = nil
 	}
 }

@@ -46,7 +46,7 @@ func (j *JobMaster) startFailover(o *kernel.Out) {
 		return
 	}
 	j.strategy = st
-	o.Log(eventlog.KindRestartStrategy, messages.Str("strategy", st.Name()), messages.Str("description", strings.TrimSpace(describe(st))))
+	o.Log(eventlog.RestartStrategy{Strategy: st.Name(), Description: strings.TrimSpace(describe(st))})
 	o.Timer(vt.FromDuration(j.cfg.HeartbeatInterval), timerHeartbeat, 0)
 }
 
@@ -71,8 +71,7 @@ func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 	heartbeat.Round(o, j.monitors, send, vt.FromDuration(j.cfg.RPCLatency()), func(tm string, m *heartbeat.Monitor) {
 		j.lost[tm] = true
 		cause := "The heartbeat of TaskManager with id " + tm + " timed out."
-		o.Log(eventlog.KindHeartbeatTimeout, messages.Str("task_manager", tm),
-			messages.Int("last_heartbeat_ms", m.LastHeartbeat()), messages.Str("cause", cause))
+		o.Log(eventlog.HeartbeatTimeout{TaskManager: tm, LastHeartbeatMs: m.LastHeartbeat(), Cause: cause})
 		j.slots = slices.DeleteFunc(j.slots, func(s Slot) bool { return s.TaskManager == tm })
 		j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
 	})
@@ -94,8 +93,7 @@ func (j *JobMaster) failover(o *kernel.Out, cause string) {
 	j.strategy.NotifyFailure(now)
 	j.cancelTasks(o)
 	if !j.strategy.CanRestart() {
-		o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", false),
-			messages.Str("strategy", j.strategy.Name()), messages.Int("restarts", int64(j.restarts)))
+		o.Log(eventlog.Failover{Cause: cause, Strategy: j.strategy.Name(), Restarts: int64(j.restarts)})
 		j.setStatus(o, status.JobFailing, cause)
 		j.setStatus(o, status.JobFailed, "org.apache.flink.runtime.JobException: Recovery is suppressed by "+describe(j.strategy))
 		return
@@ -103,9 +101,8 @@ func (j *JobMaster) failover(o *kernel.Out, cause string) {
 	backoff := j.strategy.BackoffMs()
 	j.restarts++
 	j.setStatus(o, status.JobRestarting, cause)
-	o.Log(eventlog.KindFailover, messages.Str("cause", cause), messages.Bool("restart", true),
-		messages.Str("strategy", j.strategy.Name()), messages.Int("backoff_ms", backoff),
-		messages.Int("restarts", int64(j.restarts)), messages.Int("next_attempt", int64(j.attempt+1)))
+	o.Log(eventlog.Failover{Cause: cause, Restart: true, Strategy: j.strategy.Name(), BackoffMs: backoff,
+		Restarts: int64(j.restarts), NextAttempt: int64(j.attempt + 1)})
 	o.Timer(vt.FromMillis(backoff), timerRestart, 0)
 }
 
@@ -118,7 +115,7 @@ func (j *JobMaster) cancelTasks(o *kernel.Out) {
 		if j.tasks[name] != status.Finished && !j.lost[tm] {
 			o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
 		}
-		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", "CANCELED"))
+		o.Log(eventlog.TaskState{Task: name, State: "CANCELED"})
 	}
 	clear(j.location)
 	j.order = j.order[:0]
@@ -158,7 +155,7 @@ func (j *JobMaster) action(o *kernel.Out, m *messages.Action) {
 		if j.status == 0 {
 			reason = "the job is not submitted yet"
 		}
-		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", reason))
+		o.Log(eventlog.ActionIgnored{Action: text, Reason: reason})
 		return
 	}
 	switch a.Verb {
@@ -170,24 +167,24 @@ func (j *JobMaster) action(o *kernel.Out, m *messages.Action) {
 		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
 	case action.Set:
 		if j.rescaleTo > 0 || j.reconfig != nil {
-			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale or reconfiguration is in progress"))
+			o.Log(eventlog.ActionIgnored{Action: text, Reason: "a rescale or reconfiguration is in progress"})
 			return
 		}
 		k, v := a.Key, a.Value
 		// a running job takes new configuration only through a restart:
 		// stop with a savepoint, then a new job from it with the new value
 		j.reconfig = &messages.Setting{Key: k, Value: v}
-		o.Log(eventlog.KindReconfigure, messages.Str("step", "stop-with-savepoint"), messages.Str("setting", k), messages.Str("value", v))
+		o.Log(eventlog.Reconfigure{Step: eventlog.RescaleStop, Setting: k, Value: v})
 		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
 	case action.Rescale:
 		if j.rescaleTo > 0 || j.reconfig != nil {
-			o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "a rescale is in progress"))
+			o.Log(eventlog.ActionIgnored{Action: text, Reason: "a rescale is in progress"})
 			return
 		}
 		j.rescaleTo, j.rescaleMaxP = a.Parallelism, a.MaxParallelism
-		o.Log(eventlog.KindRescale, messages.Str("step", "stop-with-savepoint"), messages.Int("to_parallelism", int64(j.rescaleTo)))
+		o.Log(eventlog.Rescale{Step: eventlog.RescaleStop, ToParallelism: int64(j.rescaleTo)})
 		j.requestCheckpoint(o, messages.CheckpointKind_STOP_WITH_SAVEPOINT)
 	default:
-		o.Log(eventlog.KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the JobManager"))
+		o.Log(eventlog.ActionIgnored{Action: text, Reason: "not an action for the JobManager"})
 	}
 }

@@ -132,10 +132,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 			return
 		}
 		if b.Timer.Kind == timerSlotRequestTimeout && b.Timer.Arg == int64(j.attempt) && !j.deploy && j.status == status.JobRunning {
-			o.Log(eventlog.KindNoResourceAvailable, messages.Int("slots_needed", int64(j.graph.SlotsNeeded)),
-				messages.Int("slots_offered", int64(len(j.slots))),
-				messages.Str("slot_request_timeout", config.FormatDuration(j.cfg.SlotRequestTimeout)),
-				messages.Str("exception", NoResourceAvailableMessage))
+			o.Log(eventlog.NoResourceAvailable{SlotsNeeded: int64(j.graph.SlotsNeeded), SlotsOffered: int64(len(j.slots)), SlotRequestTimeout: config.FormatDuration(j.cfg.SlotRequestTimeout), Exception: NoResourceAvailableMessage})
 			// a task failure like any other: the restart strategy decides
 			// (DefaultScheduler.handleTaskFailure); without restarts the
 			// job fails
@@ -168,7 +165,7 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_FailJob:
 		j.failover(o, b.FailJob.Cause)
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Str("job_status", j.status.String()), messages.Int("restarts", int64(j.restarts)))
+		o.Log(eventlog.FinalCounters{List: []eventlog.Value{eventlog.S("job_status", j.status.String()), eventlog.I("restarts", int64(j.restarts))}})
 	}
 }
 
@@ -183,9 +180,7 @@ func (j *JobMaster) announceAlignment(o *kernel.Out) {
 	for _, a := range j.alignment.Tick(vt.Millis(o.Now())) {
 		if a.MaxAllowedWatermark != j.lastMax {
 			j.lastMax = a.MaxAllowedWatermark
-			o.Log(eventlog.KindAlignment, messages.Str("group", j.cfg.AlignmentGroup),
-				messages.Int("combined_watermark", j.alignment.CombinedWatermark()),
-				messages.Int("max_allowed_watermark", a.MaxAllowedWatermark))
+			o.Log(eventlog.WatermarkAlignment{Group: j.cfg.AlignmentGroup, CombinedWatermark: j.alignment.CombinedWatermark(), MaxAllowedWatermark: a.MaxAllowedWatermark})
 		}
 		src, _ := j.graph.Vertex(jobgraph.VertexSource)
 		for i := 0; i < src.Parallelism; i++ {
@@ -199,15 +194,12 @@ func (j *JobMaster) setStatus(o *kernel.Out, to status.Job, cause string) {
 	if j.status == to {
 		return
 	}
-	fields := []*messages.Field{messages.Str("job_id", j.jobID()), messages.Str("status", to.String())}
+	ev := eventlog.JobStatus{JobID: j.jobID(), Status: to.String(), Cause: cause}
 	if j.status != 0 {
-		fields = append(fields, messages.Str("previous", j.status.String()))
-	}
-	if cause != "" {
-		fields = append(fields, messages.Str("cause", cause))
+		ev.Previous = j.status.String()
 	}
 	j.status = to
-	o.Log(eventlog.KindJobStatus, fields...)
+	o.Log(ev)
 	j.sendStatus(o)
 }
 
@@ -225,17 +217,14 @@ func (j *JobMaster) start(o *kernel.Out) {
 	if j.cfg.CheckpointInterval > 0 {
 		j.ensureCoordinator(o) // periodic checkpointing is configured
 	}
-	o.Log(eventlog.KindJobGraph, messages.Str("job_name", g.JobName), messages.Raw("vertices", "["+eventlog.JoinRaw(vs)+"]"),
-		messages.Raw("edges", "["+eventlog.JoinRaw(es)+"]"), messages.Int("max_parallelism", int64(g.MaxParallelism)),
-		messages.Int("slots_needed", int64(g.SlotsNeeded)), messages.Bool("bounded", j.bounded))
+	o.Log(eventlog.JobGraph{JobName: g.JobName, Vertices: "[" + eventlog.JoinRaw(vs) + "]", Edges: "[" + eventlog.JoinRaw(es) + "]", MaxParallelism: int64(g.MaxParallelism), SlotsNeeded: int64(g.SlotsNeeded), Bounded: j.bounded})
 	j.setStatus(o, status.JobCreated, "")
 	// DefaultScheduler.startScheduling: the job is RUNNING while its
 	// executions wait in SCHEDULED for slots.
 	j.setStatus(o, status.JobRunning, "")
 	for _, v := range g.Vertices {
 		for i := 0; i < v.Parallelism; i++ {
-			o.Log(eventlog.KindTaskState, messages.Str("task", jobgraph.SubtaskName(v.ID, i, 0)),
-				messages.Str("state", "SCHEDULED"), messages.Str("note", "waiting for a slot"))
+			o.Log(eventlog.TaskState{Task: jobgraph.SubtaskName(v.ID, i, 0), State: "SCHEDULED", Note: "waiting for a slot"})
 		}
 	}
 	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DeclareResourceRequirements{
@@ -331,9 +320,7 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 		j.tasks[name] = status.Scheduled
 		j.order = append(j.order, name)
 		j.vertexOf[name] = vertexIndex{v, i}
-		o.Log(eventlog.KindSubmitTask, messages.Str("task", name), messages.Str("task_name", st.TaskName), messages.Int("attempt", int64(j.attempt)),
-			messages.Str("task_manager", d.Slot.TaskManager), messages.Int("slot", int64(d.Slot.Index)),
-			messages.Str("allocation_id", d.Slot.AllocationID))
+		o.Log(eventlog.SubmitTask{Task: name, TaskName: st.TaskName, Attempt: int64(j.attempt), TaskManager: d.Slot.TaskManager, Slot: int64(d.Slot.Index), AllocationID: d.Slot.AllocationID})
 		o.Send(d.Slot.TaskManager, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
 	}
 	// every submitTask of this deployment waits pekko.ask.timeout for its
@@ -359,7 +346,7 @@ func (j *JobMaster) submitTimedOut(o *kernel.Out, attempt int64) {
 		reason := "java.lang.Exception: Cannot deploy task " + name + " - TaskManager (" + tm + ") not responding after a rpcTimeout of " +
 			strconv.FormatInt(j.cfg.AskTimeout.Milliseconds(), 10) + " ms\nCaused by: java.util.concurrent.TimeoutException: Invocation of [RemoteRpcInvocation(TaskExecutorGateway.submitTask(TaskDeploymentDescriptor, JobMasterId, Duration))] at recipient [" + tm + "] timed out."
 		j.tasks[name] = status.Failed
-		o.Log(eventlog.KindTaskState, messages.Str("task", name), messages.Str("state", status.Failed.String()), messages.Str("reason", reason))
+		o.Log(eventlog.TaskState{Task: name, State: status.Failed.String(), Reason: reason})
 		j.failover(o, reason)
 		return
 	}
@@ -369,18 +356,14 @@ func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
 	if _, current := j.location[m.ExecutionId]; !current {
 		return // a report of an earlier attempt
 	}
-	st, ok := status.ParseExecution(m.State)
+	st, ok := status.ExecutionOf(m.State)
 	if !ok {
-		o.Invariant("execution_state", "%s reported state %q", m.ExecutionId, m.State)
+		o.Invariant("execution_state", "%s reported state %v", m.ExecutionId, m.State)
 		return
 	}
 	j.tasks[m.ExecutionId] = st
 	j.sendExecutions(o)
-	fields := []*messages.Field{messages.Str("task", m.ExecutionId), messages.Str("state", m.State)}
-	if m.Reason != "" {
-		fields = append(fields, messages.Str("reason", m.Reason))
-	}
-	o.Log(eventlog.KindTaskState, fields...)
+	o.Log(eventlog.TaskState{Task: m.ExecutionId, State: st.String(), Reason: m.Reason})
 	switch st {
 	case status.Failed:
 		j.failover(o, m.Reason)
@@ -402,7 +385,7 @@ func (j *JobMaster) offsets(o *kernel.Out, m *messages.ListOffsetsResult) {
 		// a job started from a savepoint writes to a fresh view of the
 		// output: what a consumer starting at the sink's end now reads
 		for _, po := range m.Offsets {
-			o.Log(eventlog.KindOutputView, messages.Str("topic", m.Topic), messages.Int("from_offset", po.Offset))
+			o.Log(eventlog.OutputView{Topic: m.Topic, FromOffset: po.Offset})
 		}
 		return
 	}
@@ -421,10 +404,9 @@ func (j *JobMaster) assignSplits(o *kernel.Out) {
 	src, _ := j.graph.Vertex(jobgraph.VertexSource)
 	for _, a := range j.enum.Assign(src.Parallelism) {
 		reader := j.name(jobgraph.VertexSource, int(a.Reader))
-		o.Log(eventlog.KindSplitsAssigned, messages.Str("reader", reader), messages.Raw("partitions", eventlog.JSONInts(a.Partitions)))
+		o.Log(eventlog.SplitsAssigned{Reader: reader, Partitions: eventlog.JSONInts(a.Partitions)})
 		if len(a.Splits) == 0 && !j.bounded {
-			o.Log(eventlog.KindReaderNoSplits, messages.Str("reader", reader),
-				messages.Str("note", "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"))
+			o.Log(eventlog.ReaderNoSplits{Reader: reader, Note: "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"})
 		}
 		o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: a.Splits}})
 		if a.NoMore {

@@ -192,27 +192,25 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 			}
 			offs += `{"partition":` + eventlog.Itoa(int64(po.Partition)) + `,"offset":` + eventlog.Itoa(po.Offset) + `}`
 		}
-		o.Log(eventlog.KindOffsetsCommitted, messages.Str("group", m.Group), messages.Str("reader", env.From),
-			messages.Int("checkpoint_id", m.CheckpointId), messages.Raw("offsets", offs+"]"))
+		o.Log(eventlog.OffsetsCommitted{Group: m.Group, Reader: env.From, CheckpointID: m.CheckpointId, Offsets: offs + "]"})
 	case *messages.Envelope_EndOfRun:
 		k.metrics(o)
-		fields := []*messages.Field{messages.Int("source_records", k.source.Total()), messages.Int("results_written", k.produced),
-			messages.Int("produce_rejected", k.rejected), messages.Int("txn_errors", k.txnErrs)}
-		o.Log(eventlog.KindFinal, append(fields, k.sinkFields()...)...)
+		fields := []eventlog.Value{eventlog.I("source_records", k.source.Total()), eventlog.I("results_written", k.produced),
+			eventlog.I("produce_rejected", k.rejected), eventlog.I("txn_errors", k.txnErrs)}
+		o.Log(eventlog.FinalCounters{List: append(fields, k.sinkValues()...)})
 	}
 }
 
 func (k *Broker) start(o *kernel.Out) {
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.cfg.SourceTopic), messages.Int("partitions", int64(k.source.NumPartitions())))
-	o.Log(eventlog.KindTopicCreated, messages.Str("topic", k.sink.Topic().Name), messages.Int("partitions", 1))
+	o.Log(eventlog.TopicCreated{Topic: k.cfg.SourceTopic, Partitions: int64(k.source.NumPartitions())})
+	o.Log(eventlog.TopicCreated{Topic: k.sink.Topic().Name, Partitions: 1})
 	o.Timer(1_000_000, timerMetrics, 0)
 	if k.events == nil {
 		if o.Now() != 0 {
 			k.gen = newGenerator(k.cfg, o.Now())
 			k.source = k.gen
 		}
-		o.Log(eventlog.KindGeneratorStarted, messages.Float("rate_per_second", k.cfg.SourceRate), messages.Int("keys", int64(k.cfg.SourceKeys)),
-			messages.Str("disorder", config.FormatDuration(k.cfg.SourceDisorder)), messages.Float("late_fraction", k.cfg.SourceLateFraction))
+		o.Log(eventlog.GeneratorStarted{RatePerSecond: k.cfg.SourceRate, Keys: int64(k.cfg.SourceKeys), Disorder: config.FormatDuration(k.cfg.SourceDisorder), LateFraction: k.cfg.SourceLateFraction})
 		k.ahead = ahead{crossed: -1, startStep: o.Step()}
 		if k.ahead.ticking = k.cfg.KafkaLatency() <= 0; k.ahead.ticking {
 			o.Timer(0, timerGenerate, 0)
@@ -227,8 +225,7 @@ func (k *Broker) start(o *kernel.Out) {
 		for i := range k.events {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.KindBackfill, messages.Str("topic", k.cfg.SourceTopic), messages.Int("records", int64(len(k.events))),
-			messages.Raw("end_offsets", k.endOffsetsJSON()))
+		o.Log(eventlog.Backfill{Topic: k.cfg.SourceTopic, Records: int64(len(k.events)), EndOffsets: k.endOffsetsJSON()})
 		return
 	}
 	// event-time pace: each record at its event-time offset from the first
@@ -621,16 +618,17 @@ func (k *Broker) metrics(o *kernel.Out) {
 		}
 		s += `}`
 	}
-	fields := []*messages.Field{messages.Str("topic", k.cfg.SourceTopic), messages.Raw("partitions", s+"]"),
-		messages.Int("sink_records", k.sink.Topic().Total())}
-	o.Log(eventlog.KindKafkaMetrics, append(fields, k.sinkFields()...)...)
+	open, pre, committed, aborted, plain := k.sink.Counts()
+	o.Log(eventlog.KafkaMetrics{Topic: k.cfg.SourceTopic, Partitions: s + "]", SinkRecords: k.sink.Topic().Total(),
+		SinkOpen: int64(open), SinkPreCommitted: int64(pre), SinkCommitted: int64(committed), SinkAborted: int64(aborted),
+		SinkPlain: int64(plain), LastStableOffset: k.sink.LastStableOffset(0)})
 }
 
-// sinkFields are the sink topic's record counts by transaction state
+// sinkValues are the sink topic's record counts by transaction state
 // (TxnLog.Counts) and the last stable offset of its partition 0.
-func (k *Broker) sinkFields() []*messages.Field {
+func (k *Broker) sinkValues() []eventlog.Value {
 	open, pre, committed, aborted, plain := k.sink.Counts()
-	return []*messages.Field{messages.Int("sink_open", int64(open)), messages.Int("sink_pre_committed", int64(pre)),
-		messages.Int("sink_committed", int64(committed)), messages.Int("sink_aborted", int64(aborted)),
-		messages.Int("sink_plain", int64(plain)), messages.Int("last_stable_offset", k.sink.LastStableOffset(0))}
+	return []eventlog.Value{eventlog.I("sink_open", int64(open)), eventlog.I("sink_pre_committed", int64(pre)),
+		eventlog.I("sink_committed", int64(committed)), eventlog.I("sink_aborted", int64(aborted)),
+		eventlog.I("sink_plain", int64(plain)), eventlog.I("last_stable_offset", k.sink.LastStableOffset(0))}
 }

@@ -17,7 +17,7 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 	a := action.FromMessage(m)
 	text := a.String()
 	ignore := func(reason string) {
-		o.Log(eventlog.KindActionIgnored, eventlog.ActionIgnored{Action: text, Reason: reason}.Fields()...)
+		o.Log(eventlog.ActionIgnored{Action: text, Reason: reason})
 	}
 	switch a.Verb {
 	case action.SendEvent:
@@ -42,8 +42,7 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 		} else {
 			off = k.appendStored(p, ts, e.Key, value)
 		}
-		o.Log(eventlog.KindEventSent, messages.Int("partition", int64(p)), messages.Int("offset", off), messages.Str("key", e.Key),
-			messages.Int("timestamp", ts), messages.Raw("value", string(value)))
+		o.Log(eventlog.EventSent{Partition: int64(p), Offset: off, Key: e.Key, Timestamp: ts, Value: string(value)})
 		k.serveParked(o)
 	case action.PausePartition, action.ResumePartition:
 		p := a.Partition
@@ -68,7 +67,7 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 			k.paused[p] = pause
 		}
 		if pause {
-			o.Log(eventlog.KindPartitionPaused, messages.Int("partition", int64(p)))
+			o.Log(eventlog.PartitionPaused{Partition: int64(p)})
 			return
 		}
 		held := k.held[p]
@@ -76,14 +75,14 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 		for _, i := range held {
 			k.appendEvent(i)
 		}
-		o.Log(eventlog.KindPartitionResumed, messages.Int("partition", int64(p)), messages.Int("held_records", int64(len(held))))
+		o.Log(eventlog.PartitionResumed{Partition: int64(p), HeldRecords: int64(len(held))})
 		k.serveParked(o)
 	case action.Set:
 		if a.Key != "sim.output.isolation-level" {
 			ignore("not an action for the broker")
 			return
 		}
-		o.Log(eventlog.KindOutputIsolation, eventlog.OutputIsolation{IsolationLevel: a.Value}.Fields()...)
+		o.Log(eventlog.OutputIsolation{IsolationLevel: a.Value})
 	default:
 		ignore("not an action for the broker")
 	}

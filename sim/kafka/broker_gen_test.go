@@ -168,15 +168,15 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 	k := NewBroker(&cfg, nil)
 	o := kernel.NewOut(jobgraph.KafkaName, 1, nil)
 	step := uint64(0)
-	deliver := func(at vt.Time, from string, body messages.Body) *messages.Done {
+	deliver := func(at vt.Time, from string, body messages.Body) *kernel.Done {
 		step++
 		return kernel.Deliver(k, o, step, at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: body}})
 	}
-	act := func(at vt.Time, text string) *messages.Done {
+	act := func(at vt.Time, text string) *kernel.Done {
 		return deliver(at, kernel.UserName, &messages.Envelope_Action{Action: parseAction(t, text)})
 	}
 	// responses the delivery sent: "sent T from OFFSET xN", and what it withdrew
-	answers := func(d *messages.Done) (out []string) {
+	answers := func(d *kernel.Done) (out []string) {
 		for _, e := range d.Out {
 			if f, ok := e.Body.(*messages.Envelope_FetchResponse); ok {
 				recs := f.FetchResponse.Partitions[0].Records
@@ -188,7 +188,7 @@ func TestAnsweredAheadWithdrawnByEdits(t *testing.T) {
 		}
 		return out
 	}
-	check := func(what string, d *messages.Done, want ...string) {
+	check := func(what string, d *kernel.Done, want ...string) {
 		t.Helper()
 		if got := answers(d); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", what, got, want)
@@ -229,10 +229,10 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 		return &messages.Envelope{DeliverAt: at.Micros(), SentAt: at.Micros(), To: jobgraph.KafkaName, From: kernel.UserName,
 			Body: &messages.Envelope_Action{Action: parseAction(t, text)}}
 	}
-	sentOffset := func(d *messages.Done) int64 {
+	sentOffset := func(d *kernel.Done) int64 {
 		for _, ev := range d.Events {
-			if ev.Kind == string(eventlog.KindEventSent) {
-				for _, f := range ev.Fields {
+			if string(ev.Kind()) == string(eventlog.KindEventSent) {
+				for _, f := range eventlog.FieldsOf(&ev) {
 					if f.Key == "offset" {
 						return f.GetInt()
 					}
@@ -275,7 +275,7 @@ func TestAheadKeepsTheTimersOrder(t *testing.T) {
 	q := int32(1 - DefaultPartition([]byte("user-0"), 2))
 	k, o = NewBroker(&cfg, nil), kernel.NewOut(jobgraph.KafkaName, 1, nil)
 	kernel.Deliver(k, o, 1, 0, []*messages.Envelope{start})
-	fetchP := func(from string, at vt.Time, part int32, off int64) *messages.Done {
+	fetchP := func(from string, at vt.Time, part int32, off int64) *kernel.Done {
 		f := &messages.Fetch{Topic: cfg.SourceTopic, MaxRecords: 500, RequestId: 1, Partitions: []*messages.FetchPartition{{Partition: part, Offset: off}}}
 		return kernel.Deliver(k, o, uint64(at), at, []*messages.Envelope{{DeliverAt: at.Micros(), SentAt: at.Micros() - 1, To: jobgraph.KafkaName, From: from, Body: &messages.Envelope_Fetch{Fetch: f}}})
 	}

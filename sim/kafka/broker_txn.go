@@ -56,8 +56,7 @@ func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
 	}
 	if dropped > 0 {
 		k.rejected += dropped
-		o.Log(eventlog.KindKafkaError, messages.Str("request", "produce"), messages.Str("transactional_id", id),
-			messages.Str("error", first.Error()), messages.Int("records", dropped), messages.Str("producer", from))
+		o.Log(eventlog.KafkaError{Request: "produce", TransactionalID: id, Error: first.Error(), HasRecords: true, Records: dropped, Producer: from})
 	}
 }
 
@@ -115,8 +114,7 @@ func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) 
 		for _, a := range ids {
 			k.logLatest(o, from, "abort_lingering", a, "")
 		}
-		o.Log(eventlog.KindAbortLingering, messages.Str("prefix", m.Prefix), messages.Int("subtask", int64(m.Subtask)),
-			messages.Int("from_checkpoint", m.FromCheckpoint), messages.Raw("aborted", eventlog.JSONStrings(ids)), messages.Str("producer", from))
+		o.Log(eventlog.AbortLingering{Prefix: m.Prefix, Subtask: int64(m.Subtask), FromCheckpoint: m.FromCheckpoint, Aborted: eventlog.JSONStrings(ids), Producer: from})
 	default:
 		k.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
 	}
@@ -157,18 +155,12 @@ func (k *Broker) logLatest(o *kernel.Out, from, op, id, note string) {
 }
 
 func (k *Broker) logTxn(o *kernel.Out, from, op, id string, info TxnInfo, note string) {
-	fields := []*messages.Field{messages.Str("op", op), messages.Str("transactional_id", id),
-		messages.Str("state", info.State.String()), messages.Int("records", int64(info.Records)), messages.Str("producer", from)}
-	if note != "" {
-		fields = append(fields, messages.Str("note", note))
-	}
-	o.Log(eventlog.KindTransaction, fields...)
+	o.Log(eventlog.Transaction{Op: op, TransactionalID: id, State: info.State.String(), Records: int64(info.Records), Producer: from, Note: note})
 }
 
 func (k *Broker) txnError(o *kernel.Out, from, op, id string, err error) {
 	k.txnErrs++
-	o.Log(eventlog.KindKafkaError, messages.Str("request", op), messages.Str("transactional_id", id),
-		messages.Str("error", err.Error()), messages.Str("producer", from))
+	o.Log(eventlog.KafkaError{Request: op, TransactionalID: id, Error: err.Error(), Producer: from})
 }
 
 // txnTimeout aborts the transaction begun with timer seq if it is still in

@@ -7,6 +7,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -40,8 +41,8 @@ func (h *brokerHarness) deliver(from string, body messages.Body) []string {
 	}
 	var out []string
 	for _, ev := range d.Events {
-		s := ev.Kind
-		for _, f := range ev.Fields {
+		s := string(ev.Kind())
+		for _, f := range eventlog.FieldsOf(&ev) {
 			s += " " + f.Key + "="
 			switch v := f.Value.(type) {
 			case *messages.Field_Int:

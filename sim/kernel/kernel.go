@@ -89,8 +89,11 @@ type Config struct {
 	// later is delivered and the run closes at Limit. 0: no limit (the run
 	// ends when an actor ends it, or when nothing is left to deliver).
 	Limit vt.Time
-	// Log receives every log event, in log order. Required.
-	Log func(ev *messages.LogEvent)
+	// Log receives every log event, in log order. Required. ev is valid
+	// during the call only (the kernel and the actors reuse it): an
+	// observer that keeps an event keeps a copy of *ev (its payload is a
+	// value nothing writes again).
+	Log func(ev *Event)
 	// DeadLetter is asked about an envelope to an actor that is gone; it
 	// returns more actor names that are gone with it (a task submitted to a
 	// dead host never starts, nor do its input channels). Nil: none.
@@ -141,12 +144,14 @@ type Kernel struct {
 	res     Result
 	buf     []*messages.Envelope
 	// the step Next hands out, reused: a driver holds it only until Finish
-	st    Step
-	envs  []*messages.Envelope // the step's envelopes to live receivers, in order
-	hosts map[string]string    // actor -> host (network.go)
-	cuts  []*activeCut         // network cuts in progress, in start order
-	cutID int64
-	seq   uint64 // sender_seq of the kernel's own envelopes
+	st   Step
+	envs []*messages.Envelope // the step's envelopes to live receivers, in order
+	// the step's log events, sorted (Finish), reused
+	events []*Event
+	hosts  map[string]string // actor -> host (network.go)
+	cuts   []*activeCut      // network cuts in progress, in start order
+	cutID  int64
+	seq    uint64 // sender_seq of the kernel's own envelopes
 	// envelopes their senders withdrew (Done.cancelled), still queued
 	cancelled map[sentKey]struct{}
 }
@@ -160,7 +165,7 @@ type sentKey struct {
 // New returns a kernel at virtual time 0 with an empty queue.
 func New(cfg Config) *Kernel {
 	if cfg.Log == nil {
-		cfg.Log = func(*messages.LogEvent) {}
+		cfg.Log = func(*Event) {}
 	}
 	return &Kernel{cfg: cfg, live: map[string]bool{}, dead: map[string]bool{}, last: -1, hosts: map[string]string{}}
 }
@@ -314,13 +319,13 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 				st.Deliveries = append(st.Deliveries, Delivery{To: to, Envelopes: k.envs[at:len(k.envs):len(k.envs)]})
 				for _, e := range k.buf[i:j] {
 					if a, ok := e.Body.(*messages.Envelope_Action); ok && a.Action.Live {
-						k.log(t, UserName, KindAction, messages.Str("action", k.actionText(a.Action)), messages.Str("to", to))
+						k.log(t, UserName, Action{Action: k.actionText(a.Action), To: to})
 					}
 				}
 			case isAction(k.buf[i]):
 				// a user action for an actor that is gone or never was
 				text := k.actionText(k.buf[i].Body.(*messages.Envelope_Action).Action)
-				k.log(t, to, KindActionIgnored, messages.Str("action", text), messages.Str("reason", "no such actor: "+to))
+				k.log(t, to, ActionIgnored{Action: text, Reason: "no such actor: " + to})
 			case k.dead[to]:
 				// lost, as on a dead host
 				if k.cfg.DeadLetter != nil {
@@ -358,18 +363,20 @@ func isAction(e *messages.Envelope) bool {
 // any order: it writes the step's log events in the order (vt, actor, seq),
 // ends the run on a broken invariant, forgets stopped actors, queues what
 // the receivers sent, and starts closing the run when an actor ended it.
-func (k *Kernel) Finish(dones []*messages.Done) {
+func (k *Kernel) Finish(dones []*Done) {
 	if !k.inStep {
 		panic("kernel: Finish without a step")
 	}
 	k.inStep = false
-	slices.SortFunc(dones, func(a, b *messages.Done) int { return cmp.Compare(a.Actor, b.Actor) })
-	var events []*messages.LogEvent
+	slices.SortFunc(dones, func(a, b *Done) int { return cmp.Compare(a.Actor, b.Actor) })
+	events := k.events[:0]
 	for _, d := range dones {
 		k.register(d.Spawned, d.Actor)
-		events = append(events, d.Events...)
+		for i := range d.Events {
+			events = append(events, &d.Events[i])
+		}
 	}
-	slices.SortStableFunc(events, func(a, b *messages.LogEvent) int {
+	slices.SortStableFunc(events, func(a, b *Event) int {
 		if c := cmp.Compare(a.Vt, b.Vt); c != 0 {
 			return c
 		}
@@ -381,6 +388,8 @@ func (k *Kernel) Finish(dones []*messages.Done) {
 	for _, ev := range events {
 		k.cfg.Log(ev)
 	}
+	clear(events)
+	k.events = events[:0]
 	for _, d := range dones {
 		if d.Failure != "" {
 			inv := d.Invariant
@@ -451,7 +460,7 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	}
 	for _, e := range later {
 		if a, ok := e.Body.(*messages.Envelope_Action); ok && e.From == UserName {
-			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", k.actionText(a.Action)), messages.Str("reason", "the run ended before its time"))
+			k.log(t, SchedulerName, ActionIgnored{Action: k.actionText(a.Action), Reason: "the run ended before its time"})
 		}
 	}
 	k.q = vt.Queue{}
@@ -471,8 +480,8 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	}
 }
 
-func (k *Kernel) log(t vt.Time, actor string, kind Kind, fields ...*messages.Field) {
-	k.cfg.Log(&messages.LogEvent{Vt: t.Micros(), Actor: actor, Kind: string(kind), Fields: fields})
+func (k *Kernel) log(t vt.Time, actor string, p Payload) {
+	k.cfg.Log(&Event{Vt: t.Micros(), Actor: actor, Body: p})
 }
 
 func (k *Kernel) fail(actor string, t vt.Time, invariant, what string) {
@@ -480,7 +489,7 @@ func (k *Kernel) fail(actor string, t vt.Time, invariant, what string) {
 	k.res.Failure = what
 	k.res.FailureVT = t
 	k.res.FailedActor = actor
-	k.log(t, actor, KindFailure, messages.Str("invariant", invariant), messages.Str("what", what))
+	k.log(t, actor, Failure{Invariant: invariant, What: what})
 	k.end()
 }
 

@@ -61,7 +61,7 @@ func (l *Loop) Run(until vt.Time, maxSteps int) State {
 		if state != StateStep {
 			return state
 		}
-		dones := make([]*messages.Done, len(st.Deliveries))
+		dones := make([]*Done, len(st.Deliveries))
 		for i, d := range st.Deliveries {
 			h := l.actors[d.To]
 			dones[i] = Deliver(h.c, h.out, st.N, st.Now, d.Envelopes)

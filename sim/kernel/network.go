@@ -67,19 +67,18 @@ func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 	case *messages.Envelope_Action:
 		text := k.actionText(b.Action)
 		if b.Action.Live {
-			k.log(t, UserName, KindAction, messages.Str("action", text), messages.Str("to", SchedulerName))
+			k.log(t, UserName, Action{Action: text, To: SchedulerName})
 		}
 		c := b.Action.GetCut()
 		if b.Action.Verb != messages.ActionVerb_ACTION_PARTITION_NETWORK || c == nil {
-			k.log(t, SchedulerName, KindActionIgnored, messages.Str("action", text), messages.Str("reason", "not an action for the scheduler"))
+			k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: "not an action for the scheduler"})
 			return
 		}
 		cut := Cut{A: c.HostA, B: c.HostB, Duration: vt.FromDuration(time.Duration(c.DurationNanos))}
 		k.cutID++
 		ac := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
 		k.cuts = append(k.cuts, ac)
-		k.log(t, SchedulerName, KindNetworkPartition, messages.Str("host_a", cut.A), messages.Str("host_b", cut.B),
-			messages.Int("duration_ms", vt.Millis(cut.Duration)), messages.Str("action", text))
+		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
 	}
 }
 
@@ -111,12 +110,7 @@ func (k *Kernel) heal(t vt.Time, runEnded bool) {
 }
 
 func (k *Kernel) logHealed(t vt.Time, c *activeCut, runEnded bool) {
-	fields := []*messages.Field{messages.Str("host_a", c.A), messages.Str("host_b", c.B),
-		messages.Int("dropped_envelopes", c.dropped), messages.Int("connections_lost", c.notices)}
-	if runEnded {
-		fields = append(fields, messages.Bool("run_ended", true))
-	}
-	k.log(t, SchedulerName, KindNetworkPartitionHealed, fields...)
+	k.log(t, SchedulerName, NetworkPartitionHealed{HostA: c.A, HostB: c.B, DroppedEnvelopes: c.dropped, ConnectionsLost: c.notices, RunEnded: runEnded})
 }
 
 // network takes the envelopes of a step due at t, in the queue's order:

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,13 +71,9 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 	t.Helper()
 	r := &netRun{}
 	k := New(Config{
-		Log: func(ev *messages.LogEvent) {
+		Log: func(ev *Event) {
 			if ev.Actor == SchedulerName || ev.Actor == UserName {
-				var f []string
-				for _, x := range ev.Fields {
-					f = append(f, x.Key+"="+strings.Trim(fmt.Sprint(x.Value), "&{}"))
-				}
-				r.events = append(r.events, fmt.Sprintf("%d %s %s", ev.Vt, ev.Kind, strings.Join(f, " ")))
+				r.events = append(r.events, fmt.Sprintf("%d %s %s", ev.Vt, ev.Kind(), strings.Join(keyValues(t, ev.Body), " ")))
 			}
 		},
 		HostOf: func(actor, spawnerHost string) string {
@@ -180,5 +178,31 @@ func TestCutIgnoredAndUnhealed(t *testing.T) {
 	}
 	if !slices.Equal(r.events, want) {
 		t.Errorf("scheduler events\n%s\nwant\n%s", strings.Join(r.events, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// keyValues reads p's fields back from its JSON text as key=value, in
+// order.
+func keyValues(t *testing.T, p Payload) []string {
+	t.Helper()
+	text := p.AppendJSON(nil)
+	dec := json.NewDecoder(bytes.NewReader(append([]byte("{"), text[1:]...)))
+	var out []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		if _, ok := k.(string); !ok {
+			return out
+		}
+		v, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		out = append(out, fmt.Sprintf("%s=%v", k, v))
 	}
 }

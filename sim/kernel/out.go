@@ -58,7 +58,7 @@ type Out struct {
 	rng       *rand.Rand
 	spawner   Spawner
 	envs      []*messages.Envelope
-	events    []*messages.LogEvent
+	events    []Event
 	spawned   []*messages.Spawned
 	stopped   []string
 	cancelled []uint64
@@ -67,7 +67,7 @@ type Out struct {
 	endRun    bool
 	// reused between deliveries: the Done handed to the driver, which the
 	// kernel has read (Finish) before this actor's next delivery begins
-	d messages.Done
+	d Done
 }
 
 // timerEnvelope is a timer's envelope with its body, allocated together.
@@ -152,10 +152,11 @@ func (o *Out) Timer(delay vt.Time, kind messages.TimerKind, arg int64) {
 	o.add(&te.env, o.name, o.now+delay, &te.body)
 }
 
-// Log records an event of this actor at the current virtual time.
-func (o *Out) Log(kind Kind, fields ...*messages.Field) {
+// Log records the typed event p of this actor at the current virtual time
+// (sim/eventlog holds the payloads).
+func (o *Out) Log(p Payload) {
 	o.logSeq++
-	o.events = append(o.events, &messages.LogEvent{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Kind: string(kind), Fields: fields})
+	o.events = append(o.events, Event{Vt: o.now.Micros(), Actor: o.name, Seq: o.logSeq, Body: p})
 }
 
 // Spawn starts a new actor named name running the component spec
@@ -203,7 +204,7 @@ func (o *Out) begin(now vt.Time) {
 
 // done is the delivery's Done: o's own, valid until o's next delivery
 // begins (the kernel reads it in Finish before that).
-func (o *Out) done(step uint64) *messages.Done {
+func (o *Out) done(step uint64) *Done {
 	d := &o.d
 	d.Step, d.Actor, d.Out, d.Events = step, o.name, o.envs, o.events
 	d.Spawned, d.Stopped, d.Failure, d.Invariant, d.EndRun = o.spawned, o.stopped, o.failure, o.invariant, o.endRun
@@ -217,7 +218,7 @@ func (o *Out) done(step uint64) *messages.Done {
 // panic in c is recovered and becomes a broken invariant (no_panic) that
 // ends the run, naming the actor. Every driver uses it, and so can a test of
 // a single component.
-func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Envelope) (d *messages.Done) {
+func Deliver(c Component, o *Out, step uint64, now vt.Time, envs []*messages.Envelope) (d *Done) {
 	o.begin(now)
 	o.step = step
 	defer func() {

@@ -50,7 +50,7 @@ func New(cfg *config.Config) *ResourceManager {
 func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
-		o.Log(eventlog.KindActorStarted, messages.Str("component", "ResourceManager"))
+		o.Log(eventlog.ActorStarted{Component: "ResourceManager"})
 		o.Timer(vt.FromDuration(r.cfg.HeartbeatInterval), timerHeartbeat, 0)
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
@@ -72,8 +72,7 @@ func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 		r.slots[m.TaskManagerId] = make([]bool, m.NumSlots)
 		r.regs[m.TaskManagerId] = registration{address: m.Address, dataPort: m.DataPort}
 		r.monitors[m.TaskManagerId] = heartbeat.NewMonitor(r.cfg.HeartbeatTimeout.Milliseconds(), vt.Millis(o.Now()))
-		o.Log(eventlog.KindTaskExecutorRegistered, messages.Str("task_manager", m.TaskManagerId),
-			messages.Int("num_slots", int64(m.NumSlots)), messages.Int("registered_task_managers", int64(len(r.tms))))
+		o.Log(eventlog.TaskExecutorRegistered{TaskManager: m.TaskManagerId, NumSlots: int64(m.NumSlots), RegisteredTaskManagers: int64(len(r.tms))})
 		o.Send(env.From, vt.FromDuration(r.cfg.RPCLatency()), &messages.Envelope_RegistrationResponse{
 			RegistrationResponse: &messages.RegistrationResponse{Success: true}})
 		r.allocate(o)
@@ -81,14 +80,13 @@ func (r *ResourceManager) Step(o *kernel.Out, env *messages.Envelope) {
 		m := b.DeclareResourceRequirements
 		r.wanted = int(m.NumSlots)
 		r.jobMgr = env.From
-		o.Log(eventlog.KindResourceRequirements, messages.Str("job_id", m.JobId), messages.Int("slots", int64(m.NumSlots)),
-			messages.Int("free_slots", int64(r.free())))
+		o.Log(eventlog.ResourceRequirements{JobID: m.JobId, Slots: int64(m.NumSlots), FreeSlots: int64(r.free())})
 		r.allocate(o)
 	case *messages.Envelope_WorkerTerminated:
 		r.workerTerminated(o, b.WorkerTerminated.TaskManagerId)
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Int("registered_task_managers", int64(len(r.tms))),
-			messages.Int("free_slots_left", int64(r.free())))
+		o.Log(eventlog.FinalCounters{List: []eventlog.Value{eventlog.I("registered_task_managers", int64(len(r.tms))),
+			eventlog.I("free_slots_left", int64(r.free()))}})
 	}
 }
 
@@ -121,8 +119,7 @@ func (r *ResourceManager) allocate(o *kernel.Out) {
 			r.wanted--
 			r.nextAllo++
 			alloc := "alloc-" + strconv.Itoa(r.nextAllo)
-			o.Log(eventlog.KindRequestSlot, messages.Str("task_manager", tm), messages.Int("slot", int64(i)),
-				messages.Str("allocation_id", alloc))
+			o.Log(eventlog.RequestSlot{TaskManager: tm, Slot: int64(i), AllocationID: alloc})
 			o.Send(tm, vt.FromDuration(r.cfg.RPCLatency()), &messages.Envelope_RequestSlot{RequestSlot: &messages.RequestSlot{
 				SlotIndex: int32(i), AllocationId: alloc, JobId: jobgraph.JobID, JobManager: r.jobMgr}})
 		}
@@ -142,9 +139,7 @@ func (r *ResourceManager) heartbeat(o *kernel.Out, send bool) {
 		delete(r.regs, tm)
 		r.tms = slices.DeleteFunc(r.tms, func(s string) bool { return s == tm })
 		replacement := r.replacement()
-		o.Log(eventlog.KindTaskManagerLost, messages.Str("task_manager", tm),
-			messages.Str("cause", "The heartbeat of TaskManager with id "+tm+" timed out."),
-			messages.Str("replacement", replacement))
+		o.Log(eventlog.TaskManagerLost{TaskManager: tm, Cause: "The heartbeat of TaskManager with id " + tm + " timed out.", Replacement: replacement})
 		r.startWorker(o, replacement)
 	})
 }
@@ -176,8 +171,7 @@ func (r *ResourceManager) workerTerminated(o *kernel.Out, tm string) {
 	}
 	delete(r.pending, tm)
 	replacement := r.replacement()
-	o.Log(eventlog.KindWorkerTerminated, messages.Str("task_manager", tm),
-		messages.Str("cause", "Worker "+tm+" terminated before it registered."), messages.Str("replacement", replacement))
+	o.Log(eventlog.WorkerTerminated{TaskManager: tm, Cause: "Worker " + tm + " terminated before it registered.", Replacement: replacement})
 	r.startWorker(o, replacement)
 }
 

@@ -26,7 +26,7 @@ type rmRun struct {
 	step   uint64
 	timers []*messages.Envelope // its own, not yet delivered
 	sent   []*messages.Envelope // to others, in order
-	events []*messages.LogEvent
+	events []kernel.Event
 	spawns []string // "name spec-kind"
 	specs  []kernel.Spec
 }
@@ -152,7 +152,7 @@ func TestALostTaskManagerIsReplacedBySpec(t *testing.T) {
 	}
 	var lostAt int64 = -1
 	for _, ev := range r.events {
-		if ev.Kind == string(eventlog.KindTaskManagerLost) {
+		if string(ev.Kind()) == string(eventlog.KindTaskManagerLost) {
 			lostAt = ev.Vt
 		}
 	}

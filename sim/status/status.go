@@ -1,10 +1,15 @@
 // Package status holds Flink's two status enums: a job's JobStatus
 // (org.apache.flink.api.common.JobStatus) and an execution's ExecutionState
 // (org.apache.flink.runtime.execution.ExecutionState). Messages and the log
-// carry their names as Flink prints them; components keep the typed values.
+// carry them as enums (messages.JobStatus, messages.ExecutionState, with the
+// same numbers), the log shows their names as Flink prints them.
 package status
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/flinksim/flinksim/messages"
+)
 
 // Job is a job's status (JobStatus), of the statuses the simulator's jobs
 // go through.
@@ -35,14 +40,14 @@ func (s Job) String() string {
 // Terminal reports whether the job ended (JobStatus.isGloballyTerminalState).
 func (s Job) Terminal() bool { return s == JobFailed || s == JobFinished || s == JobCanceled }
 
-// ParseJob reads a job status name.
-func ParseJob(name string) (Job, bool) {
-	for s, n := range jobNames {
-		if n != "" && n == name {
-			return Job(s), true
-		}
-	}
-	return 0, false
+// Proto is the status on the wire.
+func (s Job) Proto() messages.JobStatus { return messages.JobStatus(s) }
+
+// JobOf is the status a message carries; false for one the simulator does
+// not know (UNSPECIFIED among them).
+func JobOf(m messages.JobStatus) (Job, bool) {
+	s := Job(m)
+	return s, m > 0 && int(m) < len(jobNames)
 }
 
 // Execution is the state of one execution of a subtask (ExecutionState).
@@ -70,12 +75,12 @@ func (s Execution) String() string {
 	return fmt.Sprintf("ExecutionState(%d)", uint8(s))
 }
 
-// ParseExecution reads an execution state name.
-func ParseExecution(name string) (Execution, bool) {
-	for s, n := range executionNames {
-		if n != "" && n == name {
-			return Execution(s), true
-		}
-	}
-	return 0, false
+// Proto is the state on the wire.
+func (s Execution) Proto() messages.ExecutionState { return messages.ExecutionState(s) }
+
+// ExecutionOf is the state a message carries; false for one the simulator
+// does not know (UNSPECIFIED among them).
+func ExecutionOf(m messages.ExecutionState) (Execution, bool) {
+	s := Execution(m)
+	return s, m > 0 && int(m) < len(executionNames)
 }

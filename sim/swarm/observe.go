@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -126,7 +125,7 @@ func (ob *Observer) ConvergedAt() (vt.Time, bool) {
 }
 
 // Observe takes the next event of the log.
-func (ob *Observer) Observe(ev *messages.LogEvent) {
+func (ob *Observer) Observe(ev *eventlog.LogEvent) {
 	t := vt.Of(ev.Vt)
 	switch e := eventlog.Decode(ev).(type) {
 	case eventlog.JobStatus:

@@ -3,7 +3,6 @@ package task
 // The task's metrics (Flink's names) and final counters.
 
 import (
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/kernel"
 )
@@ -15,10 +14,11 @@ func (t *StreamTask) logFinal(o *kernel.Out) {
 		return
 	}
 	t.finalLogged = true
-	fields := []*messages.Field{messages.Str("task", o.Name())}
+	fields := make([]eventlog.Value, 1, 8)
+	fields[0] = eventlog.S("task", o.Name())
 	fields = t.head.appendFinal(fields)
 	fields = t.chain.appendFinal(fields)
-	o.Log(eventlog.KindFinal, fields...)
+	o.Log(eventlog.FinalCounters{List: fields})
 }
 
 // metrics logs the task's metrics of the last virtual second with Flink's
@@ -29,12 +29,8 @@ func (t *StreamTask) metrics(o *kernel.Out) {
 	if !ok {
 		return
 	}
-	fields := []*messages.Field{
-		messages.Int("busyTimeMsPerSecond", r.Busy),
-		messages.Int("backPressuredTimeMsPerSecond", r.BackPressured),
-		messages.Int("idleTimeMsPerSecond", r.Idle),
-		messages.Int("numRecordsIn", t.m.recordsIn), messages.Int("numRecordsOut", t.m.recordsOut),
-	}
+	m := eventlog.TaskMetrics{BusyTimeMsPerSecond: r.Busy, BackPressuredTimeMsPerSecond: r.BackPressured,
+		IdleTimeMsPerSecond: r.Idle, NumRecordsIn: t.m.recordsIn, NumRecordsOut: t.m.recordsOut}
 	if t.rp != nil {
 		// outputQueueLengths: the buffers each subpartition holds (Flink's
 		// outputQueueLength per subpartition), in subpartition order.
@@ -43,9 +39,9 @@ func (t *StreamTask) metrics(o *kernel.Out) {
 		for i, n := range lengths {
 			out[i] = int64(n)
 		}
-		fields = append(fields, messages.Int("numBuffersOut", t.rp.BuffersOut), messages.Int("numBytesOut", t.rp.BytesOut),
-			messages.Float("outPoolUsage", t.rp.OutPoolUsage()),
-			messages.Raw("outputQueueLengths", eventlog.JSONInts(out)))
+		m.HasOutput, m.NumBuffersOut, m.NumBytesOut = true, t.rp.BuffersOut, t.rp.BytesOut
+		m.OutPoolUsage, m.OutputQueueLengths = t.rp.OutPoolUsage(), out
 	}
-	o.Log(eventlog.KindTaskMetrics, t.head.appendMetrics(fields)...)
+	t.head.addMetrics(&m)
+	o.Log(m)
 }

@@ -190,7 +190,7 @@ func (g *oneInputStreamTask) gateSlice(o *kernel.Out) (cost vt.Time) {
 				if idle {
 					st = "IDLE"
 				}
-				o.Log(eventlog.KindWatermarkStatus, messages.Str("status", st))
+				o.Log(eventlog.WatermarkStatus{Status: st})
 				if t.rp != nil {
 					k := exchange.KindStatusActive
 					if idle {
@@ -212,7 +212,7 @@ func (g *oneInputStreamTask) gateSlice(o *kernel.Out) (cost vt.Time) {
 			cost += g.barriers.onChannelBarrier(o, ci, buf, !buf.Unaligned)
 		case exchange.KindEndOfPartition:
 			ch.Ended, ch.DataEnded = true, true
-			o.Log(eventlog.KindChannelFinished, messages.Int("channel", int64(ci)), messages.Str("producer", t.d.InputGate.Producers[ci]))
+			o.Log(eventlog.ChannelFinished{Channel: int64(ci), Producer: t.d.InputGate.Producers[ci]})
 			cost += g.barriers.apply(o, g.barriers.handler.OnEndOfPartition(ci, vt.Millis(o.Now())), ci, true)
 		}
 	}
@@ -274,22 +274,21 @@ func (g *oneInputStreamTask) maybeFinish(o *kernel.Out) {
 	t.finishTask(o)
 }
 
-func (g *oneInputStreamTask) appendMetrics(fields []*messages.Field) []*messages.Field {
+func (g *oneInputStreamTask) addMetrics(m *eventlog.TaskMetrics) {
 	t := g.t
 	usage, queued, lengths := g.gate.InPoolUsage(t.cfg.BuffersPerChannel)
-	fields = append(fields, messages.Int("currentInputWatermark", g.valve.LastOutputWatermark()),
-		messages.Int("numBuffersIn", g.gate.BuffersIn), messages.Int("numBytesIn", g.gate.BytesIn),
-		messages.Float("inPoolUsage", usage), messages.Int("inputQueueLength", queued),
-		messages.Raw("inputQueueLengths", eventlog.JSONInts(lengths)))
-	return t.chain.appendMetrics(fields)
+	m.Watermark, m.HasWatermark, m.InputWatermark = g.valve.LastOutputWatermark(), true, true
+	m.NumBuffersIn, m.NumBytesIn, m.InPoolUsage = g.gate.BuffersIn, g.gate.BytesIn, usage
+	m.InputQueueLength, m.InputQueueLengths = queued, lengths
+	t.chain.addMetrics(m)
 }
 
-func (g *oneInputStreamTask) appendFinal(fields []*messages.Field) []*messages.Field {
+func (g *oneInputStreamTask) appendFinal(fields []eventlog.Value) []eventlog.Value {
 	t := g.t
-	fields = append(fields, messages.Int("records_in", t.m.recordsIn))
+	fields = append(fields, eventlog.I("records_in", t.m.recordsIn))
 	if t.chain.op == nil && t.chain.proc == nil && t.rp != nil {
 		// ParseOrder and/or Filter in a task of their own
-		fields = append(fields, messages.Int("records_emitted", t.m.recordsOut))
+		fields = append(fields, eventlog.I("records_emitted", t.m.recordsOut))
 	}
 	return fields
 }

@@ -200,9 +200,8 @@ func (c *operatorChain) emitResults(o *kernel.Out, out window.Output) vt.Time {
 	}
 	for _, r := range out.Results {
 		t.m.windowsFired++
-		o.Log(eventlog.KindWindowFired, messages.Str("key", r.Key), messages.Int("window_start", r.Window.Start),
-			messages.Int("window_end", r.Window.End), messages.Float("value", r.Value), messages.Int("firing", int64(r.Firing)),
-			messages.Int("watermark", c.op.CurrentWatermark()))
+		o.Log(eventlog.WindowFired{Key: r.Key, WindowStart: r.Window.Start, WindowEnd: r.Window.End, Value: r.Value,
+			Firing: int64(r.Firing), Watermark: c.op.CurrentWatermark()})
 		if c.sink != nil {
 			cost += vt.FromDuration(t.cfg.CostSink)
 			c.sink.write(resultRecord(r, t.index))
@@ -213,7 +212,7 @@ func (c *operatorChain) emitResults(o *kernel.Out, out window.Output) vt.Time {
 		}
 	}
 	for _, l := range out.Late {
-		o.Log(eventlog.KindLateSideOutput, messages.Str("key", l.Key), messages.Int("timestamp", l.Timestamp))
+		o.Log(eventlog.LateSideOutput{Key: l.Key, Timestamp: l.Timestamp})
 	}
 	if d := c.op.NumLateRecordsDropped(); d != t.m.lateDropped {
 		t.m.lateDropped = d
@@ -327,21 +326,18 @@ func (c *operatorChain) snapshotState(o *kernel.Out, st *messages.TaskStateSnaps
 	return full, changed, entries
 }
 
-// appendMetrics appends the keyed operator's fields of task_metrics.
-func (c *operatorChain) appendMetrics(fields []*messages.Field) []*messages.Field {
+// addMetrics fills the keyed operator's part of task_metrics.
+func (c *operatorChain) addMetrics(m *eventlog.TaskMetrics) {
 	if c.proc != nil {
-		fields = append(fields, messages.Int("keys", int64(c.proc.NumKeys())),
-			messages.Int("expired_state_reads", c.proc.ExpiredStateCount()))
+		m.HasProcess, m.ProcessKeys, m.ExpiredStateReads = true, int64(c.proc.NumKeys()), c.proc.ExpiredStateCount()
 	}
 	if c.op != nil {
-		fields = append(fields, messages.Int("keys", int64(c.op.NumKeys())), messages.Int("windows", int64(c.op.NumWindows())),
-			messages.Int("numLateRecordsDropped", c.op.NumLateRecordsDropped()))
+		m.HasWindow, m.WindowKeys, m.Windows, m.LateDropped = true, int64(c.op.NumKeys()), int64(c.op.NumWindows()), c.op.NumLateRecordsDropped()
 	}
-	return fields
 }
 
 // appendFinal appends the chain's counters of final_counters.
-func (c *operatorChain) appendFinal(fields []*messages.Field) []*messages.Field {
+func (c *operatorChain) appendFinal(fields []eventlog.Value) []eventlog.Value {
 	if c.op != nil {
 		// windows still open when the task ends: for processing-time
 		// windows on a bounded input Flink quiesces the processing-time
@@ -355,16 +351,16 @@ func (c *operatorChain) appendFinal(fields []*messages.Field) []*messages.Field 
 				}
 			}
 		}
-		fields = append(fields, messages.Int("windows_fired", c.t.m.windowsFired),
-			messages.Int("numLateRecordsDropped", c.op.NumLateRecordsDropped()),
-			messages.Int("unfired_windows", open), messages.Int("records_in_unfired_windows", held))
+		fields = append(fields, eventlog.I("windows_fired", c.t.m.windowsFired),
+			eventlog.I("numLateRecordsDropped", c.op.NumLateRecordsDropped()),
+			eventlog.I("unfired_windows", open), eventlog.I("records_in_unfired_windows", held))
 	}
 	if c.proc != nil {
-		fields = append(fields, messages.Int("keys", int64(c.proc.NumKeys())),
-			messages.Int("expired_state_reads", c.proc.ExpiredStateCount()))
+		fields = append(fields, eventlog.I("keys", int64(c.proc.NumKeys())),
+			eventlog.I("expired_state_reads", c.proc.ExpiredStateCount()))
 	}
 	if c.sink != nil {
-		fields = append(fields, messages.Int("results_sent", c.t.m.resultsWritten))
+		fields = append(fields, eventlog.I("results_sent", c.t.m.resultsWritten))
 	}
 	return fields
 }

@@ -63,7 +63,7 @@ func (s *sourceStreamTask) addSplits(o *kernel.Out, m *messages.AddSplits) {
 }
 
 func logSplitFinished(o *kernel.Out, st *source.Split) {
-	o.Log(eventlog.KindSplitFinished, messages.Int("partition", int64(st.Partition)), messages.Int("offset", st.Offset))
+	o.Log(eventlog.SplitFinished{Partition: int64(st.Partition), Offset: st.Offset})
 }
 
 // aligned reports whether the source takes part in watermark alignment.
@@ -89,12 +89,10 @@ func (s *sourceStreamTask) reportWatermark(o *kernel.Out) {
 func (s *sourceStreamTask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
 	paused, resumed := s.src.OnWatermarkAlignment(maxAllowed)
 	for _, c := range paused {
-		o.Log(eventlog.KindSplitPaused, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
-			messages.Int("max_allowed_watermark", maxAllowed))
+		o.Log(eventlog.SplitPaused{Split: c.Split.ID, SplitWatermark: c.Watermark, MaxAllowedWatermark: maxAllowed})
 	}
 	for _, c := range resumed {
-		o.Log(eventlog.KindSplitResumed, messages.Str("split", c.Split.ID), messages.Int("split_watermark", c.Watermark),
-			messages.Int("max_allowed_watermark", maxAllowed))
+		o.Log(eventlog.SplitResumed{Split: c.Split.ID, SplitWatermark: c.Watermark, MaxAllowedWatermark: maxAllowed})
 	}
 	s.fetch(o)
 }
@@ -210,7 +208,7 @@ func (s *sourceStreamTask) broadcastStatus(o *kernel.Out, idle bool) {
 		kind, name = exchange.KindStatusIdle, "IDLE"
 	}
 	s.t.rp.Broadcast(kind, 0)
-	o.Log(eventlog.KindWatermarkStatus, messages.Str("status", name))
+	o.Log(eventlog.WatermarkStatus{Status: name})
 }
 
 // maybeFinish ends a bounded source whose reader emitted everything:
@@ -258,13 +256,12 @@ func (s *sourceStreamTask) commitOffsets(o *kernel.Out, id int64) {
 	}
 }
 
-func (s *sourceStreamTask) appendMetrics(fields []*messages.Field) []*messages.Field {
-	return append(fields, messages.Int("currentOutputWatermark", s.sentWm),
-		messages.Int("assignedSplits", int64(len(s.src.Splits()))))
+func (s *sourceStreamTask) addMetrics(m *eventlog.TaskMetrics) {
+	m.Watermark, m.HasWatermark, m.AssignedSplits = s.sentWm, true, int64(len(s.src.Splits()))
 }
 
-func (s *sourceStreamTask) appendFinal(fields []*messages.Field) []*messages.Field {
-	return append(fields, messages.Int("records_read", s.t.m.recordsIn), messages.Int("records_emitted", s.t.m.recordsOut))
+func (s *sourceStreamTask) appendFinal(fields []eventlog.Value) []eventlog.Value {
+	return append(fields, eventlog.I("records_read", s.t.m.recordsIn), eventlog.I("records_emitted", s.t.m.recordsOut))
 }
 
 func (s *sourceStreamTask) inspect(v *SubtaskView) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/filter"
 	"github.com/flinksim/flinksim/sim/jobgraph"
@@ -86,10 +87,10 @@ type streamTaskHead interface {
 	processInput(o *kernel.Out) vt.Time
 	// hasInput reports whether input waits to be processed.
 	hasInput() bool
-	// appendMetrics appends the head's fields of task_metrics.
-	appendMetrics(fields []*messages.Field) []*messages.Field
+	// addMetrics fills the head's part of task_metrics.
+	addMetrics(m *eventlog.TaskMetrics)
 	// appendFinal appends the head's counters of final_counters.
-	appendFinal(fields []*messages.Field) []*messages.Field
+	appendFinal(fields []eventlog.Value) []eventlog.Value
 	// inspect fills the head's part of the view.
 	inspect(v *SubtaskView)
 }
@@ -379,7 +380,7 @@ func (t *StreamTask) setState(o *kernel.Out, state status.Execution, reason stri
 	}
 	t.status = state
 	o.Send(t.tm, 0, &messages.Envelope_TaskExecutionState{TaskExecutionState: &messages.TaskExecutionState{
-		ExecutionId: o.Name(), State: state.String(), Reason: reason}})
+		ExecutionId: o.Name(), State: state.Proto(), Reason: reason}})
 }
 
 // work runs the next slice when the task is not busy, then sends what the

@@ -71,11 +71,7 @@ func (c *subtaskCheckpointCoordinator) init(o *kernel.Out) {
 			t.rp.AddPayloadRecord(t.target(rec.Key), rec.Key, rec.Timestamp, rec.Value, rec.Payload)
 			t.m.recordsOut++
 		}
-		o.Log(eventlog.KindStateRestored, messages.Int("checkpoint_id", t.d.RestoreCheckpointId),
-			messages.Int("window_keys", int64(len(r.Windows))), messages.Int("value_keys", int64(len(r.Values))),
-			messages.Int("input_channel_records", int64(len(r.InputChannelState))),
-			messages.Int("output_channel_records", int64(len(r.OutputChannelState))),
-			messages.Raw("committables", eventlog.JSONStrings(r.Committables)))
+		o.Log(eventlog.StateRestored{CheckpointID: t.d.RestoreCheckpointId, WindowKeys: int64(len(r.Windows)), ValueKeys: int64(len(r.Values)), InputChannelRecords: int64(len(r.InputChannelState)), OutputChannelRecords: int64(len(r.OutputChannelState)), Committables: eventlog.JSONStrings(r.Committables)})
 	}
 	if sink := t.chain.sink; sink != nil {
 		// KafkaSink recovery: commit what the restored checkpoint
@@ -113,7 +109,7 @@ func (c *subtaskCheckpointCoordinator) triggerCheckpoint(o *kernel.Out, m *messa
 }
 
 func (c *subtaskCheckpointCoordinator) decline(o *kernel.Out, id int64, r checkpoint.FailureReason) {
-	o.Log(eventlog.KindCheckpointDeclinedByTask, messages.Int("checkpoint_id", id), messages.Str("reason", r.String()))
+	o.Log(eventlog.CheckpointDeclinedByTask{CheckpointID: id, Reason: r.String()})
 	o.Send(jobgraph.CheckpointCoordinatorName, vt.FromDuration(c.t.cfg.RPCLatency()), &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
 		CheckpointId: id, Task: jobgraph.BaseSubtaskName(o.Name()), Reason: r.String()}})
 }
@@ -184,10 +180,7 @@ func (c *subtaskCheckpointCoordinator) snapshot(o *kernel.Out, b *messages.Buffe
 	// checkpointStartDelay: from the trigger to the first barrier here
 	// (the trigger itself at a source)
 	startDelay := max(0, vt.Millis(o.Now())-alignMs-b.CheckpointTimestampMs)
-	o.Log(eventlog.KindCheckpointSnapshot, messages.Int("checkpoint_id", id), messages.Str("kind", kindName(b.CheckpointKind)),
-		messages.Bool("unaligned", unaligned), messages.Int("state_size", ack.StateSizeBytes),
-		messages.Int("checkpointed_size", ack.IncrementalSizeBytes), messages.Int("persisted_records", persistedRecords),
-		messages.Int("start_delay_ms", startDelay), messages.Int("alignment_ms", alignMs), messages.Int("sync_ms", vt.Millis(sync)))
+	o.Log(eventlog.CheckpointSnapshot{CheckpointID: id, CheckpointKind: kindName(b.CheckpointKind), Unaligned: unaligned, StateSize: ack.StateSizeBytes, CheckpointedSize: ack.IncrementalSizeBytes, PersistedRecords: persistedRecords, StartDelayMs: startDelay, AlignmentMs: alignMs, SyncMs: vt.Millis(sync)})
 	if c.awaitFinal && c.finalID == 0 && (t.rp == nil || t.rp.Drained()) {
 		// the final checkpoint: taken after the input ended and, as Flink
 		// waits for ResultPartition.getAllDataProcessedFuture, once the
@@ -244,7 +237,7 @@ func (c *subtaskCheckpointCoordinator) outputBarrierTimeout(o *kernel.Out, id in
 	p.ack.PersistedBytes += bytes
 	p.ack.StateSizeBytes += bytes
 	p.ack.IncrementalSizeBytes += bytes
-	o.Log(eventlog.KindBarrierTimedOut, messages.Int("checkpoint_id", id), messages.Int("persisted_records", int64(len(recs))))
+	o.Log(eventlog.BarrierTimedOut{CheckpointID: id, PersistedRecords: int64(len(recs))})
 	c.sendAck(o, p)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -18,7 +19,7 @@ func (h *harness) states() []string {
 	var out []string
 	for _, e := range h.sent {
 		if st, ok := e.Body.(*messages.Envelope_TaskExecutionState); ok {
-			out = append(out, st.TaskExecutionState.State)
+			out = append(out, status.Execution(st.TaskExecutionState.State).String())
 		}
 	}
 	return out
@@ -32,7 +33,7 @@ type harness struct {
 	s    *StreamTask
 	o    *kernel.Out
 	sent []*messages.Envelope
-	logs []*messages.LogEvent
+	logs []kernel.Event
 }
 
 // newDeployedHarness makes the subtask as the TaskExecutor spawns it, not

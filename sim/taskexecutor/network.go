@@ -126,8 +126,7 @@ func (t *TaskExecutor) networkTimer(o *kernel.Out, m *messages.Timer) {
 		case now >= t.net.lastRM+timeout:
 			t.net.rmArmed = false
 			cause := "The heartbeat of ResourceManager with id " + jobgraph.ResourceManagerName + " timed out."
-			o.Log(eventlog.KindHeartbeatTimeout, messages.Str("resource_manager", jobgraph.ResourceManagerName),
-				messages.Int("last_heartbeat_ms", t.net.lastRM), messages.Str("cause", cause))
+			o.Log(eventlog.HeartbeatTimeout{ResourceManager: jobgraph.ResourceManagerName, LastHeartbeatMs: t.net.lastRM, Cause: cause})
 			t.net.registered = false
 			t.register(o)
 		default:
@@ -145,8 +144,7 @@ func (t *TaskExecutor) networkTimer(o *kernel.Out, m *messages.Timer) {
 // JobManager connection closes, every task fails and the slots are freed.
 func (t *TaskExecutor) jobManagerLost(o *kernel.Out) {
 	cause := "The heartbeat of JobManager with id " + jobgraph.JobManagerName + " timed out."
-	o.Log(eventlog.KindHeartbeatTimeout, messages.Str("job_manager", jobgraph.JobManagerName),
-		messages.Int("last_heartbeat_ms", t.net.lastJM), messages.Str("cause", cause))
+	o.Log(eventlog.HeartbeatTimeout{JobManager: jobgraph.JobManagerName, LastHeartbeatMs: t.net.lastJM, Cause: cause})
 	t.net.lastJM = -1
 	job := t.net.job
 	if job == "" {

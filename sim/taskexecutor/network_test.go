@@ -38,7 +38,7 @@ func (h *tmHarness) deliver(ms int64, from string, body messages.Body) []string 
 	}
 	var out []string
 	for _, ev := range d.Events {
-		out = append(out, ev.Kind)
+		out = append(out, string(ev.Kind()))
 	}
 	for _, e := range d.Out {
 		if e.To == "tm-2" {

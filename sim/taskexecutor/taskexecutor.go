@@ -71,33 +71,30 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	switch b := env.Body.(type) {
 	case *messages.Envelope_Start:
 		t.name = o.Name()
-		o.Log(eventlog.KindTaskManagerStarted, messages.Int("num_slots", int64(t.numSlots)),
-			messages.Raw("total_resource_profile", ProfileJSON(t.total)),
-			messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)))
+		o.Log(eventlog.TaskManagerStarted{NumSlots: int64(t.numSlots), TotalResourceProfile: ProfileJSON(t.total), DefaultSlotResourceProfile: ProfileJSON(t.slot)})
 		t.sendRegister(o)
 	case *messages.Envelope_RegistrationResponse:
 		t.net.registered, t.net.retrying = true, false
 		t.net.monitorResourceManager(o)
-		o.Log(eventlog.KindRegistrationResponse, messages.Bool("success", b.RegistrationResponse.Success))
+		o.Log(eventlog.RegistrationResponse{Success: b.RegistrationResponse.Success})
 	case *messages.Envelope_RequestSlot:
 		m := b.RequestSlot
 		t.slots[m.SlotIndex] = m.AllocationId
 		t.net.job = m.JobId
 		t.net.monitorJobManager(o)
-		o.Log(eventlog.KindOfferSlots, messages.Str("job_manager", m.JobManager), messages.Int("slot", int64(m.SlotIndex)),
-			messages.Str("allocation_id", m.AllocationId))
+		o.Log(eventlog.OfferSlots{JobManager: m.JobManager, Slot: int64(m.SlotIndex), AllocationID: m.AllocationId})
 		o.Send(m.JobManager, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
 			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
 	case *messages.Envelope_SlotOfferResponse:
 	case *messages.Envelope_Action:
 		if b.Action.Verb != messages.ActionVerb_ACTION_KILL_TASKMANAGER {
-			o.Log(eventlog.KindActionIgnored, messages.Str("action", action.Text(b.Action)), messages.Str("reason", "not an action for the TaskManager"))
+			o.Log(eventlog.ActionIgnored{Action: action.Text(b.Action), Reason: "not an action for the TaskManager"})
 			break
 		}
 		// kill-taskmanager: the process dies with every task in it;
 		// messages to it are lost from now on (the scheduler drops them)
 		t.killed = true
-		o.Log(eventlog.KindTaskManagerKilled, messages.Str("action", action.Text(b.Action)), messages.Int("tasks", int64(len(t.tasks))))
+		o.Log(eventlog.TaskManagerKilled{Action: action.Text(b.Action), Tasks: int64(len(t.tasks))})
 		// the resource provider (a Kubernetes pod watch) sees the process
 		// end and tells the ResourceManager (onWorkerTerminated), in the
 		// TaskManager's name. Only a worker that never heard back from
@@ -127,11 +124,11 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TaskExecutionState:
 		// a task of ours changed state: tell the JobManager (Task ->
 		// TaskManagerActions.updateTaskExecutionState -> JobMasterGateway)
-		if m := b.TaskExecutionState; m.State == status.Finished.String() {
+		if m, st := b.TaskExecutionState, status.Execution(b.TaskExecutionState.State); st == status.Finished {
 			t.finished[m.ExecutionId] = true
-		} else if m.State == status.Canceled.String() || m.State == status.Failed.String() {
+		} else if st == status.Canceled || st == status.Failed {
 			// a task in a final state leaves its slot (unregisterTaskAndNotifyFinalState)
-			o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", m.State))
+			o.Log(eventlog.TaskState{Task: m.ExecutionId, State: st.String()})
 			t.stopTask(o, m.ExecutionId)
 		}
 		o.Send(jobgraph.JobManagerName, vt.FromDuration(t.cfg.RPCLatency()), b)
@@ -140,7 +137,7 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Timer:
 		t.networkTimer(o, b.Timer)
 	case *messages.Envelope_EndOfRun:
-		o.Log(eventlog.KindFinal, messages.Int("tasks_deployed", int64(len(t.tasks))))
+		o.Log(eventlog.FinalCounters{List: []eventlog.Value{eventlog.I("tasks_deployed", int64(len(t.tasks)))}})
 	}
 }
 
@@ -170,10 +167,7 @@ func DataPort(name string) int32 {
 func (t *TaskExecutor) sendRegister(o *kernel.Out) {
 	reg := &messages.RegisterTaskExecutor{TaskManagerId: o.Name(), Address: RPCAddress(o.Name()),
 		DataPort: DataPort(o.Name()), NumSlots: int32(t.numSlots), DefaultSlotResourceProfile: t.slot, TotalResourceProfile: t.total}
-	o.Log(eventlog.KindRegisterTaskExecutor, messages.Str("resource_manager", jobgraph.ResourceManagerName),
-		messages.Int("num_slots", int64(t.numSlots)),
-		messages.Raw("default_slot_resource_profile", ProfileJSON(t.slot)),
-		messages.Raw("total_resource_profile", ProfileJSON(t.total)))
+	o.Log(eventlog.RegisterTaskExecutor{ResourceManager: jobgraph.ResourceManagerName, NumSlots: int64(t.numSlots), DefaultSlotResourceProfile: ProfileJSON(t.slot), TotalResourceProfile: ProfileJSON(t.total)})
 	o.Send(jobgraph.ResourceManagerName, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_RegisterTaskExecutor{RegisterTaskExecutor: reg})
 }
 
@@ -213,8 +207,7 @@ func (t *TaskExecutor) deploy(o *kernel.Out, m *messages.SubmitTask) {
 			o.Send(name, deploy+vt.FromDuration(cfg.TaskInitTime), start())
 		}
 	}
-	o.Log(eventlog.KindTaskState, messages.Str("task", m.ExecutionId), messages.Str("state", "DEPLOYING"),
-		messages.Str("allocation_id", m.AllocationId))
+	o.Log(eventlog.TaskState{Task: m.ExecutionId, State: "DEPLOYING", AllocationID: m.AllocationId})
 }
 
 // stopTask stops a subtask and its input channels.

@@ -45,7 +45,7 @@ func newTERun(t *testing.T, cfg config.Config) *teRun {
 	return r
 }
 
-func (r *teRun) deliver(at vt.Time, from string, body messages.Body) *messages.Done {
+func (r *teRun) deliver(at vt.Time, from string, body messages.Body) *kernel.Done {
 	r.t.Helper()
 	r.step++
 	return kernel.Deliver(r.te, r.o, r.step, at, []*messages.Envelope{{DeliverAt: at.Micros(), To: "tm-1", From: from, Body: body}})

@@ -1,0 +1,241 @@
+package eventlog
+
+// Typed events of the kinds whose fields depend on the case: each writes
+// the fields its case has, in the log's order.
+
+import "github.com/flinksim/flinksim/sim/eventlog/enc"
+
+// Failover is the JobManager failing over the job (Flink's
+// ExecutionFailureHandler): with Restart, the restart strategy's backoff
+// and the attempt that follows; without, the job fails.
+type Failover struct {
+	Cause       string
+	Restart     bool
+	Strategy    string
+	BackoffMs   int64 // Restart only
+	Restarts    int64
+	NextAttempt int64 // Restart only
+}
+
+func (Failover) Kind() Kind { return KindFailover }
+
+func (e Failover) AppendJSON(b []byte) []byte {
+	b = enc.Str(enc.Bool(enc.Str(b, "cause", e.Cause), "restart", e.Restart), "strategy", e.Strategy)
+	if e.Restart {
+		b = enc.Int(b, "backoff_ms", e.BackoffMs)
+	}
+	b = enc.Int(b, "restarts", e.Restarts)
+	if e.Restart {
+		b = enc.Int(b, "next_attempt", e.NextAttempt)
+	}
+	return b
+}
+
+// HeartbeatTimeout is a heartbeat monitor timing out (HeartbeatMonitorImpl):
+// the JobManager's of a TaskManager (TaskManager set), or a TaskManager's
+// of the ResourceManager or the JobManager, with the last heartbeat heard
+// (virtual ms).
+type HeartbeatTimeout struct {
+	TaskManager, JobManager, ResourceManager string // one of them
+	LastHeartbeatMs                          int64
+	Cause                                    string
+}
+
+func (HeartbeatTimeout) Kind() Kind { return KindHeartbeatTimeout }
+
+func (e HeartbeatTimeout) AppendJSON(b []byte) []byte {
+	switch {
+	case e.TaskManager != "":
+		b = enc.Str(b, "task_manager", e.TaskManager)
+	case e.ResourceManager != "":
+		b = enc.Str(b, "resource_manager", e.ResourceManager)
+	default:
+		b = enc.Str(b, "job_manager", e.JobManager)
+	}
+	return enc.Str(enc.Int(b, "last_heartbeat_ms", e.LastHeartbeatMs), "cause", e.Cause)
+}
+
+// KafkaError is the broker refusing a produce or transaction request:
+// Records (HasRecords, a produce) is the records it dropped.
+type KafkaError struct {
+	Request, TransactionalID, Error string
+	HasRecords                      bool
+	Records                         int64
+	Producer                        string
+}
+
+func (KafkaError) Kind() Kind { return KindKafkaError }
+
+func (e KafkaError) AppendJSON(b []byte) []byte {
+	b = enc.Str(enc.Str(enc.Str(b, "request", e.Request), "transactional_id", e.TransactionalID), "error", e.Error)
+	if e.HasRecords {
+		b = enc.Int(b, "records", e.Records)
+	}
+	return enc.Str(b, "producer", e.Producer)
+}
+
+// Reconfigure is a set action's restart with a new setting: its
+// stop-with-savepoint, its submit from the savepoint (SavepointPath), or
+// its failure (Result "failed", Cause).
+type Reconfigure struct {
+	Step, Result, Setting, Value, Cause, SavepointPath string
+}
+
+func (Reconfigure) Kind() Kind { return KindReconfigure }
+
+func (e Reconfigure) AppendJSON(b []byte) []byte {
+	if e.Result != "" {
+		return enc.Str(enc.Str(enc.Str(b, "result", e.Result), "setting", e.Setting), "cause", e.Cause)
+	}
+	b = enc.Str(enc.Str(enc.Str(b, "step", e.Step), "setting", e.Setting), "value", e.Value)
+	if e.Step == RescaleSubmit {
+		b = enc.Str(b, "savepoint_path", e.SavepointPath)
+	}
+	return b
+}
+
+// The steps of a rescale or a reconfiguration.
+const (
+	RescaleStop   = "stop-with-savepoint"
+	RescaleSubmit = "submit from savepoint"
+)
+
+// Rescale is a rescale action's stop-with-savepoint (ToParallelism), its
+// submit from the savepoint (the parallelism before and after, the max
+// parallelism), or its failure (Result "failed", Cause).
+type Rescale struct {
+	Step, Result, Cause, SavepointPath             string
+	FromParallelism, ToParallelism, MaxParallelism int64
+}
+
+func (Rescale) Kind() Kind { return KindRescale }
+
+func (e Rescale) AppendJSON(b []byte) []byte {
+	switch {
+	case e.Result != "":
+		return enc.Str(enc.Str(b, "result", e.Result), "cause", e.Cause)
+	case e.Step == RescaleSubmit:
+		b = enc.Str(enc.Str(b, "step", e.Step), "savepoint_path", e.SavepointPath)
+		b = enc.Int(enc.Int(b, "from_parallelism", e.FromParallelism), "to_parallelism", e.ToParallelism)
+		return enc.Int(b, "max_parallelism", e.MaxParallelism)
+	}
+	return enc.Int(enc.Str(b, "step", e.Step), "to_parallelism", e.ToParallelism)
+}
+
+// TaskState is an execution's state (ExecutionState) as the JobManager or
+// a TaskManager logs it, with a note, an allocation id or a reason when it
+// has one (each omitted when "").
+type TaskState struct {
+	Task, State                string
+	Note, AllocationID, Reason string
+}
+
+func (TaskState) Kind() Kind { return KindTaskState }
+
+func (e TaskState) AppendJSON(b []byte) []byte {
+	b = enc.Str(enc.Str(b, "task", e.Task), "state", e.State)
+	if e.Note != "" {
+		b = enc.Str(b, "note", e.Note)
+	}
+	if e.AllocationID != "" {
+		b = enc.Str(b, "allocation_id", e.AllocationID)
+	}
+	if e.Reason != "" {
+		b = enc.Str(b, "reason", e.Reason)
+	}
+	return b
+}
+
+// Transaction is a transaction of the sink topic changing state, or a
+// request that left it as it was (then with Note).
+type Transaction struct {
+	Op, TransactionalID, State string
+	Records                    int64
+	Producer, Note             string
+}
+
+func (Transaction) Kind() Kind { return KindTransaction }
+
+func (e Transaction) AppendJSON(b []byte) []byte {
+	b = enc.Str(enc.Str(enc.Str(b, "op", e.Op), "transactional_id", e.TransactionalID), "state", e.State)
+	b = enc.Str(enc.Int(b, "records", e.Records), "producer", e.Producer)
+	if e.Note != "" {
+		b = enc.Str(b, "note", e.Note)
+	}
+	return b
+}
+
+// PartitionRequest is an input channel asking its producer for its
+// subpartition (Channel: LocalInputChannel or RemoteInputChannel; a remote
+// one with its initial credit and connection, Remote).
+type PartitionRequest struct {
+	Channel, Producer string
+	Subpartition      int64
+	Remote            bool
+	InitialCredit     int64
+	ConnectionID      string
+}
+
+func (PartitionRequest) Kind() Kind { return KindPartitionRequest }
+
+func (e PartitionRequest) AppendJSON(b []byte) []byte {
+	b = enc.Int(enc.Str(enc.Str(b, "channel", e.Channel), "producer", e.Producer), "subpartition", e.Subpartition)
+	if e.Remote {
+		b = enc.Str(enc.Int(b, "initial_credit", e.InitialCredit), "connection_id", e.ConnectionID)
+	}
+	return b
+}
+
+// KafkaMetrics are the broker's per-second metrics: per source partition
+// its end offset, read position, lag and committed offset (Partitions, raw
+// JSON), and the sink topic's records by transaction state.
+type KafkaMetrics struct {
+	Topic                                                  string
+	Partitions                                             string // raw JSON
+	SinkRecords                                            int64
+	SinkOpen, SinkPreCommitted, SinkCommitted, SinkAborted int64
+	SinkPlain, LastStableOffset                            int64
+}
+
+func (KafkaMetrics) Kind() Kind { return KindKafkaMetrics }
+
+func (e KafkaMetrics) AppendJSON(b []byte) []byte {
+	b = enc.Int(enc.Raw(enc.Str(b, "topic", e.Topic), "partitions", e.Partitions), "sink_records", e.SinkRecords)
+	b = enc.Int(enc.Int(b, "sink_open", e.SinkOpen), "sink_pre_committed", e.SinkPreCommitted)
+	b = enc.Int(enc.Int(b, "sink_committed", e.SinkCommitted), "sink_aborted", e.SinkAborted)
+	return enc.Int(enc.Int(b, "sink_plain", e.SinkPlain), "last_stable_offset", e.LastStableOffset)
+}
+
+func decodeShaped(kind Kind, f fields) Event {
+	switch kind {
+	case KindFailover:
+		return Failover{Cause: f.str("cause"), Restart: f.get("restart").GetBool(), Strategy: f.str("strategy"),
+			BackoffMs: f.int("backoff_ms"), Restarts: f.int("restarts"), NextAttempt: f.int("next_attempt")}
+	case KindHeartbeatTimeout:
+		return HeartbeatTimeout{TaskManager: f.str("task_manager"), JobManager: f.str("job_manager"),
+			ResourceManager: f.str("resource_manager"), LastHeartbeatMs: f.int("last_heartbeat_ms"), Cause: f.str("cause")}
+	case KindKafkaError:
+		return KafkaError{Request: f.str("request"), TransactionalID: f.str("transactional_id"), Error: f.str("error"),
+			HasRecords: f.get("records") != nil, Records: f.int("records"), Producer: f.str("producer")}
+	case KindReconfigure:
+		return Reconfigure{Step: f.str("step"), Result: f.str("result"), Setting: f.str("setting"), Value: f.str("value"),
+			Cause: f.str("cause"), SavepointPath: f.str("savepoint_path")}
+	case KindRescale:
+		return Rescale{Step: f.str("step"), Result: f.str("result"), Cause: f.str("cause"), SavepointPath: f.str("savepoint_path"),
+			FromParallelism: f.int("from_parallelism"), ToParallelism: f.int("to_parallelism"), MaxParallelism: f.int("max_parallelism")}
+	case KindTaskState:
+		return TaskState{Task: f.str("task"), State: f.str("state"), Note: f.str("note"), AllocationID: f.str("allocation_id"),
+			Reason: f.str("reason")}
+	case KindTransaction:
+		return Transaction{Op: f.str("op"), TransactionalID: f.str("transactional_id"), State: f.str("state"),
+			Records: f.int("records"), Producer: f.str("producer"), Note: f.str("note")}
+	case KindPartitionRequest:
+		return PartitionRequest{Channel: f.str("channel"), Producer: f.str("producer"), Subpartition: f.int("subpartition"),
+			Remote: f.get("connection_id") != nil, InitialCredit: f.int("initial_credit"), ConnectionID: f.str("connection_id")}
+	case KindKafkaMetrics:
+		return KafkaMetrics{Topic: f.str("topic"), Partitions: f.get("partitions").GetRawJson(), SinkRecords: f.int("sink_records"),
+			SinkOpen: f.int("sink_open"), SinkPreCommitted: f.int("sink_pre_committed"), SinkCommitted: f.int("sink_committed"),
+			SinkAborted: f.int("sink_aborted"), SinkPlain: f.int("sink_plain"), LastStableOffset: f.int("last_stable_offset")}
+	}
+	return nil
+}

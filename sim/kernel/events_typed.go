@@ -1,0 +1,75 @@
+package kernel
+
+import "github.com/flinksim/flinksim/sim/eventlog/enc"
+
+// The kernel's own events. sim/eventlog names them too (aliases), with the
+// payloads of every other kind.
+
+// Action is a live user action, delivered to To.
+type Action struct {
+	Action string // the action's text, with its at=
+	To     string // the actor it was delivered to
+}
+
+func (Action) Kind() Kind { return KindAction }
+
+func (e Action) AppendJSON(b []byte) []byte {
+	return enc.Str(enc.Str(b, "action", e.Action), "to", e.To)
+}
+
+// ActionIgnored is a user action that was not carried out, and why.
+type ActionIgnored struct {
+	Action string // the action's text
+	Reason string
+}
+
+func (ActionIgnored) Kind() Kind { return KindActionIgnored }
+
+func (e ActionIgnored) AppendJSON(b []byte) []byte {
+	return enc.Str(enc.Str(b, "action", e.Action), "reason", e.Reason)
+}
+
+// Failure is a broken invariant that ended the run.
+type Failure struct {
+	Invariant string
+	What      string
+}
+
+func (Failure) Kind() Kind { return KindFailure }
+
+func (e Failure) AppendJSON(b []byte) []byte {
+	return enc.Str(enc.Str(b, "invariant", e.Invariant), "what", e.What)
+}
+
+// NetworkPartition is the start of a network cut between two hosts.
+type NetworkPartition struct {
+	HostA, HostB string
+	DurationMs   int64
+	Action       string
+}
+
+func (NetworkPartition) Kind() Kind { return KindNetworkPartition }
+
+func (e NetworkPartition) AppendJSON(b []byte) []byte {
+	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
+	return enc.Str(enc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
+}
+
+// NetworkPartitionHealed is the end of a network cut: the envelopes it
+// dropped and the ends it told (RunEnded: the run ended first).
+type NetworkPartitionHealed struct {
+	HostA, HostB                      string
+	DroppedEnvelopes, ConnectionsLost int64
+	RunEnded                          bool
+}
+
+func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
+
+func (e NetworkPartitionHealed) AppendJSON(b []byte) []byte {
+	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
+	b = enc.Int(enc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)
+	if e.RunEnded {
+		b = enc.Bool(b, "run_ended", true)
+	}
+	return b
+}
