@@ -99,3 +99,6 @@ func TestJoiningBounded(t *testing.T) {
 		t.Fatalf("summary %q", s)
 	}
 }
+
+// Address is the host:port the jobmanager listens on (a test helper).
+func (j *JobManager) Address() string { return j.addr }

@@ -255,12 +255,6 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	return j, nil
 }
 
-// Address is where this process is reached (what --join names).
-func (j *JobManager) Address() string { return j.addr }
-
-// Engine is the jobmanager process's engine.
-func (j *JobManager) Engine() *actor.Engine { return j.engine }
-
 func (j *JobManager) printf(format string, args ...any) {
 	fmt.Fprintf(j.cfg.Stderr, "jobmanager: "+format+"\n", args...)
 }
