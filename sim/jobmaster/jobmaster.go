@@ -353,8 +353,8 @@ func (j *JobMaster) submitTimedOut(o *kernel.Out, attempt int64) {
 }
 
 func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
-	if _, current := j.location[m.ExecutionId]; !current {
-		return // a report of an earlier attempt
+	if _, current := j.location[m.ExecutionId]; !current && jobgraph.FenceStaleAttempts {
+		return // a report of an earlier attempt (a zombie's): fenced
 	}
 	st, ok := status.ExecutionOf(m.State)
 	if !ok {
