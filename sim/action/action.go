@@ -122,6 +122,7 @@ func verbNamed(s string) (Verb, bool) {
 	return 0, false
 }
 
+// verbs are the action verbs, in the order the help lists them.
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
 	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC}
 
@@ -131,9 +132,6 @@ var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWit
 // savepoint and a new job starts from it with the new value; the consumer's
 // isolation level only changes which records the output view shows.
 var SetKeys = []string{"execution.checkpointing.unaligned.enabled", "job.watermark.idleness", "sim.output.isolation-level"}
-
-// Verbs are the action verbs, in the order the help lists them.
-func Verbs() []Verb { return slices.Clone(verbs) }
 
 // Action is one parsed action: the verb and, typed, what it names. Only the
 // fields of its verb are set.
@@ -605,7 +603,7 @@ func parsePartition(arg string) (Partition, error) {
 	return Partition{A: f[0], B: f[1], Duration: d}, nil
 }
 
-// String renders the argument in the form ParsePartition reads.
+// String renders the cut as partition-network's argument: "A B for D".
 func (p Partition) String() string {
 	return p.A + " " + p.B + " for " + strings.ReplaceAll(config.FormatDuration(p.Duration), " ", "")
 }

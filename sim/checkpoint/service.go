@@ -67,7 +67,7 @@ func NewService(cfg *config.Config) *Service {
 	return &Service{base: cfg, cfg: cfg, offsets: map[int64]string{}}
 }
 
-// Receive implements Component.
+// Step implements kernel.Component.
 func (c *Service) Step(o *kernel.Out, env *messages.Envelope) {
 	if t, ok := env.Body.(*messages.Envelope_Timer); ok && t.Timer.Kind == timerFinalized {
 		c.finalized(o)
