@@ -236,7 +236,9 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 		if k.lost(t, e) {
 			continue
 		}
-		if !k.closing {
+		if !k.closing && e.From != UserName {
+			// a user action (kill-taskmanager) reaches a frozen process:
+			// a kill needs nothing of it
 			if s, ok := k.stalledUntil(t, e.To); ok {
 				s.held++
 				e.DeliverAt = s.end.Micros()
