@@ -493,6 +493,5 @@ func (fs fields) get(k string) *messages.Field {
 	return nil
 }
 
-func (fs fields) has(k string) bool   { return fs.get(k) != nil }
 func (fs fields) str(k string) string { return fs.get(k).GetStr() }
 func (fs fields) int(k string) int64  { return fs.get(k).GetInt() }
