@@ -8,80 +8,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
 // Observer receives every event of a run, in log order, as it is logged
 // (cluster.Options.Observe). The person's View and the warnings are
 // observers; none of them may change what is logged, and none reads the
-// JSON text. The header and the summary are not observed events: the view
-// takes them from the run's settings and its cluster.Result.
+// JSON text: they read each event's typed payload (eventlog.Decode). The
+// header and the summary are not observed events: the view takes them from
+// the run's settings and its cluster.Result.
 type Observer func(ev *eventlog.LogEvent)
-
-// field returns the field named key, or nil. It reads the event's fields
-// from its payload (eventlog.FieldsOf): the view's kinds that have no
-// typed reader here are rare (bring-up, checkpoints, failures, actions);
-// the per-second and per-firing ones are read typed (View.metrics,
-// View.firing, Warner.metrics).
-func field(ev *eventlog.LogEvent, key string) *messages.Field {
-	for _, f := range eventlog.FieldsOf(ev) {
-		if f.Key == key {
-			return f
-		}
-	}
-	return nil
-}
-
-// str returns a string field ("" when absent or not a string).
-func str(ev *eventlog.LogEvent, key string) string {
-	if f := field(ev, key); f != nil {
-		if v, ok := f.Value.(*messages.Field_Str); ok {
-			return v.Str
-		}
-	}
-	return ""
-}
-
-// num returns a number field as float64 (ints and floats alike), and
-// whether it is there.
-func num(ev *eventlog.LogEvent, key string) (float64, bool) {
-	if f := field(ev, key); f != nil {
-		switch v := f.Value.(type) {
-		case *messages.Field_Int:
-			return float64(v.Int), true
-		case *messages.Field_Float:
-			return v.Float, true
-		}
-	}
-	return 0, false
-}
-
-// integer returns an int field (0 when absent); a float is truncated.
-func integer(ev *eventlog.LogEvent, key string) int64 {
-	if f := field(ev, key); f != nil {
-		switch v := f.Value.(type) {
-		case *messages.Field_Int:
-			return v.Int
-		case *messages.Field_Float:
-			return int64(v.Float)
-		}
-	}
-	return 0
-}
-
-// has reports whether the event has the field.
-func has(ev *eventlog.LogEvent, key string) bool { return field(ev, key) != nil }
-
-// rawField returns a raw JSON field ("" when absent).
-func rawField(ev *eventlog.LogEvent, key string) string {
-	if f := field(ev, key); f != nil {
-		if v, ok := f.Value.(*messages.Field_RawJson); ok {
-			return v.RawJson
-		}
-	}
-	return ""
-}
 
 // allKinds is every event kind the log has (sim/eventlog), for --only and
 // --exclude.

@@ -118,7 +118,7 @@ type View struct {
 	registered   []string
 	slotsPerTM   int64
 	checkpoints  int
-	lastCkpt     *eventlog.LogEvent
+	lastCkpt     *eventlog.CheckpointCompleted
 	ckptFailed   int
 	firingsShown int
 	group        *firingGroup
@@ -164,24 +164,24 @@ func (v *View) Observe(ev *eventlog.LogEvent) {
 	if ev.Kind() != eventlog.KindWindowFired {
 		v.flushFirings()
 	}
-	switch ev.Kind() {
-	case eventlog.KindTaskExecutorRegistered:
-		v.registered = append(v.registered, str(ev, "task_manager"))
-		v.slotsPerTM = integer(ev, "num_slots")
-	case eventlog.KindJobGraph:
+	switch e := eventlog.Decode(ev).(type) {
+	case eventlog.TaskExecutorRegistered:
+		v.registered = append(v.registered, e.TaskManager)
+		v.slotsPerTM = e.NumSlots
+	case eventlog.JobGraph:
 		if len(v.registered) > 0 {
 			v.show(ev, "cluster", color.FgCyan, fmt.Sprintf("%s x %s registered (%s)",
 				Plural(int64(len(v.registered)), "TaskManager"), Plural(v.slotsPerTM, "slot"), strings.Join(v.registered, ", ")))
 			v.registered = nil
 		}
-		v.show(ev, "job", color.FgCyan, describeGraph(ev))
-	case eventlog.KindJobStatus:
-		v.jobStatus = str(ev, "status")
+		v.show(ev, "job", color.FgCyan, describeGraph(e))
+	case eventlog.JobStatus:
+		v.jobStatus = e.Status
 		if v.jobStatus == "RUNNING" {
 			v.current = map[string]bool{} // a new attempt: its subtasks report from now on
 		}
-		text := str(ev, "job_id") + " " + v.jobStatus
-		if c := str(ev, "cause"); c != "" {
+		text := e.JobID + " " + v.jobStatus
+		if c := e.Cause; c != "" {
 			text += ": " + shortCause(c)
 		}
 		attr := color.FgGreen
@@ -194,84 +194,85 @@ func (v *View) Observe(ev *eventlog.LogEvent) {
 			return // the RUNNING line follows at once
 		}
 		v.show(ev, "job", attr, text)
-	case eventlog.KindSplitsAssigned:
-		if strings.Trim(rawField(ev, "partitions"), "[]") == "" {
+	case eventlog.SplitsAssigned:
+		parts := strings.Trim(e.Partitions, "[]")
+		if parts == "" {
 			return // reader_without_splits follows
 		}
-		parts := strings.Trim(rawField(ev, "partitions"), "[]")
 		noun := "partitions"
 		if !strings.Contains(parts, ",") {
 			noun = "partition"
 		}
-		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s reads %s %s", str(ev, "reader"), noun, parts))
-	case eventlog.KindReaderNoSplits:
-		v.show(ev, "source", color.FgYellow, str(ev, "reader")+" has no split")
-	case eventlog.KindSplitFinished:
-		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s finished partition %d at offset %d", ev.Actor, integer(ev, "partition"), integer(ev, "offset")))
-	case eventlog.KindCheckpointCompleted:
+		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s reads %s %s", e.Reader, noun, parts))
+	case eventlog.ReaderNoSplits:
+		v.show(ev, "source", color.FgYellow, e.Reader+" has no split")
+	case eventlog.SplitFinished:
+		v.show(ev, "source", color.FgBlue, fmt.Sprintf("%s finished partition %d at offset %d", ev.Actor, e.Partition, e.Offset))
+	case eventlog.CheckpointCompleted:
 		v.checkpoints++
-		kept := *ev // ev is valid during this call only
-		v.lastCkpt = &kept
-		v.show(ev, "checkpoint", color.FgGreen, fmt.Sprintf("%d (%s) completed in %s, %s", integer(ev, "checkpoint_id"), str(ev, "kind"),
-			config.FormatDuration(time.Duration(integer(ev, "duration_ms"))*time.Millisecond), config.FormatMemorySize(integer(ev, "checkpointed_size"))))
-	case eventlog.KindCheckpointFailed:
+		v.lastCkpt = &e
+		v.show(ev, "checkpoint", color.FgGreen, fmt.Sprintf("%d (%s) completed in %s, %s", e.CheckpointID, e.CheckpointKind,
+			config.FormatDuration(time.Duration(e.DurationMs)*time.Millisecond), config.FormatMemorySize(e.CheckpointedSize)))
+	case eventlog.CheckpointFailed:
 		v.ckptFailed++
-		v.show(ev, "checkpoint", color.FgYellow, fmt.Sprintf("%d failed: %s", integer(ev, "checkpoint_id"), str(ev, "message")))
-	case eventlog.KindCheckpointDeclined:
-		v.show(ev, "checkpoint", color.FgYellow, fmt.Sprintf("%s declined: %s", str(ev, "kind"), str(ev, "message")))
-	case eventlog.KindTaskManagerKilled:
-		v.show(ev, "failure", color.FgRed, fmt.Sprintf("%s killed (%s), %d tasks lost", ev.Actor, str(ev, "action"), integer(ev, "tasks")))
-	case eventlog.KindHeartbeatTimeout:
-		v.show(ev, "failure", color.FgRed, fmt.Sprintf("heartbeat of %s timed out", str(ev, "task_manager")))
-	case eventlog.KindNoResourceAvailable:
+		v.show(ev, "checkpoint", color.FgYellow, fmt.Sprintf("%d failed: %s", e.CheckpointID, e.Message))
+	case eventlog.CheckpointDeclined:
+		v.show(ev, "checkpoint", color.FgYellow, fmt.Sprintf("%s declined: %s", e.CheckpointKind, e.Message))
+	case eventlog.TaskManagerKilled:
+		v.show(ev, "failure", color.FgRed, fmt.Sprintf("%s killed (%s), %d tasks lost", ev.Actor, e.Action, e.Tasks))
+	case eventlog.HeartbeatTimeout:
+		v.show(ev, "failure", color.FgRed, fmt.Sprintf("heartbeat of %s timed out", e.TaskManager))
+	case eventlog.NoResourceAvailable:
 		v.show(ev, "failure", color.FgRed, fmt.Sprintf("%d slots needed, %d offered within %s: NoResourceAvailableException",
-			integer(ev, "slots_needed"), integer(ev, "slots_offered"), str(ev, "slot_request_timeout")))
-	case eventlog.KindFailover:
-		text := "no restart (" + str(ev, "strategy") + ")"
-		if b, _ := num(ev, "backoff_ms"); has(ev, "backoff_ms") {
-			text = fmt.Sprintf("restart %d after %s (%s)", integer(ev, "restarts"), config.FormatDuration(time.Duration(b)*time.Millisecond), str(ev, "strategy"))
+			e.SlotsNeeded, e.SlotsOffered, e.SlotRequestTimeout))
+	case eventlog.Failover:
+		text := "no restart (" + e.Strategy + ")"
+		if e.Restart {
+			text = fmt.Sprintf("restart %d after %s (%s)", e.Restarts, config.FormatDuration(time.Duration(e.BackoffMs)*time.Millisecond), e.Strategy)
 		}
 		v.show(ev, "failure", color.FgRed, text)
-	case eventlog.KindRestore:
-		text := "from " + str(ev, "from")
-		if has(ev, "checkpoint_id") {
-			text += fmt.Sprintf(" %d", integer(ev, "checkpoint_id"))
+	case eventlog.Restore:
+		text := "from " + e.From
+		if e.From == "checkpoint" {
+			text += fmt.Sprintf(" %d", e.CheckpointID)
 		}
-		if r := str(ev, "reason"); r != "" {
+		if r := e.Reason; r != "" {
 			text += ": " + r
 		}
 		v.show(ev, "restore", color.FgYellow, text)
-	case eventlog.KindRescale:
-		v.show(ev, "rescale", color.FgMagenta, fmt.Sprintf("%s to parallelism %d", str(ev, "step"), integer(ev, "to_parallelism")))
-	case eventlog.KindFailure:
-		v.show(ev, "FAIL", color.FgRed, str(ev, "invariant")+": "+str(ev, "what"))
-	case eventlog.KindEventSent:
-		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("record %s appended to partition %d at offset %d", str(ev, "key"), integer(ev, "partition"), integer(ev, "offset")))
-	case eventlog.KindPartitionPaused:
-		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("partition %d paused", integer(ev, "partition")))
-	case eventlog.KindPartitionResumed:
-		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("partition %d resumed (%d records held)", integer(ev, "partition"), integer(ev, "held_records")))
-	case eventlog.KindOutputIsolation:
-		v.show(ev, "action", color.FgMagenta, "the output consumer now reads "+str(ev, "isolation_level"))
-	case eventlog.KindReconfigure:
-		text := str(ev, "setting") + " = " + str(ev, "value") + ": " + str(ev, "step")
-		if r := str(ev, "result"); r != "" {
-			text = str(ev, "setting") + ": " + r + ": " + str(ev, "cause")
+	case eventlog.Rescale:
+		v.show(ev, "rescale", color.FgMagenta, fmt.Sprintf("%s to parallelism %d", e.Step, e.ToParallelism))
+	case eventlog.Failure:
+		v.show(ev, "FAIL", color.FgRed, e.Invariant+": "+e.What)
+	case eventlog.EventSent:
+		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("record %s appended to partition %d at offset %d", e.Key, e.Partition, e.Offset))
+	case eventlog.PartitionPaused:
+		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("partition %d paused", e.Partition))
+	case eventlog.PartitionResumed:
+		v.show(ev, "action", color.FgMagenta, fmt.Sprintf("partition %d resumed (%d records held)", e.Partition, e.HeldRecords))
+	case eventlog.OutputIsolation:
+		v.show(ev, "action", color.FgMagenta, "the output consumer now reads "+e.IsolationLevel)
+	case eventlog.Reconfigure:
+		text := e.Setting + " = " + e.Value + ": " + e.Step
+		if r := e.Result; r != "" {
+			text = e.Setting + ": " + r + ": " + e.Cause
 		}
 		v.show(ev, "reconfig", color.FgMagenta, text)
-	case eventlog.KindActionIgnored:
-		v.show(ev, "action", color.FgYellow, "not carried out: "+str(ev, "action")+": "+str(ev, "reason"))
-	case eventlog.KindWindowFired:
-		v.firing(ev)
-	case eventlog.KindTaskMetrics:
-		v.metrics(ev)
-	case eventlog.KindKafkaMetrics:
-		v.kafkaMetrics(ev)
-	case eventlog.KindFinal:
+	case eventlog.ActionIgnored:
+		v.show(ev, "action", color.FgYellow, "not carried out: "+e.Action+": "+e.Reason)
+	case eventlog.WindowFired:
+		v.firing(ev, e)
+	case eventlog.TaskMetrics:
+		v.metrics(ev, e)
+	case eventlog.KafkaMetrics:
+		v.kafkaMetrics(ev, e)
+	case eventlog.FinalCounters:
 		if st, ok := v.subtasks[ev.Actor]; ok {
-			if d := integer(ev, "numLateRecordsDropped"); d > st.late {
-				st.late = d
-			}
+			e.Ints(func(k string, d int64) {
+				if k == "numLateRecordsDropped" && d > st.late {
+					st.late = d
+				}
+			})
 		}
 	}
 	v.s.Draw(false)
@@ -293,11 +294,7 @@ func (v *View) Start(opt cluster.Options) {
 // firing shows the first three firings and then one line per window bound
 // and run of subtasks: the keys and total of every firing of that window
 // (the first three included), and the subtasks they fired on.
-func (v *View) firing(ev *eventlog.LogEvent) {
-	w, ok := eventlog.Decode(ev).(eventlog.WindowFired)
-	if !ok {
-		return
-	}
+func (v *View) firing(ev *eventlog.LogEvent, w eventlog.WindowFired) {
 	v.results++
 	start, end, firing, value := w.WindowStart, w.WindowEnd, w.Firing, w.Value
 	if v.firingsShown < 3 {
@@ -343,7 +340,7 @@ func lateText(firing int64) string {
 	return ""
 }
 
-func (v *View) metrics(ev *eventlog.LogEvent) {
+func (v *View) metrics(ev *eventlog.LogEvent, m eventlog.TaskMetrics) {
 	st := v.subtasks[ev.Actor]
 	if st == nil {
 		st = &subtaskStats{name: ev.Actor}
@@ -351,7 +348,6 @@ func (v *View) metrics(ev *eventlog.LogEvent) {
 		v.order = append(v.order, ev.Actor)
 	}
 	v.current[ev.Actor] = true
-	m, _ := eventlog.Decode(ev).(eventlog.TaskMetrics)
 	st.recordsIn, st.recordsOut = m.NumRecordsIn, m.NumRecordsOut
 	if m.HasWatermark {
 		st.watermark, st.hasWatermark, st.isSource = m.Watermark, true, st.isSource || !m.InputWatermark
@@ -371,7 +367,7 @@ func (v *View) metrics(ev *eventlog.LogEvent) {
 	}
 }
 
-func (v *View) kafkaMetrics(ev *eventlog.LogEvent) {
+func (v *View) kafkaMetrics(ev *eventlog.LogEvent, k eventlog.KafkaMetrics) {
 	var parts []struct {
 		Partition       int64  `json:"partition"`
 		EndOffset       int64  `json:"end_offset"`
@@ -379,10 +375,10 @@ func (v *View) kafkaMetrics(ev *eventlog.LogEvent) {
 		Lag             int64  `json:"lag"`
 		CommittedOffset *int64 `json:"committed_offset"`
 	}
-	if json.Unmarshal([]byte(rawField(ev, "partitions")), &parts) != nil {
+	if json.Unmarshal([]byte(k.Partitions), &parts) != nil {
 		return
 	}
-	v.topic = str(ev, "topic")
+	v.topic = k.Topic
 	v.partitions = v.partitions[:0]
 	var read, lag int64
 	for _, p := range parts {
@@ -468,9 +464,9 @@ func (v *View) Finish(res *cluster.Result, wall string) {
 		fmt.Fprintf(w, "checkpoints  none completed")
 	} else {
 		c := v.lastCkpt
-		fmt.Fprintf(w, "checkpoints  %d completed; the last, %d, took %s, %s (state %s)", v.checkpoints, integer(c, "checkpoint_id"),
-			config.FormatDuration(time.Duration(integer(c, "duration_ms"))*time.Millisecond),
-			config.FormatMemorySize(integer(c, "checkpointed_size")), config.FormatMemorySize(integer(c, "state_size")))
+		fmt.Fprintf(w, "checkpoints  %d completed; the last, %d, took %s, %s (state %s)", v.checkpoints, c.CheckpointID,
+			config.FormatDuration(time.Duration(c.DurationMs)*time.Millisecond),
+			config.FormatMemorySize(c.CheckpointedSize), config.FormatMemorySize(c.StateSize))
 	}
 	if v.ckptFailed > 0 {
 		fmt.Fprintf(w, "; %d failed", v.ckptFailed)
@@ -560,12 +556,12 @@ func describeJob(c config.Config) string {
 	return fmt.Sprintf("%s (%d partitions) -> keyBy -> %s -> %s, %s", c.SourceTopic, c.SourcePartitions, op, c.SinkTopic, par)
 }
 
-func describeGraph(ev *eventlog.LogEvent) string {
+func describeGraph(g eventlog.JobGraph) string {
 	var vs []struct {
 		Operators   []string `json:"operators"`
 		Parallelism int      `json:"parallelism"`
 	}
-	_ = json.Unmarshal([]byte(rawField(ev, "vertices")), &vs)
+	_ = json.Unmarshal([]byte(g.Vertices), &vs)
 	parts := make([]string, len(vs))
 	for i, x := range vs {
 		ops := make([]string, len(x.Operators))
@@ -578,7 +574,7 @@ func describeGraph(ev *eventlog.LogEvent) string {
 		}
 		parts[i] = fmt.Sprintf("%s (%d)", strings.Join(ops, " -> "), x.Parallelism)
 	}
-	return fmt.Sprintf("%s; %d slots", strings.Join(parts, " => "), integer(ev, "slots_needed"))
+	return fmt.Sprintf("%s; %d slots", strings.Join(parts, " => "), g.SlotsNeeded)
 }
 
 var _ = slices.Contains[[]string]

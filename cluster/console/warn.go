@@ -69,49 +69,59 @@ func (w *Warner) Observe(ev *eventlog.LogEvent) {
 	if ev.Kind() != eventlog.KindReaderNoSplits && len(w.noSplit) > 0 && ev.Vt > w.noSplitVT {
 		w.flushNoSplit()
 	}
-	switch ev.Kind() {
-	case eventlog.KindReaderNoSplits:
+	switch e := eventlog.Decode(ev).(type) {
+	case eventlog.ReaderNoSplits:
 		if w.eventTimeWindows() && w.cfg.Idleness == 0 {
-			w.noSplit = append(w.noSplit, str(ev, "reader"))
+			w.noSplit = append(w.noSplit, e.Reader)
 			w.noSplitVT = ev.Vt
 		}
-	case eventlog.KindTaskMetrics:
-		w.metrics(ev)
-	case eventlog.KindFinal:
-		if d := integer(ev, "numLateRecordsDropped"); d > 0 {
-			w.late(d)
+	case eventlog.TaskMetrics:
+		w.metrics(ev, e)
+	case eventlog.FinalCounters:
+		var late, unfired, unfiredIn int64
+		e.Ints(func(k string, v int64) {
+			switch k {
+			case "numLateRecordsDropped":
+				late = v
+			case "unfired_windows":
+				unfired = v
+			case "records_in_unfired_windows":
+				unfiredIn = v
+			}
+		})
+		if late > 0 {
+			w.late(late)
 		}
 		if w.cfg.Operator == config.OperatorWindow && w.cfg.TimeCharacteristic == config.ProcessingTime {
-			w.unfired += integer(ev, "unfired_windows")
-			w.unfiredIn += integer(ev, "records_in_unfired_windows")
+			w.unfired += unfired
+			w.unfiredIn += unfiredIn
 		}
-	case eventlog.KindFailover, eventlog.KindNoResourceAvailable:
-		cause := str(ev, "cause")
-		if ev.Kind() == eventlog.KindNoResourceAvailable {
-			cause = str(ev, "exception")
-			w.slotsNeeded = integer(ev, "slots_needed")
-			w.lastCauseFrom = fmt.Sprintf("the JobManager at %s: %d slots needed, %d offered within slot.request.timeout %s",
-				strings.TrimSpace(fmtVT(ev.Vt)), integer(ev, "slots_needed"), integer(ev, "slots_offered"), str(ev, "slot_request_timeout"))
-		} else if w.lastCause != cause || w.lastCauseFrom == "" {
+	case eventlog.NoResourceAvailable:
+		w.slotsNeeded = e.SlotsNeeded
+		w.lastCauseFrom = fmt.Sprintf("the JobManager at %s: %d slots needed, %d offered within slot.request.timeout %s",
+			strings.TrimSpace(fmtVT(ev.Vt)), e.SlotsNeeded, e.SlotsOffered, e.SlotRequestTimeout)
+		w.lastCause, w.lastCauseVT = e.Exception, ev.Vt
+	case eventlog.Failover:
+		if w.lastCause != e.Cause || w.lastCauseFrom == "" {
 			w.lastCauseFrom = fmt.Sprintf("%s at %s", ev.Actor, strings.TrimSpace(fmtVT(ev.Vt)))
 		}
-		w.lastCause, w.lastCauseVT = cause, ev.Vt
-	case eventlog.KindTaskState:
-		if str(ev, "state") == "FAILED" && str(ev, "reason") != "" {
-			w.lastCause, w.lastCauseFrom = str(ev, "reason"), fmt.Sprintf("task %s at %s", str(ev, "task"), strings.TrimSpace(fmtVT(ev.Vt)))
+		w.lastCause, w.lastCauseVT = e.Cause, ev.Vt
+	case eventlog.TaskState:
+		if e.State == "FAILED" && e.Reason != "" {
+			w.lastCause, w.lastCauseFrom = e.Reason, fmt.Sprintf("task %s at %s", e.Task, strings.TrimSpace(fmtVT(ev.Vt)))
 		}
-	case eventlog.KindJobStatus:
-		if str(ev, "status") == "RUNNING" {
+	case eventlog.JobStatus:
+		if e.Status == "RUNNING" {
 			// a new attempt or job: the old subtasks' watermarks no longer count
 			w.windowMetrics, w.recordsIn, w.wmSeen = map[string]int64{}, map[string]int64{}, false
 		}
-		switch str(ev, "status") {
+		switch e.Status {
 		case "FAILING", "RESTARTING":
-			if c := str(ev, "cause"); c != "" && w.lastCause == "" {
+			if c := e.Cause; c != "" && w.lastCause == "" {
 				w.lastCause, w.lastCauseFrom = c, fmt.Sprintf("the JobManager at %s", strings.TrimSpace(fmtVT(ev.Vt)))
 			}
 		case "FAILED":
-			w.failed(str(ev, "cause"))
+			w.failed(e.Cause)
 		case "FINISHED":
 			w.finished = true
 		}
@@ -157,8 +167,7 @@ func (w *Warner) flushNoSplit() {
 		noun, w.cfg.SourcePartitions, w.cfg.SourceTopic, p, key, min(p, w.cfg.SourcePartitions)))
 }
 
-func (w *Warner) metrics(ev *eventlog.LogEvent) {
-	m, _ := eventlog.Decode(ev).(eventlog.TaskMetrics)
+func (w *Warner) metrics(ev *eventlog.LogEvent, m eventlog.TaskMetrics) {
 	if d := m.LateDropped; d > 0 {
 		w.late(d)
 	}

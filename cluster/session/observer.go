@@ -9,7 +9,6 @@ import (
 
 	"github.com/flinksim/flinksim/sim/vt"
 
-	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/eventlog"
 )
 
@@ -368,37 +367,40 @@ func (o *observer) observe(ev *eventlog.LogEvent) {
 			j.restored, j.restoredVT = o.restored, t
 		}
 		return
-	}
-	// the rarer kinds, read by name
-	f := fields(eventlog.FieldsOf(ev))
-	switch ev.Kind() {
-	case eventlog.KindCheckpointDeclined:
+	case eventlog.CheckpointDeclined:
 		o.counts.declined++
-		o.notice(t, "checkpoint_declined", f.str("kind")+" not triggered: "+f.str("message"))
-	case eventlog.KindFinal:
+		o.notice(t, "checkpoint_declined", e.CheckpointKind+" not triggered: "+e.Message)
+	case eventlog.FinalCounters:
 		a := o.attempt(ev.Actor)
-		a.recordsRead = max(a.recordsRead, f.int("records_read"))
-		a.lateDropped = max(a.lateDropped, f.int("numLateRecordsDropped"))
-		a.expired = max(a.expired, f.int("expired_state_reads"))
-	case eventlog.KindOutputView:
-		o.outputFrom = f.int("from_offset")
-	case eventlog.KindReconfigure: // set KEY=VALUE of the job's configuration: a new job takes it
-		if k := f.str("setting"); k != "" {
-			o.reconfigured[k] = f.str("value")
+		e.Ints(func(k string, v int64) {
+			switch k {
+			case "records_read":
+				a.recordsRead = max(a.recordsRead, v)
+			case "numLateRecordsDropped":
+				a.lateDropped = max(a.lateDropped, v)
+			case "expired_state_reads":
+				a.expired = max(a.expired, v)
+			}
+		})
+	case eventlog.OutputView:
+		o.outputFrom = e.FromOffset
+	case eventlog.Reconfigure: // set KEY=VALUE of the job's configuration: a new job takes it
+		if e.Setting != "" {
+			o.reconfigured[e.Setting] = e.Value
 		}
-		o.submitFromSavepoint(t, f)
-	case eventlog.KindRescale:
-		o.submitFromSavepoint(t, f)
-	case eventlog.KindOutputIsolation: // set sim.output.isolation-level=...
-		o.isolation = f.str("isolation_level")
-	case eventlog.KindActionIgnored:
+		o.submitFromSavepoint(e.Step, e.SavepointPath)
+	case eventlog.Rescale:
+		o.submitFromSavepoint(e.Step, e.SavepointPath)
+	case eventlog.OutputIsolation: // set sim.output.isolation-level=...
+		o.isolation = e.IsolationLevel
+	case eventlog.ActionIgnored:
 		o.ignoredAction++
-		o.notice(t, "action_ignored", f.str("action")+": "+f.str("reason"))
-	case eventlog.KindFailure:
-		o.notice(t, "failure", f.str("invariant")+": "+f.str("what"))
-	case eventlog.KindFailover:
+		o.notice(t, "action_ignored", e.Action+": "+e.Reason)
+	case eventlog.Failure:
+		o.notice(t, "failure", e.Invariant+": "+e.What)
+	case eventlog.Failover:
 		o.restartsSeen++
-		o.notice(t, "failover", "failover: "+f.str("cause"))
+		o.notice(t, "failover", "failover: "+e.Cause)
 	}
 }
 
@@ -412,11 +414,10 @@ func (o *observer) notice(t vt.Time, kind, text string) {
 
 // submitFromSavepoint notes the savepoint the JobManager submits the next
 // job from (a rescale's or reconfiguration's "submit from savepoint" step).
-func (o *observer) submitFromSavepoint(t vt.Time, f fields) {
-	if f.str("step") != "submit from savepoint" {
+func (o *observer) submitFromSavepoint(step, path string) {
+	if step != eventlog.RescaleSubmit {
 		return
 	}
-	path := f.str("savepoint_path")
 	for i := len(o.checkpoints) - 1; i >= 0; i-- {
 		if c := o.checkpoints[i]; c.SavepointPath == path && path != "" {
 			o.fromSavepoint = c
@@ -480,18 +481,3 @@ func (o *observer) totals() attemptCounters {
 	}
 	return t
 }
-
-// fields reads a log event's fields by key.
-type fields []*messages.Field
-
-func (fs fields) get(k string) *messages.Field {
-	for _, f := range fs {
-		if f.Key == k {
-			return f
-		}
-	}
-	return nil
-}
-
-func (fs fields) str(k string) string { return fs.get(k).GetStr() }
-func (fs fields) int(k string) int64  { return fs.get(k).GetInt() }

@@ -198,13 +198,30 @@ func (c *operatorChain) emitResults(o *kernel.Out, out window.Output) vt.Time {
 		}
 		t.setState(o, status.Failed, cause)
 	}
-	for _, r := range out.Results {
+	var recs []messages.KafkaRecord
+	var values []byte
+	if c.sink != nil && len(out.Results) > 0 {
+		// the records of one firing in two allocations: a firing of a
+		// million keys is a million records, read by the broker (which
+		// copies them into its topic) and then dropped together
+		recs = make([]messages.KafkaRecord, len(out.Results))
+		n := 0
+		for _, r := range out.Results {
+			n += resultRecordSize(r)
+		}
+		values = make([]byte, 0, n)
+	}
+	for i, r := range out.Results {
 		t.m.windowsFired++
 		o.Log(eventlog.WindowFired{Key: r.Key, WindowStart: r.Window.Start, WindowEnd: r.Window.End, Value: r.Value,
 			Firing: int64(r.Firing), Watermark: c.op.CurrentWatermark()})
 		if c.sink != nil {
 			cost += vt.FromDuration(t.cfg.CostSink)
-			c.sink.write(resultRecord(r, t.index))
+			start := len(values)
+			values = appendResultValue(values, r)
+			rec := &recs[i]
+			rec.Key, rec.Timestamp, rec.Value = r.Key, r.Window.MaxTimestamp(), values[start:len(values):len(values)]
+			c.sink.write(rec)
 		} else if t.rp != nil {
 			// the unchained sink writes the result as the chained one would
 			t.rp.AddPayloadRecord(t.target(r.Key), r.Key, r.Window.MaxTimestamp(), r.Value, resultRecord(r, t.index).Value)
@@ -227,7 +244,41 @@ func (c *operatorChain) emitResults(o *kernel.Out, out window.Output) vt.Time {
 
 // resultRecord renders one firing as the sink's JSON record.
 func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
-	v := make([]byte, 0, 96)
+	v := appendResultValue(make([]byte, 0, resultRecordSize(r)), r)
+	return &messages.KafkaRecord{Key: r.Key, Timestamp: r.Window.MaxTimestamp(), Value: v}
+}
+
+// resultRecordSize is about the length of r's value (appendResultValue):
+// the fixed text, the key (escaped bytes counted at their longest), the
+// window bounds and firing exactly, the value at 8 bytes (a count or a
+// short sum; a longer one grows the slab it is written to).
+func resultRecordSize(r window.Result) int {
+	n := len(`{"key":"","window_start":,"window_end":,"value":,"firing":}`) + 8
+	for i := 0; i < len(r.Key); i++ {
+		if c := r.Key[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			n += 6
+		} else {
+			n++
+		}
+	}
+	return n + decimalLen(r.Window.Start) + decimalLen(r.Window.End) + decimalLen(int64(r.Firing))
+}
+
+// decimalLen is the length of v in base 10.
+func decimalLen(v int64) int {
+	n := 1
+	if v < 0 {
+		n++
+	}
+	for v >= 10 || v <= -10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+// appendResultValue appends r's sink record value.
+func appendResultValue(v []byte, r window.Result) []byte {
 	v = append(v, `{"key":`...)
 	v = eventlog.AppendJSONString(v, r.Key)
 	v = append(v, `,"window_start":`...)
@@ -238,8 +289,7 @@ func resultRecord(r window.Result, subtask int) *messages.KafkaRecord {
 	v = eventlog.AppendJSONDouble(v, r.Value) // Jackson writes NaN and Infinity as strings (WRITE_NAN_AS_STRINGS)
 	v = append(v, `,"firing":`...)
 	v = strconv.AppendInt(v, int64(r.Firing), 10)
-	v = append(v, '}')
-	return &messages.KafkaRecord{Key: r.Key, Timestamp: r.Window.MaxTimestamp(), Value: v}
+	return append(v, '}')
 }
 
 // parsedValue is what ParseOrder makes of a record's value for the
