@@ -216,7 +216,7 @@ func actionTarget(a action.Action) string {
 	switch a.Verb {
 	case action.KillTaskManager:
 		return a.TaskManager
-	case action.PartitionNetwork:
+	case action.PartitionNetwork, action.StallTaskManager, action.NetworkJitter, action.LoseRPC:
 		return kernel.SchedulerName
 	case action.SendEvent, action.PausePartition, action.ResumePartition:
 		return jobgraph.KafkaName
@@ -239,13 +239,6 @@ func (s *Session) log(ev *eventlog.LogEvent) {
 	for _, o := range s.observers {
 		o(ev)
 	}
-}
-
-// AddObserver has f called with every log event from now on, in log order
-// (on the driver's goroutine: f must not block for long, nor call the
-// session).
-func (s *Session) AddObserver(f func(*eventlog.LogEvent)) {
-	s.observers = append(s.observers, f)
 }
 
 // Status is where the session stands.

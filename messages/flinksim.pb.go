@@ -173,6 +173,9 @@ const (
 	ActionVerb_ACTION_RESUME_PARTITION    ActionVerb = 8
 	ActionVerb_ACTION_SET                 ActionVerb = 9
 	ActionVerb_ACTION_PARTITION_NETWORK   ActionVerb = 10
+	ActionVerb_ACTION_STALL_TASKMANAGER   ActionVerb = 11
+	ActionVerb_ACTION_NETWORK_JITTER      ActionVerb = 12
+	ActionVerb_ACTION_LOSE_RPC            ActionVerb = 13
 )
 
 // Enum value maps for ActionVerb.
@@ -189,6 +192,9 @@ var (
 		8:  "ACTION_RESUME_PARTITION",
 		9:  "ACTION_SET",
 		10: "ACTION_PARTITION_NETWORK",
+		11: "ACTION_STALL_TASKMANAGER",
+		12: "ACTION_NETWORK_JITTER",
+		13: "ACTION_LOSE_RPC",
 	}
 	ActionVerb_value = map[string]int32{
 		"ACTION_VERB_UNSPECIFIED":    0,
@@ -202,6 +208,9 @@ var (
 		"ACTION_RESUME_PARTITION":    8,
 		"ACTION_SET":                 9,
 		"ACTION_PARTITION_NETWORK":   10,
+		"ACTION_STALL_TASKMANAGER":   11,
+		"ACTION_NETWORK_JITTER":      12,
+		"ACTION_LOSE_RPC":            13,
 	}
 )
 
@@ -230,6 +239,59 @@ func (x ActionVerb) Number() protoreflect.EnumNumber {
 // Deprecated: Use ActionVerb.Descriptor instead.
 func (ActionVerb) EnumDescriptor() ([]byte, []int) {
 	return file_messages_flinksim_proto_rawDescGZIP(), []int{1}
+}
+
+// LostRPC names an RPC lose-rpc can lose.
+type LostRPC int32
+
+const (
+	LostRPC_LOST_RPC_UNSPECIFIED                LostRPC = 0
+	LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT     LostRPC = 1
+	LostRPC_LOST_RPC_DECLINE_CHECKPOINT         LostRPC = 2
+	LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE LostRPC = 3
+)
+
+// Enum value maps for LostRPC.
+var (
+	LostRPC_name = map[int32]string{
+		0: "LOST_RPC_UNSPECIFIED",
+		1: "LOST_RPC_ACKNOWLEDGE_CHECKPOINT",
+		2: "LOST_RPC_DECLINE_CHECKPOINT",
+		3: "LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE",
+	}
+	LostRPC_value = map[string]int32{
+		"LOST_RPC_UNSPECIFIED":                0,
+		"LOST_RPC_ACKNOWLEDGE_CHECKPOINT":     1,
+		"LOST_RPC_DECLINE_CHECKPOINT":         2,
+		"LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE": 3,
+	}
+)
+
+func (x LostRPC) Enum() *LostRPC {
+	p := new(LostRPC)
+	*p = x
+	return p
+}
+
+func (x LostRPC) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LostRPC) Descriptor() protoreflect.EnumDescriptor {
+	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+}
+
+func (LostRPC) Type() protoreflect.EnumType {
+	return &file_messages_flinksim_proto_enumTypes[2]
+}
+
+func (x LostRPC) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LostRPC.Descriptor instead.
+func (LostRPC) EnumDescriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
 }
 
 // JobStatus as Flink's org.apache.flink.api.common.JobStatus, of the
@@ -284,11 +346,11 @@ func (x JobStatus) String() string {
 }
 
 func (JobStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[2].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
 }
 
 func (JobStatus) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[2]
+	return &file_messages_flinksim_proto_enumTypes[3]
 }
 
 func (x JobStatus) Number() protoreflect.EnumNumber {
@@ -297,7 +359,7 @@ func (x JobStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use JobStatus.Descriptor instead.
 func (JobStatus) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{2}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
 }
 
 // ExecutionState as Flink's org.apache.flink.runtime.execution.ExecutionState,
@@ -351,11 +413,11 @@ func (x ExecutionState) String() string {
 }
 
 func (ExecutionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[3].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
 }
 
 func (ExecutionState) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[3]
+	return &file_messages_flinksim_proto_enumTypes[4]
 }
 
 func (x ExecutionState) Number() protoreflect.EnumNumber {
@@ -364,7 +426,7 @@ func (x ExecutionState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ExecutionState.Descriptor instead.
 func (ExecutionState) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{3}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{4}
 }
 
 // CheckpointKind says what a checkpoint is for.
@@ -401,11 +463,11 @@ func (x CheckpointKind) String() string {
 }
 
 func (CheckpointKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[4].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[5].Descriptor()
 }
 
 func (CheckpointKind) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[4]
+	return &file_messages_flinksim_proto_enumTypes[5]
 }
 
 func (x CheckpointKind) Number() protoreflect.EnumNumber {
@@ -414,7 +476,7 @@ func (x CheckpointKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointKind.Descriptor instead.
 func (CheckpointKind) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{4}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{5}
 }
 
 type TxnRequest_Op int32
@@ -456,11 +518,11 @@ func (x TxnRequest_Op) String() string {
 }
 
 func (TxnRequest_Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_messages_flinksim_proto_enumTypes[5].Descriptor()
+	return file_messages_flinksim_proto_enumTypes[6].Descriptor()
 }
 
 func (TxnRequest_Op) Type() protoreflect.EnumType {
-	return &file_messages_flinksim_proto_enumTypes[5]
+	return &file_messages_flinksim_proto_enumTypes[6]
 }
 
 func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
@@ -469,7 +531,7 @@ func (x TxnRequest_Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TxnRequest_Op.Descriptor instead.
 func (TxnRequest_Op) EnumDescriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{69, 0}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72, 0}
 }
 
 // Envelope is one message on its way from one actor to another. The scheduler
@@ -539,6 +601,7 @@ type Envelope struct {
 	//	*Envelope_FailJob
 	//	*Envelope_RestoreRequest
 	//	*Envelope_RestoreState
+	//	*Envelope_DisconnectJobManager
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1102,6 +1165,15 @@ func (x *Envelope) GetRestoreState() *RestoreState {
 	return nil
 }
 
+func (x *Envelope) GetDisconnectJobManager() *DisconnectJobManager {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_DisconnectJobManager); ok {
+			return x.DisconnectJobManager
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -1322,6 +1394,10 @@ type Envelope_RestoreState struct {
 	RestoreState *RestoreState `protobuf:"bytes,77,opt,name=restore_state,json=restoreState,proto3,oneof"`
 }
 
+type Envelope_DisconnectJobManager struct {
+	DisconnectJobManager *DisconnectJobManager `protobuf:"bytes,78,opt,name=disconnect_job_manager,json=disconnectJobManager,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -1429,6 +1505,8 @@ func (*Envelope_FailJob) isEnvelope_Body() {}
 func (*Envelope_RestoreRequest) isEnvelope_Body() {}
 
 func (*Envelope_RestoreState) isEnvelope_Body() {}
+
+func (*Envelope_DisconnectJobManager) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -2034,22 +2112,25 @@ func (*EndOfRun) Descriptor() ([]byte, []int) {
 // Action is a user action injected at a virtual time, parsed once where its
 // text enters (sim/action.Parse) and carried typed: a component switches on
 // the verb and reads the fields it names; sim/action renders it back to its
-// text for the log. Fields 12-19 are left for the verbs to come.
+// text for the log. Fields 15-19 are left for the verbs to come.
 type Action struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// given while the run was under way (a live session, or re-injected by
 	// replay from the log's action events): the scheduler logs an action
 	// event when it delivers it; actions of the header are not logged again
-	Live           bool         `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
-	AtNanos        int64        `protobuf:"varint,3,opt,name=at_nanos,json=atNanos,proto3" json:"at_nanos,omitempty"` // virtual time from the start of the run
-	Verb           ActionVerb   `protobuf:"varint,4,opt,name=verb,proto3,enum=flinksim.messages.ActionVerb" json:"verb,omitempty"`
-	TaskManager    string       `protobuf:"bytes,5,opt,name=task_manager,json=taskManager,proto3" json:"task_manager,omitempty"`           // kill-taskmanager: tm-N
-	Parallelism    int32        `protobuf:"varint,6,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // rescale
-	MaxParallelism int32        `protobuf:"varint,7,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // rescale; 0: not given
-	Partition      int32        `protobuf:"varint,8,opt,name=partition,proto3" json:"partition,omitempty"`                                 // pause-partition, resume-partition
-	Setting        *Setting     `protobuf:"bytes,9,opt,name=setting,proto3" json:"setting,omitempty"`                                      // set KEY=VALUE
-	Event          *ActionEvent `protobuf:"bytes,10,opt,name=event,proto3" json:"event,omitempty"`                                         // send-event
-	Cut            *NetworkCut  `protobuf:"bytes,11,opt,name=cut,proto3" json:"cut,omitempty"`                                             // partition-network
+	Live           bool           `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
+	AtNanos        int64          `protobuf:"varint,3,opt,name=at_nanos,json=atNanos,proto3" json:"at_nanos,omitempty"` // virtual time from the start of the run
+	Verb           ActionVerb     `protobuf:"varint,4,opt,name=verb,proto3,enum=flinksim.messages.ActionVerb" json:"verb,omitempty"`
+	TaskManager    string         `protobuf:"bytes,5,opt,name=task_manager,json=taskManager,proto3" json:"task_manager,omitempty"`           // kill-taskmanager: tm-N
+	Parallelism    int32          `protobuf:"varint,6,opt,name=parallelism,proto3" json:"parallelism,omitempty"`                             // rescale
+	MaxParallelism int32          `protobuf:"varint,7,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"` // rescale; 0: not given
+	Partition      int32          `protobuf:"varint,8,opt,name=partition,proto3" json:"partition,omitempty"`                                 // pause-partition, resume-partition
+	Setting        *Setting       `protobuf:"bytes,9,opt,name=setting,proto3" json:"setting,omitempty"`                                      // set KEY=VALUE
+	Event          *ActionEvent   `protobuf:"bytes,10,opt,name=event,proto3" json:"event,omitempty"`                                         // send-event
+	Cut            *NetworkCut    `protobuf:"bytes,11,opt,name=cut,proto3" json:"cut,omitempty"`                                             // partition-network
+	Stall          *HostStall     `protobuf:"bytes,12,opt,name=stall,proto3" json:"stall,omitempty"`                                         // stall-taskmanager
+	Jitter         *NetworkJitter `protobuf:"bytes,13,opt,name=jitter,proto3" json:"jitter,omitempty"`                                       // network-jitter
+	Lose           *LoseRPC       `protobuf:"bytes,14,opt,name=lose,proto3" json:"lose,omitempty"`                                           // lose-rpc
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -2154,6 +2235,189 @@ func (x *Action) GetCut() *NetworkCut {
 	return nil
 }
 
+func (x *Action) GetStall() *HostStall {
+	if x != nil {
+		return x.Stall
+	}
+	return nil
+}
+
+func (x *Action) GetJitter() *NetworkJitter {
+	if x != nil {
+		return x.Jitter
+	}
+	return nil
+}
+
+func (x *Action) GetLose() *LoseRPC {
+	if x != nil {
+		return x.Lose
+	}
+	return nil
+}
+
+// HostStall is a stall-taskmanager's frozen process: its host (tm-N) and
+// how long nothing reaches it.
+type HostStall struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Host          string                 `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
+	DurationNanos int64                  `protobuf:"varint,2,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HostStall) Reset() {
+	*x = HostStall{}
+	mi := &file_messages_flinksim_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HostStall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HostStall) ProtoMessage() {}
+
+func (x *HostStall) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HostStall.ProtoReflect.Descriptor instead.
+func (*HostStall) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *HostStall) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *HostStall) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
+}
+
+// NetworkJitter is a network-jitter's added latency between two hosts: at
+// most max_nanos, for duration_nanos.
+type NetworkJitter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MaxNanos      int64                  `protobuf:"varint,1,opt,name=max_nanos,json=maxNanos,proto3" json:"max_nanos,omitempty"`
+	DurationNanos int64                  `protobuf:"varint,2,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetworkJitter) Reset() {
+	*x = NetworkJitter{}
+	mi := &file_messages_flinksim_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetworkJitter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetworkJitter) ProtoMessage() {}
+
+func (x *NetworkJitter) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetworkJitter.ProtoReflect.Descriptor instead.
+func (*NetworkJitter) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *NetworkJitter) GetMaxNanos() int64 {
+	if x != nil {
+		return x.MaxNanos
+	}
+	return 0
+}
+
+func (x *NetworkJitter) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
+}
+
+// LoseRPC is a lose-rpc: the next RPC of its kind within within_nanos is
+// lost.
+type LoseRPC struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Rpc           LostRPC                `protobuf:"varint,1,opt,name=rpc,proto3,enum=flinksim.messages.LostRPC" json:"rpc,omitempty"`
+	WithinNanos   int64                  `protobuf:"varint,2,opt,name=within_nanos,json=withinNanos,proto3" json:"within_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoseRPC) Reset() {
+	*x = LoseRPC{}
+	mi := &file_messages_flinksim_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoseRPC) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoseRPC) ProtoMessage() {}
+
+func (x *LoseRPC) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoseRPC.ProtoReflect.Descriptor instead.
+func (*LoseRPC) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *LoseRPC) GetRpc() LostRPC {
+	if x != nil {
+		return x.Rpc
+	}
+	return LostRPC_LOST_RPC_UNSPECIFIED
+}
+
+func (x *LoseRPC) GetWithinNanos() int64 {
+	if x != nil {
+		return x.WithinNanos
+	}
+	return 0
+}
+
 // ActionEvent is a send-event's record: its fields as given, in order (the
 // text the log shows), and what the broker reads of them.
 type ActionEvent struct {
@@ -2169,7 +2433,7 @@ type ActionEvent struct {
 
 func (x *ActionEvent) Reset() {
 	*x = ActionEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[10]
+	mi := &file_messages_flinksim_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +2445,7 @@ func (x *ActionEvent) String() string {
 func (*ActionEvent) ProtoMessage() {}
 
 func (x *ActionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[10]
+	mi := &file_messages_flinksim_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +2458,7 @@ func (x *ActionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionEvent.ProtoReflect.Descriptor instead.
 func (*ActionEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{10}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ActionEvent) GetGiven() []*ActionField {
@@ -2243,7 +2507,7 @@ type ActionField struct {
 
 func (x *ActionField) Reset() {
 	*x = ActionField{}
-	mi := &file_messages_flinksim_proto_msgTypes[11]
+	mi := &file_messages_flinksim_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2255,7 +2519,7 @@ func (x *ActionField) String() string {
 func (*ActionField) ProtoMessage() {}
 
 func (x *ActionField) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[11]
+	mi := &file_messages_flinksim_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2268,7 +2532,7 @@ func (x *ActionField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionField.ProtoReflect.Descriptor instead.
 func (*ActionField) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{11}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ActionField) GetName() string {
@@ -2298,7 +2562,7 @@ type NetworkCut struct {
 
 func (x *NetworkCut) Reset() {
 	*x = NetworkCut{}
-	mi := &file_messages_flinksim_proto_msgTypes[12]
+	mi := &file_messages_flinksim_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2310,7 +2574,7 @@ func (x *NetworkCut) String() string {
 func (*NetworkCut) ProtoMessage() {}
 
 func (x *NetworkCut) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[12]
+	mi := &file_messages_flinksim_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2323,7 +2587,7 @@ func (x *NetworkCut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetworkCut.ProtoReflect.Descriptor instead.
 func (*NetworkCut) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{12}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NetworkCut) GetHostA() string {
@@ -2360,7 +2624,7 @@ type InspectRequest struct {
 
 func (x *InspectRequest) Reset() {
 	*x = InspectRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[13]
+	mi := &file_messages_flinksim_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2372,7 +2636,7 @@ func (x *InspectRequest) String() string {
 func (*InspectRequest) ProtoMessage() {}
 
 func (x *InspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[13]
+	mi := &file_messages_flinksim_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2385,7 +2649,7 @@ func (x *InspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectRequest.ProtoReflect.Descriptor instead.
 func (*InspectRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{13}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *InspectRequest) GetId() uint64 {
@@ -2415,7 +2679,7 @@ type InspectReply struct {
 
 func (x *InspectReply) Reset() {
 	*x = InspectReply{}
-	mi := &file_messages_flinksim_proto_msgTypes[14]
+	mi := &file_messages_flinksim_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2691,7 @@ func (x *InspectReply) String() string {
 func (*InspectReply) ProtoMessage() {}
 
 func (x *InspectReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[14]
+	mi := &file_messages_flinksim_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2704,7 @@ func (x *InspectReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectReply.ProtoReflect.Descriptor instead.
 func (*InspectReply) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{14}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *InspectReply) GetId() uint64 {
@@ -2478,7 +2742,7 @@ type ResourceProfile struct {
 
 func (x *ResourceProfile) Reset() {
 	*x = ResourceProfile{}
-	mi := &file_messages_flinksim_proto_msgTypes[15]
+	mi := &file_messages_flinksim_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2490,7 +2754,7 @@ func (x *ResourceProfile) String() string {
 func (*ResourceProfile) ProtoMessage() {}
 
 func (x *ResourceProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[15]
+	mi := &file_messages_flinksim_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2503,7 +2767,7 @@ func (x *ResourceProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceProfile.ProtoReflect.Descriptor instead.
 func (*ResourceProfile) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{15}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ResourceProfile) GetCpuCores() float64 {
@@ -2557,7 +2821,7 @@ type RegisterTaskExecutor struct {
 
 func (x *RegisterTaskExecutor) Reset() {
 	*x = RegisterTaskExecutor{}
-	mi := &file_messages_flinksim_proto_msgTypes[16]
+	mi := &file_messages_flinksim_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2569,7 +2833,7 @@ func (x *RegisterTaskExecutor) String() string {
 func (*RegisterTaskExecutor) ProtoMessage() {}
 
 func (x *RegisterTaskExecutor) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[16]
+	mi := &file_messages_flinksim_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2582,7 +2846,7 @@ func (x *RegisterTaskExecutor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterTaskExecutor.ProtoReflect.Descriptor instead.
 func (*RegisterTaskExecutor) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{16}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RegisterTaskExecutor) GetTaskManagerId() string {
@@ -2637,7 +2901,7 @@ type RegistrationResponse struct {
 
 func (x *RegistrationResponse) Reset() {
 	*x = RegistrationResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[17]
+	mi := &file_messages_flinksim_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2649,7 +2913,7 @@ func (x *RegistrationResponse) String() string {
 func (*RegistrationResponse) ProtoMessage() {}
 
 func (x *RegistrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[17]
+	mi := &file_messages_flinksim_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2662,7 +2926,7 @@ func (x *RegistrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegistrationResponse.ProtoReflect.Descriptor instead.
 func (*RegistrationResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{17}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RegistrationResponse) GetSuccess() bool {
@@ -2690,7 +2954,7 @@ type DeclareResourceRequirements struct {
 
 func (x *DeclareResourceRequirements) Reset() {
 	*x = DeclareResourceRequirements{}
-	mi := &file_messages_flinksim_proto_msgTypes[18]
+	mi := &file_messages_flinksim_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +2966,7 @@ func (x *DeclareResourceRequirements) String() string {
 func (*DeclareResourceRequirements) ProtoMessage() {}
 
 func (x *DeclareResourceRequirements) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[18]
+	mi := &file_messages_flinksim_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +2979,7 @@ func (x *DeclareResourceRequirements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclareResourceRequirements.ProtoReflect.Descriptor instead.
 func (*DeclareResourceRequirements) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{18}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeclareResourceRequirements) GetJobId() string {
@@ -2745,7 +3009,7 @@ type RequestSlot struct {
 
 func (x *RequestSlot) Reset() {
 	*x = RequestSlot{}
-	mi := &file_messages_flinksim_proto_msgTypes[19]
+	mi := &file_messages_flinksim_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +3021,7 @@ func (x *RequestSlot) String() string {
 func (*RequestSlot) ProtoMessage() {}
 
 func (x *RequestSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[19]
+	mi := &file_messages_flinksim_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +3034,7 @@ func (x *RequestSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestSlot.ProtoReflect.Descriptor instead.
 func (*RequestSlot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{19}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RequestSlot) GetSlotIndex() int32 {
@@ -2811,7 +3075,7 @@ type SlotOffer struct {
 
 func (x *SlotOffer) Reset() {
 	*x = SlotOffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[20]
+	mi := &file_messages_flinksim_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2823,7 +3087,7 @@ func (x *SlotOffer) String() string {
 func (*SlotOffer) ProtoMessage() {}
 
 func (x *SlotOffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[20]
+	mi := &file_messages_flinksim_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2836,7 +3100,7 @@ func (x *SlotOffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOffer.ProtoReflect.Descriptor instead.
 func (*SlotOffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{20}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SlotOffer) GetAllocationId() string {
@@ -2864,7 +3128,7 @@ type OfferSlots struct {
 
 func (x *OfferSlots) Reset() {
 	*x = OfferSlots{}
-	mi := &file_messages_flinksim_proto_msgTypes[21]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2876,7 +3140,7 @@ func (x *OfferSlots) String() string {
 func (*OfferSlots) ProtoMessage() {}
 
 func (x *OfferSlots) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[21]
+	mi := &file_messages_flinksim_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2889,7 +3153,7 @@ func (x *OfferSlots) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferSlots.ProtoReflect.Descriptor instead.
 func (*OfferSlots) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{21}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *OfferSlots) GetTaskManagerId() string {
@@ -2915,7 +3179,7 @@ type SlotOfferResponse struct {
 
 func (x *SlotOfferResponse) Reset() {
 	*x = SlotOfferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[22]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2927,7 +3191,7 @@ func (x *SlotOfferResponse) String() string {
 func (*SlotOfferResponse) ProtoMessage() {}
 
 func (x *SlotOfferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[22]
+	mi := &file_messages_flinksim_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2940,7 +3204,7 @@ func (x *SlotOfferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOfferResponse.ProtoReflect.Descriptor instead.
 func (*SlotOfferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{22}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SlotOfferResponse) GetAccepted() []string {
@@ -2966,7 +3230,7 @@ type InputGateDeployment struct {
 
 func (x *InputGateDeployment) Reset() {
 	*x = InputGateDeployment{}
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2978,7 +3242,7 @@ func (x *InputGateDeployment) String() string {
 func (*InputGateDeployment) ProtoMessage() {}
 
 func (x *InputGateDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[23]
+	mi := &file_messages_flinksim_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2991,7 +3255,7 @@ func (x *InputGateDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputGateDeployment.ProtoReflect.Descriptor instead.
 func (*InputGateDeployment) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{23}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *InputGateDeployment) GetProducers() []string {
@@ -3028,7 +3292,7 @@ type ResultPartitionDeployment struct {
 
 func (x *ResultPartitionDeployment) Reset() {
 	*x = ResultPartitionDeployment{}
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3040,7 +3304,7 @@ func (x *ResultPartitionDeployment) String() string {
 func (*ResultPartitionDeployment) ProtoMessage() {}
 
 func (x *ResultPartitionDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[24]
+	mi := &file_messages_flinksim_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3053,7 +3317,7 @@ func (x *ResultPartitionDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultPartitionDeployment.ProtoReflect.Descriptor instead.
 func (*ResultPartitionDeployment) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{24}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResultPartitionDeployment) GetPartitioner() string {
@@ -3120,7 +3384,7 @@ type SubmitTask struct {
 
 func (x *SubmitTask) Reset() {
 	*x = SubmitTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3132,7 +3396,7 @@ func (x *SubmitTask) String() string {
 func (*SubmitTask) ProtoMessage() {}
 
 func (x *SubmitTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[25]
+	mi := &file_messages_flinksim_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3145,7 +3409,7 @@ func (x *SubmitTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTask.ProtoReflect.Descriptor instead.
 func (*SubmitTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{25}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SubmitTask) GetExecutionId() string {
@@ -3285,7 +3549,7 @@ type Setting struct {
 
 func (x *Setting) Reset() {
 	*x = Setting{}
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3297,7 +3561,7 @@ func (x *Setting) String() string {
 func (*Setting) ProtoMessage() {}
 
 func (x *Setting) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[26]
+	mi := &file_messages_flinksim_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3310,7 +3574,7 @@ func (x *Setting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Setting.ProtoReflect.Descriptor instead.
 func (*Setting) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{26}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Setting) GetKey() string {
@@ -3339,7 +3603,7 @@ type TaskExecutionState struct {
 
 func (x *TaskExecutionState) Reset() {
 	*x = TaskExecutionState{}
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3351,7 +3615,7 @@ func (x *TaskExecutionState) String() string {
 func (*TaskExecutionState) ProtoMessage() {}
 
 func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[27]
+	mi := &file_messages_flinksim_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3364,7 +3628,7 @@ func (x *TaskExecutionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskExecutionState.ProtoReflect.Descriptor instead.
 func (*TaskExecutionState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{27}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskExecutionState) GetExecutionId() string {
@@ -3398,7 +3662,7 @@ type ReaderRegistration struct {
 
 func (x *ReaderRegistration) Reset() {
 	*x = ReaderRegistration{}
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3410,7 +3674,7 @@ func (x *ReaderRegistration) String() string {
 func (*ReaderRegistration) ProtoMessage() {}
 
 func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[28]
+	mi := &file_messages_flinksim_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3423,7 +3687,7 @@ func (x *ReaderRegistration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReaderRegistration.ProtoReflect.Descriptor instead.
 func (*ReaderRegistration) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{28}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ReaderRegistration) GetSubtaskIndex() int32 {
@@ -3452,7 +3716,7 @@ type KafkaSplit struct {
 
 func (x *KafkaSplit) Reset() {
 	*x = KafkaSplit{}
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3464,7 +3728,7 @@ func (x *KafkaSplit) String() string {
 func (*KafkaSplit) ProtoMessage() {}
 
 func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[29]
+	mi := &file_messages_flinksim_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3477,7 +3741,7 @@ func (x *KafkaSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaSplit.ProtoReflect.Descriptor instead.
 func (*KafkaSplit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{29}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *KafkaSplit) GetTopic() string {
@@ -3517,7 +3781,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3529,7 +3793,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[30]
+	mi := &file_messages_flinksim_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3542,7 +3806,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{30}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AddSplits) GetSplits() []*KafkaSplit {
@@ -3560,7 +3824,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3572,7 +3836,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[31]
+	mi := &file_messages_flinksim_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3585,7 +3849,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{31}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
 }
 
 type ListOffsets struct {
@@ -3599,7 +3863,7 @@ type ListOffsets struct {
 
 func (x *ListOffsets) Reset() {
 	*x = ListOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3611,7 +3875,7 @@ func (x *ListOffsets) String() string {
 func (*ListOffsets) ProtoMessage() {}
 
 func (x *ListOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[32]
+	mi := &file_messages_flinksim_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3624,7 +3888,7 @@ func (x *ListOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsets.ProtoReflect.Descriptor instead.
 func (*ListOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{32}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListOffsets) GetTopic() string {
@@ -3658,7 +3922,7 @@ type PartitionOffset struct {
 
 func (x *PartitionOffset) Reset() {
 	*x = PartitionOffset{}
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3670,7 +3934,7 @@ func (x *PartitionOffset) String() string {
 func (*PartitionOffset) ProtoMessage() {}
 
 func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[33]
+	mi := &file_messages_flinksim_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3683,7 +3947,7 @@ func (x *PartitionOffset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionOffset.ProtoReflect.Descriptor instead.
 func (*PartitionOffset) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{33}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PartitionOffset) GetPartition() int32 {
@@ -3711,7 +3975,7 @@ type ListOffsetsResult struct {
 
 func (x *ListOffsetsResult) Reset() {
 	*x = ListOffsetsResult{}
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3723,7 +3987,7 @@ func (x *ListOffsetsResult) String() string {
 func (*ListOffsetsResult) ProtoMessage() {}
 
 func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[34]
+	mi := &file_messages_flinksim_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3736,7 +4000,7 @@ func (x *ListOffsetsResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOffsetsResult.ProtoReflect.Descriptor instead.
 func (*ListOffsetsResult) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{34}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListOffsetsResult) GetTopic() string {
@@ -3770,7 +4034,7 @@ type FetchPartition struct {
 
 func (x *FetchPartition) Reset() {
 	*x = FetchPartition{}
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3782,7 +4046,7 @@ func (x *FetchPartition) String() string {
 func (*FetchPartition) ProtoMessage() {}
 
 func (x *FetchPartition) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[35]
+	mi := &file_messages_flinksim_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3795,7 +4059,7 @@ func (x *FetchPartition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchPartition.ProtoReflect.Descriptor instead.
 func (*FetchPartition) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{35}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *FetchPartition) GetPartition() int32 {
@@ -3824,7 +4088,7 @@ type Fetch struct {
 
 func (x *Fetch) Reset() {
 	*x = Fetch{}
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3836,7 +4100,7 @@ func (x *Fetch) String() string {
 func (*Fetch) ProtoMessage() {}
 
 func (x *Fetch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[36]
+	mi := &file_messages_flinksim_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3849,7 +4113,7 @@ func (x *Fetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fetch.ProtoReflect.Descriptor instead.
 func (*Fetch) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{36}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Fetch) GetTopic() string {
@@ -3893,7 +4157,7 @@ type KafkaRecord struct {
 
 func (x *KafkaRecord) Reset() {
 	*x = KafkaRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3905,7 +4169,7 @@ func (x *KafkaRecord) String() string {
 func (*KafkaRecord) ProtoMessage() {}
 
 func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[37]
+	mi := &file_messages_flinksim_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3918,7 +4182,7 @@ func (x *KafkaRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KafkaRecord.ProtoReflect.Descriptor instead.
 func (*KafkaRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{37}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *KafkaRecord) GetPartition() int32 {
@@ -3967,7 +4231,7 @@ type PartitionRecords struct {
 
 func (x *PartitionRecords) Reset() {
 	*x = PartitionRecords{}
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3979,7 +4243,7 @@ func (x *PartitionRecords) String() string {
 func (*PartitionRecords) ProtoMessage() {}
 
 func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[38]
+	mi := &file_messages_flinksim_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3992,7 +4256,7 @@ func (x *PartitionRecords) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRecords.ProtoReflect.Descriptor instead.
 func (*PartitionRecords) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{38}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PartitionRecords) GetPartition() int32 {
@@ -4026,7 +4290,7 @@ type FetchResponse struct {
 
 func (x *FetchResponse) Reset() {
 	*x = FetchResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4038,7 +4302,7 @@ func (x *FetchResponse) String() string {
 func (*FetchResponse) ProtoMessage() {}
 
 func (x *FetchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[39]
+	mi := &file_messages_flinksim_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4051,7 +4315,7 @@ func (x *FetchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchResponse.ProtoReflect.Descriptor instead.
 func (*FetchResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{39}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *FetchResponse) GetRequestId() int64 {
@@ -4080,7 +4344,7 @@ type ReportedWatermarkEvent struct {
 
 func (x *ReportedWatermarkEvent) Reset() {
 	*x = ReportedWatermarkEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4092,7 +4356,7 @@ func (x *ReportedWatermarkEvent) String() string {
 func (*ReportedWatermarkEvent) ProtoMessage() {}
 
 func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[40]
+	mi := &file_messages_flinksim_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4105,7 +4369,7 @@ func (x *ReportedWatermarkEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedWatermarkEvent.ProtoReflect.Descriptor instead.
 func (*ReportedWatermarkEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{40}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ReportedWatermarkEvent) GetSubtaskIndex() int32 {
@@ -4133,7 +4397,7 @@ type WatermarkAlignmentEvent struct {
 
 func (x *WatermarkAlignmentEvent) Reset() {
 	*x = WatermarkAlignmentEvent{}
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4145,7 +4409,7 @@ func (x *WatermarkAlignmentEvent) String() string {
 func (*WatermarkAlignmentEvent) ProtoMessage() {}
 
 func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[41]
+	mi := &file_messages_flinksim_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4158,7 +4422,7 @@ func (x *WatermarkAlignmentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatermarkAlignmentEvent.ProtoReflect.Descriptor instead.
 func (*WatermarkAlignmentEvent) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{41}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WatermarkAlignmentEvent) GetMaxWatermark() int64 {
@@ -4179,7 +4443,7 @@ type Produce struct {
 
 func (x *Produce) Reset() {
 	*x = Produce{}
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4191,7 +4455,7 @@ func (x *Produce) String() string {
 func (*Produce) ProtoMessage() {}
 
 func (x *Produce) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[42]
+	mi := &file_messages_flinksim_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4204,7 +4468,7 @@ func (x *Produce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Produce.ProtoReflect.Descriptor instead.
 func (*Produce) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{42}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Produce) GetTopic() string {
@@ -4259,7 +4523,7 @@ type Buffer struct {
 
 func (x *Buffer) Reset() {
 	*x = Buffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4271,7 +4535,7 @@ func (x *Buffer) String() string {
 func (*Buffer) ProtoMessage() {}
 
 func (x *Buffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[43]
+	mi := &file_messages_flinksim_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4284,7 +4548,7 @@ func (x *Buffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Buffer.ProtoReflect.Descriptor instead.
 func (*Buffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{43}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Buffer) GetKinds() []byte {
@@ -4386,7 +4650,7 @@ type PartitionRequest struct {
 
 func (x *PartitionRequest) Reset() {
 	*x = PartitionRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4398,7 +4662,7 @@ func (x *PartitionRequest) String() string {
 func (*PartitionRequest) ProtoMessage() {}
 
 func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[44]
+	mi := &file_messages_flinksim_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4411,7 +4675,7 @@ func (x *PartitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionRequest.ProtoReflect.Descriptor instead.
 func (*PartitionRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{44}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PartitionRequest) GetPartitionId() string {
@@ -4465,7 +4729,7 @@ type BufferResponse struct {
 
 func (x *BufferResponse) Reset() {
 	*x = BufferResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4477,7 +4741,7 @@ func (x *BufferResponse) String() string {
 func (*BufferResponse) ProtoMessage() {}
 
 func (x *BufferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[45]
+	mi := &file_messages_flinksim_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4490,7 +4754,7 @@ func (x *BufferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BufferResponse.ProtoReflect.Descriptor instead.
 func (*BufferResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{45}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *BufferResponse) GetReceiverId() string {
@@ -4541,7 +4805,7 @@ type LocalBufferRecycled struct {
 
 func (x *LocalBufferRecycled) Reset() {
 	*x = LocalBufferRecycled{}
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4553,7 +4817,7 @@ func (x *LocalBufferRecycled) String() string {
 func (*LocalBufferRecycled) ProtoMessage() {}
 
 func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[46]
+	mi := &file_messages_flinksim_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4566,7 +4830,7 @@ func (x *LocalBufferRecycled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocalBufferRecycled.ProtoReflect.Descriptor instead.
 func (*LocalBufferRecycled) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{46}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *LocalBufferRecycled) GetSubpartitionIndex() int32 {
@@ -4594,7 +4858,7 @@ type AddCredit struct {
 
 func (x *AddCredit) Reset() {
 	*x = AddCredit{}
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4606,7 +4870,7 @@ func (x *AddCredit) String() string {
 func (*AddCredit) ProtoMessage() {}
 
 func (x *AddCredit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[47]
+	mi := &file_messages_flinksim_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4619,7 +4883,7 @@ func (x *AddCredit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCredit.ProtoReflect.Descriptor instead.
 func (*AddCredit) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{47}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *AddCredit) GetReceiverId() string {
@@ -4654,7 +4918,7 @@ type BacklogAnnouncement struct {
 
 func (x *BacklogAnnouncement) Reset() {
 	*x = BacklogAnnouncement{}
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4666,7 +4930,7 @@ func (x *BacklogAnnouncement) String() string {
 func (*BacklogAnnouncement) ProtoMessage() {}
 
 func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[48]
+	mi := &file_messages_flinksim_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4679,7 +4943,7 @@ func (x *BacklogAnnouncement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BacklogAnnouncement.ProtoReflect.Descriptor instead.
 func (*BacklogAnnouncement) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{48}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *BacklogAnnouncement) GetReceiverId() string {
@@ -4715,7 +4979,7 @@ type ChannelBuffer struct {
 
 func (x *ChannelBuffer) Reset() {
 	*x = ChannelBuffer{}
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4727,7 +4991,7 @@ func (x *ChannelBuffer) String() string {
 func (*ChannelBuffer) ProtoMessage() {}
 
 func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[49]
+	mi := &file_messages_flinksim_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4740,7 +5004,7 @@ func (x *ChannelBuffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelBuffer.ProtoReflect.Descriptor instead.
 func (*ChannelBuffer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{49}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ChannelBuffer) GetChannelIndex() int32 {
@@ -4774,7 +5038,7 @@ type RecycleBuffers struct {
 
 func (x *RecycleBuffers) Reset() {
 	*x = RecycleBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4786,7 +5050,7 @@ func (x *RecycleBuffers) String() string {
 func (*RecycleBuffers) ProtoMessage() {}
 
 func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[50]
+	mi := &file_messages_flinksim_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4799,7 +5063,7 @@ func (x *RecycleBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecycleBuffers.ProtoReflect.Descriptor instead.
 func (*RecycleBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{50}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RecycleBuffers) GetCount() int32 {
@@ -4822,7 +5086,7 @@ type RequestFloatingBuffers struct {
 
 func (x *RequestFloatingBuffers) Reset() {
 	*x = RequestFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4834,7 +5098,7 @@ func (x *RequestFloatingBuffers) String() string {
 func (*RequestFloatingBuffers) ProtoMessage() {}
 
 func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[51]
+	mi := &file_messages_flinksim_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4847,7 +5111,7 @@ func (x *RequestFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*RequestFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{51}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RequestFloatingBuffers) GetChannelIndex() int32 {
@@ -4875,7 +5139,7 @@ type FloatingBuffers struct {
 
 func (x *FloatingBuffers) Reset() {
 	*x = FloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4887,7 +5151,7 @@ func (x *FloatingBuffers) String() string {
 func (*FloatingBuffers) ProtoMessage() {}
 
 func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[52]
+	mi := &file_messages_flinksim_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4900,7 +5164,7 @@ func (x *FloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FloatingBuffers.ProtoReflect.Descriptor instead.
 func (*FloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{52}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *FloatingBuffers) GetCount() int32 {
@@ -4922,7 +5186,7 @@ type ReturnFloatingBuffers struct {
 
 func (x *ReturnFloatingBuffers) Reset() {
 	*x = ReturnFloatingBuffers{}
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4934,7 +5198,7 @@ func (x *ReturnFloatingBuffers) String() string {
 func (*ReturnFloatingBuffers) ProtoMessage() {}
 
 func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[53]
+	mi := &file_messages_flinksim_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4947,7 +5211,7 @@ func (x *ReturnFloatingBuffers) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnFloatingBuffers.ProtoReflect.Descriptor instead.
 func (*ReturnFloatingBuffers) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{53}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ReturnFloatingBuffers) GetChannelIndex() int32 {
@@ -4974,7 +5238,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4986,7 +5250,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[54]
+	mi := &file_messages_flinksim_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4999,7 +5263,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{54}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
 }
 
 // HeartbeatResponse: TaskManager -> the requester.
@@ -5012,7 +5276,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5024,7 +5288,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[55]
+	mi := &file_messages_flinksim_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5037,7 +5301,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{55}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *HeartbeatResponse) GetTaskManagerId() string {
@@ -5061,7 +5325,7 @@ type TriggerCheckpoint struct {
 
 func (x *TriggerCheckpoint) Reset() {
 	*x = TriggerCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5073,7 +5337,7 @@ func (x *TriggerCheckpoint) String() string {
 func (*TriggerCheckpoint) ProtoMessage() {}
 
 func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[56]
+	mi := &file_messages_flinksim_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5086,7 +5350,7 @@ func (x *TriggerCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpoint.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{56}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *TriggerCheckpoint) GetCheckpointId() int64 {
@@ -5130,7 +5394,7 @@ type SplitState struct {
 
 func (x *SplitState) Reset() {
 	*x = SplitState{}
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5142,7 +5406,7 @@ func (x *SplitState) String() string {
 func (*SplitState) ProtoMessage() {}
 
 func (x *SplitState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[57]
+	mi := &file_messages_flinksim_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5155,7 +5419,7 @@ func (x *SplitState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitState.ProtoReflect.Descriptor instead.
 func (*SplitState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{57}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SplitState) GetPartition() int32 {
@@ -5191,7 +5455,7 @@ type WindowTimer struct {
 
 func (x *WindowTimer) Reset() {
 	*x = WindowTimer{}
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5203,7 +5467,7 @@ func (x *WindowTimer) String() string {
 func (*WindowTimer) ProtoMessage() {}
 
 func (x *WindowTimer) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[58]
+	mi := &file_messages_flinksim_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5216,7 +5480,7 @@ func (x *WindowTimer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowTimer.ProtoReflect.Descriptor instead.
 func (*WindowTimer) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{58}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *WindowTimer) GetTimestamp() int64 {
@@ -5258,7 +5522,7 @@ type WindowEntry struct {
 
 func (x *WindowEntry) Reset() {
 	*x = WindowEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5270,7 +5534,7 @@ func (x *WindowEntry) String() string {
 func (*WindowEntry) ProtoMessage() {}
 
 func (x *WindowEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[59]
+	mi := &file_messages_flinksim_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5283,7 +5547,7 @@ func (x *WindowEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowEntry.ProtoReflect.Descriptor instead.
 func (*WindowEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{59}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *WindowEntry) GetWindowStart() int64 {
@@ -5363,7 +5627,7 @@ type KeyedWindowState struct {
 
 func (x *KeyedWindowState) Reset() {
 	*x = KeyedWindowState{}
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5375,7 +5639,7 @@ func (x *KeyedWindowState) String() string {
 func (*KeyedWindowState) ProtoMessage() {}
 
 func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[60]
+	mi := &file_messages_flinksim_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5388,7 +5652,7 @@ func (x *KeyedWindowState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyedWindowState.ProtoReflect.Descriptor instead.
 func (*KeyedWindowState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{60}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *KeyedWindowState) GetKey() string {
@@ -5439,7 +5703,7 @@ type ValueStateEntry struct {
 
 func (x *ValueStateEntry) Reset() {
 	*x = ValueStateEntry{}
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5451,7 +5715,7 @@ func (x *ValueStateEntry) String() string {
 func (*ValueStateEntry) ProtoMessage() {}
 
 func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[61]
+	mi := &file_messages_flinksim_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5464,7 +5728,7 @@ func (x *ValueStateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueStateEntry.ProtoReflect.Descriptor instead.
 func (*ValueStateEntry) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{61}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ValueStateEntry) GetKey() string {
@@ -5509,7 +5773,7 @@ type InFlightRecord struct {
 
 func (x *InFlightRecord) Reset() {
 	*x = InFlightRecord{}
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5521,7 +5785,7 @@ func (x *InFlightRecord) String() string {
 func (*InFlightRecord) ProtoMessage() {}
 
 func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[62]
+	mi := &file_messages_flinksim_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5534,7 +5798,7 @@ func (x *InFlightRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InFlightRecord.ProtoReflect.Descriptor instead.
 func (*InFlightRecord) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{62}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *InFlightRecord) GetKey() string {
@@ -5580,7 +5844,7 @@ type TaskStateSnapshot struct {
 
 func (x *TaskStateSnapshot) Reset() {
 	*x = TaskStateSnapshot{}
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5592,7 +5856,7 @@ func (x *TaskStateSnapshot) String() string {
 func (*TaskStateSnapshot) ProtoMessage() {}
 
 func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[63]
+	mi := &file_messages_flinksim_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5605,7 +5869,7 @@ func (x *TaskStateSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateSnapshot.ProtoReflect.Descriptor instead.
 func (*TaskStateSnapshot) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{63}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *TaskStateSnapshot) GetSplits() []*SplitState {
@@ -5670,7 +5934,7 @@ type AcknowledgeCheckpoint struct {
 
 func (x *AcknowledgeCheckpoint) Reset() {
 	*x = AcknowledgeCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5682,7 +5946,7 @@ func (x *AcknowledgeCheckpoint) String() string {
 func (*AcknowledgeCheckpoint) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[64]
+	mi := &file_messages_flinksim_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5695,7 +5959,7 @@ func (x *AcknowledgeCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpoint.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{64}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *AcknowledgeCheckpoint) GetCheckpointId() int64 {
@@ -5779,7 +6043,7 @@ type DeclineCheckpoint struct {
 
 func (x *DeclineCheckpoint) Reset() {
 	*x = DeclineCheckpoint{}
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5791,7 +6055,7 @@ func (x *DeclineCheckpoint) String() string {
 func (*DeclineCheckpoint) ProtoMessage() {}
 
 func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[65]
+	mi := &file_messages_flinksim_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5804,7 +6068,7 @@ func (x *DeclineCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpoint.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{65}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *DeclineCheckpoint) GetCheckpointId() int64 {
@@ -5838,7 +6102,7 @@ type NotifyCheckpointComplete struct {
 
 func (x *NotifyCheckpointComplete) Reset() {
 	*x = NotifyCheckpointComplete{}
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5850,7 +6114,7 @@ func (x *NotifyCheckpointComplete) String() string {
 func (*NotifyCheckpointComplete) ProtoMessage() {}
 
 func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[66]
+	mi := &file_messages_flinksim_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5863,7 +6127,7 @@ func (x *NotifyCheckpointComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointComplete.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointComplete) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{66}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *NotifyCheckpointComplete) GetCheckpointId() int64 {
@@ -5889,7 +6153,7 @@ type NotifyCheckpointAborted struct {
 
 func (x *NotifyCheckpointAborted) Reset() {
 	*x = NotifyCheckpointAborted{}
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5901,7 +6165,7 @@ func (x *NotifyCheckpointAborted) String() string {
 func (*NotifyCheckpointAborted) ProtoMessage() {}
 
 func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[67]
+	mi := &file_messages_flinksim_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5914,7 +6178,7 @@ func (x *NotifyCheckpointAborted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointAborted.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointAborted) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{67}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *NotifyCheckpointAborted) GetCheckpointId() int64 {
@@ -5934,7 +6198,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5946,7 +6210,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[68]
+	mi := &file_messages_flinksim_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5959,7 +6223,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{68}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *CancelTask) GetExecutionId() string {
@@ -5983,7 +6247,7 @@ type TxnRequest struct {
 
 func (x *TxnRequest) Reset() {
 	*x = TxnRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5995,7 +6259,7 @@ func (x *TxnRequest) String() string {
 func (*TxnRequest) ProtoMessage() {}
 
 func (x *TxnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[69]
+	mi := &file_messages_flinksim_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6008,7 +6272,7 @@ func (x *TxnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TxnRequest.ProtoReflect.Descriptor instead.
 func (*TxnRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{69}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *TxnRequest) GetOp() TxnRequest_Op {
@@ -6059,7 +6323,7 @@ type CommitOffsets struct {
 
 func (x *CommitOffsets) Reset() {
 	*x = CommitOffsets{}
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6071,7 +6335,7 @@ func (x *CommitOffsets) String() string {
 func (*CommitOffsets) ProtoMessage() {}
 
 func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[70]
+	mi := &file_messages_flinksim_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6084,7 +6348,7 @@ func (x *CommitOffsets) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOffsets.ProtoReflect.Descriptor instead.
 func (*CommitOffsets) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{70}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *CommitOffsets) GetGroup() string {
@@ -6122,7 +6386,7 @@ type ResumeConsumption struct {
 
 func (x *ResumeConsumption) Reset() {
 	*x = ResumeConsumption{}
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6134,7 +6398,7 @@ func (x *ResumeConsumption) String() string {
 func (*ResumeConsumption) ProtoMessage() {}
 
 func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[71]
+	mi := &file_messages_flinksim_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6147,7 +6411,7 @@ func (x *ResumeConsumption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeConsumption.ProtoReflect.Descriptor instead.
 func (*ResumeConsumption) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{71}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ResumeConsumption) GetReceiverId() string {
@@ -6177,7 +6441,7 @@ type ConnectionLost struct {
 
 func (x *ConnectionLost) Reset() {
 	*x = ConnectionLost{}
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6189,7 +6453,7 @@ func (x *ConnectionLost) String() string {
 func (*ConnectionLost) ProtoMessage() {}
 
 func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[72]
+	mi := &file_messages_flinksim_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6202,12 +6466,69 @@ func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionLost.ProtoReflect.Descriptor instead.
 func (*ConnectionLost) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{72}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ConnectionLost) GetPeer() string {
 	if x != nil {
 		return x.Peer
+	}
+	return ""
+}
+
+// DisconnectJobManager: JobMaster -> TaskManager whose heartbeat timed out
+// (JobMaster.disconnectTaskManager calls
+// TaskExecutorGateway.disconnectJobManager): the TaskManager closes its
+// connection to the JobManager and fails the job's tasks. Lost to a cut or
+// a dead TaskManager; one that stalled gets it when it wakes.
+type DisconnectJobManager struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Cause         string                 `protobuf:"bytes,2,opt,name=cause,proto3" json:"cause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisconnectJobManager) Reset() {
+	*x = DisconnectJobManager{}
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisconnectJobManager) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisconnectJobManager) ProtoMessage() {}
+
+func (x *DisconnectJobManager) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisconnectJobManager.ProtoReflect.Descriptor instead.
+func (*DisconnectJobManager) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *DisconnectJobManager) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *DisconnectJobManager) GetCause() string {
+	if x != nil {
+		return x.Cause
 	}
 	return ""
 }
@@ -6224,7 +6545,7 @@ type FailTask struct {
 
 func (x *FailTask) Reset() {
 	*x = FailTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6236,7 +6557,7 @@ func (x *FailTask) String() string {
 func (*FailTask) ProtoMessage() {}
 
 func (x *FailTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[73]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6249,7 +6570,7 @@ func (x *FailTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
 func (*FailTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{73}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *FailTask) GetCause() string {
@@ -6272,7 +6593,7 @@ type WorkerTerminated struct {
 
 func (x *WorkerTerminated) Reset() {
 	*x = WorkerTerminated{}
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6284,7 +6605,7 @@ func (x *WorkerTerminated) String() string {
 func (*WorkerTerminated) ProtoMessage() {}
 
 func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[74]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6297,7 +6618,7 @@ func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerTerminated.ProtoReflect.Descriptor instead.
 func (*WorkerTerminated) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{74}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *WorkerTerminated) GetTaskManagerId() string {
@@ -6322,7 +6643,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6334,7 +6655,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6347,7 +6668,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -6402,7 +6723,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6414,7 +6735,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6427,7 +6748,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -6479,7 +6800,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6491,7 +6812,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6504,7 +6825,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *Execution) GetName() string {
@@ -6547,7 +6868,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6559,7 +6880,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6572,7 +6893,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ExecutionStates) GetExecutions() []*Execution {
@@ -6594,7 +6915,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6606,7 +6927,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6619,7 +6940,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *JobStatusChanged) GetStatus() JobStatus {
@@ -6640,7 +6961,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6652,7 +6973,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6665,7 +6986,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -6687,7 +7008,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6699,7 +7020,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6712,7 +7033,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -6741,7 +7062,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6753,7 +7074,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6766,7 +7087,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *FailJob) GetCause() string {
@@ -6792,7 +7113,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[83]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6804,7 +7125,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[83]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6817,7 +7138,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -6860,7 +7181,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[84]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6872,7 +7193,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[84]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6885,7 +7206,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -6931,7 +7252,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[85]
+	mi := &file_messages_flinksim_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6943,7 +7264,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[85]
+	mi := &file_messages_flinksim_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6956,7 +7277,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -7040,7 +7361,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xc2#\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xa3$\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -7110,7 +7431,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x19checkpoint_request_failed\x18J \x01(\v2*.flinksim.messages.CheckpointRequestFailedH\x00R\x17checkpointRequestFailed\x127\n" +
 	"\bfail_job\x18K \x01(\v2\x1a.flinksim.messages.FailJobH\x00R\afailJob\x12L\n" +
 	"\x0frestore_request\x18L \x01(\v2!.flinksim.messages.RestoreRequestH\x00R\x0erestoreRequest\x12F\n" +
-	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreStateB\x06\n" +
+	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreState\x12_\n" +
+	"\x16disconnect_job_manager\x18N \x01(\v2'.flinksim.messages.DisconnectJobManagerH\x00R\x14disconnectJobManagerB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -7152,7 +7474,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1c.flinksim.messages.TimerKindR\x04kind\x12\x10\n" +
 	"\x03arg\x18\x02 \x01(\x03R\x03arg\"\n" +
 	"\n" +
-	"\bEndOfRun\"\x9f\x03\n" +
+	"\bEndOfRun\"\xbd\x04\n" +
 	"\x06Action\x12\x12\n" +
 	"\x04live\x18\x02 \x01(\bR\x04live\x12\x19\n" +
 	"\bat_nanos\x18\x03 \x01(\x03R\aatNanos\x121\n" +
@@ -7164,7 +7486,19 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\asetting\x18\t \x01(\v2\x1a.flinksim.messages.SettingR\asetting\x124\n" +
 	"\x05event\x18\n" +
 	" \x01(\v2\x1e.flinksim.messages.ActionEventR\x05event\x12/\n" +
-	"\x03cut\x18\v \x01(\v2\x1d.flinksim.messages.NetworkCutR\x03cutJ\x04\b\x01\x10\x02R\x04text\"\x9a\x01\n" +
+	"\x03cut\x18\v \x01(\v2\x1d.flinksim.messages.NetworkCutR\x03cut\x122\n" +
+	"\x05stall\x18\f \x01(\v2\x1c.flinksim.messages.HostStallR\x05stall\x128\n" +
+	"\x06jitter\x18\r \x01(\v2 .flinksim.messages.NetworkJitterR\x06jitter\x12.\n" +
+	"\x04lose\x18\x0e \x01(\v2\x1a.flinksim.messages.LoseRPCR\x04loseJ\x04\b\x01\x10\x02R\x04text\"F\n" +
+	"\tHostStall\x12\x12\n" +
+	"\x04host\x18\x01 \x01(\tR\x04host\x12%\n" +
+	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"S\n" +
+	"\rNetworkJitter\x12\x1b\n" +
+	"\tmax_nanos\x18\x01 \x01(\x03R\bmaxNanos\x12%\n" +
+	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"Z\n" +
+	"\aLoseRPC\x12,\n" +
+	"\x03rpc\x18\x01 \x01(\x0e2\x1a.flinksim.messages.LostRPCR\x03rpc\x12!\n" +
+	"\fwithin_nanos\x18\x02 \x01(\x03R\vwithinNanos\"\x9a\x01\n" +
 	"\vActionEvent\x124\n" +
 	"\x05given\x18\x01 \x03(\v2\x1e.flinksim.messages.ActionFieldR\x05given\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x0e\n" +
@@ -7482,7 +7816,10 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"receiverId\x12-\n" +
 	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"$\n" +
 	"\x0eConnectionLost\x12\x12\n" +
-	"\x04peer\x18\x01 \x01(\tR\x04peer\" \n" +
+	"\x04peer\x18\x01 \x01(\tR\x04peer\"C\n" +
+	"\x14DisconnectJobManager\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
+	"\x05cause\x18\x02 \x01(\tR\x05cause\" \n" +
 	"\bFailTask\x12\x14\n" +
 	"\x05cause\x18\x01 \x01(\tR\x05cause\":\n" +
 	"\x10WorkerTerminated\x12&\n" +
@@ -7571,7 +7908,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eTIMER_GENERATE\x103\x12\x18\n" +
 	"\x14TIMER_FETCH_MAX_WAIT\x104\x12\x16\n" +
 	"\x12TIMER_APPEND_EVENT\x105\x12\x1d\n" +
-	"\x19TIMER_TRANSACTION_TIMEOUT\x106*\xb5\x02\n" +
+	"\x19TIMER_TRANSACTION_TIMEOUT\x106*\x83\x03\n" +
 	"\n" +
 	"ActionVerb\x12\x1b\n" +
 	"\x17ACTION_VERB_UNSPECIFIED\x10\x00\x12\x1b\n" +
@@ -7586,7 +7923,15 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
 	"ACTION_SET\x10\t\x12\x1c\n" +
 	"\x18ACTION_PARTITION_NETWORK\x10\n" +
-	"*\xa2\x01\n" +
+	"\x12\x1c\n" +
+	"\x18ACTION_STALL_TASKMANAGER\x10\v\x12\x19\n" +
+	"\x15ACTION_NETWORK_JITTER\x10\f\x12\x13\n" +
+	"\x0fACTION_LOSE_RPC\x10\r*\x92\x01\n" +
+	"\aLostRPC\x12\x18\n" +
+	"\x14LOST_RPC_UNSPECIFIED\x10\x00\x12#\n" +
+	"\x1fLOST_RPC_ACKNOWLEDGE_CHECKPOINT\x10\x01\x12\x1f\n" +
+	"\x1bLOST_RPC_DECLINE_CHECKPOINT\x10\x02\x12'\n" +
+	"#LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE\x10\x03*\xa2\x01\n" +
 	"\tJobStatus\x12\x1a\n" +
 	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vJOB_CREATED\x10\x01\x12\x0f\n" +
@@ -7624,217 +7969,227 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 	return file_messages_flinksim_proto_rawDescData
 }
 
-var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 87)
+var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
 	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
-	(JobStatus)(0),                      // 2: flinksim.messages.JobStatus
-	(ExecutionState)(0),                 // 3: flinksim.messages.ExecutionState
-	(CheckpointKind)(0),                 // 4: flinksim.messages.CheckpointKind
-	(TxnRequest_Op)(0),                  // 5: flinksim.messages.TxnRequest.Op
-	(*Envelope)(nil),                    // 6: flinksim.messages.Envelope
-	(*Deliver)(nil),                     // 7: flinksim.messages.Deliver
-	(*Done)(nil),                        // 8: flinksim.messages.Done
-	(*Spawned)(nil),                     // 9: flinksim.messages.Spawned
-	(*LogEvent)(nil),                    // 10: flinksim.messages.LogEvent
-	(*Field)(nil),                       // 11: flinksim.messages.Field
-	(*Start)(nil),                       // 12: flinksim.messages.Start
-	(*Timer)(nil),                       // 13: flinksim.messages.Timer
-	(*EndOfRun)(nil),                    // 14: flinksim.messages.EndOfRun
-	(*Action)(nil),                      // 15: flinksim.messages.Action
-	(*ActionEvent)(nil),                 // 16: flinksim.messages.ActionEvent
-	(*ActionField)(nil),                 // 17: flinksim.messages.ActionField
-	(*NetworkCut)(nil),                  // 18: flinksim.messages.NetworkCut
-	(*InspectRequest)(nil),              // 19: flinksim.messages.InspectRequest
-	(*InspectReply)(nil),                // 20: flinksim.messages.InspectReply
-	(*ResourceProfile)(nil),             // 21: flinksim.messages.ResourceProfile
-	(*RegisterTaskExecutor)(nil),        // 22: flinksim.messages.RegisterTaskExecutor
-	(*RegistrationResponse)(nil),        // 23: flinksim.messages.RegistrationResponse
-	(*DeclareResourceRequirements)(nil), // 24: flinksim.messages.DeclareResourceRequirements
-	(*RequestSlot)(nil),                 // 25: flinksim.messages.RequestSlot
-	(*SlotOffer)(nil),                   // 26: flinksim.messages.SlotOffer
-	(*OfferSlots)(nil),                  // 27: flinksim.messages.OfferSlots
-	(*SlotOfferResponse)(nil),           // 28: flinksim.messages.SlotOfferResponse
-	(*InputGateDeployment)(nil),         // 29: flinksim.messages.InputGateDeployment
-	(*ResultPartitionDeployment)(nil),   // 30: flinksim.messages.ResultPartitionDeployment
-	(*SubmitTask)(nil),                  // 31: flinksim.messages.SubmitTask
-	(*Setting)(nil),                     // 32: flinksim.messages.Setting
-	(*TaskExecutionState)(nil),          // 33: flinksim.messages.TaskExecutionState
-	(*ReaderRegistration)(nil),          // 34: flinksim.messages.ReaderRegistration
-	(*KafkaSplit)(nil),                  // 35: flinksim.messages.KafkaSplit
-	(*AddSplits)(nil),                   // 36: flinksim.messages.AddSplits
-	(*NoMoreSplits)(nil),                // 37: flinksim.messages.NoMoreSplits
-	(*ListOffsets)(nil),                 // 38: flinksim.messages.ListOffsets
-	(*PartitionOffset)(nil),             // 39: flinksim.messages.PartitionOffset
-	(*ListOffsetsResult)(nil),           // 40: flinksim.messages.ListOffsetsResult
-	(*FetchPartition)(nil),              // 41: flinksim.messages.FetchPartition
-	(*Fetch)(nil),                       // 42: flinksim.messages.Fetch
-	(*KafkaRecord)(nil),                 // 43: flinksim.messages.KafkaRecord
-	(*PartitionRecords)(nil),            // 44: flinksim.messages.PartitionRecords
-	(*FetchResponse)(nil),               // 45: flinksim.messages.FetchResponse
-	(*ReportedWatermarkEvent)(nil),      // 46: flinksim.messages.ReportedWatermarkEvent
-	(*WatermarkAlignmentEvent)(nil),     // 47: flinksim.messages.WatermarkAlignmentEvent
-	(*Produce)(nil),                     // 48: flinksim.messages.Produce
-	(*Buffer)(nil),                      // 49: flinksim.messages.Buffer
-	(*PartitionRequest)(nil),            // 50: flinksim.messages.PartitionRequest
-	(*BufferResponse)(nil),              // 51: flinksim.messages.BufferResponse
-	(*LocalBufferRecycled)(nil),         // 52: flinksim.messages.LocalBufferRecycled
-	(*AddCredit)(nil),                   // 53: flinksim.messages.AddCredit
-	(*BacklogAnnouncement)(nil),         // 54: flinksim.messages.BacklogAnnouncement
-	(*ChannelBuffer)(nil),               // 55: flinksim.messages.ChannelBuffer
-	(*RecycleBuffers)(nil),              // 56: flinksim.messages.RecycleBuffers
-	(*RequestFloatingBuffers)(nil),      // 57: flinksim.messages.RequestFloatingBuffers
-	(*FloatingBuffers)(nil),             // 58: flinksim.messages.FloatingBuffers
-	(*ReturnFloatingBuffers)(nil),       // 59: flinksim.messages.ReturnFloatingBuffers
-	(*HeartbeatRequest)(nil),            // 60: flinksim.messages.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 61: flinksim.messages.HeartbeatResponse
-	(*TriggerCheckpoint)(nil),           // 62: flinksim.messages.TriggerCheckpoint
-	(*SplitState)(nil),                  // 63: flinksim.messages.SplitState
-	(*WindowTimer)(nil),                 // 64: flinksim.messages.WindowTimer
-	(*WindowEntry)(nil),                 // 65: flinksim.messages.WindowEntry
-	(*KeyedWindowState)(nil),            // 66: flinksim.messages.KeyedWindowState
-	(*ValueStateEntry)(nil),             // 67: flinksim.messages.ValueStateEntry
-	(*InFlightRecord)(nil),              // 68: flinksim.messages.InFlightRecord
-	(*TaskStateSnapshot)(nil),           // 69: flinksim.messages.TaskStateSnapshot
-	(*AcknowledgeCheckpoint)(nil),       // 70: flinksim.messages.AcknowledgeCheckpoint
-	(*DeclineCheckpoint)(nil),           // 71: flinksim.messages.DeclineCheckpoint
-	(*NotifyCheckpointComplete)(nil),    // 72: flinksim.messages.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),     // 73: flinksim.messages.NotifyCheckpointAborted
-	(*CancelTask)(nil),                  // 74: flinksim.messages.CancelTask
-	(*TxnRequest)(nil),                  // 75: flinksim.messages.TxnRequest
-	(*CommitOffsets)(nil),               // 76: flinksim.messages.CommitOffsets
-	(*ResumeConsumption)(nil),           // 77: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 78: flinksim.messages.ConnectionLost
-	(*FailTask)(nil),                    // 79: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 80: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 81: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 82: flinksim.messages.CheckpointCoordinatorStart
-	(*Execution)(nil),                   // 83: flinksim.messages.Execution
-	(*ExecutionStates)(nil),             // 84: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 85: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 86: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 87: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 88: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 89: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 90: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 91: flinksim.messages.RestoreState
-	nil,                                 // 92: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(LostRPC)(0),                        // 2: flinksim.messages.LostRPC
+	(JobStatus)(0),                      // 3: flinksim.messages.JobStatus
+	(ExecutionState)(0),                 // 4: flinksim.messages.ExecutionState
+	(CheckpointKind)(0),                 // 5: flinksim.messages.CheckpointKind
+	(TxnRequest_Op)(0),                  // 6: flinksim.messages.TxnRequest.Op
+	(*Envelope)(nil),                    // 7: flinksim.messages.Envelope
+	(*Deliver)(nil),                     // 8: flinksim.messages.Deliver
+	(*Done)(nil),                        // 9: flinksim.messages.Done
+	(*Spawned)(nil),                     // 10: flinksim.messages.Spawned
+	(*LogEvent)(nil),                    // 11: flinksim.messages.LogEvent
+	(*Field)(nil),                       // 12: flinksim.messages.Field
+	(*Start)(nil),                       // 13: flinksim.messages.Start
+	(*Timer)(nil),                       // 14: flinksim.messages.Timer
+	(*EndOfRun)(nil),                    // 15: flinksim.messages.EndOfRun
+	(*Action)(nil),                      // 16: flinksim.messages.Action
+	(*HostStall)(nil),                   // 17: flinksim.messages.HostStall
+	(*NetworkJitter)(nil),               // 18: flinksim.messages.NetworkJitter
+	(*LoseRPC)(nil),                     // 19: flinksim.messages.LoseRPC
+	(*ActionEvent)(nil),                 // 20: flinksim.messages.ActionEvent
+	(*ActionField)(nil),                 // 21: flinksim.messages.ActionField
+	(*NetworkCut)(nil),                  // 22: flinksim.messages.NetworkCut
+	(*InspectRequest)(nil),              // 23: flinksim.messages.InspectRequest
+	(*InspectReply)(nil),                // 24: flinksim.messages.InspectReply
+	(*ResourceProfile)(nil),             // 25: flinksim.messages.ResourceProfile
+	(*RegisterTaskExecutor)(nil),        // 26: flinksim.messages.RegisterTaskExecutor
+	(*RegistrationResponse)(nil),        // 27: flinksim.messages.RegistrationResponse
+	(*DeclareResourceRequirements)(nil), // 28: flinksim.messages.DeclareResourceRequirements
+	(*RequestSlot)(nil),                 // 29: flinksim.messages.RequestSlot
+	(*SlotOffer)(nil),                   // 30: flinksim.messages.SlotOffer
+	(*OfferSlots)(nil),                  // 31: flinksim.messages.OfferSlots
+	(*SlotOfferResponse)(nil),           // 32: flinksim.messages.SlotOfferResponse
+	(*InputGateDeployment)(nil),         // 33: flinksim.messages.InputGateDeployment
+	(*ResultPartitionDeployment)(nil),   // 34: flinksim.messages.ResultPartitionDeployment
+	(*SubmitTask)(nil),                  // 35: flinksim.messages.SubmitTask
+	(*Setting)(nil),                     // 36: flinksim.messages.Setting
+	(*TaskExecutionState)(nil),          // 37: flinksim.messages.TaskExecutionState
+	(*ReaderRegistration)(nil),          // 38: flinksim.messages.ReaderRegistration
+	(*KafkaSplit)(nil),                  // 39: flinksim.messages.KafkaSplit
+	(*AddSplits)(nil),                   // 40: flinksim.messages.AddSplits
+	(*NoMoreSplits)(nil),                // 41: flinksim.messages.NoMoreSplits
+	(*ListOffsets)(nil),                 // 42: flinksim.messages.ListOffsets
+	(*PartitionOffset)(nil),             // 43: flinksim.messages.PartitionOffset
+	(*ListOffsetsResult)(nil),           // 44: flinksim.messages.ListOffsetsResult
+	(*FetchPartition)(nil),              // 45: flinksim.messages.FetchPartition
+	(*Fetch)(nil),                       // 46: flinksim.messages.Fetch
+	(*KafkaRecord)(nil),                 // 47: flinksim.messages.KafkaRecord
+	(*PartitionRecords)(nil),            // 48: flinksim.messages.PartitionRecords
+	(*FetchResponse)(nil),               // 49: flinksim.messages.FetchResponse
+	(*ReportedWatermarkEvent)(nil),      // 50: flinksim.messages.ReportedWatermarkEvent
+	(*WatermarkAlignmentEvent)(nil),     // 51: flinksim.messages.WatermarkAlignmentEvent
+	(*Produce)(nil),                     // 52: flinksim.messages.Produce
+	(*Buffer)(nil),                      // 53: flinksim.messages.Buffer
+	(*PartitionRequest)(nil),            // 54: flinksim.messages.PartitionRequest
+	(*BufferResponse)(nil),              // 55: flinksim.messages.BufferResponse
+	(*LocalBufferRecycled)(nil),         // 56: flinksim.messages.LocalBufferRecycled
+	(*AddCredit)(nil),                   // 57: flinksim.messages.AddCredit
+	(*BacklogAnnouncement)(nil),         // 58: flinksim.messages.BacklogAnnouncement
+	(*ChannelBuffer)(nil),               // 59: flinksim.messages.ChannelBuffer
+	(*RecycleBuffers)(nil),              // 60: flinksim.messages.RecycleBuffers
+	(*RequestFloatingBuffers)(nil),      // 61: flinksim.messages.RequestFloatingBuffers
+	(*FloatingBuffers)(nil),             // 62: flinksim.messages.FloatingBuffers
+	(*ReturnFloatingBuffers)(nil),       // 63: flinksim.messages.ReturnFloatingBuffers
+	(*HeartbeatRequest)(nil),            // 64: flinksim.messages.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 65: flinksim.messages.HeartbeatResponse
+	(*TriggerCheckpoint)(nil),           // 66: flinksim.messages.TriggerCheckpoint
+	(*SplitState)(nil),                  // 67: flinksim.messages.SplitState
+	(*WindowTimer)(nil),                 // 68: flinksim.messages.WindowTimer
+	(*WindowEntry)(nil),                 // 69: flinksim.messages.WindowEntry
+	(*KeyedWindowState)(nil),            // 70: flinksim.messages.KeyedWindowState
+	(*ValueStateEntry)(nil),             // 71: flinksim.messages.ValueStateEntry
+	(*InFlightRecord)(nil),              // 72: flinksim.messages.InFlightRecord
+	(*TaskStateSnapshot)(nil),           // 73: flinksim.messages.TaskStateSnapshot
+	(*AcknowledgeCheckpoint)(nil),       // 74: flinksim.messages.AcknowledgeCheckpoint
+	(*DeclineCheckpoint)(nil),           // 75: flinksim.messages.DeclineCheckpoint
+	(*NotifyCheckpointComplete)(nil),    // 76: flinksim.messages.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),     // 77: flinksim.messages.NotifyCheckpointAborted
+	(*CancelTask)(nil),                  // 78: flinksim.messages.CancelTask
+	(*TxnRequest)(nil),                  // 79: flinksim.messages.TxnRequest
+	(*CommitOffsets)(nil),               // 80: flinksim.messages.CommitOffsets
+	(*ResumeConsumption)(nil),           // 81: flinksim.messages.ResumeConsumption
+	(*ConnectionLost)(nil),              // 82: flinksim.messages.ConnectionLost
+	(*DisconnectJobManager)(nil),        // 83: flinksim.messages.DisconnectJobManager
+	(*FailTask)(nil),                    // 84: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 85: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 86: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 87: flinksim.messages.CheckpointCoordinatorStart
+	(*Execution)(nil),                   // 88: flinksim.messages.Execution
+	(*ExecutionStates)(nil),             // 89: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 90: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 91: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 92: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 93: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 94: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 95: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 96: flinksim.messages.RestoreState
+	nil,                                 // 97: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
-	12,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
-	13,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
-	14,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
-	15,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
-	22,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
-	23,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
-	24,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
-	25,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
-	27,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
-	28,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
-	31,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
-	33,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
-	34,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
-	36,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
-	37,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
-	38,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
-	40,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
-	42,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
-	45,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
-	48,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
-	46,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
-	47,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
-	50,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
-	51,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
-	53,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
-	54,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
-	55,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
-	56,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
-	57,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
-	58,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
-	59,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
-	60,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
-	61,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
-	62,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
-	70,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
-	71,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
-	72,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
-	73,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
-	74,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
-	75,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
-	76,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
-	77,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
-	52,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	78,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	79,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	80,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	82,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	84,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	85,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	86,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	87,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	88,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	89,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	91,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	6,   // 54: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	6,   // 55: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	10,  // 56: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	9,   // 57: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	11,  // 58: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	0,   // 59: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
-	1,   // 60: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
-	32,  // 61: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
-	16,  // 62: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
-	18,  // 63: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
-	17,  // 64: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
-	21,  // 65: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	21,  // 66: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	26,  // 67: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	29,  // 68: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	30,  // 69: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	69,  // 70: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	32,  // 71: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	3,   // 72: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
-	35,  // 73: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	39,  // 74: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	41,  // 75: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	43,  // 76: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	44,  // 77: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	43,  // 78: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	4,   // 79: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	49,  // 80: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	49,  // 81: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	4,   // 82: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	65,  // 83: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	64,  // 84: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	64,  // 85: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	63,  // 86: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	66,  // 87: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	67,  // 88: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	68,  // 89: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	68,  // 90: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	69,  // 91: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	4,   // 92: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	5,   // 93: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	39,  // 94: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	81,  // 95: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	32,  // 96: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	3,   // 97: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
-	83,  // 98: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
-	2,   // 99: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
-	4,   // 100: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	4,   // 101: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	81,  // 102: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	69,  // 103: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	4,   // 104: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	90,  // 105: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	39,  // 106: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	92,  // 107: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	108, // [108:108] is the sub-list for method output_type
-	108, // [108:108] is the sub-list for method input_type
-	108, // [108:108] is the sub-list for extension type_name
-	108, // [108:108] is the sub-list for extension extendee
-	0,   // [0:108] is the sub-list for field type_name
+	13,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
+	14,  // 1: flinksim.messages.Envelope.timer:type_name -> flinksim.messages.Timer
+	15,  // 2: flinksim.messages.Envelope.end_of_run:type_name -> flinksim.messages.EndOfRun
+	16,  // 3: flinksim.messages.Envelope.action:type_name -> flinksim.messages.Action
+	26,  // 4: flinksim.messages.Envelope.register_task_executor:type_name -> flinksim.messages.RegisterTaskExecutor
+	27,  // 5: flinksim.messages.Envelope.registration_response:type_name -> flinksim.messages.RegistrationResponse
+	28,  // 6: flinksim.messages.Envelope.declare_resource_requirements:type_name -> flinksim.messages.DeclareResourceRequirements
+	29,  // 7: flinksim.messages.Envelope.request_slot:type_name -> flinksim.messages.RequestSlot
+	31,  // 8: flinksim.messages.Envelope.offer_slots:type_name -> flinksim.messages.OfferSlots
+	32,  // 9: flinksim.messages.Envelope.slot_offer_response:type_name -> flinksim.messages.SlotOfferResponse
+	35,  // 10: flinksim.messages.Envelope.submit_task:type_name -> flinksim.messages.SubmitTask
+	37,  // 11: flinksim.messages.Envelope.task_execution_state:type_name -> flinksim.messages.TaskExecutionState
+	38,  // 12: flinksim.messages.Envelope.reader_registration:type_name -> flinksim.messages.ReaderRegistration
+	40,  // 13: flinksim.messages.Envelope.add_splits:type_name -> flinksim.messages.AddSplits
+	41,  // 14: flinksim.messages.Envelope.no_more_splits:type_name -> flinksim.messages.NoMoreSplits
+	42,  // 15: flinksim.messages.Envelope.list_offsets:type_name -> flinksim.messages.ListOffsets
+	44,  // 16: flinksim.messages.Envelope.list_offsets_result:type_name -> flinksim.messages.ListOffsetsResult
+	46,  // 17: flinksim.messages.Envelope.fetch:type_name -> flinksim.messages.Fetch
+	49,  // 18: flinksim.messages.Envelope.fetch_response:type_name -> flinksim.messages.FetchResponse
+	52,  // 19: flinksim.messages.Envelope.produce:type_name -> flinksim.messages.Produce
+	50,  // 20: flinksim.messages.Envelope.reported_watermark_event:type_name -> flinksim.messages.ReportedWatermarkEvent
+	51,  // 21: flinksim.messages.Envelope.watermark_alignment_event:type_name -> flinksim.messages.WatermarkAlignmentEvent
+	54,  // 22: flinksim.messages.Envelope.partition_request:type_name -> flinksim.messages.PartitionRequest
+	55,  // 23: flinksim.messages.Envelope.buffer_response:type_name -> flinksim.messages.BufferResponse
+	57,  // 24: flinksim.messages.Envelope.add_credit:type_name -> flinksim.messages.AddCredit
+	58,  // 25: flinksim.messages.Envelope.backlog_announcement:type_name -> flinksim.messages.BacklogAnnouncement
+	59,  // 26: flinksim.messages.Envelope.channel_buffer:type_name -> flinksim.messages.ChannelBuffer
+	60,  // 27: flinksim.messages.Envelope.recycle_buffers:type_name -> flinksim.messages.RecycleBuffers
+	61,  // 28: flinksim.messages.Envelope.request_floating_buffers:type_name -> flinksim.messages.RequestFloatingBuffers
+	62,  // 29: flinksim.messages.Envelope.floating_buffers:type_name -> flinksim.messages.FloatingBuffers
+	63,  // 30: flinksim.messages.Envelope.return_floating_buffers:type_name -> flinksim.messages.ReturnFloatingBuffers
+	64,  // 31: flinksim.messages.Envelope.heartbeat_request:type_name -> flinksim.messages.HeartbeatRequest
+	65,  // 32: flinksim.messages.Envelope.heartbeat_response:type_name -> flinksim.messages.HeartbeatResponse
+	66,  // 33: flinksim.messages.Envelope.trigger_checkpoint:type_name -> flinksim.messages.TriggerCheckpoint
+	74,  // 34: flinksim.messages.Envelope.acknowledge_checkpoint:type_name -> flinksim.messages.AcknowledgeCheckpoint
+	75,  // 35: flinksim.messages.Envelope.decline_checkpoint:type_name -> flinksim.messages.DeclineCheckpoint
+	76,  // 36: flinksim.messages.Envelope.notify_checkpoint_complete:type_name -> flinksim.messages.NotifyCheckpointComplete
+	77,  // 37: flinksim.messages.Envelope.notify_checkpoint_aborted:type_name -> flinksim.messages.NotifyCheckpointAborted
+	78,  // 38: flinksim.messages.Envelope.cancel_task:type_name -> flinksim.messages.CancelTask
+	79,  // 39: flinksim.messages.Envelope.txn_request:type_name -> flinksim.messages.TxnRequest
+	80,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
+	81,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
+	56,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
+	82,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	84,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	85,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	87,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	89,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	90,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	91,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	92,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	93,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	94,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	96,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	83,  // 54: flinksim.messages.Envelope.disconnect_job_manager:type_name -> flinksim.messages.DisconnectJobManager
+	7,   // 55: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	7,   // 56: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	11,  // 57: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	10,  // 58: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	12,  // 59: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	0,   // 60: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
+	1,   // 61: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
+	36,  // 62: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	20,  // 63: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	22,  // 64: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	17,  // 65: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
+	18,  // 66: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
+	19,  // 67: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
+	2,   // 68: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
+	21,  // 69: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	25,  // 70: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	25,  // 71: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	30,  // 72: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	33,  // 73: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	34,  // 74: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	73,  // 75: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	36,  // 76: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	4,   // 77: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
+	39,  // 78: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	43,  // 79: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	45,  // 80: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	47,  // 81: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	48,  // 82: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	47,  // 83: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	5,   // 84: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	53,  // 85: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	53,  // 86: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	5,   // 87: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	69,  // 88: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	68,  // 89: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	68,  // 90: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	67,  // 91: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	70,  // 92: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	71,  // 93: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	72,  // 94: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	72,  // 95: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	73,  // 96: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	5,   // 97: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	6,   // 98: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	43,  // 99: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	86,  // 100: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	36,  // 101: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	4,   // 102: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
+	88,  // 103: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
+	3,   // 104: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
+	5,   // 105: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	5,   // 106: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	86,  // 107: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	73,  // 108: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	5,   // 109: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	95,  // 110: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	43,  // 111: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	97,  // 112: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	113, // [113:113] is the sub-list for method output_type
+	113, // [113:113] is the sub-list for method input_type
+	113, // [113:113] is the sub-list for extension type_name
+	113, // [113:113] is the sub-list for extension extendee
+	0,   // [0:113] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -7897,6 +8252,7 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_FailJob)(nil),
 		(*Envelope_RestoreRequest)(nil),
 		(*Envelope_RestoreState)(nil),
+		(*Envelope_DisconnectJobManager)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -7910,8 +8266,8 @@ func file_messages_flinksim_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   87,
+			NumEnums:      7,
+			NumMessages:   91,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,6 +1,7 @@
 // The process protocol of the remote transport (package remote): what a
 // `flinksim jobmanager` process and its `flinksim taskmanager` processes
-// exchange over Hollywood's remote package. These messages live in wall-clock
+// exchange over the transport's own framed connections (one per taskmanager
+// process, TCP or mutual TLS, each message one Frame). These messages live in wall-clock
 // time, outside the virtual-time queue, and never reach the event log; the
 // simulation's own messages cross inside StepBatch and StepReply, encoded by
 // the sender between two steps and decoded by the receiver, which can then
@@ -32,9 +33,324 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Frame is one message on a connection between two processes: a 4-byte
+// big-endian length, then this message. Which member sent it is the
+// connection it came on, never a field of it.
+type Frame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Body:
+	//
+	//	*Frame_Challenge
+	//	*Frame_JoinRequest
+	//	*Frame_JoinAccepted
+	//	*Frame_JoinRefused
+	//	*Frame_HostTaskManager
+	//	*Frame_StepBatch
+	//	*Frame_StepReply
+	//	*Frame_Ping
+	//	*Frame_Pong
+	//	*Frame_Inspect
+	//	*Frame_InspectReply
+	//	*Frame_RunOver
+	//	*Frame_Bye
+	Body          isFrame_Body `protobuf_oneof:"body"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Frame) Reset() {
+	*x = Frame{}
+	mi := &file_messages_remote_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Frame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Frame) ProtoMessage() {}
+
+func (x *Frame) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_remote_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Frame.ProtoReflect.Descriptor instead.
+func (*Frame) Descriptor() ([]byte, []int) {
+	return file_messages_remote_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Frame) GetBody() isFrame_Body {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
+func (x *Frame) GetChallenge() *Challenge {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Challenge); ok {
+			return x.Challenge
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetJoinRequest() *JoinRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_JoinRequest); ok {
+			return x.JoinRequest
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetJoinAccepted() *JoinAccepted {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_JoinAccepted); ok {
+			return x.JoinAccepted
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetJoinRefused() *JoinRefused {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_JoinRefused); ok {
+			return x.JoinRefused
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetHostTaskManager() *HostTaskManager {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_HostTaskManager); ok {
+			return x.HostTaskManager
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetStepBatch() *StepBatch {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_StepBatch); ok {
+			return x.StepBatch
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetStepReply() *StepReply {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_StepReply); ok {
+			return x.StepReply
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetPing() *Ping {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Ping); ok {
+			return x.Ping
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetPong() *Pong {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Pong); ok {
+			return x.Pong
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetInspect() *InspectForward {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Inspect); ok {
+			return x.Inspect
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetInspectReply() *InspectReply {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_InspectReply); ok {
+			return x.InspectReply
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetRunOver() *RunOver {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_RunOver); ok {
+			return x.RunOver
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetBye() *Bye {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Bye); ok {
+			return x.Bye
+		}
+	}
+	return nil
+}
+
+type isFrame_Body interface {
+	isFrame_Body()
+}
+
+type Frame_Challenge struct {
+	Challenge *Challenge `protobuf:"bytes,1,opt,name=challenge,proto3,oneof"`
+}
+
+type Frame_JoinRequest struct {
+	JoinRequest *JoinRequest `protobuf:"bytes,2,opt,name=join_request,json=joinRequest,proto3,oneof"`
+}
+
+type Frame_JoinAccepted struct {
+	JoinAccepted *JoinAccepted `protobuf:"bytes,3,opt,name=join_accepted,json=joinAccepted,proto3,oneof"`
+}
+
+type Frame_JoinRefused struct {
+	JoinRefused *JoinRefused `protobuf:"bytes,4,opt,name=join_refused,json=joinRefused,proto3,oneof"`
+}
+
+type Frame_HostTaskManager struct {
+	HostTaskManager *HostTaskManager `protobuf:"bytes,5,opt,name=host_task_manager,json=hostTaskManager,proto3,oneof"`
+}
+
+type Frame_StepBatch struct {
+	StepBatch *StepBatch `protobuf:"bytes,6,opt,name=step_batch,json=stepBatch,proto3,oneof"`
+}
+
+type Frame_StepReply struct {
+	StepReply *StepReply `protobuf:"bytes,7,opt,name=step_reply,json=stepReply,proto3,oneof"`
+}
+
+type Frame_Ping struct {
+	Ping *Ping `protobuf:"bytes,8,opt,name=ping,proto3,oneof"`
+}
+
+type Frame_Pong struct {
+	Pong *Pong `protobuf:"bytes,9,opt,name=pong,proto3,oneof"`
+}
+
+type Frame_Inspect struct {
+	Inspect *InspectForward `protobuf:"bytes,10,opt,name=inspect,proto3,oneof"`
+}
+
+type Frame_InspectReply struct {
+	InspectReply *InspectReply `protobuf:"bytes,11,opt,name=inspect_reply,json=inspectReply,proto3,oneof"`
+}
+
+type Frame_RunOver struct {
+	RunOver *RunOver `protobuf:"bytes,12,opt,name=run_over,json=runOver,proto3,oneof"`
+}
+
+type Frame_Bye struct {
+	Bye *Bye `protobuf:"bytes,13,opt,name=bye,proto3,oneof"`
+}
+
+func (*Frame_Challenge) isFrame_Body() {}
+
+func (*Frame_JoinRequest) isFrame_Body() {}
+
+func (*Frame_JoinAccepted) isFrame_Body() {}
+
+func (*Frame_JoinRefused) isFrame_Body() {}
+
+func (*Frame_HostTaskManager) isFrame_Body() {}
+
+func (*Frame_StepBatch) isFrame_Body() {}
+
+func (*Frame_StepReply) isFrame_Body() {}
+
+func (*Frame_Ping) isFrame_Body() {}
+
+func (*Frame_Pong) isFrame_Body() {}
+
+func (*Frame_Inspect) isFrame_Body() {}
+
+func (*Frame_InspectReply) isFrame_Body() {}
+
+func (*Frame_RunOver) isFrame_Body() {}
+
+func (*Frame_Bye) isFrame_Body() {}
+
+// Challenge is the jobmanager's first word on a new connection: a fresh
+// nonce that the join token's MAC covers (so that a recorded join does not
+// join again), and the jobmanager's build fingerprint.
+type Challenge struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Nonce         []byte                 `protobuf:"bytes,1,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	Fingerprint   string                 `protobuf:"bytes,2,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Challenge) Reset() {
+	*x = Challenge{}
+	mi := &file_messages_remote_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Challenge) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Challenge) ProtoMessage() {}
+
+func (x *Challenge) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_remote_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Challenge.ProtoReflect.Descriptor instead.
+func (*Challenge) Descriptor() ([]byte, []int) {
+	return file_messages_remote_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Challenge) GetNonce() []byte {
+	if x != nil {
+		return x.Nonce
+	}
+	return nil
+}
+
+func (x *Challenge) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
 // JoinRequest is a taskmanager process asking the jobmanager to take part in
-// the run; it is sent by the process's gateway, whose PID the jobmanager
-// answers.
+// the run, the first message on its connection after the Challenge.
 type JoinRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// the program version and the message schema (remote.Version): a process
@@ -43,15 +359,24 @@ type JoinRequest struct {
 	// taskmanager.resource-id: the process's name; a second process with the
 	// same name is refused
 	ResourceId string `protobuf:"bytes,2,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
-	// where the jobmanager reaches this process (taskmanager.host:port)
-	Address       string `protobuf:"bytes,3,opt,name=address,proto3" json:"address,omitempty"`
+	// the local address of the process's connection (taskmanager.host:port),
+	// for the operator; the jobmanager names the process by the address the
+	// connection comes from
+	Address string `protobuf:"bytes,3,opt,name=address,proto3" json:"address,omitempty"`
+	// the build fingerprint (remote.Fingerprint): module versions, VCS
+	// revision and dirty flag; a process of another build is refused
+	Fingerprint string `protobuf:"bytes,4,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// with a join token: the process's own nonce, and HMAC-SHA256 under the
+	// token over both nonces, the resource id and the fingerprint
+	Nonce         []byte `protobuf:"bytes,5,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	Mac           []byte `protobuf:"bytes,6,opt,name=mac,proto3" json:"mac,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JoinRequest) Reset() {
 	*x = JoinRequest{}
-	mi := &file_messages_remote_proto_msgTypes[0]
+	mi := &file_messages_remote_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -63,7 +388,7 @@ func (x *JoinRequest) String() string {
 func (*JoinRequest) ProtoMessage() {}
 
 func (x *JoinRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[0]
+	mi := &file_messages_remote_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -76,7 +401,7 @@ func (x *JoinRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
 func (*JoinRequest) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{0}
+	return file_messages_remote_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *JoinRequest) GetVersion() string {
@@ -100,6 +425,27 @@ func (x *JoinRequest) GetAddress() string {
 	return ""
 }
 
+func (x *JoinRequest) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+func (x *JoinRequest) GetNonce() []byte {
+	if x != nil {
+		return x.Nonce
+	}
+	return nil
+}
+
+func (x *JoinRequest) GetMac() []byte {
+	if x != nil {
+		return x.Mac
+	}
+	return nil
+}
+
 // JoinAccepted admits a process. It carries the run's settings as the log
 // header line, from which the process builds its components.
 type JoinAccepted struct {
@@ -111,13 +457,16 @@ type JoinAccepted struct {
 	// the process gives the jobmanager up after this much wall time without a
 	// Ping (ms)
 	WatchdogTimeoutMs int64 `protobuf:"varint,5,opt,name=watchdog_timeout_ms,json=watchdogTimeoutMs,proto3" json:"watchdog_timeout_ms,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// with a join token: HMAC-SHA256 under the token over both nonces, so that
+	// the process knows the jobmanager holds the token too
+	Mac           []byte `protobuf:"bytes,6,opt,name=mac,proto3" json:"mac,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JoinAccepted) Reset() {
 	*x = JoinAccepted{}
-	mi := &file_messages_remote_proto_msgTypes[1]
+	mi := &file_messages_remote_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -129,7 +478,7 @@ func (x *JoinAccepted) String() string {
 func (*JoinAccepted) ProtoMessage() {}
 
 func (x *JoinAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[1]
+	mi := &file_messages_remote_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -142,7 +491,7 @@ func (x *JoinAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinAccepted.ProtoReflect.Descriptor instead.
 func (*JoinAccepted) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{1}
+	return file_messages_remote_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *JoinAccepted) GetPosition() int32 {
@@ -180,6 +529,13 @@ func (x *JoinAccepted) GetWatchdogTimeoutMs() int64 {
 	return 0
 }
 
+func (x *JoinAccepted) GetMac() []byte {
+	if x != nil {
+		return x.Mac
+	}
+	return nil
+}
+
 // JoinRefused turns a process away; reason says why, for both sides' stderr.
 type JoinRefused struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -190,7 +546,7 @@ type JoinRefused struct {
 
 func (x *JoinRefused) Reset() {
 	*x = JoinRefused{}
-	mi := &file_messages_remote_proto_msgTypes[2]
+	mi := &file_messages_remote_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +558,7 @@ func (x *JoinRefused) String() string {
 func (*JoinRefused) ProtoMessage() {}
 
 func (x *JoinRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[2]
+	mi := &file_messages_remote_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,7 +571,7 @@ func (x *JoinRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinRefused.ProtoReflect.Descriptor instead.
 func (*JoinRefused) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{2}
+	return file_messages_remote_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *JoinRefused) GetReason() string {
@@ -236,7 +592,7 @@ type HostTaskManager struct {
 
 func (x *HostTaskManager) Reset() {
 	*x = HostTaskManager{}
-	mi := &file_messages_remote_proto_msgTypes[3]
+	mi := &file_messages_remote_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -248,7 +604,7 @@ func (x *HostTaskManager) String() string {
 func (*HostTaskManager) ProtoMessage() {}
 
 func (x *HostTaskManager) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[3]
+	mi := &file_messages_remote_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -261,7 +617,7 @@ func (x *HostTaskManager) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostTaskManager.ProtoReflect.Descriptor instead.
 func (*HostTaskManager) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{3}
+	return file_messages_remote_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HostTaskManager) GetName() string {
@@ -269,6 +625,60 @@ func (x *HostTaskManager) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+// InspectForward carries an inspection request to actor `to` of the
+// receiving process (the scheduler's query between two steps).
+type InspectForward struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	To            string                 `protobuf:"bytes,1,opt,name=to,proto3" json:"to,omitempty"`
+	Request       *InspectRequest        `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InspectForward) Reset() {
+	*x = InspectForward{}
+	mi := &file_messages_remote_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InspectForward) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InspectForward) ProtoMessage() {}
+
+func (x *InspectForward) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_remote_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InspectForward.ProtoReflect.Descriptor instead.
+func (*InspectForward) Descriptor() ([]byte, []int) {
+	return file_messages_remote_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *InspectForward) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *InspectForward) GetRequest() *InspectRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
 }
 
 // StepBatch is one scheduler step's deliveries to the actors of one process:
@@ -283,7 +693,7 @@ type StepBatch struct {
 
 func (x *StepBatch) Reset() {
 	*x = StepBatch{}
-	mi := &file_messages_remote_proto_msgTypes[4]
+	mi := &file_messages_remote_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -295,7 +705,7 @@ func (x *StepBatch) String() string {
 func (*StepBatch) ProtoMessage() {}
 
 func (x *StepBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[4]
+	mi := &file_messages_remote_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -308,7 +718,7 @@ func (x *StepBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepBatch.ProtoReflect.Descriptor instead.
 func (*StepBatch) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{4}
+	return file_messages_remote_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StepBatch) GetStep() uint64 {
@@ -337,7 +747,7 @@ type StepReply struct {
 
 func (x *StepReply) Reset() {
 	*x = StepReply{}
-	mi := &file_messages_remote_proto_msgTypes[5]
+	mi := &file_messages_remote_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -349,7 +759,7 @@ func (x *StepReply) String() string {
 func (*StepReply) ProtoMessage() {}
 
 func (x *StepReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[5]
+	mi := &file_messages_remote_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -362,7 +772,7 @@ func (x *StepReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepReply.ProtoReflect.Descriptor instead.
 func (*StepReply) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{5}
+	return file_messages_remote_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StepReply) GetStep() uint64 {
@@ -390,7 +800,7 @@ type DeliverBatch struct {
 
 func (x *DeliverBatch) Reset() {
 	*x = DeliverBatch{}
-	mi := &file_messages_remote_proto_msgTypes[6]
+	mi := &file_messages_remote_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -402,7 +812,7 @@ func (x *DeliverBatch) String() string {
 func (*DeliverBatch) ProtoMessage() {}
 
 func (x *DeliverBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[6]
+	mi := &file_messages_remote_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -415,7 +825,7 @@ func (x *DeliverBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverBatch.ProtoReflect.Descriptor instead.
 func (*DeliverBatch) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{6}
+	return file_messages_remote_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeliverBatch) GetStep() uint64 {
@@ -450,7 +860,7 @@ type Delivery struct {
 
 func (x *Delivery) Reset() {
 	*x = Delivery{}
-	mi := &file_messages_remote_proto_msgTypes[7]
+	mi := &file_messages_remote_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -462,7 +872,7 @@ func (x *Delivery) String() string {
 func (*Delivery) ProtoMessage() {}
 
 func (x *Delivery) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[7]
+	mi := &file_messages_remote_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -475,7 +885,7 @@ func (x *Delivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
 func (*Delivery) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{7}
+	return file_messages_remote_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Delivery) GetTo() string {
@@ -501,7 +911,7 @@ type DoneBatch struct {
 
 func (x *DoneBatch) Reset() {
 	*x = DoneBatch{}
-	mi := &file_messages_remote_proto_msgTypes[8]
+	mi := &file_messages_remote_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -513,7 +923,7 @@ func (x *DoneBatch) String() string {
 func (*DoneBatch) ProtoMessage() {}
 
 func (x *DoneBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[8]
+	mi := &file_messages_remote_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -526,7 +936,7 @@ func (x *DoneBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DoneBatch.ProtoReflect.Descriptor instead.
 func (*DoneBatch) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{8}
+	return file_messages_remote_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DoneBatch) GetDones() []*Done {
@@ -547,7 +957,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_messages_remote_proto_msgTypes[9]
+	mi := &file_messages_remote_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +969,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[9]
+	mi := &file_messages_remote_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +982,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{9}
+	return file_messages_remote_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Ping) GetSeq() uint64 {
@@ -591,7 +1001,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_messages_remote_proto_msgTypes[10]
+	mi := &file_messages_remote_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -603,7 +1013,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[10]
+	mi := &file_messages_remote_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -616,7 +1026,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{10}
+	return file_messages_remote_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Pong) GetSeq() uint64 {
@@ -638,7 +1048,7 @@ type RunOver struct {
 
 func (x *RunOver) Reset() {
 	*x = RunOver{}
-	mi := &file_messages_remote_proto_msgTypes[11]
+	mi := &file_messages_remote_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -650,7 +1060,7 @@ func (x *RunOver) String() string {
 func (*RunOver) ProtoMessage() {}
 
 func (x *RunOver) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[11]
+	mi := &file_messages_remote_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -663,7 +1073,7 @@ func (x *RunOver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunOver.ProtoReflect.Descriptor instead.
 func (*RunOver) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{11}
+	return file_messages_remote_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RunOver) GetReason() string {
@@ -688,7 +1098,7 @@ type Bye struct {
 
 func (x *Bye) Reset() {
 	*x = Bye{}
-	mi := &file_messages_remote_proto_msgTypes[12]
+	mi := &file_messages_remote_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -700,7 +1110,7 @@ func (x *Bye) String() string {
 func (*Bye) ProtoMessage() {}
 
 func (x *Bye) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_remote_proto_msgTypes[12]
+	mi := &file_messages_remote_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -713,29 +1123,57 @@ func (x *Bye) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Bye.ProtoReflect.Descriptor instead.
 func (*Bye) Descriptor() ([]byte, []int) {
-	return file_messages_remote_proto_rawDescGZIP(), []int{12}
+	return file_messages_remote_proto_rawDescGZIP(), []int{15}
 }
 
 var File_messages_remote_proto protoreflect.FileDescriptor
 
 const file_messages_remote_proto_rawDesc = "" +
 	"\n" +
-	"\x15messages/remote.proto\x12\x11flinksim.messages\x1a\x17messages/flinksim.proto\"b\n" +
+	"\x15messages/remote.proto\x12\x11flinksim.messages\x1a\x17messages/flinksim.proto\"\xb9\x06\n" +
+	"\x05Frame\x12<\n" +
+	"\tchallenge\x18\x01 \x01(\v2\x1c.flinksim.messages.ChallengeH\x00R\tchallenge\x12C\n" +
+	"\fjoin_request\x18\x02 \x01(\v2\x1e.flinksim.messages.JoinRequestH\x00R\vjoinRequest\x12F\n" +
+	"\rjoin_accepted\x18\x03 \x01(\v2\x1f.flinksim.messages.JoinAcceptedH\x00R\fjoinAccepted\x12C\n" +
+	"\fjoin_refused\x18\x04 \x01(\v2\x1e.flinksim.messages.JoinRefusedH\x00R\vjoinRefused\x12P\n" +
+	"\x11host_task_manager\x18\x05 \x01(\v2\".flinksim.messages.HostTaskManagerH\x00R\x0fhostTaskManager\x12=\n" +
+	"\n" +
+	"step_batch\x18\x06 \x01(\v2\x1c.flinksim.messages.StepBatchH\x00R\tstepBatch\x12=\n" +
+	"\n" +
+	"step_reply\x18\a \x01(\v2\x1c.flinksim.messages.StepReplyH\x00R\tstepReply\x12-\n" +
+	"\x04ping\x18\b \x01(\v2\x17.flinksim.messages.PingH\x00R\x04ping\x12-\n" +
+	"\x04pong\x18\t \x01(\v2\x17.flinksim.messages.PongH\x00R\x04pong\x12=\n" +
+	"\ainspect\x18\n" +
+	" \x01(\v2!.flinksim.messages.InspectForwardH\x00R\ainspect\x12F\n" +
+	"\rinspect_reply\x18\v \x01(\v2\x1f.flinksim.messages.InspectReplyH\x00R\finspectReply\x127\n" +
+	"\brun_over\x18\f \x01(\v2\x1a.flinksim.messages.RunOverH\x00R\arunOver\x12*\n" +
+	"\x03bye\x18\r \x01(\v2\x16.flinksim.messages.ByeH\x00R\x03byeB\x06\n" +
+	"\x04body\"C\n" +
+	"\tChallenge\x12\x14\n" +
+	"\x05nonce\x18\x01 \x01(\fR\x05nonce\x12 \n" +
+	"\vfingerprint\x18\x02 \x01(\tR\vfingerprint\"\xac\x01\n" +
 	"\vJoinRequest\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x1f\n" +
 	"\vresource_id\x18\x02 \x01(\tR\n" +
 	"resourceId\x12\x18\n" +
-	"\aaddress\x18\x03 \x01(\tR\aaddress\"\xa4\x01\n" +
+	"\aaddress\x18\x03 \x01(\tR\aaddress\x12 \n" +
+	"\vfingerprint\x18\x04 \x01(\tR\vfingerprint\x12\x14\n" +
+	"\x05nonce\x18\x05 \x01(\fR\x05nonce\x12\x10\n" +
+	"\x03mac\x18\x06 \x01(\fR\x03mac\"\xb6\x01\n" +
 	"\fJoinAccepted\x12\x1a\n" +
 	"\bposition\x18\x01 \x01(\x05R\bposition\x12\x1a\n" +
 	"\bexpected\x18\x02 \x01(\x05R\bexpected\x12\x14\n" +
 	"\x05spare\x18\x03 \x01(\bR\x05spare\x12\x16\n" +
 	"\x06header\x18\x04 \x01(\fR\x06header\x12.\n" +
-	"\x13watchdog_timeout_ms\x18\x05 \x01(\x03R\x11watchdogTimeoutMs\"%\n" +
+	"\x13watchdog_timeout_ms\x18\x05 \x01(\x03R\x11watchdogTimeoutMs\x12\x10\n" +
+	"\x03mac\x18\x06 \x01(\fR\x03mac\"%\n" +
 	"\vJoinRefused\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"%\n" +
 	"\x0fHostTaskManager\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"D\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"]\n" +
+	"\x0eInspectForward\x12\x0e\n" +
+	"\x02to\x18\x01 \x01(\tR\x02to\x12;\n" +
+	"\arequest\x18\x02 \x01(\v2!.flinksim.messages.InspectRequestR\arequest\"D\n" +
 	"\tStepBatch\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12#\n" +
 	"\rdeliver_batch\x18\x02 \x01(\fR\fdeliverBatch\">\n" +
@@ -775,33 +1213,52 @@ func file_messages_remote_proto_rawDescGZIP() []byte {
 	return file_messages_remote_proto_rawDescData
 }
 
-var file_messages_remote_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_messages_remote_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_messages_remote_proto_goTypes = []any{
-	(*JoinRequest)(nil),     // 0: flinksim.messages.JoinRequest
-	(*JoinAccepted)(nil),    // 1: flinksim.messages.JoinAccepted
-	(*JoinRefused)(nil),     // 2: flinksim.messages.JoinRefused
-	(*HostTaskManager)(nil), // 3: flinksim.messages.HostTaskManager
-	(*StepBatch)(nil),       // 4: flinksim.messages.StepBatch
-	(*StepReply)(nil),       // 5: flinksim.messages.StepReply
-	(*DeliverBatch)(nil),    // 6: flinksim.messages.DeliverBatch
-	(*Delivery)(nil),        // 7: flinksim.messages.Delivery
-	(*DoneBatch)(nil),       // 8: flinksim.messages.DoneBatch
-	(*Ping)(nil),            // 9: flinksim.messages.Ping
-	(*Pong)(nil),            // 10: flinksim.messages.Pong
-	(*RunOver)(nil),         // 11: flinksim.messages.RunOver
-	(*Bye)(nil),             // 12: flinksim.messages.Bye
-	(*Envelope)(nil),        // 13: flinksim.messages.Envelope
-	(*Done)(nil),            // 14: flinksim.messages.Done
+	(*Frame)(nil),           // 0: flinksim.messages.Frame
+	(*Challenge)(nil),       // 1: flinksim.messages.Challenge
+	(*JoinRequest)(nil),     // 2: flinksim.messages.JoinRequest
+	(*JoinAccepted)(nil),    // 3: flinksim.messages.JoinAccepted
+	(*JoinRefused)(nil),     // 4: flinksim.messages.JoinRefused
+	(*HostTaskManager)(nil), // 5: flinksim.messages.HostTaskManager
+	(*InspectForward)(nil),  // 6: flinksim.messages.InspectForward
+	(*StepBatch)(nil),       // 7: flinksim.messages.StepBatch
+	(*StepReply)(nil),       // 8: flinksim.messages.StepReply
+	(*DeliverBatch)(nil),    // 9: flinksim.messages.DeliverBatch
+	(*Delivery)(nil),        // 10: flinksim.messages.Delivery
+	(*DoneBatch)(nil),       // 11: flinksim.messages.DoneBatch
+	(*Ping)(nil),            // 12: flinksim.messages.Ping
+	(*Pong)(nil),            // 13: flinksim.messages.Pong
+	(*RunOver)(nil),         // 14: flinksim.messages.RunOver
+	(*Bye)(nil),             // 15: flinksim.messages.Bye
+	(*InspectReply)(nil),    // 16: flinksim.messages.InspectReply
+	(*InspectRequest)(nil),  // 17: flinksim.messages.InspectRequest
+	(*Envelope)(nil),        // 18: flinksim.messages.Envelope
+	(*Done)(nil),            // 19: flinksim.messages.Done
 }
 var file_messages_remote_proto_depIdxs = []int32{
-	7,  // 0: flinksim.messages.DeliverBatch.deliveries:type_name -> flinksim.messages.Delivery
-	13, // 1: flinksim.messages.Delivery.envelopes:type_name -> flinksim.messages.Envelope
-	14, // 2: flinksim.messages.DoneBatch.dones:type_name -> flinksim.messages.Done
-	3,  // [3:3] is the sub-list for method output_type
-	3,  // [3:3] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	1,  // 0: flinksim.messages.Frame.challenge:type_name -> flinksim.messages.Challenge
+	2,  // 1: flinksim.messages.Frame.join_request:type_name -> flinksim.messages.JoinRequest
+	3,  // 2: flinksim.messages.Frame.join_accepted:type_name -> flinksim.messages.JoinAccepted
+	4,  // 3: flinksim.messages.Frame.join_refused:type_name -> flinksim.messages.JoinRefused
+	5,  // 4: flinksim.messages.Frame.host_task_manager:type_name -> flinksim.messages.HostTaskManager
+	7,  // 5: flinksim.messages.Frame.step_batch:type_name -> flinksim.messages.StepBatch
+	8,  // 6: flinksim.messages.Frame.step_reply:type_name -> flinksim.messages.StepReply
+	12, // 7: flinksim.messages.Frame.ping:type_name -> flinksim.messages.Ping
+	13, // 8: flinksim.messages.Frame.pong:type_name -> flinksim.messages.Pong
+	6,  // 9: flinksim.messages.Frame.inspect:type_name -> flinksim.messages.InspectForward
+	16, // 10: flinksim.messages.Frame.inspect_reply:type_name -> flinksim.messages.InspectReply
+	14, // 11: flinksim.messages.Frame.run_over:type_name -> flinksim.messages.RunOver
+	15, // 12: flinksim.messages.Frame.bye:type_name -> flinksim.messages.Bye
+	17, // 13: flinksim.messages.InspectForward.request:type_name -> flinksim.messages.InspectRequest
+	10, // 14: flinksim.messages.DeliverBatch.deliveries:type_name -> flinksim.messages.Delivery
+	18, // 15: flinksim.messages.Delivery.envelopes:type_name -> flinksim.messages.Envelope
+	19, // 16: flinksim.messages.DoneBatch.dones:type_name -> flinksim.messages.Done
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_messages_remote_proto_init() }
@@ -810,13 +1267,28 @@ func file_messages_remote_proto_init() {
 		return
 	}
 	file_messages_flinksim_proto_init()
+	file_messages_remote_proto_msgTypes[0].OneofWrappers = []any{
+		(*Frame_Challenge)(nil),
+		(*Frame_JoinRequest)(nil),
+		(*Frame_JoinAccepted)(nil),
+		(*Frame_JoinRefused)(nil),
+		(*Frame_HostTaskManager)(nil),
+		(*Frame_StepBatch)(nil),
+		(*Frame_StepReply)(nil),
+		(*Frame_Ping)(nil),
+		(*Frame_Pong)(nil),
+		(*Frame_Inspect)(nil),
+		(*Frame_InspectReply)(nil),
+		(*Frame_RunOver)(nil),
+		(*Frame_Bye)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_remote_proto_rawDesc), len(file_messages_remote_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

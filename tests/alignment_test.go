@@ -24,7 +24,7 @@ func TestWatermarkAlignmentPausesSplitAhead(t *testing.T) {
 			fmt.Fprintf(&b, "{\"key\":\"k%d\",\"ts\":%d,\"partition\":%d}\n", i%7, ts, p)
 		}
 	}
-	recs, err := events.Read(strings.NewReader(b.String()), "ahead.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 4})
+	recs, err := events.Parse([]byte(b.String()), "ahead.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -410,7 +410,7 @@ func (c *clusterScenario) build(t *testing.T, d *datadriven.TestData) string {
 	opt := cluster.Options{Log: &c.log, Observe: func(ev *eventlog.LogEvent) { kept := *ev; c.events = append(c.events, &kept) }}
 	if d.Input != "" {
 		// the records of an events file (--events): the source is bounded
-		recs, err := events.Read(strings.NewReader(d.Input+"\n"), d.Pos, events.Options{KeyField: cfg.KeyField,
+		recs, err := events.Parse([]byte(d.Input+"\n"), d.Pos, events.Options{KeyField: cfg.KeyField,
 			TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions})
 		if err != nil {
 			return "error: " + err.Error()

@@ -140,7 +140,7 @@ func TestLateRecordsCountedOrDropped(t *testing.T) {
 		`{"key":"b","ts":25000}`,
 		`{"key":"b","ts":11000}`, // late once the watermark passed 19999
 	}
-	recs, err := events.Read(strings.NewReader(strings.Join(lines, "\n")), "late.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 1})
+	recs, err := events.Parse([]byte(strings.Join(lines, "\n")), "late.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestBufferTimeoutZero(t *testing.T) {
 func TestOddKeysStayValidJSON(t *testing.T) {
 	key := "a\u0001\"<b>"
 	line, _ := json.Marshal(map[string]any{"key": key, "ts": 1000})
-	recs, err := events.Read(strings.NewReader(string(line)+"\n"), "odd.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 4})
+	recs, err := events.Parse([]byte(string(line)+"\n"), "odd.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -43,7 +44,11 @@ func settings(t tb, kv ...string) config.Config {
 // readEvents reads an events file with the settings' fields.
 func readEvents(t tb, path string, cfg config.Config) []events.Record {
 	t.Helper()
-	recs, err := events.ReadFile(path, events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := events.Parse(data, path, events.Options{KeyField: cfg.KeyField, TimeField: cfg.TimeField, Partitions: cfg.SourcePartitions})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestPropertyEveryRecordAccountedFor(t *testing.T) {
 			fmt.Fprintf(&b, "{\"key\":\"k%d\",\"ts\":%d,\"partition\":%d}\n",
 				rapid.IntRange(0, keys-1).Draw(t, "key"), at, rapid.IntRange(0, partitions-1).Draw(t, "partition"))
 		}
-		recs, err := events.Read(strings.NewReader(b.String()), "random.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: partitions})
+		recs, err := events.Parse([]byte(b.String()), "random.jsonl", events.Options{KeyField: "key", TimeField: "ts", Partitions: partitions})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kafka"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
@@ -365,6 +366,9 @@ func (c Campaign) Report(w io.Writer, r SeedResult, keep string) {
 func Program() string {
 	if kafka.BrokenBuild != "" {
 		return "go run -tags " + kafka.BrokenBuild + " ./cmd/flinksim"
+	}
+	if jobgraph.NoFenceBuild != "" {
+		return "go run -tags " + jobgraph.NoFenceBuild + " ./cmd/flinksim"
 	}
 	return "flinksim"
 }

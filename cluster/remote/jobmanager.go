@@ -1,11 +1,14 @@
 package remote
 
 import (
+	"crypto/hmac"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,16 +28,18 @@ import (
 )
 
 // HubName is the Hollywood kind and ID of the jobmanager process's hub: the
-// actor taskmanager processes join and answer (its PID is kind/ID).
+// inline process that hands the taskmanager processes' answers to the
+// scheduler and runs the watchdog and the losses (its PID is kind/ID).
 const HubName = "hub"
-
-// hubPID is the hub's PID on the jobmanager engine at address.
-func hubPID(address string) *actor.PID { return actor.NewPID(address, HubName+"/"+HubName) }
 
 // JobManagerConfig configures a jobmanager process.
 type JobManagerConfig struct {
 	Endpoint Endpoint
-	TLS      *tls.Config // nil: plain TCP
+	TLS      *tls.Config // nil: plain TCP (LoadTLS with RoleJobManager)
+	// JoinToken, when set, is the secret every joining process proves it
+	// holds (HMAC-SHA256 over a fresh nonce, --join-token-file). Without it
+	// and without TLS only loopback peers may join.
+	JoinToken []byte
 	// TaskManagers is sim.taskmanagers: the run starts once this many
 	// processes joined. Spares more are accepted (for replacement
 	// TaskManagers), counting only processes not lost.
@@ -53,26 +58,36 @@ type JobManagerConfig struct {
 
 // JobManager is the jobmanager process's side of the transport.
 //
-// Concurrency: the hub actor owns the join protocol, the watchdog and the
-// losses; the scheduler's goroutine sends steps (transport) and the
-// ResourceManager's places TaskManagers (Place); mu guards what they share.
+// Membership: a taskmanager process is a member once its join on its own
+// connection was accepted; what it sends afterwards is taken as its, by the
+// connection it came on, and only for the actors it hosts and the step it
+// was asked. Everything else (a connection that did not join, a message
+// out of the protocol, an answer to a step not asked) is dropped and
+// counted (Stats.Dropped), said on stderr and never reaches the log.
+//
+// Concurrency: each connection has its reader goroutine; the scheduler's
+// goroutine sends steps (transport) and the ResourceManager's places
+// TaskManagers (Place); mu guards what they share.
 type JobManager struct {
-	cfg    JobManagerConfig
-	engine *actor.Engine
-	self   *actor.PID // the hub
-	addr   string     // this process's advertised address
+	cfg      JobManagerConfig
+	engine   *actor.Engine
+	listener net.Listener
+	joining  chan struct{} // a slot per connection not joined yet
+	self     *actor.PID    // the hub
+	addr     string        // this process's advertised address
 
 	mu        sync.Mutex
 	peers     []*peer          // accepted and not left before the run, in join order
-	byAddr    map[string]*peer // by gateway address
-	pending   map[string]bool  // resource ids and addresses of joins being checked
-	pendingN  int              // joins being checked
+	byAddr    map[string]*peer // by the address its connection comes from
 	started   bool             // the run has started: later joins are spares
+	closing   bool             // RunOver sent
 	initial   []*peer          // tm-1.. in order, set when the run starts
 	scheduler *actor.PID
 	host      *actors.Host
 	rebuild   func(steps uint64, names []string) ([]string, error)
-	problems  []string // protocol errors: the run goes on, the process exits non-zero
+	problems  []string          // protocol errors of members: the run goes on, the process exits non-zero
+	dropShown map[string]int    // drops said on stderr, by source
+	dropWhy   map[string]uint64 // drops by kind of reason
 
 	joined chan struct{}  // a process joined or left before the run
 	losses chan *lossNote // processes lost during the run, for the driver
@@ -84,35 +99,76 @@ type JobManager struct {
 	pingSeq uint64
 	pingAt  map[uint64]time.Time // when each recent Ping left
 	stats   Stats
+
+	// the current YAWNS window of the estimate (Stats.Windows), on the
+	// scheduler's goroutine
+	winOpen   bool
+	winStart  vt.Time
+	winRemote bool
 }
 
 // Stats count the transport's traffic (for the README's figures).
 type Stats struct {
 	Batches, Bytes uint64 // StepBatches sent and their payload bytes
+	// Waits are the steps that sent at least one StepBatch: each waits for
+	// the answers, one network round trip (the processes' in parallel).
+	Waits uint64
+	// Windows estimates the round trips of conservative synchronization
+	// with lookahead (YAWNS): every message between two hosts takes at
+	// least Lookahead of virtual time (min of sim.network.latency and
+	// sim.rpc.latency), so each host could run its own steps from the
+	// earliest pending time T up to T+Lookahead without asking. Windows
+	// counts the windows, formed greedily over this run's steps, that hold
+	// at least one step delivering to a taskmanager process: the round
+	// trips such a protocol would need instead of Waits.
+	Windows   uint64
+	Lookahead vt.Time
+	// Crossed counts the envelopes delivered from an actor of one process
+	// to an actor of another (the kernel's Start and EndOfRun and user
+	// actions aside: the one kernel decides those), MinCross the least virtual time one took (-1: none), and
+	// BelowLookahead those that took less than Lookahead: what would break
+	// the estimate's premise (0 in every run measured).
+	Crossed, BelowLookahead uint64
+	MinCross                vt.Time
 	// RoundTrips are heartbeat round trips (Ping out, Pong back: one
 	// message each way between the processes), during the run.
 	RoundTrips []time.Duration
+	// Dropped counts the messages and connections refused as not a
+	// member's (or not in the protocol).
+	Dropped uint64
 }
 
 // maxRoundTrips bounds the samples kept.
 const maxRoundTrips = 100_000
 
+// maxDropsShown bounds the drops said on stderr per source (the count
+// goes on).
+const maxDropsShown = 10
+
+// handshakeTimeout bounds a connection's way to its JoinRequest.
+const handshakeTimeout = 10 * time.Second
+
+// maxJoining bounds the connections that have not joined yet: a flood of
+// them is dropped at once instead of holding a goroutine each.
+const maxJoining = 64
+
 type peer struct {
 	id, addr string
+	c        *conn
 	position int  // 1-based join order (renumbered when one leaves before the run)
 	spare    bool // joined beyond sim.taskmanagers
-	engine   *actor.Engine
-	gateway  *actor.PID
 	lastPong time.Time
 	lost     bool
 	cause    string
-	tm       string          // the TaskManager it hosts ("": none yet)
-	names    map[string]bool // live actors it hosts
-	inflight *inflight       // the step it has not answered
-	answered uint64          // the last step it answered
-	pending  []*inflight     // steps waiting for the rebuild of its actors (lost)
-	adopted  bool            // its actors live in this process now
-	rebuilds bool            // a rebuild of its actors is under way
+	over     bool              // told RunOver: its Bye is expected
+	tm       string            // the TaskManager it hosts ("": none yet)
+	names    map[string]bool   // live actors it hosts
+	inspects map[string]uint64 // inspection asked of its actors, by actor
+	inflight *inflight         // the step it has not answered
+	answered uint64            // the last step it answered
+	pending  []*inflight       // steps waiting for the rebuild of its actors (lost)
+	adopted  bool              // its actors live in this process now
+	rebuilds bool              // a rebuild of its actors is under way
 }
 
 // String names the process: its resource id and address.
@@ -128,7 +184,7 @@ func named(id, addr string) string {
 
 type inflight struct {
 	batch *messages.StepBatch
-	n     int // deliveries in it
+	to    []string // the receivers, in the batch's order
 	at    time.Time
 }
 
@@ -141,13 +197,7 @@ type lossNote struct {
 type (
 	hubTick     struct{}
 	unreachable struct{ p *peer }
-	joinChecked struct {
-		req    *messages.JoinRequest
-		from   *actor.PID
-		engine *actor.Engine
-		err    error
-	}
-	lostBatch struct {
+	lostBatch   struct {
 		p *peer
 		f *inflight
 	}
@@ -172,17 +222,30 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	j := &JobManager{cfg: cfg, byAddr: map[string]*peer{}, pending: map[string]bool{}, pingAt: map[uint64]time.Time{},
+	j := &JobManager{cfg: cfg, byAddr: map[string]*peer{}, pingAt: map[uint64]time.Time{},
+		dropShown: map[string]int{}, dropWhy: map[string]uint64{},
 		joined: make(chan struct{}, 1), losses: make(chan *lossNote, 64), byes: make(chan struct{}, 64)}
-	installLog(cfg.Stderr, "jobmanager", func(err string) {
-		j.problem("a taskmanager process sent a message this program cannot decode: " + err)
-	})
-	e, ep, err := newEngine(cfg.Endpoint, cfg.TLS)
+	installLog(cfg.Stderr, "jobmanager")
+	host, port, err := SplitAddress("listen address", cfg.Endpoint.Advertise)
 	if err != nil {
 		return nil, err
 	}
-	j.engine, j.addr = e, ep.Advertise
+	l, err := net.Listen("tcp", cfg.Endpoint.bind())
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %v", cfg.Endpoint.bind(), errors.Unwrap(err))
+	}
+	if port == 0 {
+		port = l.Addr().(*net.TCPAddr).Port
+	}
+	e, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	j.engine, j.listener, j.addr = e, l, net.JoinHostPort(host, strconv.Itoa(port))
 	j.self = spawnInline(e, HubName, j.receive)
+	j.joining = make(chan struct{}, maxJoining)
+	go j.serve()
 	go func() {
 		t := time.NewTicker(cfg.WatchdogInterval)
 		for range t.C {
@@ -192,30 +255,157 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	return j, nil
 }
 
-// Address is where this process is reached (what --join names).
-func (j *JobManager) Address() string { return j.addr }
-
-// Engine is the jobmanager process's engine.
-func (j *JobManager) Engine() *actor.Engine { return j.engine }
-
 func (j *JobManager) printf(format string, args ...any) {
 	fmt.Fprintf(j.cfg.Stderr, "jobmanager: "+format+"\n", args...)
 }
 
-func (j *JobManager) problem(what string) {
-	j.mu.Lock()
-	j.problems = append(j.problems, what)
-	j.mu.Unlock()
-	j.printf("%s", what)
-}
-
-// Problems are the protocol errors seen (undecodable messages): the run
-// went on, each peer that caused one treated as lost, but the process
-// should exit non-zero.
+// Problems are the protocol errors of members seen (a member's message
+// that does not decode, an answer that does not match its step): the run
+// went on, each member that caused one treated as lost, but the process
+// should exit non-zero. What non-members send is never one.
 func (j *JobManager) Problems() []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return slices.Clone(j.problems)
+}
+
+// drop counts a message or connection refused from source (mu not held)
+// and says why on stderr, up to maxDropsShown times per source.
+func (j *JobManager) drop(source, kind, why string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.dropLocked(source, kind, why)
+}
+
+func (j *JobManager) dropLocked(source, kind, why string) {
+	j.stats.Dropped++
+	j.dropWhy[kind]++
+	host := source // a member's name, or the host of a connection's address
+	if h, _, err := net.SplitHostPort(source); err == nil {
+		host = h
+	}
+	j.dropShown[host]++
+	switch n := j.dropShown[host]; {
+	case n <= maxDropsShown:
+		j.printf("dropped from %s: %s", source, why)
+	case n == maxDropsShown+1:
+		j.printf("dropped from %s: more; further drops from %s are counted, not shown", source, host)
+	}
+}
+
+// serve accepts connections until the listener closes.
+func (j *JobManager) serve() {
+	for {
+		c, err := j.listener.Accept()
+		if err != nil {
+			return
+		}
+		select {
+		case j.joining <- struct{}{}:
+			go j.handshake(c)
+		default:
+			j.drop(c.RemoteAddr().String(), "too many joining", fmt.Sprintf("a connection beyond the %d that may be joining at once", maxJoining))
+			c.Close()
+		}
+	}
+}
+
+// handshake admits a connection or drops it, then reads its member's
+// messages until it closes. A connection is let in when TLS verified a
+// taskmanager certificate, or it proves the join token, or (with neither
+// configured) it comes from loopback.
+func (j *JobManager) handshake(raw net.Conn) {
+	joined := false
+	defer func() {
+		if !joined {
+			<-j.joining
+		}
+	}()
+	from := raw.RemoteAddr().String()
+	if j.cfg.TLS == nil && j.cfg.JoinToken == nil && !isLoopback(raw.RemoteAddr()) {
+		j.drop(from, "not loopback", "a connection from outside loopback, and this jobmanager has neither TLS (--tls-cert, --tls-key, --tls-ca) nor a join token (--join-token-file)")
+		raw.SetDeadline(time.Now().Add(time.Second))
+		c := newConn(raw)
+		c.send(&messages.Frame{Body: &messages.Frame_JoinRefused{JoinRefused: &messages.JoinRefused{
+			Reason: "the jobmanager has neither TLS nor a join token: only processes on its loopback may join"}}})
+		c.flushClose(time.Second)
+		return
+	}
+	raw.SetDeadline(time.Now().Add(handshakeTimeout))
+	nc := raw
+	if j.cfg.TLS != nil {
+		tc := tls.Server(raw, j.cfg.TLS)
+		if err := tc.Handshake(); err != nil {
+			j.drop(from, "TLS refused", "TLS handshake failed: "+err.Error())
+			raw.Close()
+			return
+		}
+		nc = tc
+	}
+	c := newConn(nc)
+	jn := nonce()
+	c.send(&messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: jn, Fingerprint: Fingerprint()}}})
+	f, err := c.read()
+	if err != nil {
+		if errors.Is(err, errUndecodable) {
+			j.drop(from, "undecodable", "before joining, a message this program cannot decode ("+err.Error()+")")
+		} else {
+			j.drop(from, "no join", "the connection ended before a join ("+err.Error()+")")
+		}
+		c.close()
+		return
+	}
+	req := f.GetJoinRequest()
+	if req == nil {
+		j.drop(from, "not joined", fmt.Sprintf("a %s from a connection that has not joined", frameName(f)))
+		c.close()
+		return
+	}
+	if j.cfg.JoinToken != nil && !hmac.Equal(req.Mac, joinMAC(j.cfg.JoinToken, RoleTaskManager, jn, req.Nonce, req.ResourceId, req.Fingerprint, req.Version)) {
+		j.drop(from, "bad token", "a join that does not prove the join token (a wrong --join-token-file, or a recorded join played again)")
+		c.send(&messages.Frame{Body: &messages.Frame_JoinRefused{JoinRefused: &messages.JoinRefused{
+			Reason: "the join token does not match the jobmanager's (--join-token-file)"}}})
+		c.flushClose(time.Second)
+		return
+	}
+	p := j.join(c, req, jn, from)
+	if p == nil {
+		return
+	}
+	raw.SetDeadline(time.Time{})
+	c.member()
+	joined = true
+	<-j.joining
+	for {
+		f, err := c.read()
+		if err != nil {
+			j.mu.Lock()
+			switch {
+			case j.closing:
+				// the run is over: its connection closes
+			case errors.Is(err, errUndecodable) && !p.lost:
+				what := fmt.Sprintf("taskmanager process %d (%s) sent a message this program cannot decode: %v", p.position, p, err)
+				j.problems = append(j.problems, what)
+				j.printf("%s", what)
+				j.lose(p, "it sent a message this program cannot decode")
+			default:
+				j.lose(p, "the connection to it closed")
+			}
+			j.mu.Unlock()
+			c.close()
+			return
+		}
+		j.fromMember(p, f)
+	}
+}
+
+// frameName names a frame's message for stderr.
+func frameName(f *messages.Frame) string {
+	if f == nil || f.Body == nil {
+		return "empty frame"
+	}
+	n := fmt.Sprintf("%T", f.Body)
+	return strings.TrimPrefix(n, "*messages.Frame_")
 }
 
 // WaitForTaskManagers waits until sim.taskmanagers processes have joined,
@@ -224,8 +414,8 @@ func (j *JobManager) Problems() []string {
 // processes that join later are spares.
 func (j *JobManager) WaitForTaskManagers(timeout time.Duration, interrupt <-chan struct{}) error {
 	deadline := time.Now().Add(timeout)
-	j.printf("listening on %s (%s); waiting up to %s for %d taskmanager processes: start each with\n  flinksim taskmanager --join %s",
-		j.addr, Version(), timeout, j.cfg.TaskManagers, j.addr)
+	j.printf("listening on %s (%s; build %s); waiting up to %s for %d taskmanager processes: start each with\n  flinksim taskmanager --join %s",
+		j.addr, Version(), Fingerprint(), timeout, j.cfg.TaskManagers, j.addr)
 	tell := time.NewTicker(5 * time.Second)
 	defer tell.Stop()
 	giveUp := time.NewTimer(timeout)
@@ -293,7 +483,7 @@ func (j *JobManager) Place(name string, spec kernel.Spec) *messages.Spawned {
 	}
 	p.tm = name
 	p.names[name] = true
-	p.engine.SendWithSender(p.gateway, &messages.HostTaskManager{Name: name}, j.self)
+	p.c.send(&messages.Frame{Body: &messages.Frame_HostTaskManager{HostTaskManager: &messages.HostTaskManager{Name: name}}})
 	kind := "taskmanager process"
 	if p.spare {
 		kind = "spare taskmanager process"
@@ -313,6 +503,8 @@ func (j *JobManager) Run(cfg config.Config, opt cluster.Options) (*cluster.Resul
 	}
 	j.mu.Lock()
 	j.scheduler, j.host = host.Scheduler, host
+	j.stats.Lookahead = vt.FromDuration(min(cfg.NetworkLatency, cfg.RPCLatency()))
+	j.stats.MinCross = -1
 	j.rebuild = func(steps uint64, names []string) ([]string, error) {
 		j.liveMu.Lock()
 		live := slices.Clone(j.live)
@@ -352,9 +544,33 @@ func (j *JobManager) report(res *cluster.Result, wall time.Duration) {
 		rtt = fmt.Sprintf("; heartbeat round trip median %s, p90 %s (%d)", st.RoundTrips[n/2].Round(time.Microsecond),
 			st.RoundTrips[n*9/10].Round(time.Microsecond), n)
 	}
-	j.printf("the run took %.2fs wall: %d steps (%.0f per second), %d records read (%.0f per second); %d step batches to the processes, %.1f MB%s",
+	vsec := float64(res.EndVT) / 1e6
+	perV := 0.0
+	if vsec > 0 {
+		perV = float64(st.Waits) / vsec
+	}
+	winV := 0.0
+	if vsec > 0 {
+		winV = float64(st.Windows) / vsec
+	}
+	j.printf("the run took %.2fs wall: %d steps (%.0f per second), %d records read (%.0f per second); %d step batches to the processes, %.1f MB; %d round trips (steps waiting for a taskmanager process), %.0f per virtual second, %.2fs wall per virtual second; with a lookahead of %dµs (YAWNS) %d windows would need one, %.0f per virtual second (%d envelopes crossed processes, the quickest in %dµs, %d below the lookahead)%s; %s",
 		sec, res.Steps, float64(res.Steps)/sec, res.Counters["records_read"], float64(res.Counters["records_read"])/sec,
-		st.Batches, float64(st.Bytes)/1e6, rtt)
+		st.Batches, float64(st.Bytes)/1e6, st.Waits, perV, sec/max(vsec, 1e-6), st.Lookahead.Micros(), st.Windows, winV, st.Crossed, st.MinCross.Micros(), st.BelowLookahead, rtt, j.dropSummary())
+}
+
+// dropSummary says how many messages were dropped, by kind.
+func (j *JobManager) dropSummary() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.stats.Dropped == 0 {
+		return "0 messages dropped from non-members"
+	}
+	var kinds []string
+	for k, n := range j.dropWhy {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	slices.Sort(kinds)
+	return fmt.Sprintf("%d messages dropped from non-members or out of the protocol (%s)", j.stats.Dropped, strings.Join(kinds, ", "))
 }
 
 // kill injects the loss of l's process as a live action.
@@ -380,21 +596,30 @@ func (j *JobManager) kill(sess *cluster.Session, l *lossNote) {
 // given up) and waits a little for their answers.
 func (j *JobManager) Close(reason string, failed bool) {
 	j.mu.Lock()
+	j.closing = true
 	n := 0
+	var conns []*conn
 	for _, p := range j.peers {
 		if !p.lost {
-			p.engine.SendWithSender(p.gateway, &messages.RunOver{Reason: reason, Failed: failed}, j.self)
+			p.over = true
+			p.c.send(&messages.Frame{Body: &messages.Frame_RunOver{RunOver: &messages.RunOver{Reason: reason, Failed: failed}}})
+			conns = append(conns, p.c)
 			n++
 		}
 	}
 	j.mu.Unlock()
+	j.listener.Close()
 	deadline := time.After(2 * time.Second)
+wait:
 	for ; n > 0; n-- {
 		select {
 		case <-j.byes:
 		case <-deadline:
-			return
+			break wait
 		}
+	}
+	for _, c := range conns {
+		c.close()
 	}
 }
 
@@ -434,6 +659,20 @@ func (t *transport) SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, 
 		}
 		groups[k].Deliveries = append(groups[k].Deliveries, &messages.Delivery{To: d.To, Envelopes: d.Envelopes})
 	}
+	var to []string
+	j.mu.Lock()
+	j.crossings(st, pids, local)
+	if L := j.stats.Lookahead; !j.winOpen || st.Now >= j.winStart+L && (L > 0 || st.Now > j.winStart) {
+		j.winOpen, j.winStart, j.winRemote = true, st.Now, false
+	}
+	if len(groups) > 0 {
+		j.stats.Waits++
+		if !j.winRemote {
+			j.winRemote = true
+			j.stats.Windows++
+		}
+	}
+	j.mu.Unlock()
 	for k, g := range groups {
 		b, err := proto.Marshal(g)
 		if err == nil && len(b) > maxBatchBytes {
@@ -446,7 +685,11 @@ func (t *transport) SendStep(e *actor.Engine, self *actor.PID, st *kernel.Step, 
 			}
 			continue
 		}
-		j.sendBatch(e, self, addrs[k], g, &inflight{batch: &messages.StepBatch{Step: st.N, DeliverBatch: b}, n: len(g.Deliveries)})
+		to = make([]string, len(g.Deliveries))
+		for i, d := range g.Deliveries {
+			to[i] = d.To
+		}
+		j.sendBatch(e, self, addrs[k], g, &inflight{batch: &messages.StepBatch{Step: st.N, DeliverBatch: b}, to: to})
 	}
 	for i := range st.Deliveries {
 		d := &st.Deliveries[i]
@@ -471,7 +714,9 @@ func (t *transport) Send(e *actor.Engine, self, pid *actor.PID, req *messages.In
 	p := j.byAddr[pid.Address]
 	switch {
 	case p != nil && !p.lost:
-		p.engine.SendWithSender(pid, req, self)
+		name := strings.TrimPrefix(pid.ID, "node/")
+		p.inspects[name] = req.Id
+		p.c.send(&messages.Frame{Body: &messages.Frame_Inspect{Inspect: &messages.InspectForward{To: name, Request: req}}})
 	case p != nil && p.adopted:
 		e.SendWithSender(actor.NewPID(e.Address(), pid.ID), req, self)
 	default:
@@ -479,6 +724,36 @@ func (t *transport) Send(e *actor.Engine, self, pid *actor.PID, req *messages.In
 		e.SendWithSender(self, &messages.InspectReply{Id: req.Id}, self)
 	}
 	j.mu.Unlock()
+}
+
+// crossings counts the step's envelopes that cross processes (mu held).
+func (j *JobManager) crossings(st *kernel.Step, pids map[string]*actor.PID, local string) {
+	where := func(name string) string {
+		if p := pids[name]; p != nil {
+			return p.Address
+		}
+		return local // the scheduler, the user
+	}
+	for i := range st.Deliveries {
+		d := &st.Deliveries[i]
+		to := where(d.To)
+		for _, e := range d.Envelopes {
+			// the kernel's own (Start, EndOfRun) and user actions are decided
+			// by the one kernel, not sent by an actor
+			if _, ok := e.Body.(*messages.Envelope_Action); ok || e.From == kernel.SchedulerName || e.From == kernel.UserName ||
+				e.From == d.To || where(e.From) == to {
+				continue
+			}
+			took := vt.Time(e.DeliverAt - e.SentAt)
+			j.stats.Crossed++
+			if j.stats.MinCross < 0 || took < j.stats.MinCross {
+				j.stats.MinCross = took
+			}
+			if took < j.stats.Lookahead {
+				j.stats.BelowLookahead++
+			}
+		}
+	}
 }
 
 // sendBatch hands one process its part of a step; a lost process's part
@@ -503,42 +778,15 @@ func (j *JobManager) sendBatch(e *actor.Engine, self *actor.PID, addr string, g 
 	p.inflight = f
 	j.stats.Batches++
 	j.stats.Bytes += uint64(len(f.batch.DeliverBatch))
-	p.engine.SendWithSender(p.gateway, f.batch, j.self)
+	p.c.send(&messages.Frame{Body: &messages.Frame_StepBatch{StepBatch: f.batch}})
 	j.mu.Unlock()
 }
 
-// receive is the hub: the jobmanager process's end of the process
-// protocol. It is inline (spawnInline): each message is handled on the
-// goroutine that sent or decoded it, under mu where it touches the peers.
-func (j *JobManager) receive(msg any, sender *actor.PID) {
+// receive is the hub: the jobmanager process's own messages (the
+// watchdog's tick, a loss, a lost process's step, a rebuild). It is inline
+// (spawnInline): each is handled on the goroutine that sent it.
+func (j *JobManager) receive(msg any, _ *actor.PID) {
 	switch m := msg.(type) {
-	case *messages.JoinRequest:
-		j.join(sender, m)
-	case *joinChecked:
-		j.admit(m)
-	case *messages.Pong:
-		j.mu.Lock()
-		if p := j.from(sender); p != nil {
-			p.lastPong = time.Now()
-			if at, ok := j.pingAt[m.Seq]; ok && j.started && len(j.stats.RoundTrips) < maxRoundTrips {
-				j.stats.RoundTrips = append(j.stats.RoundTrips, p.lastPong.Sub(at))
-			}
-		}
-		j.mu.Unlock()
-	case *messages.StepReply:
-		j.reply(sender, m)
-	case *messages.InspectReply:
-		j.mu.Lock()
-		s := j.scheduler
-		j.mu.Unlock()
-		if s != nil {
-			j.engine.SendWithSender(s, m, j.self)
-		}
-	case *messages.Bye:
-		select {
-		case j.byes <- struct{}{}:
-		default:
-		}
 	case hubTick:
 		j.tick()
 	case *unreachable:
@@ -559,74 +807,110 @@ func (j *JobManager) receive(msg any, sender *actor.PID) {
 	}
 }
 
-// from is the live peer whose gateway is s (mu held).
-func (j *JobManager) from(s *actor.PID) *peer {
-	if s == nil {
-		return nil
+// fromMember handles a message of member p, read from its connection.
+func (j *JobManager) fromMember(p *peer, f *messages.Frame) {
+	switch b := f.Body.(type) {
+	case *messages.Frame_Pong:
+		j.mu.Lock()
+		if !p.lost {
+			p.lastPong = time.Now()
+			if at, ok := j.pingAt[b.Pong.Seq]; ok && j.started && len(j.stats.RoundTrips) < maxRoundTrips {
+				j.stats.RoundTrips = append(j.stats.RoundTrips, p.lastPong.Sub(at))
+			}
+		}
+		j.mu.Unlock()
+	case *messages.Frame_StepReply:
+		j.reply(p, b.StepReply)
+	case *messages.Frame_InspectReply:
+		m := b.InspectReply
+		j.mu.Lock()
+		id, asked := p.inspects[m.Actor]
+		if !asked || id != m.Id || p.lost {
+			j.dropLocked(p.String(), "unasked", fmt.Sprintf("a view of %q that was not asked of it", m.Actor))
+			j.mu.Unlock()
+			return
+		}
+		delete(p.inspects, m.Actor)
+		s := j.scheduler
+		j.mu.Unlock()
+		if s != nil {
+			j.engine.SendWithSender(s, m, j.self)
+		}
+	case *messages.Frame_Bye:
+		j.mu.Lock()
+		over := p.over
+		p.over = false
+		if !over {
+			j.dropLocked(p.String(), "unasked", "a Bye before the run was over")
+		}
+		j.mu.Unlock()
+		if over {
+			select {
+			case j.byes <- struct{}{}:
+			default:
+			}
+		}
+	default:
+		j.drop(p.String(), "out of protocol", fmt.Sprintf("a %s, which no taskmanager process sends", frameName(f)))
 	}
-	p := j.byAddr[s.Address]
-	if p == nil || p.lost {
-		return nil
-	}
-	return p
 }
 
-// join checks a request at once (version, name, number of processes), then
-// dials the process back in a goroutine, so that an address the jobmanager
-// cannot reach is refused here before any Hollywood send can stall on it.
-func (j *JobManager) join(from *actor.PID, m *messages.JoinRequest) {
-	if from == nil {
-		return
-	}
-	refuse := func(reason string) {
-		j.printf("refused the taskmanager process %s: %s", named(m.ResourceId, from.Address), reason)
-		go func() {
-			if e, err := senderEngine(j.bindHost(), j.cfg.TLS); err == nil {
-				e.SendWithSender(from, &messages.JoinRefused{Reason: reason}, j.self)
-			}
-		}()
+// join admits a process that proved it may join (TLS, token or loopback)
+// when its version and build are this one's and there is room for it, or
+// refuses it with the reason, on its connection. It returns the member.
+func (j *JobManager) join(c *conn, m *messages.JoinRequest, jmNonce []byte, from string) *peer {
+	refuse := func(reason string) *peer {
+		j.printf("refused the taskmanager process %s: %s", named(m.ResourceId, from), reason)
+		c.send(&messages.Frame{Body: &messages.Frame_JoinRefused{JoinRefused: &messages.JoinRefused{Reason: reason}}})
+		go c.flushClose(2 * time.Second)
+		return nil
 	}
 	if m.Version != Version() {
-		refuse(fmt.Sprintf("wrong program version: it runs %q, the jobmanager %q", m.Version, Version()))
-		return
+		return refuse(fmt.Sprintf("wrong program version: it runs %q, the jobmanager %q", m.Version, Version()))
+	}
+	if m.Fingerprint != Fingerprint() {
+		return refuse(fmt.Sprintf("another build: its build fingerprint is %q, the jobmanager's %q (every process of a run must run the same build)", m.Fingerprint, Fingerprint()))
+	}
+	if m.ResourceId == "" || len(m.ResourceId) > 256 {
+		return refuse("taskmanager.resource-id must be 1 to 256 bytes")
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.closing {
+		return refuse("the run is over")
+	}
 	for _, p := range j.peers {
 		if p.lost {
 			continue
 		}
-		if p.id == m.ResourceId || p.addr == from.Address {
-			refuse(fmt.Sprintf("duplicate name: a taskmanager process named %s already joined (taskmanager.resource-id must be unique)", p))
-			return
+		if p.id == m.ResourceId || p.addr == from {
+			return refuse(fmt.Sprintf("duplicate name: a taskmanager process named %s already joined (taskmanager.resource-id must be unique)", p))
 		}
 	}
-	if j.pending[m.ResourceId] || j.pending[from.Address] {
-		refuse(fmt.Sprintf("duplicate name: a taskmanager process named %s is joining already", m.ResourceId))
-		return
-	}
-	if n, max := j.liveCount()+j.pendingN, j.cfg.TaskManagers+j.cfg.Spares; n >= max {
-		refuse(fmt.Sprintf("too many processes: the run has %d TaskManagers and takes %d spare process(es) (--spare-taskmanagers), and %d joined",
+	if n, max := j.liveCount(), j.cfg.TaskManagers+j.cfg.Spares; n >= max {
+		return refuse(fmt.Sprintf("too many processes: the run has %d TaskManagers and takes %d spare process(es) (--spare-taskmanagers), and %d joined",
 			j.cfg.TaskManagers, j.cfg.Spares, n))
-		return
 	}
-	j.pending[m.ResourceId], j.pending[from.Address] = true, true
-	j.pendingN++
-	self, tlsConf, host := j.self, j.cfg.TLS, j.bindHost()
-	go func() {
-		c := &joinChecked{req: m, from: from}
-		if _, err := probe(from.Address, tlsConf); err != nil {
-			c.err = err
-		} else if c.engine, err = senderEngine(host, tlsConf); err != nil {
-			c.err = err
-		}
-		j.engine.Send(self, c)
-	}()
-}
-
-func (j *JobManager) bindHost() string {
-	h, _, _ := net.SplitHostPort(j.cfg.Endpoint.bind())
-	return h
+	p := &peer{id: m.ResourceId, addr: from, c: c, position: len(j.peers) + 1, lastPong: time.Now(),
+		names: map[string]bool{}, inspects: map[string]uint64{}, spare: j.started}
+	j.peers = append(j.peers, p)
+	j.byAddr[p.addr] = p
+	var mac []byte
+	if j.cfg.JoinToken != nil {
+		mac = joinMAC(j.cfg.JoinToken, RoleJobManager, jmNonce, m.Nonce, m.ResourceId)
+	}
+	c.send(&messages.Frame{Body: &messages.Frame_JoinAccepted{JoinAccepted: &messages.JoinAccepted{Position: int32(p.position), Expected: int32(j.cfg.TaskManagers),
+		Spare: p.spare, Header: j.cfg.Header, WatchdogTimeoutMs: j.cfg.WatchdogTimeout.Milliseconds(), Mac: mac}}})
+	if p.spare {
+		j.printf("spare taskmanager process %d joined: %s", p.position, p)
+	} else {
+		j.printf("taskmanager process %d of %d joined: %s", p.position, j.cfg.TaskManagers, p)
+	}
+	select {
+	case j.joined <- struct{}{}:
+	default:
+	}
+	return p
 }
 
 func (j *JobManager) liveCount() int {
@@ -637,44 +921,6 @@ func (j *JobManager) liveCount() int {
 		}
 	}
 	return n
-}
-
-// admit accepts a checked join.
-func (j *JobManager) admit(c *joinChecked) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	delete(j.pending, c.req.ResourceId)
-	delete(j.pending, c.from.Address)
-	j.pendingN--
-	if c.err != nil {
-		j.printf("cannot reach the taskmanager process %s at the address it gave, %s: %v (it must be reachable from the jobmanager: set its --taskmanager.host)",
-			c.req.ResourceId, c.from.Address, c.err)
-		return
-	}
-	p := &peer{id: c.req.ResourceId, addr: c.from.Address, position: len(j.peers) + 1, engine: c.engine,
-		gateway: c.from, lastPong: time.Now(), names: map[string]bool{}, spare: j.started}
-	j.peers = append(j.peers, p)
-	j.byAddr[p.addr] = p
-	// a closed connection to it is a loss at once; silence is one after the
-	// watchdog timeout
-	self := j.self
-	w := c.engine.SpawnFunc(func(wc *actor.Context) {
-		if ev, ok := wc.Message().(actor.RemoteUnreachableEvent); ok && ev.ListenAddr == p.addr {
-			j.engine.Send(self, &unreachable{p: p})
-		}
-	}, "watch", actor.WithID(p.id))
-	c.engine.Subscribe(w)
-	c.engine.SendWithSender(p.gateway, &messages.JoinAccepted{Position: int32(p.position), Expected: int32(j.cfg.TaskManagers),
-		Spare: p.spare, Header: j.cfg.Header, WatchdogTimeoutMs: j.cfg.WatchdogTimeout.Milliseconds()}, self)
-	if p.spare {
-		j.printf("spare taskmanager process %d joined: %s", p.position, p)
-	} else {
-		j.printf("taskmanager process %d of %d joined: %s", p.position, j.cfg.TaskManagers, p)
-	}
-	select {
-	case j.joined <- struct{}{}:
-	default:
-	}
 }
 
 // tick is the watchdog: a Ping to every process, and a loss for one silent
@@ -697,7 +943,7 @@ func (j *JobManager) tick() {
 		case p.inflight != nil && now.Sub(p.inflight.at) > j.cfg.StepTimeout:
 			j.lose(p, fmt.Sprintf("no answer to step %d for %s", p.inflight.batch.Step, now.Sub(p.inflight.at).Round(time.Second)))
 		default:
-			p.engine.SendWithSender(p.gateway, &messages.Ping{Seq: j.pingSeq}, j.self)
+			p.c.send(&messages.Frame{Body: &messages.Frame_Ping{Ping: &messages.Ping{Seq: j.pingSeq}}})
 		}
 	}
 }
@@ -710,6 +956,7 @@ func (j *JobManager) lose(p *peer, cause string) {
 		return
 	}
 	p.lost, p.cause = true, cause
+	p.c.close()
 	if !j.started {
 		j.peers = slices.DeleteFunc(j.peers, func(q *peer) bool { return q == p })
 		delete(j.byAddr, p.addr)
@@ -811,7 +1058,7 @@ func (j *JobManager) deliverHere(p *peer, f *inflight) {
 		return
 	}
 	for _, d := range g.Deliveries {
-		j.engine.SendWithSender(actors.NodePID(j.addr, d.To), &messages.Deliver{Step: g.Step, Now: g.Now, Envelopes: d.Envelopes}, j.scheduler)
+		j.engine.SendWithSender(actors.NodePID(j.engine.Address(), d.To), &messages.Deliver{Step: g.Step, Now: g.Now, Envelopes: d.Envelopes}, j.scheduler)
 	}
 }
 
@@ -824,18 +1071,21 @@ func (j *JobManager) failBatch(f *inflight, why string) {
 	}
 }
 
-// reply hands the scheduler a process's Dones of the step in flight.
-func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
+// reply hands the scheduler member p's Dones of the step in flight. An
+// answer to a step it was not asked (late, or played again) is dropped;
+// one that does not decode or does not answer for exactly the actors the
+// step went to is a broken member: lost, its actors rebuilt here.
+func (j *JobManager) reply(p *peer, m *messages.StepReply) {
 	j.mu.Lock()
-	p := j.from(sender)
-	if p == nil || p.inflight == nil || p.inflight.batch.Step != m.Step {
+	if p.lost || p.inflight == nil || p.inflight.batch.Step != m.Step {
+		j.dropLocked(p.String(), "unasked", fmt.Sprintf("an answer to step %d, which is not the step it was asked", m.Step))
 		j.mu.Unlock()
 		return
 	}
 	var b messages.DoneBatch
 	err := proto.Unmarshal(m.DoneBatch, &b)
-	if err == nil && len(b.Dones) != p.inflight.n {
-		err = fmt.Errorf("%d Dones for %d deliveries", len(b.Dones), p.inflight.n)
+	if err == nil {
+		err = matches(b.Dones, m.Step, p.inflight.to)
 	}
 	if err != nil {
 		what := fmt.Sprintf("cannot decode the answer to step %d from taskmanager process %d (%s): %v", m.Step, p.position, p, err)
@@ -848,7 +1098,9 @@ func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
 	p.inflight, p.answered = nil, m.Step
 	for _, d := range b.Dones {
 		for _, sp := range d.Spawned {
+			// what it spawns lives in it, whatever the message says
 			p.names[sp.Name] = true
+			sp.Address, sp.Id = p.addr, actors.NodePID(p.addr, sp.Name).ID
 		}
 		for _, n := range d.Stopped {
 			delete(p.names, n)
@@ -859,4 +1111,26 @@ func (j *JobManager) reply(sender *actor.PID, m *messages.StepReply) {
 	for _, d := range b.Dones {
 		j.engine.SendWithSender(s, kernel.DoneFromProto(d), j.self)
 	}
+}
+
+// matches checks that dones answer step for exactly the receivers to, each
+// once.
+func matches(dones []*messages.Done, step uint64, to []string) error {
+	if len(dones) != len(to) {
+		return fmt.Errorf("%d Dones for %d deliveries", len(dones), len(to))
+	}
+	want := map[string]int{}
+	for _, n := range to {
+		want[n]++
+	}
+	for _, d := range dones {
+		if d.Step != step {
+			return fmt.Errorf("a Done of step %d in the answer to step %d", d.Step, step)
+		}
+		if want[d.Actor] == 0 {
+			return fmt.Errorf("a Done for %q, which the step did not deliver to", d.Actor)
+		}
+		want[d.Actor]--
+	}
+	return nil
 }

@@ -10,28 +10,25 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/anthdm/hollywood/actor"
-	hremote "github.com/anthdm/hollywood/remote"
 )
 
-// maxMessageBytes is the largest batch a process reads (drpc's reader
-// limit, 4 MB by default in Hollywood v1.0.5). One step's deliveries to one
-// process cross as one message; a checkpoint's state or a long fetch can be
-// large.
+// maxMessageBytes is the largest frame a process reads. One step's
+// deliveries to one process cross as one message; a checkpoint's state or a
+// long fetch can be large.
 const maxMessageBytes = 256 << 20
 
-// maxBatchBytes is the largest StepBatch sent: what drpc would refuse to
-// read (the batch and its envelope) fails the step with a clear error
+// maxBatchBytes is the largest StepBatch sent: what the peer would refuse
+// to read (the batch and its frame) fails the step with a clear error
 // instead of dropping the stream.
 const maxBatchBytes = maxMessageBytes - 1<<20
 
-// probeTimeout bounds a probe dial and its TLS handshake.
+// probeTimeout bounds a dial and its TLS handshake.
 const probeTimeout = 5 * time.Second
 
 // Endpoint is where a process listens and how others reach it.
@@ -71,102 +68,33 @@ func SplitAddress(what, addr string) (string, int, error) {
 	return host, port, nil
 }
 
-// advertised is Hollywood's remote listening on one address and naming
-// itself by another (a bind host such as 0.0.0.0 is not an address peers can
-// dial).
-type advertised struct {
-	*hremote.Remote
-	addr string
-}
-
-func (a advertised) Address() string { return a.addr }
-
-// newEngine starts a Hollywood engine with the remote transport on ep. A
-// port 0 in ep is replaced by a free one first.
-func newEngine(ep Endpoint, tlsConf *tls.Config) (*actor.Engine, Endpoint, error) {
-	host, port, err := SplitAddress("listen address", ep.Advertise)
-	if err != nil {
-		return nil, ep, err
-	}
-	if port == 0 {
-		bh := host
-		if ep.BindHost != "" {
-			bh = ep.BindHost
-		}
-		l, err := net.Listen("tcp", net.JoinHostPort(bh, "0"))
-		if err != nil {
-			return nil, ep, fmt.Errorf("cannot listen on %s: %w", bh, err)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		if err := l.Close(); err != nil {
-			return nil, ep, fmt.Errorf("cannot free port %d on %s: %w", port, bh, err)
-		}
-		ep.Advertise = net.JoinHostPort(host, strconv.Itoa(port))
-	}
-	conf := hremote.NewConfig().WithBufferSize(maxMessageBytes)
-	if tlsConf != nil {
-		conf = conf.WithTLS(tlsConf)
-	}
-	r := hremote.New(ep.bind(), conf)
-	var rem actor.Remoter = r
-	if ep.BindHost != "" {
-		rem = advertised{Remote: r, addr: ep.Advertise}
-	}
-	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(rem))
-	if err != nil {
-		return nil, ep, fmt.Errorf("cannot listen on %s: %w", ep.bind(), errors.Unwrap(err))
-	}
-	return e, ep, nil
-}
-
-// senderEngine is an engine that only sends, to one peer: Hollywood v1.0.5
-// dials inside the engine's shared stream router, synchronously and with
-// retries, so a peer that is dead or cut off would stall every remote send
-// of the engine. Each peer gets its own engine, and a stall stays with the
-// peer that caused it. Its listener (on host, a free port) is never used.
-func senderEngine(host string, tlsConf *tls.Config) (*actor.Engine, error) {
-	e, _, err := newEngine(Endpoint{Advertise: net.JoinHostPort(host, "0")}, tlsConf)
-	return e, err
-}
-
-// probe dials addr once, with a timeout, as Hollywood will (TLS when
-// tlsConf is set), so that a wrong address, a refused connection or a
-// refused certificate is a clear error before any Hollywood send can stall.
-// It returns the local address of the connection (the interface that
-// reaches addr).
-func probe(addr string, tlsConf *tls.Config) (net.Addr, error) {
+// dial connects to addr once, with a timeout, from local when it is set
+// (taskmanager.host / taskmanager.rpc.port, or the bind host), with TLS
+// when tlsConf is set. A refused certificate is a clear error here.
+func dial(addr string, local *net.TCPAddr, tlsConf *tls.Config) (net.Conn, error) {
 	d := net.Dialer{Timeout: probeTimeout}
-	if tlsConf == nil {
-		c, err := d.Dial("tcp", addr)
-		if err != nil {
-			return nil, dialError(err)
-		}
-		defer func() { _ = c.Close() }() // a probe: it has done its work
-		return c.LocalAddr(), nil
+	if local != nil {
+		d.LocalAddr = local
 	}
-	c, err := tls.DialWithDialer(&d, "tcp", addr, tlsConf)
+	c, err := d.Dial("tcp", addr)
 	if err != nil {
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			return nil, dialError(err)
-		}
+		return nil, dialError(err)
+	}
+	if tlsConf == nil {
+		return c, nil
+	}
+	conf := tlsConf.Clone()
+	if conf.ServerName == "" {
+		conf.ServerName, _, _ = net.SplitHostPort(addr)
+	}
+	tc := tls.Client(c, conf)
+	tc.SetDeadline(time.Now().Add(probeTimeout))
+	if err := tc.Handshake(); err != nil {
+		c.Close()
 		return nil, fmt.Errorf("TLS handshake failed: %w", err)
 	}
-	defer func() { _ = c.Close() }() // a probe: it has done its work
-	// TLS 1.3: the server checks our certificate after the client's half of
-	// the handshake; a refusal arrives as an alert on the first read. A
-	// timeout means it was accepted (the server waits for us to speak).
-	if err := c.SetReadDeadline(time.Now().Add(300 * time.Millisecond)); err != nil {
-		return nil, fmt.Errorf("TLS probe: %w", err)
-	}
-	var b [1]byte
-	if _, err := c.Read(b[:]); err != nil {
-		var ne net.Error
-		if !(errors.As(err, &ne) && ne.Timeout()) {
-			return nil, fmt.Errorf("TLS: the peer refused this process's certificate: %w", err)
-		}
-	}
-	return c.LocalAddr(), nil
+	tc.SetDeadline(time.Time{})
+	return tc, nil
 }
 
 // errRefused is a refused connection: nothing listens at the address.
@@ -183,19 +111,39 @@ func dialError(err error) error {
 	return err
 }
 
+// Roles a process plays, named in its certificate as a URI SAN
+// flinksim://role/ROLE (RoleURI).
+const (
+	RoleJobManager  = "jobmanager"
+	RoleTaskManager = "taskmanager"
+)
+
+// RoleURI is the URI SAN that gives a certificate its role.
+func RoleURI(role string) string { return "flinksim://role/" + role }
+
 // LoadTLS reads the PEM files of --tls-cert, --tls-key and --tls-ca into
-// one configuration for Hollywood's remote (WithTLS), used both to listen
-// and to dial: every process shows its certificate and accepts only peers
-// whose certificate the CA signed (mutual TLS). Certificates must name the
-// host each process is reached at (DNS or IP SAN). A refused peer is
-// reported on stderr with its address.
-func LoadTLS(certFile, keyFile, caFile string, stderr io.Writer, who string) (*tls.Config, error) {
+// the configuration of a process of role (RoleJobManager listens,
+// RoleTaskManager dials): every process shows its certificate and accepts
+// only a peer whose certificate the CA signed and names the other role
+// (mutual TLS; a CA-signed certificate of a taskmanager does not make a
+// jobmanager, nor one without a role a taskmanager). This process's own
+// certificate must name its role. A taskmanager checks that the
+// jobmanager's certificate names the host it dials (DNS or IP SAN). A
+// refused peer is reported on stderr with its address.
+func LoadTLS(certFile, keyFile, caFile string, stderr io.Writer, role string) (*tls.Config, error) {
 	if certFile == "" || keyFile == "" || caFile == "" {
 		return nil, fmt.Errorf("TLS needs all of --tls-cert, --tls-key and --tls-ca")
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+	}
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert %s: %w", certFile, err)
+	}
+	if r := roles(leaf); !slices.Contains(r, role) {
+		return nil, fmt.Errorf("--tls-cert %s: the certificate does not name the role of a %s (a URI SAN %s; it names %s)", certFile, role, RoleURI(role), rolesText(r))
 	}
 	pem, err := os.ReadFile(caFile)
 	if err != nil {
@@ -206,6 +154,20 @@ func LoadTLS(certFile, keyFile, caFile string, stderr io.Writer, who string) (*t
 		return nil, fmt.Errorf("--tls-ca %s: no PEM certificate in it", caFile)
 	}
 	base := &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if role == RoleTaskManager {
+		c := base.Clone()
+		c.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 || !slices.Contains(roles(cs.PeerCertificates[0]), RoleJobManager) {
+				r := []string(nil)
+				if len(cs.PeerCertificates) > 0 {
+					r = roles(cs.PeerCertificates[0])
+				}
+				return fmt.Errorf("the peer's certificate does not name the role of a jobmanager (%s; it names %s)", RoleURI(RoleJobManager), rolesText(r))
+			}
+			return nil
+		}
+		return c, nil
+	}
 	conf := base.Clone()
 	// The server side checks the client's certificate itself, so that a
 	// refusal can name the peer (a failed built-in check is silent).
@@ -219,13 +181,31 @@ func LoadTLS(certFile, keyFile, caFile string, stderr io.Writer, who string) (*t
 		c.VerifyConnection = func(cs tls.ConnectionState) error {
 			err := verifyClient(cs, pool)
 			if err != nil {
-				fmt.Fprintf(stderr, "%s: refused a TLS connection from %s: %v\n", who, peer, err)
+				fmt.Fprintf(stderr, "jobmanager: refused a TLS connection from %s: %v\n", peer, err)
 			}
 			return err
 		}
 		return c, nil
 	}
 	return conf, nil
+}
+
+// roles are the roles a certificate names (its flinksim://role/ URIs).
+func roles(c *x509.Certificate) []string {
+	var r []string
+	for _, u := range c.URIs {
+		if u.Scheme == "flinksim" && u.Host == "role" {
+			r = append(r, strings.TrimPrefix(u.Path, "/"))
+		}
+	}
+	return r
+}
+
+func rolesText(r []string) string {
+	if len(r) == 0 {
+		return "no role"
+	}
+	return "role " + strings.Join(r, ", ")
 }
 
 func verifyClient(cs tls.ConnectionState, pool *x509.CertPool) error {
@@ -241,25 +221,25 @@ func verifyClient(cs tls.ConnectionState, pool *x509.CertPool) error {
 	if err != nil {
 		return fmt.Errorf("its certificate is not signed by the CA of --tls-ca: %w", err)
 	}
+	if r := roles(cs.PeerCertificates[0]); !slices.Contains(r, RoleTaskManager) {
+		return fmt.Errorf("its certificate does not name the role of a taskmanager (a URI SAN %s; it names %s)", RoleURI(RoleTaskManager), rolesText(r))
+	}
 	return nil
 }
 
-// transportLog is the slog handler both processes install: Hollywood's
-// remote package reports through slog. Errors are shown on stderr,
-// prefixed; a message that did not decode (a peer with other message types:
-// the stream is dropped with what follows) is also passed to undecodable.
+// transportLog is the slog handler both processes install: Hollywood
+// reports through slog. Errors are shown on stderr, prefixed.
 type transportLog struct {
-	mu          *sync.Mutex
-	w           io.Writer
-	who         string
-	undecodable func(error string)
-	attrs       []slog.Attr
+	mu    *sync.Mutex
+	w     io.Writer
+	who   string
+	attrs []slog.Attr
 }
 
 // installLog makes h the default slog handler (Hollywood logs through
 // slog.Default).
-func installLog(w io.Writer, who string, undecodable func(string)) {
-	slog.SetDefault(slog.New(&transportLog{mu: &sync.Mutex{}, w: w, who: who, undecodable: undecodable}))
+func installLog(w io.Writer, who string) {
+	slog.SetDefault(slog.New(&transportLog{mu: &sync.Mutex{}, w: w, who: who}))
 }
 
 func (h *transportLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
@@ -267,21 +247,14 @@ func (h *transportLog) Enabled(_ context.Context, l slog.Level) bool { return l 
 func (h *transportLog) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Message)
-	errText := ""
 	add := func(a slog.Attr) bool {
 		b.WriteString(" " + a.Key + "=" + a.Value.String())
-		if a.Key == "err" {
-			errText = a.Value.String()
-		}
 		return true
 	}
 	for _, a := range h.attrs {
 		add(a)
 	}
 	r.Attrs(add)
-	if r.Message == "streamReader deserialize" && h.undecodable != nil {
-		h.undecodable(errText)
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	fmt.Fprintf(h.w, "%s: (hollywood) %s\n", h.who, b.String())

@@ -76,7 +76,7 @@ func startRemote(t *testing.T, cfg config.Config, opt cluster.Options, n int) (*
 		stop := make(chan struct{})
 		r.stop = append(r.stop, stop)
 		go func() {
-			r.tmErrs <- RunTaskManager(TaskManagerConfig{Join: jm.Address(), Host: "127.0.0.1", Interrupt: stop, Stderr: r.stderr})
+			r.tmErrs <- RunTaskManager(TaskManagerConfig{Join: jm.addr, Host: "127.0.0.1", Interrupt: stop, Stderr: r.stderr})
 		}()
 	}
 	return r, func() (*cluster.Result, []byte) {

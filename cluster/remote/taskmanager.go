@@ -1,12 +1,14 @@
 package remote
 
 import (
+	"cmp"
+	"crypto/hmac"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +25,8 @@ import (
 )
 
 // GatewayName is the Hollywood kind and ID of a taskmanager process's
-// gateway: the actor the jobmanager's hub talks to.
+// gateway: the inline process its actors answer and the jobmanager's
+// messages go through.
 const GatewayName = "gateway"
 
 // TaskManagerConfig configures a taskmanager process.
@@ -31,18 +34,24 @@ type TaskManagerConfig struct {
 	// Join is the jobmanager's address (jobmanager.rpc.address and
 	// jobmanager.rpc.port).
 	Join string
-	// Host is the address the jobmanager reaches this process at
-	// (taskmanager.host); "" takes the local address of the connection to
-	// the jobmanager, as Flink's TaskManager finds its address. Port is
-	// taskmanager.rpc.port (0: any free port); BindHost, when set, the
-	// interface to listen on (taskmanager.bind-host).
+	// Host and Port, when set, are the local address of this process's
+	// connection to the jobmanager (taskmanager.host, taskmanager.rpc.port;
+	// BindHost, taskmanager.bind-host, the interface when Host is not set):
+	// where the jobmanager sees it. "" and 0: the interface that reaches
+	// the jobmanager, and a free port, as Flink's TaskManager finds its
+	// address. This process listens nowhere: the jobmanager talks to it on
+	// the connection it opened.
 	Host     string
 	Port     int
 	BindHost string
 	// ResourceID names the process (taskmanager.resource-id); "": its
 	// address. The jobmanager refuses a second process with one name.
 	ResourceID string
-	TLS        *tls.Config
+	TLS        *tls.Config // LoadTLS with RoleTaskManager
+	// JoinToken, when set, is the secret the jobmanager holds too
+	// (--join-token-file): this process proves it holds it, and so must the
+	// jobmanager.
+	JoinToken []byte
 	// RegistrationTimeout bounds the wait for the jobmanager's answer
 	// (taskmanager.registration.timeout).
 	RegistrationTimeout time.Duration
@@ -77,38 +86,90 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 		return &Error{Code: ExitUsage, Err: err}
 	}
 	jm := cfg.Join
-	events := make(chan tmEvent, 16)
-	installLog(cfg.Stderr, "taskmanager", func(err string) {
-		events <- tmEvent{fatal: fmt.Errorf("cannot decode a message from the jobmanager at %s: %s (is it the same flinksim version?)", jm, err)}
-	})
-	local, err := probeRetrying(jm, cfg.TLS, cfg.RegistrationTimeout, cfg.Interrupt, say)
+	installLog(cfg.Stderr, "taskmanager")
+	var local *net.TCPAddr
+	if h := cmp.Or(cfg.Host, cfg.BindHost); h != "" || cfg.Port != 0 {
+		var ip net.IP
+		if h != "" {
+			a, err := net.ResolveIPAddr("ip", h)
+			if err != nil {
+				return &Error{Code: ExitUsage, Err: fmt.Errorf("taskmanager.host %q: %v", h, err)}
+			}
+			ip = a.IP
+		}
+		local = &net.TCPAddr{IP: ip, Port: cfg.Port}
+	}
+	nc, err := dialRetrying(jm, local, cfg.TLS, cfg.RegistrationTimeout, cfg.Interrupt, say)
 	if err != nil {
 		return fmt.Errorf("cannot join the jobmanager at %s: %w", jm, err)
 	}
-	host := cfg.Host
-	if host == "" {
-		host = local.(*net.TCPAddr).IP.String()
+	c := newConn(nc)
+	defer c.close()
+	addr := nc.LocalAddr().String()
+	id := cfg.ResourceID
+	if id == "" {
+		id = addr
 	}
-	engine, ep, err := newEngine(Endpoint{Advertise: net.JoinHostPort(host, strconv.Itoa(cfg.Port)), BindHost: cfg.BindHost}, cfg.TLS)
+	nc.SetReadDeadline(time.Now().Add(cfg.RegistrationTimeout))
+	f, err := c.read()
+	if err != nil {
+		if errors.Is(err, errUndecodable) {
+			return fmt.Errorf("the peer at %s is not a flinksim jobmanager of this version: %v", jm, err)
+		}
+		if cfg.TLS == nil {
+			return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining (if it uses TLS, give this process --tls-cert, --tls-key and --tls-ca): %v", jm, err)
+		}
+		if strings.Contains(err.Error(), "remote error: tls") {
+			return fmt.Errorf("TLS: the jobmanager at %s refused this process's certificate: %v", jm, err)
+		}
+		return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining: %v", jm, err)
+	}
+	if r := f.GetJoinRefused(); r != nil {
+		return fmt.Errorf("the jobmanager at %s refused this process: %s", jm, r.Reason)
+	}
+	ch := f.GetChallenge()
+	if ch == nil {
+		return fmt.Errorf("the peer at %s is not a flinksim jobmanager: its first message is a %s", jm, frameName(f))
+	}
+	nc.SetReadDeadline(time.Time{})
+	c.member() // the jobmanager answered the way only one does
+	req := &messages.JoinRequest{Version: Version(), ResourceId: id, Address: addr, Fingerprint: Fingerprint()}
+	if cfg.JoinToken != nil {
+		req.Nonce = nonce()
+		req.Mac = joinMAC(cfg.JoinToken, RoleTaskManager, ch.Nonce, req.Nonce, req.ResourceId, req.Fingerprint, req.Version)
+	}
+	engine, err := actor.NewEngine(actor.NewEngineConfig())
 	if err != nil {
 		return err
 	}
-	id := cfg.ResourceID
-	if id == "" {
-		id = ep.Advertise
-	}
-	g := &gateway{hub: hubPID(jm), jm: jm, events: events, engine: engine}
-	g.lastPing.Store(time.Now().UnixNano())
-	gpid := spawnInline(engine, GatewayName, g.receive)
-	g.self = gpid
-	w := engine.SpawnFunc(func(c *actor.Context) {
-		if ev, ok := c.Message().(actor.RemoteUnreachableEvent); ok && ev.ListenAddr == jm {
-			events <- tmEvent{closed: true}
+	events := make(chan tmEvent, 16)
+	quit := make(chan struct{})
+	defer close(quit)
+	tell := func(ev tmEvent) {
+		select {
+		case events <- ev:
+		case <-quit:
 		}
-	}, "watch", actor.WithID("jobmanager"))
-	engine.Subscribe(w)
-	engine.SendWithSender(g.hub, &messages.JoinRequest{Version: Version(), ResourceId: id, Address: ep.Advertise}, gpid)
-	say("joining the jobmanager at %s as %s (listening on %s, %s)", jm, id, ep.Advertise, Version())
+	}
+	g := &gateway{c: c, jm: jm, tell: tell, engine: engine, token: cfg.JoinToken, jmNonce: ch.Nonce, req: req}
+	g.lastPing.Store(time.Now().UnixNano())
+	g.self = spawnInline(engine, GatewayName, g.receive)
+	go func() {
+		for {
+			f, err := c.read()
+			if err != nil {
+				if errors.Is(err, errUndecodable) {
+					tell(tmEvent{fatal: fmt.Errorf("cannot decode a message from the jobmanager at %s: %v (is it the same flinksim version?)", jm, err)})
+				} else {
+					tell(tmEvent{closed: true})
+				}
+				return
+			}
+			g.fromJobManager(f)
+		}
+	}()
+	c.send(&messages.Frame{Body: &messages.Frame_JoinRequest{JoinRequest: req}})
+	say("joining the jobmanager at %s as %s (from %s, %s, build %s)", jm, id, addr, Version(), Fingerprint())
 
 	register := time.NewTimer(cfg.RegistrationTimeout)
 	defer register.Stop()
@@ -133,7 +194,7 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 			case ev.hosting != "":
 				say("hosting TaskManager %s", ev.hosting)
 			case ev.over != nil:
-				time.Sleep(200 * time.Millisecond) // let the Bye leave
+				c.flushClose(time.Second) // the Bye leaves
 				if ev.over.Failed {
 					return fmt.Errorf("the jobmanager at %s ended the run: %s", jm, ev.over.Reason)
 				}
@@ -143,13 +204,12 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 				return ev.fatal
 			case ev.closed:
 				if watchdog == 0 {
-					return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining (if it uses TLS, give this process --tls-cert, --tls-key and --tls-ca)", jm)
+					return fmt.Errorf("the jobmanager at %s closed the connection while this process was joining", jm)
 				}
 				return fmt.Errorf("lost the connection to the jobmanager at %s", jm)
 			}
 		case <-register.C:
-			return fmt.Errorf("no answer from the jobmanager at %s within %s (taskmanager.registration.timeout): can it reach this process at %s? set --taskmanager.host",
-				jm, cfg.RegistrationTimeout, ep.Advertise)
+			return fmt.Errorf("no answer from the jobmanager at %s within %s (taskmanager.registration.timeout)", jm, cfg.RegistrationTimeout)
 		case <-check.C:
 			if watchdog > 0 {
 				if d := time.Since(time.Unix(0, g.lastPing.Load())); d > watchdog {
@@ -162,16 +222,16 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 	}
 }
 
-// probeRetrying probes the jobmanager, and while it refuses connections
-// (not started yet) tries again every half second until timeout, as Flink's
+// dialRetrying dials the jobmanager, and while it refuses connections (not
+// started yet) tries again every half second until timeout, as Flink's
 // TaskManager retries its registration; any other failure is final.
-func probeRetrying(addr string, tlsConf *tls.Config, timeout time.Duration, interrupt <-chan struct{}, say func(string, ...any)) (net.Addr, error) {
+func dialRetrying(addr string, local *net.TCPAddr, tlsConf *tls.Config, timeout time.Duration, interrupt <-chan struct{}, say func(string, ...any)) (net.Conn, error) {
 	deadline := time.Now().Add(timeout)
 	told := false
 	for {
-		local, err := probe(addr, tlsConf)
+		c, err := dial(addr, local, tlsConf)
 		if err == nil || !errors.Is(err, errRefused) || time.Now().After(deadline) {
-			return local, err
+			return c, err
 		}
 		if !told {
 			say("the jobmanager at %s refuses connections (not started yet?): trying again for up to %s", addr, timeout)
@@ -202,16 +262,20 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // gateway is a taskmanager process's end of the process protocol: it
 // builds the components from the settings it is given, hands each step's
-// deliveries to its actors and answers with their Dones in one reply. It is
-// inline (spawnInline): a StepBatch is handed out on the goroutine that
-// decoded it, and the last Done of a step sends the reply on its node's
-// goroutine; mu guards the step.
+// deliveries to its actors and answers with their Dones in one reply. It
+// reads only the connection it opened to the jobmanager (this process
+// listens nowhere). It is inline (spawnInline): a StepBatch is handed out on
+// the connection's reader goroutine, and the last Done of a step sends the
+// reply on its node's goroutine; mu guards the step.
 type gateway struct {
-	hub      *actor.PID // at the address the process joined (the one that works from here)
+	c        *conn
 	jm       string
 	engine   *actor.Engine
 	self     *actor.PID
-	events   chan<- tmEvent
+	tell     func(tmEvent)
+	token    []byte
+	jmNonce  []byte
+	req      *messages.JoinRequest
 	lastPing atomic.Int64 // unix ns of the last Ping
 
 	mu      sync.Mutex
@@ -222,12 +286,18 @@ type gateway struct {
 	dones   []*kernel.Done
 }
 
-func (g *gateway) receive(msg any, _ *actor.PID) {
-	switch m := msg.(type) {
-	case *messages.JoinAccepted:
+// fromJobManager handles a message from the jobmanager's connection.
+func (g *gateway) fromJobManager(f *messages.Frame) {
+	switch b := f.Body.(type) {
+	case *messages.Frame_JoinAccepted:
+		m := b.JoinAccepted
+		if g.token != nil && !hmac.Equal(m.Mac, joinMAC(g.token, RoleJobManager, g.jmNonce, g.req.Nonce, g.req.ResourceId)) {
+			g.tell(tmEvent{fatal: fmt.Errorf("the jobmanager at %s accepted this process without proving the join token (--join-token-file): not trusted", g.jm)})
+			return
+		}
 		cfg, err := cluster.ConfigFromHeader(m.Header)
 		if err != nil {
-			g.events <- tmEvent{fatal: fmt.Errorf("the settings from the jobmanager at %s do not load here: %w", g.jm, err)}
+			g.tell(tmEvent{fatal: fmt.Errorf("the settings from the jobmanager at %s do not load here: %w", g.jm, err)})
 			return
 		}
 		g.mu.Lock()
@@ -235,25 +305,50 @@ func (g *gateway) receive(msg any, _ *actor.PID) {
 		g.host = &actors.Host{Engine: g.engine, Scheduler: g.self, Seed: cfg.Seed, Build: cluster.Factory{Config: g.cfg}.Build}
 		g.mu.Unlock()
 		g.lastPing.Store(time.Now().UnixNano())
-		g.events <- tmEvent{accepted: m}
-	case *messages.JoinRefused:
-		g.events <- tmEvent{refused: m.Reason}
-	case *messages.HostTaskManager:
+		g.tell(tmEvent{accepted: m})
+	case *messages.Frame_JoinRefused:
+		g.tell(tmEvent{refused: b.JoinRefused.Reason})
+	case *messages.Frame_HostTaskManager:
+		name := b.HostTaskManager.Name
 		g.mu.Lock()
 		host := g.host
 		g.mu.Unlock()
 		if host == nil {
-			g.events <- tmEvent{fatal: fmt.Errorf("the jobmanager at %s asked for %s before accepting this process", g.jm, m.Name)}
+			g.tell(tmEvent{fatal: fmt.Errorf("the jobmanager at %s asked for %s before accepting this process", g.jm, name)})
 			return
 		}
 		// HostTaskManager is a TaskExecutorSpec on the wire
-		if _, err := host.Spawn(m.Name, spawn.TaskExecutorSpec{}); err != nil {
-			g.events <- tmEvent{fatal: fmt.Errorf("cannot start TaskManager %s: %w", m.Name, err)}
+		if _, err := host.Spawn(name, spawn.TaskExecutorSpec{}); err != nil {
+			g.tell(tmEvent{fatal: fmt.Errorf("cannot start TaskManager %s: %w", name, err)})
 			return
 		}
-		g.events <- tmEvent{hosting: m.Name}
-	case *messages.StepBatch:
-		g.deliver(m)
+		g.tell(tmEvent{hosting: name})
+	case *messages.Frame_StepBatch:
+		g.deliver(b.StepBatch)
+	case *messages.Frame_Ping:
+		g.lastPing.Store(time.Now().UnixNano())
+		g.c.send(&messages.Frame{Body: &messages.Frame_Pong{Pong: &messages.Pong{Seq: b.Ping.Seq}}})
+	case *messages.Frame_Inspect:
+		m := b.Inspect
+		if m.Request == nil || g.engine.Registry.GetPID("node", m.To) == nil {
+			// an empty view: the query ends
+			g.c.send(&messages.Frame{Body: &messages.Frame_InspectReply{InspectReply: &messages.InspectReply{Id: m.GetRequest().GetId(), Actor: m.To}}})
+			return
+		}
+		g.engine.SendWithSender(actors.NodePID(g.engine.Address(), m.To), m.Request, g.self)
+	case *messages.Frame_RunOver:
+		// said before the Bye leaves: the jobmanager may exit, and the
+		// connection close, as soon as it has it
+		g.tell(tmEvent{over: b.RunOver})
+		g.c.send(&messages.Frame{Body: &messages.Frame_Bye{Bye: &messages.Bye{}}})
+	default:
+		g.tell(tmEvent{fatal: fmt.Errorf("the jobmanager at %s sent a %s, which no jobmanager sends", g.jm, frameName(f))})
+	}
+}
+
+// receive takes what this process's actors answer: their Dones and views.
+func (g *gateway) receive(msg any, _ *actor.PID) {
+	switch m := msg.(type) {
 	case *kernel.Done:
 		g.mu.Lock()
 		defer g.mu.Unlock()
@@ -265,30 +360,22 @@ func (g *gateway) receive(msg any, _ *actor.PID) {
 		if g.waiting == 0 {
 			g.reply()
 		}
-	case *messages.Ping:
-		g.lastPing.Store(time.Now().UnixNano())
-		g.engine.SendWithSender(g.hub, &messages.Pong{Seq: m.Seq}, g.self)
 	case *messages.InspectReply:
-		g.engine.SendWithSender(g.hub, m, g.self)
-	case *messages.RunOver:
-		// said before the Bye leaves: the jobmanager may exit, and the
-		// connection close, as soon as it has it
-		g.events <- tmEvent{over: m}
-		g.engine.SendWithSender(g.hub, &messages.Bye{}, g.self)
+		g.c.send(&messages.Frame{Body: &messages.Frame_InspectReply{InspectReply: m}})
 	}
 }
 
 func (g *gateway) deliver(m *messages.StepBatch) {
 	var b messages.DeliverBatch
 	if err := proto.Unmarshal(m.DeliverBatch, &b); err != nil {
-		g.events <- tmEvent{fatal: fmt.Errorf("cannot decode step %d from the jobmanager at %s: %v", m.Step, g.jm, err)}
+		g.tell(tmEvent{fatal: fmt.Errorf("cannot decode step %d from the jobmanager at %s: %v", m.Step, g.jm, err)})
 		return
 	}
 	addr := g.engine.Address()
 	g.mu.Lock()
 	if g.step != 0 {
 		g.mu.Unlock()
-		g.events <- tmEvent{fatal: fmt.Errorf("the jobmanager at %s sent step %d before step %d was answered", g.jm, m.Step, g.step)}
+		g.tell(tmEvent{fatal: fmt.Errorf("the jobmanager at %s sent step %d before step %d was answered", g.jm, m.Step, g.step)})
 		return
 	}
 	g.step, g.waiting, g.dones = m.Step, 0, g.dones[:0]
@@ -324,10 +411,10 @@ func (g *gateway) reply() {
 		err = fmt.Errorf("%d bytes, above the transport's limit of %d", len(b), maxBatchBytes)
 	}
 	if err != nil {
-		g.events <- tmEvent{fatal: fmt.Errorf("cannot encode the answer to step %d: %v", g.step, err)}
+		g.tell(tmEvent{fatal: fmt.Errorf("cannot encode the answer to step %d: %v", g.step, err)})
 		return
 	}
-	g.engine.SendWithSender(g.hub, &messages.StepReply{Step: g.step, DoneBatch: b}, g.self)
+	g.c.send(&messages.Frame{Body: &messages.Frame_StepReply{StepReply: &messages.StepReply{Step: g.step, DoneBatch: b}}})
 	clear(g.dones)
 	g.dones = g.dones[:0]
 	g.step = 0

@@ -30,11 +30,6 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// Assets are the page's files (index.html, its scripts and style sheet,
-// the Web Worker of the WebAssembly build), as `flinksim ui` serves them
-// under /assets/ and `flinksim site` writes them.
-func Assets() embed.FS { return assets }
-
 // MemoryLimit is the soft memory limit of a process that serves a session
 // (bytes; `flinksim ui` sets it unless GOMEMLIMIT is set): the collector
 // keeps the Go heap and runtime under it while what is live allows, and
@@ -100,15 +95,6 @@ func (s *Core) Close() {
 		close(s.closing)
 	}
 	s.loop.stop()
-}
-
-// Download is GET /sim/log's content: the log of the session so far.
-func (s *Core) Download() ([]byte, error) {
-	r, cut, err := s.LogRecipe()
-	if err != nil {
-		return nil, err
-	}
-	return r.Download(cut)
 }
 
 // LogRecipe is what the log of the session so far is a re-run of: the

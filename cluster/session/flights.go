@@ -330,6 +330,11 @@ type trafficTap struct {
 	batch   Batch
 	perLink map[linkKey]int
 	streams map[linkKey]*Stream
+	// scratch for a delivery's keys and labels while it is described: most
+	// deliveries at a high speed only count in their link's stream, and a
+	// listed one gets copies of its own (owned)
+	keys   []string
+	labels []KeyTime
 }
 
 func newTrafficTap() *trafficTap {
@@ -347,7 +352,9 @@ func (t *trafficTap) observe(now vt.Time, e *messages.Envelope) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	d := Delivery{Kind: kind, Msg: msg, From: e.From, To: e.To, Sent: e.SentAt, At: now.Micros(), Label: label}
+	d := Delivery{Kind: kind, Msg: msg, From: e.From, To: e.To, Sent: e.SentAt, At: now.Micros(), Label: label,
+		Keys: t.keys[:0], Labels: t.labels[:0]}
+	defer func() { t.keys, t.labels = d.Keys[:0], d.Labels[:0] }() // what grew, for the next one
 	switch b := e.Body.(type) {
 	case *messages.Envelope_BufferResponse:
 		describeDelivery(&d, b.BufferResponse.GetBuffer())
@@ -417,7 +424,7 @@ func (t *trafficTap) add(d Delivery) {
 		for i := len(t.batch.Deliveries) - 1; i >= 0; i-- {
 			x := &t.batch.Deliveries[i]
 			if x.From == d.From && x.To == d.To && x.Records == 0 && x.Barrier == 0 && !x.End && x.Watermark != nil {
-				*x = d
+				*x = d.owned()
 				return
 			}
 		}
@@ -425,7 +432,7 @@ func (t *trafficTap) add(d Delivery) {
 	listed := len(t.batch.Deliveries) < maxDeliveries && (d.Barrier > 0 && d.Kind == trafficData || t.perLink[k] < perLinkDeliveries)
 	if listed {
 		t.perLink[k]++
-		t.batch.Deliveries = append(t.batch.Deliveries, d)
+		t.batch.Deliveries = append(t.batch.Deliveries, d.owned())
 		return
 	}
 	s := t.streams[k]
@@ -551,6 +558,21 @@ func trafficOf(e *messages.Envelope) (kind, msg, label string) {
 		return trafficRPC, "SlotOfferResponse", ""
 	}
 	return "", "", ""
+}
+
+// owned is d with keys and labels of its own (not the tap's scratch).
+func (d Delivery) owned() Delivery {
+	if len(d.Keys) == 0 {
+		d.Keys = nil
+	} else {
+		d.Keys = slices.Clone(d.Keys)
+	}
+	if len(d.Labels) == 0 {
+		d.Labels = nil
+	} else {
+		d.Labels = slices.Clone(d.Labels)
+	}
+	return d
 }
 
 func addRecord(d *Delivery, key string, ts int64) {

@@ -135,12 +135,6 @@ func (h *hub) leave(c chan struct{}) {
 	h.mu.Unlock()
 }
 
-func (h *hub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.clients)
-}
-
 // cursor is where a client is in the log: generation and line sequence
 // number, "GEN.SEQ" as the SSE event id (so a reconnecting EventSource
 // sends it back as Last-Event-ID and resumes where it was).
@@ -199,9 +193,6 @@ func (s *Core) Subscribe(since string) (*Frames, error) {
 	cur, _ := parseCursor(since)
 	return &Frames{core: s, Ready: poke, cur: cur}, nil
 }
-
-// Closing is closed when the session is closed.
-func (st *Frames) Closing() <-chan struct{} { return st.core.closing }
 
 // Close leaves the hub.
 func (st *Frames) Close() { st.core.hub.leave(st.Ready) }

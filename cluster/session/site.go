@@ -5,12 +5,14 @@ package session
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/flinksim/flinksim/examples"
@@ -39,7 +41,8 @@ type Site struct {
 // assets/ (the page's scripts and style and the worker), flinksim.wasm (the
 // session core built for the browser with the Go toolchain on PATH from
 // flinksim's source at src; "" finds it with go list from the current
-// directory), wasm_exec.js from that toolchain, and the events files the
+// directory, or, for a binary installed with go install, the module cache's
+// source of its version), wasm_exec.js from that toolchain, and the events files the
 // scenarios read (examples/data/). Any static file server serves it.
 //
 // Building needs the Go toolchain now, at site time: the error says so
@@ -62,6 +65,18 @@ func WriteSite(dir, src string) (*Site, error) {
 	}
 	if src == "" {
 		src, err = goOut("", "list", "-m", "-f", "{{.Dir}}", ModulePath)
+		if err != nil || src == "" {
+			// a binary installed with go install names its module version:
+			// that version's source from the module cache
+			if v := moduleVersion(); v != "" {
+				if dir, derr := goOut("", "mod", "download", "-json", ModulePath+"@"+v); derr == nil {
+					var m struct{ Dir string }
+					if json.Unmarshal([]byte(dir), &m) == nil && m.Dir != "" {
+						src, err = m.Dir, nil
+					}
+				}
+			}
+		}
 		if err != nil || src == "" {
 			return nil, fmt.Errorf("flinksim site builds flinksim.wasm from flinksim's source: run it inside a checkout of %s, or give --source DIR (%v)", ModulePath, err)
 		}
@@ -169,4 +184,14 @@ func WriteSite(dir, src string) (*Site, error) {
 	_ = zw.Close()
 	site.WasmGzip = int64(gz.Len())
 	return site, nil
+}
+
+// moduleVersion is the version of flinksim this binary was built from
+// ("" for a build of a checkout).
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path != ModulePath || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ""
+	}
+	return bi.Main.Version
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -245,8 +246,12 @@ func TestRestartShowsCanceledThenTheNewAttempt(t *testing.T) {
 // counts are its executions, FINISHED.
 func TestFinishedJobReadsFinished(t *testing.T) {
 	r := recipeOf(t)
-	recs, err := events.ReadFile(filepath.Join("..", "..", "examples", "data", "orders-sample.jsonl"),
-		events.Options{KeyField: r.Settings.KeyField, TimeField: r.Settings.TimeField, Partitions: r.Settings.SourcePartitions})
+	path := filepath.Join("..", "..", "examples", "data", "orders-sample.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := events.Parse(data, path, events.Options{KeyField: r.Settings.KeyField, TimeField: r.Settings.TimeField, Partitions: r.Settings.SourcePartitions})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -582,3 +582,10 @@ func TestSettingsRebuild(t *testing.T) {
 		}
 	}
 }
+
+// count is the number of stream clients registered with the hub.
+func (h *hub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.clients)
+}

@@ -31,18 +31,20 @@ import (
 // refuses the same thing.
 var explainCmd = &cobra.Command{
 	Use:   "explain",
-	Short: "Explain where Flink routes a key, which reader owns a partition, which windows a timestamp falls into, what the JobGraph is",
+	Short: "Explain where Flink routes a key, which reader owns a partition, which windows a timestamp falls into, what the JobGraph is, what a Netty frame holds",
 	Long: `explain answers one question with Flink's own formulas and prints every
 intermediate value. Output is a plain table; --json prints JSON instead.
 
   explain key KEY      hashCode, murmur hash, key group, owning subtask (KeyGroupRangeAssignment)
   explain split        which Kafka source reader owns each partition (KafkaSourceEnumerator)
   explain window       the windows a timestamp falls into, when each fires and is cleaned up
-  explain job          the JobGraph of the settings: JobVertices, ship strategies, key groups, slots`,
+  explain job          the JobGraph of the settings: JobVertices, ship strategies, key groups, slots
+  explain netty HEX    the fields of frames of Flink's Netty protocol (NettyMessage), from hex`,
 	Example: `  flinksim explain key user-42 --parallelism 4
   flinksim explain split --topic orders --partitions 4 --readers 6
   flinksim explain window --ts 2023-11-14T22:13:20.123Z --size 1min
-  flinksim explain job --set job.window.parallelism=3 --set job.sink.parallelism=1`,
+  flinksim explain job --set job.window.parallelism=3 --set job.sink.parallelism=1
+  flinksim explain netty 0000001d badc0ffe 06 00000003 0102030405060708 1112131415161718`,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return cmd.Help()

@@ -23,6 +23,7 @@ type jobManagerFlags struct {
 	wdInterval  time.Duration
 	wdTimeout   time.Duration
 	tls         tlsFlags
+	tokenFile   string
 	cpuProfile  string
 }
 
@@ -40,7 +41,13 @@ joined, then prints the same log as 'flinksim run' and writes the same --output.
 A process that dies or is cut off is a TaskManager loss: it is logged as the action
 'kill-taskmanager tm-N' at the virtual time it is noticed, so that 'flinksim replay'
 of the log reproduces the run in one process. A replacement TaskManager starts in a
-spare process (--spare-taskmanagers) or else in this one.`,
+spare process (--spare-taskmanagers) or else in this one.
+
+A process joins with mutual TLS (--tls-cert, --tls-key, --tls-ca; its certificate
+names the role flinksim://role/taskmanager), or by proving the join token
+(--join-token-file), or, with neither, from loopback only; it must run the same build
+(the fingerprint of the log header's build field). What anything else sends is dropped
+and counted on stderr, never in the log.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return jobManagerMain(cmd, f) },
 	}
@@ -55,6 +62,7 @@ spare process (--spare-taskmanagers) or else in this one.`,
 	fl.DurationVar(&f.wdInterval, "watchdog-interval", 200*time.Millisecond, "wall time between two heartbeats to each process")
 	fl.DurationVar(&f.wdTimeout, "watchdog-timeout", 5*time.Second, "a process silent this long is lost (and the processes give the jobmanager up after as long)")
 	f.tls.register(fl)
+	fl.StringVar(&f.tokenFile, "join-token-file", "", "a file holding the secret every taskmanager process must prove it knows to join (without it and without TLS only loopback peers may join)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to the file")
 	fl.Lookup("cpuprofile").Hidden = true
 	rootCmd.AddCommand(cmd)
@@ -79,20 +87,29 @@ func jobManagerMain(cmd *cobra.Command, f jobManagerFlags) error {
 	if f.wdTimeout < 2*f.wdInterval {
 		return badInput("--watchdog-timeout %s must be at least twice --watchdog-interval %s", f.wdTimeout, f.wdInterval)
 	}
-	tlsConf, err := f.tls.load("jobmanager")
+	tlsConf, err := f.tls.load(remote.RoleJobManager)
+	if err != nil {
+		return err
+	}
+	token, err := joinToken(f.tokenFile)
 	if err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	if tlsConf == nil && !loopback(listen, f.bindHost) {
-		fmt.Fprintf(stderr, "jobmanager: warning: listening on %s without TLS: the run's traffic is not encrypted (--tls-cert, --tls-key, --tls-ca)\n", listen)
+	if !loopback(listen, f.bindHost) {
+		switch {
+		case tlsConf == nil && token == nil:
+			fmt.Fprintf(stderr, "jobmanager: warning: listening on %s without TLS or a join token: only taskmanager processes on loopback may join (--tls-cert, --tls-key, --tls-ca, or --join-token-file)\n", listen)
+		case tlsConf == nil:
+			fmt.Fprintf(stderr, "jobmanager: warning: listening on %s without TLS: joins prove the token, but the run's traffic is not encrypted (--tls-cert, --tls-key, --tls-ca)\n", listen)
+		}
 	}
 	oneP()
 	defer profile(f.cpuProfile)()
 	var jm *remote.JobManager
 	run := func(cfg config.Config, opt cluster.Options) (*cluster.Result, error) {
 		jm, err = remote.StartJobManager(remote.JobManagerConfig{Endpoint: remote.Endpoint{Advertise: listen, BindHost: f.bindHost},
-			TLS: tlsConf, TaskManagers: cfg.TaskManagers, Spares: f.spares, Header: cluster.HeaderLine(cfg, opt),
+			TLS: tlsConf, JoinToken: token, TaskManagers: cfg.TaskManagers, Spares: f.spares, Header: cluster.HeaderLine(cfg, opt),
 			WatchdogInterval: f.wdInterval, WatchdogTimeout: f.wdTimeout, Stderr: stderr})
 		if err != nil {
 			return nil, exitError{exitRemote, err}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -32,16 +33,36 @@ func (t *tlsFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&t.ca, "tls-ca", "", "PEM certificate of the CA that signed every process's certificate")
 }
 
-// load reads the TLS flags: all three, or none (nil: plain TCP).
-func (t tlsFlags) load(who string) (*tls.Config, error) {
+// load reads the TLS flags: all three, or none (nil: plain TCP). role is
+// the process's (remote.RoleJobManager or remote.RoleTaskManager), which
+// its certificate must name.
+func (t tlsFlags) load(role string) (*tls.Config, error) {
 	if t.cert == "" && t.key == "" && t.ca == "" {
 		return nil, nil
 	}
-	c, err := remote.LoadTLS(t.cert, t.key, t.ca, os.Stderr, who)
+	c, err := remote.LoadTLS(t.cert, t.key, t.ca, os.Stderr, role)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
 	return c, nil
+}
+
+// joinToken reads --join-token-file ("": none): the secret shared by the
+// jobmanager and its taskmanager processes, surrounding white space
+// trimmed. It must hold at least 16 bytes.
+func joinToken(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput("--join-token-file: %v", err)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 16 {
+		return nil, badInput("--join-token-file %s: the token has %d bytes, want at least 16 (e.g. head -c 32 /dev/urandom | base64 > %s)", path, len(b), path)
+	}
+	return b, nil
 }
 
 // address is a host:port flag with Flink's two options beside it: when

@@ -60,6 +60,10 @@ var actionVerbsHelp = `Actions (--action or one per line of an --actions file; #
   at=DURATION set KEY=VALUE               change ` + strings.Join(action.SetKeys, ", ") + `
                                           (the job restarts from a savepoint with it; the isolation level only changes the view)
   at=DURATION partition-network A B for D  the network between A and B (tm-N or jobmanager) loses everything for D
+  at=DURATION stall-taskmanager tm-N for D  the TaskManager's process freezes for D (a long GC), then wakes with what it missed
+  at=DURATION network-jitter MAX for D     every envelope between two hosts up to MAX late for D, one connection's order kept
+  at=DURATION lose-rpc RPC within D        the network loses the next RPC (acknowledge-checkpoint, decline-checkpoint,
+                                          notify-checkpoint-complete) within D
 DURATION is virtual time from the start, with a unit: 90s, 2 min, 500ms.`
 
 func init() {

@@ -21,8 +21,9 @@ other request: python3 -m http.server -d DIR, GitHub Pages, a bucket.
 The address takes settings, a seed and a scenario, so that a link opens a prepared
 run: index.html?set=job.window.size%3D15s&seed=7&scenario=backpressure.
 
-Building flinksim.wasm needs the Go toolchain on PATH now, and flinksim's source
-(found with go list from the current directory, or --source).`,
+Building flinksim.wasm needs the Go toolchain on PATH now, and flinksim's source:
+found with go list from the current directory (a checkout), for a binary installed
+with go install its version's source in the module cache, or given with --source.`,
 		Example: `  flinksim site /tmp/flinksim-site && python3 -m http.server -d /tmp/flinksim-site 8000`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

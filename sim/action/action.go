@@ -13,6 +13,9 @@
 //	at=70s resume-partition 2
 //	at=80s set execution.checkpointing.unaligned.enabled=true
 //	at=85s partition-network tm-1 jobmanager for 10s
+//	at=90s stall-taskmanager tm-2 for 12s
+//	at=95s network-jitter 3ms for 10s
+//	at=99s lose-rpc acknowledge-checkpoint within 5s
 //
 // The time is a Flink duration (sim/config.ParseDuration) from the start of
 // the run.
@@ -58,12 +61,47 @@ const (
 	// (the scheduler drops every envelope between them): "A B for D"
 	// (Cut), A and B each a task manager (tm-N) or jobmanager, D a duration.
 	PartitionNetwork = Verb(messages.ActionVerb_ACTION_PARTITION_NETWORK)
+	// StallTaskManager freezes a TaskManager's process for a while (a long
+	// garbage collection, a suspended VM): "tm-N for D" (Stall). Nothing
+	// reaches its actors meanwhile; then it wakes with everything held, a
+	// zombie if its heartbeats timed out.
+	StallTaskManager = Verb(messages.ActionVerb_ACTION_STALL_TASKMANAGER)
+	// NetworkJitter delays every envelope between two hosts by up to a
+	// maximum for a while, one connection's order kept: "MAX for D" (Jitter).
+	NetworkJitter = Verb(messages.ActionVerb_ACTION_NETWORK_JITTER)
+	// LoseRPC has the network lose the next RPC of a kind within a while
+	// (Pekko delivers at most once): "RPC within D" (Lose), RPC one of
+	// LostRPCs.
+	LoseRPC = Verb(messages.ActionVerb_ACTION_LOSE_RPC)
 )
+
+// LostRPCs are the RPCs lose-rpc can lose, by their --action word: the
+// checkpoint's messages between the tasks and the CheckpointCoordinator
+// (CheckpointCoordinatorGateway.acknowledgeCheckpoint and
+// declineCheckpoint, TaskExecutorGateway.confirmCheckpoint).
+var LostRPCs = []string{"acknowledge-checkpoint", "decline-checkpoint", "notify-checkpoint-complete"}
+
+var lostRPCWire = map[string]messages.LostRPC{
+	"acknowledge-checkpoint":     messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT,
+	"decline-checkpoint":         messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT,
+	"notify-checkpoint-complete": messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE,
+}
+
+// LostRPCName is the --action word of an RPC on the wire ("" for none).
+func LostRPCName(r messages.LostRPC) string {
+	for _, n := range LostRPCs {
+		if lostRPCWire[n] == r {
+			return n
+		}
+	}
+	return ""
+}
 
 var verbNames = map[Verb]string{
 	KillTaskManager: "kill-taskmanager", TriggerCheckpoint: "trigger-checkpoint", TriggerSavepoint: "trigger-savepoint",
 	StopWithSavepoint: "stop-with-savepoint", Rescale: "rescale", SendEvent: "send-event", PausePartition: "pause-partition",
 	ResumePartition: "resume-partition", Set: "set", PartitionNetwork: "partition-network",
+	StallTaskManager: "stall-taskmanager", NetworkJitter: "network-jitter", LoseRPC: "lose-rpc",
 }
 
 // String is the verb as the --action syntax spells it.
@@ -84,8 +122,9 @@ func verbNamed(s string) (Verb, bool) {
 	return 0, false
 }
 
+// verbs are the action verbs, in the order the help lists them.
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
-	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork}
+	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC}
 
 // SetKeys are the settings `set` may change during a run, and how each is
 // applied (README.md, "Actions"): the first two are job configuration, which
@@ -93,9 +132,6 @@ var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWit
 // savepoint and a new job starts from it with the new value; the consumer's
 // isolation level only changes which records the output view shows.
 var SetKeys = []string{"execution.checkpointing.unaligned.enabled", "job.watermark.idleness", "sim.output.isolation-level"}
-
-// Verbs are the action verbs, in the order the help lists them.
-func Verbs() []Verb { return slices.Clone(verbs) }
 
 // Action is one parsed action: the verb and, typed, what it names. Only the
 // fields of its verb are set.
@@ -115,6 +151,10 @@ type Action struct {
 	Event Event
 	// Cut is partition-network's cut.
 	Cut Partition
+	// Stall is stall-taskmanager's, Jitter network-jitter's, Lose lose-rpc's.
+	Stall  Stall
+	Jitter Jitter
+	Lose   Lose
 }
 
 // Arg renders the action's argument in the syntax Parse reads ("" for a
@@ -137,6 +177,12 @@ func (a Action) Arg() string {
 		return a.Key + "=" + a.Value
 	case PartitionNetwork:
 		return a.Cut.String()
+	case StallTaskManager:
+		return a.Stall.String()
+	case NetworkJitter:
+		return a.Jitter.String()
+	case LoseRPC:
+		return a.Lose.String()
 	}
 	return ""
 }
@@ -214,6 +260,12 @@ func (a Action) Message(live bool) *messages.Action {
 		m.Event = e
 	case PartitionNetwork:
 		m.Cut = &messages.NetworkCut{HostA: a.Cut.A, HostB: a.Cut.B, DurationNanos: int64(a.Cut.Duration)}
+	case StallTaskManager:
+		m.Stall = &messages.HostStall{Host: a.Stall.TaskManager, DurationNanos: int64(a.Stall.Duration)}
+	case NetworkJitter:
+		m.Jitter = &messages.NetworkJitter{MaxNanos: int64(a.Jitter.Max), DurationNanos: int64(a.Jitter.Duration)}
+	case LoseRPC:
+		m.Lose = &messages.LoseRPC{Rpc: lostRPCWire[a.Lose.RPC], WithinNanos: int64(a.Lose.Within)}
 	}
 	return m
 }
@@ -235,6 +287,15 @@ func FromMessage(m *messages.Action) Action {
 	}
 	if c := m.GetCut(); c != nil {
 		a.Cut = Partition{A: c.HostA, B: c.HostB, Duration: time.Duration(c.DurationNanos)}
+	}
+	if st := m.GetStall(); st != nil {
+		a.Stall = Stall{TaskManager: st.Host, Duration: time.Duration(st.DurationNanos)}
+	}
+	if j := m.GetJitter(); j != nil {
+		a.Jitter = Jitter{Max: time.Duration(j.MaxNanos), Duration: time.Duration(j.DurationNanos)}
+	}
+	if l := m.GetLose(); l != nil {
+		a.Lose = Lose{RPC: LostRPCName(l.Rpc), Within: time.Duration(l.WithinNanos)}
 	}
 	return a
 }
@@ -338,6 +399,24 @@ func Parse(s string) (Action, error) {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
 		a.Cut = p
+	case StallTaskManager:
+		st, err := ParseStall(strings.Join(args, " "))
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Stall = st
+	case NetworkJitter:
+		j, err := ParseJitter(strings.Join(args, " "))
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Jitter = j
+	case LoseRPC:
+		l, err := ParseLose(strings.Join(args, " "))
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Lose = l
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)
@@ -524,7 +603,103 @@ func parsePartition(arg string) (Partition, error) {
 	return Partition{A: f[0], B: f[1], Duration: d}, nil
 }
 
-// String renders the argument in the form ParsePartition reads.
+// String renders the cut as partition-network's argument: "A B for D".
 func (p Partition) String() string {
 	return p.A + " " + p.B + " for " + strings.ReplaceAll(config.FormatDuration(p.Duration), " ", "")
+}
+
+// Stall is a parsed stall-taskmanager argument.
+type Stall struct {
+	TaskManager string        // tm-N
+	Duration    time.Duration // > 0
+}
+
+// ParseStall reads the argument of a stall-taskmanager action.
+func ParseStall(arg string) (Stall, error) {
+	f := strings.Fields(arg)
+	if len(f) < 3 || f[1] != "for" {
+		return Stall{}, fmt.Errorf("stall-taskmanager needs 'tm-N for DURATION', e.g. 'stall-taskmanager tm-1 for 12s'")
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(f[0], "tm-")); !strings.HasPrefix(f[0], "tm-") || err != nil || n < 1 {
+		return Stall{}, fmt.Errorf("stall-taskmanager: %q is not a task manager name (tm-1, tm-2, ...)", f[0])
+	}
+	d, err := positive("stall-taskmanager", f[2:])
+	if err != nil {
+		return Stall{}, err
+	}
+	return Stall{TaskManager: f[0], Duration: d}, nil
+}
+
+// String renders the argument in the form ParseStall reads.
+func (s Stall) String() string { return s.TaskManager + " for " + compact(s.Duration) }
+
+// Jitter is a parsed network-jitter argument.
+type Jitter struct {
+	Max, Duration time.Duration // both > 0
+}
+
+// ParseJitter reads the argument of a network-jitter action.
+func ParseJitter(arg string) (Jitter, error) {
+	f := strings.Fields(arg)
+	i := slices.Index(f, "for")
+	if i < 1 || i == len(f)-1 {
+		return Jitter{}, fmt.Errorf("network-jitter needs 'MAX for DURATION', e.g. 'network-jitter 3ms for 10s'")
+	}
+	m, err := positive("network-jitter", f[:i])
+	if err != nil {
+		return Jitter{}, err
+	}
+	if m > time.Second {
+		return Jitter{}, fmt.Errorf("network-jitter: a jitter of %s is more than 1 s; that is an outage (partition-network)", compact(m))
+	}
+	d, err := positive("network-jitter", f[i+1:])
+	if err != nil {
+		return Jitter{}, err
+	}
+	return Jitter{Max: m, Duration: d}, nil
+}
+
+// String renders the argument in the form ParseJitter reads.
+func (j Jitter) String() string { return compact(j.Max) + " for " + compact(j.Duration) }
+
+// Lose is a parsed lose-rpc argument.
+type Lose struct {
+	RPC    string        // one of LostRPCs
+	Within time.Duration // > 0
+}
+
+// ParseLose reads the argument of a lose-rpc action.
+func ParseLose(arg string) (Lose, error) {
+	f := strings.Fields(arg)
+	if len(f) < 3 || f[1] != "within" {
+		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s'", strings.Join(LostRPCs, ", "))
+	}
+	if !slices.Contains(LostRPCs, f[0]) {
+		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], strings.Join(LostRPCs, ", "))
+	}
+	d, err := positive("lose-rpc", f[2:])
+	if err != nil {
+		return Lose{}, err
+	}
+	return Lose{RPC: f[0], Within: d}, nil
+}
+
+// String renders the argument in the form ParseLose reads.
+func (l Lose) String() string { return l.RPC + " within " + compact(l.Within) }
+
+// positive reads a duration of a verb's argument that must be above 0.
+func positive(verb string, f []string) (time.Duration, error) {
+	text := strings.Join(f, " ")
+	d, err := config.ParseDuration(text)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s: %v", verb, text, err)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%s: %s: must be more than 0 ms", verb, text)
+	}
+	return d, nil
+}
+
+func compact(d time.Duration) string {
+	return strings.ReplaceAll(config.FormatDuration(d), " ", "")
 }

@@ -71,7 +71,7 @@ func TestParseSendEvent(t *testing.T) {
 // Every verb reads back from its word, and its wire number is the
 // proto's.
 func TestVerbs(t *testing.T) {
-	for _, v := range Verbs() {
+	for _, v := range verbs {
 		got, ok := verbNamed(v.String())
 		if !ok || got != v {
 			t.Errorf("verbNamed(%q) = %v, %v", v.String(), got, ok)
@@ -80,8 +80,8 @@ func TestVerbs(t *testing.T) {
 			t.Errorf("verb %s has no messages.ActionVerb", v)
 		}
 	}
-	if len(Verbs()) != len(messages.ActionVerb_name)-1 {
-		t.Errorf("%d verbs, %d on the wire (besides UNSPECIFIED)", len(Verbs()), len(messages.ActionVerb_name)-1)
+	if len(verbs) != len(messages.ActionVerb_name)-1 {
+		t.Errorf("%d verbs, %d on the wire (besides UNSPECIFIED)", len(verbs), len(messages.ActionVerb_name)-1)
 	}
 }
 

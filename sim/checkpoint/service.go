@@ -67,7 +67,7 @@ func NewService(cfg *config.Config) *Service {
 	return &Service{base: cfg, cfg: cfg, offsets: map[int64]string{}}
 }
 
-// Receive implements Component.
+// Step implements kernel.Component.
 func (c *Service) Step(o *kernel.Out, env *messages.Envelope) {
 	if t, ok := env.Body.(*messages.Envelope_Timer); ok && t.Timer.Kind == timerFinalized {
 		c.finalized(o)
@@ -125,6 +125,9 @@ func (c *Service) step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_TriggerCheckpointRequest:
 		c.trigger(o, kindOf(b.TriggerCheckpointRequest.Kind))
 	case *messages.Envelope_AcknowledgeCheckpoint:
+		if c.fenced(o, env.From, b.AcknowledgeCheckpoint) {
+			return
+		}
 		c.acknowledge(o, b.AcknowledgeCheckpoint)
 	case *messages.Envelope_DeclineCheckpoint:
 		c.decline(o, b.DeclineCheckpoint)
@@ -402,6 +405,29 @@ func (c *Service) acknowledge(o *kernel.Out, m *messages.AcknowledgeCheckpoint) 
 	}
 	c.ready(o)
 	c.scheduleDuty(o)
+}
+
+// fenced reports whether an acknowledgement of a pending checkpoint comes
+// from an execution attempt that is not the current one (a zombie's, from a
+// TaskManager that stalled or was cut off while the job restarted), and
+// logs that it is ignored: PendingCheckpoint.acknowledgeTask knows the
+// attempts it waits for by ExecutionAttemptID and answers UNKNOWN for any
+// other, which CheckpointCoordinator.receiveAcknowledgeMessage logs and
+// discards. An acknowledgement of a checkpoint that is not pending goes on
+// to the coordinator, which tells why it does not count.
+func (c *Service) fenced(o *kernel.Out, from string, m *messages.AcknowledgeCheckpoint) bool {
+	if c.coord == nil || !jobgraph.FenceStaleAttempts || !slices.Contains(c.coord.Pending(), m.CheckpointId) {
+		return false
+	}
+	for _, e := range c.execs {
+		if e.Name == from {
+			return false
+		}
+	}
+	o.Log(eventlog.CheckpointAckIgnored{CheckpointID: m.CheckpointId, Task: m.Task,
+		Message: "Could not acknowledge the checkpoint " + strconv.FormatInt(m.CheckpointId, 10) + " for task " + m.Task +
+			", because the task's execution attempt id (" + from + ") was unknown. Discarding the state handle to avoid lingering state."})
+	return true
 }
 
 // decline is DeclineCheckpoint from a task.

@@ -82,6 +82,18 @@ func decodeFields(kind Kind, list []*messages.Field) Event {
 			BuffersInUse: f.int("buffers_in_use"), FloatingBuffers: f.int("floating_buffers")}
 	case KindNetworkPartition:
 		return NetworkPartition{HostA: f.str("host_a"), HostB: f.str("host_b"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
+	case KindHostStalled:
+		return HostStalled{Host: f.str("host"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
+	case KindHostResumed:
+		return HostResumed{Host: f.str("host"), HeldEnvelopes: f.int("held_envelopes"), RunEnded: f.get("run_ended").GetBool()}
+	case KindNetworkJitter:
+		return NetworkJitter{DurationMs: f.int("duration_ms"), MaxJitterUs: f.int("max_jitter_us"), Action: f.str("action")}
+	case KindNetworkJitterEnded:
+		return NetworkJitterEnded{JitteredEnvelopes: f.int("jittered_envelopes"), RunEnded: f.get("run_ended").GetBool()}
+	case KindRPCLost:
+		return RPCLost{RPC: f.str("rpc"), From: f.str("from"), To: f.str("to")}
+	case KindRPCLossUnused:
+		return RPCLossUnused{RPC: f.str("rpc"), RunEnded: f.get("run_ended").GetBool()}
 	case KindNetworkPartitionHealed:
 		return NetworkPartitionHealed{HostA: f.str("host_a"), HostB: f.str("host_b"), DroppedEnvelopes: f.int("dropped_envelopes"),
 			ConnectionsLost: f.int("connections_lost"), RunEnded: f.get("run_ended").GetBool()}
@@ -94,12 +106,19 @@ func decodeFields(kind Kind, list []*messages.Field) Event {
 	return decodeSimple(kind, f)
 }
 
-// Kinds of the network partitions (logged by the scheduler, sim/kernel) and
-// of their effect on a data connection (logged by the input channel).
+// Kinds of the network partitions and the scheduler's other faults (logged
+// by the scheduler, sim/kernel) and of their effect on a data connection
+// (logged by the input channel).
 const (
 	KindNetworkPartition       Kind = "network_partition"
 	KindNetworkPartitionHealed Kind = "network_partition_healed"
 	KindChannelError           Kind = "channel_error"
+	KindHostStalled            Kind = kernel.KindHostStalled
+	KindHostResumed            Kind = kernel.KindHostResumed
+	KindNetworkJitter          Kind = kernel.KindNetworkJitter
+	KindNetworkJitterEnded     Kind = kernel.KindJitterEnded
+	KindRPCLost                Kind = kernel.KindRPCLost
+	KindRPCLossUnused          Kind = kernel.KindRPCLossUnused
 )
 
 // KindAction is a live user action, logged by the scheduler when it is
@@ -114,6 +133,12 @@ type (
 	Failure                = kernel.Failure
 	NetworkPartition       = kernel.NetworkPartition
 	NetworkPartitionHealed = kernel.NetworkPartitionHealed
+	HostStalled            = kernel.HostStalled
+	HostResumed            = kernel.HostResumed
+	NetworkJitter          = kernel.NetworkJitter
+	NetworkJitterEnded     = kernel.NetworkJitterEnded
+	RPCLost                = kernel.RPCLost
+	RPCLossUnused          = kernel.RPCLossUnused
 )
 
 // JobStatus is a job status transition (JobStatus in Flink:

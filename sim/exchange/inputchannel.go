@@ -145,7 +145,7 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 	}
 	if !m.Buffer.IsEvent {
 		if !c.bm.Take() {
-			o.Invariant("credit_non_negative", "%s received a data buffer from %s without credit", o.Name(), c.producer)
+			o.Invariant("network_buffer_bounds", "%s received a data buffer from %s without credit", o.Name(), c.producer)
 			return
 		}
 		c.buffersIn++

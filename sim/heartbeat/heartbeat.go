@@ -15,10 +15,7 @@
 // is due and whether a target has timed out.
 package heartbeat
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Flink 1.20's defaults (HeartbeatManagerOptions).
 const (
@@ -37,26 +34,6 @@ const (
 	// FAILED_RPC_DETECTION_DISABLED).
 	FailedRPCDetectionDisabled = -1
 )
-
-// Validate checks a heartbeat configuration as HeartbeatServicesImpl's
-// constructor does, returning its message for the first violated rule:
-// interval > 0, interval <= timeout, threshold > 0 or -1.
-func Validate(intervalMs, timeoutMs int64, rpcFailureThreshold int) error {
-	if intervalMs <= 0 {
-		return errors.New("The heartbeat interval must be larger than 0.")
-	}
-	if intervalMs > timeoutMs {
-		return errors.New("The heartbeat timeout should be larger or equal than the heartbeat interval.")
-	}
-	return validateThreshold(rpcFailureThreshold)
-}
-
-func validateThreshold(n int) error {
-	if n > 0 || n == FailedRPCDetectionDisabled {
-		return nil
-	}
-	return errors.New("The number of failed heartbeat RPC requests has to be larger than 0 or -1 (deactivated).")
-}
 
 // MonitorState is DefaultHeartbeatMonitor's state. A monitor leaves Running
 // at most once; the other states are final.
@@ -107,9 +84,9 @@ type Monitor struct {
 
 // NewMonitor starts a monitor at nowMs with the given timeout (virtual ms) and
 // RPC-failure detection off, as HeartbeatManagerImpl.monitorTarget does. The
-// first deadline is nowMs + timeoutMs. Flink refuses a timeout <= 0 (see
-// NewMonitorWithThreshold for the error); here such a monitor is timed out
-// from its creation.
+// first deadline is nowMs + timeoutMs. Flink refuses a timeout <= 0
+// (sim/config refuses the setting); here such a monitor is timed out from
+// its creation.
 func NewMonitor(timeoutMs int64, nowMs int64) *Monitor {
 	return &Monitor{
 		timeoutMs:  timeoutMs,
@@ -117,22 +94,6 @@ func NewMonitor(timeoutMs int64, nowMs int64) *Monitor {
 		threshold:  FailedRPCDetectionDisabled,
 		state:      MonitorRunning,
 	}
-}
-
-// NewMonitorWithThreshold is NewMonitor with the RPC-failure threshold
-// (heartbeat.rpc-failure-threshold; DefaultRPCFailureThreshold in Flink,
-// FailedRPCDetectionDisabled to turn it off), refusing what
-// DefaultHeartbeatMonitor's constructor refuses, with its messages.
-func NewMonitorWithThreshold(timeoutMs, nowMs int64, rpcFailureThreshold int) (*Monitor, error) {
-	if timeoutMs <= 0 {
-		return nil, errors.New("The heartbeat timeout interval has to be larger than 0.")
-	}
-	if err := validateThreshold(rpcFailureThreshold); err != nil {
-		return nil, err
-	}
-	m := NewMonitor(timeoutMs, nowMs)
-	m.threshold = rpcFailureThreshold
-	return m, nil
 }
 
 // advance fires the timeout if it is due at nowMs.

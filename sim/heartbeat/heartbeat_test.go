@@ -10,41 +10,15 @@ func TestDefaults(t *testing.T) {
 	if DefaultIntervalMs != 10_000 || DefaultTimeoutMs != 50_000 || DefaultRPCFailureThreshold != 2 {
 		t.Errorf("defaults %d %d %d, want Flink's 10 s, 50 s, 2", DefaultIntervalMs, DefaultTimeoutMs, DefaultRPCFailureThreshold)
 	}
-	if err := Validate(DefaultIntervalMs, DefaultTimeoutMs, DefaultRPCFailureThreshold); err != nil {
-		t.Errorf("defaults refused: %v", err)
-	}
 }
 
-func TestValidate(t *testing.T) {
-	tests := []struct {
-		interval, timeout int64
-		threshold         int
-		want              string
-	}{
-		{interval: 0, timeout: 50_000, threshold: 2, want: "The heartbeat interval must be larger than 0."},
-		{interval: -1, timeout: 50_000, threshold: 2, want: "The heartbeat interval must be larger than 0."},
-		{interval: 10_001, timeout: 10_000, threshold: 2, want: "The heartbeat timeout should be larger or equal than the heartbeat interval."},
-		{interval: 10_000, timeout: 10_000, threshold: 0, want: "The number of failed heartbeat RPC requests has to be larger than 0 or -1 (deactivated)."},
-		{interval: 10_000, timeout: 10_000, threshold: -2, want: "The number of failed heartbeat RPC requests has to be larger than 0 or -1 (deactivated)."},
-		{interval: 10_000, timeout: 10_000, threshold: -1},
-		{interval: 1, timeout: 1, threshold: 1},
-	}
-	for _, tt := range tests {
-		err := Validate(tt.interval, tt.timeout, tt.threshold)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Validate(%d, %d, %d) = %q, want %q", tt.interval, tt.timeout, tt.threshold, got, tt.want)
-		}
-	}
-	if _, err := NewMonitorWithThreshold(0, 0, 2); err == nil || err.Error() != "The heartbeat timeout interval has to be larger than 0." {
-		t.Errorf("timeout 0: %v", err)
-	}
-	if _, err := NewMonitorWithThreshold(1, 0, 0); err == nil {
-		t.Error("threshold 0 accepted")
-	}
+// newMonitorWithThreshold is NewMonitor with RPC-failure detection on at
+// threshold (heartbeat.rpc-failure-threshold, which the cluster leaves at
+// FailedRPCDetectionDisabled).
+func newMonitorWithThreshold(timeoutMs, nowMs int64, threshold int) *Monitor {
+	m := NewMonitor(timeoutMs, nowMs)
+	m.threshold = threshold
+	return m
 }
 
 // TestMonitorTimings walks one monitor with Flink's 50 s timeout by hand.
@@ -120,10 +94,7 @@ func TestMonitorCancel(t *testing.T) {
 }
 
 func TestMonitorRPCFailures(t *testing.T) {
-	m, err := NewMonitorWithThreshold(DefaultTimeoutMs, 0, DefaultRPCFailureThreshold)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMonitorWithThreshold(DefaultTimeoutMs, 0, DefaultRPCFailureThreshold)
 	m.ReportHeartbeatRPCFailure(10_000)
 	m.ReportHeartbeatRPCSuccess() // the count restarts
 	m.ReportHeartbeatRPCFailure(20_000)
@@ -149,7 +120,7 @@ func TestMonitorRPCFailures(t *testing.T) {
 		t.Error("detection off but unreachable")
 	}
 	// A failure reported after the deadline finds the monitor timed out.
-	d2, _ := NewMonitorWithThreshold(100, 0, 1)
+	d2 := newMonitorWithThreshold(100, 0, 1)
 	d2.ReportHeartbeatRPCFailure(100)
 	if d2.State(100) != MonitorTimedOut {
 		t.Errorf("failure at the deadline: %v, want TIMEOUT", d2.State(100))
@@ -171,7 +142,7 @@ func TestLostTaskManager(t *testing.T) {
 		{threshold: FailedRPCDetectionDisabled, wantState: MonitorTimedOut, wantAt: 70_005},
 		{threshold: DefaultRPCFailureThreshold, wantState: MonitorUnreachable, wantAt: 40_005},
 	} {
-		m, _ := NewMonitorWithThreshold(DefaultTimeoutMs, 0, tt.threshold)
+		m := newMonitorWithThreshold(DefaultTimeoutMs, 0, tt.threshold)
 		const deathMs = 25_000
 		lostAt := int64(-1)
 		for now := int64(0); now <= 100_000 && lostAt < 0; now++ {

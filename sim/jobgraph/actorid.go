@@ -20,16 +20,6 @@ const (
 	ActorInputChannel                               // SUBTASK/ch-K: the InputChannel of SUBTASK reading producer subtask K
 )
 
-var actorKindNames = [...]string{"", "jobmanager", "resourcemanager", "checkpoint-coordinator", "kafka", "taskmanager",
-	"subtask", "inputchannel"}
-
-func (k ActorKind) String() string {
-	if int(k) < len(actorKindNames) && k > 0 {
-		return actorKindNames[k]
-	}
-	return "ActorKind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // ActorID is an actor's address with its kind: the name envelopes carry in
 // to and from and the log writes as actor, made by SubtaskName,
 // ChannelName and TaskManagerName or one of the fixed names (names.go),
@@ -117,9 +107,6 @@ func canonicalInt(s string) (int, bool) {
 	return n, err == nil && n >= 0 && strconv.Itoa(n) == s
 }
 
-// String is the actor's name, exactly as the log writes it.
-func (a ActorID) String() string { return a.name }
-
 // Kind is what the actor is (0 for the zero ActorID).
 func (a ActorID) Kind() ActorKind { return a.kind }
 
@@ -127,37 +114,6 @@ func (a ActorID) Kind() ActorKind { return a.kind }
 // ("" for other kinds).
 func (a ActorID) Vertex() string { return a.vertex }
 
-// Index is a subtask's index (of an input channel: its consumer's), or a
-// task manager's number (tm-N: N); 0 for other kinds.
-func (a ActorID) Index() int { return a.index }
-
 // Attempt is a subtask's execution attempt (of an input channel: its
 // consumer's); 0 for the first attempt and for other kinds.
 func (a ActorID) Attempt() int { return a.attempt }
-
-// Producer is an input channel's producer subtask index (0 for other
-// kinds).
-func (a ActorID) Producer() int { return a.producer }
-
-// Task is the subtask without its attempt, as the CheckpointCoordinator
-// knows it across attempts (BaseSubtaskName); of an input channel, its
-// consumer's; the ID itself for other kinds.
-func (a ActorID) Task() ActorID {
-	switch a.kind {
-	case ActorSubtask, ActorInputChannel:
-		return ActorID{name: a.vertex + "-" + strconv.Itoa(a.index), kind: ActorSubtask, vertex: a.vertex, index: a.index}
-	}
-	return a
-}
-
-// Consumer is an input channel's subtask (the zero ActorID for other
-// kinds).
-func (a ActorID) Consumer() ActorID {
-	if a.kind != ActorInputChannel {
-		return ActorID{}
-	}
-	c := a
-	c.kind, c.producer = ActorSubtask, 0
-	c.name, _, _ = strings.Cut(a.name, "/")
-	return c
-}

@@ -74,6 +74,11 @@ func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 		o.Log(eventlog.HeartbeatTimeout{TaskManager: tm, LastHeartbeatMs: m.LastHeartbeat(), Cause: cause})
 		j.slots = slices.DeleteFunc(j.slots, func(s Slot) bool { return s.TaskManager == tm })
 		j.failover(o, "java.util.concurrent.TimeoutException: "+cause)
+		// JobMaster.disconnectTaskManager: the TaskManager is told to close
+		// its connection (lost to a cut or a dead TaskManager; one that
+		// stalled fails its tasks as soon as it wakes)
+		o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DisconnectJobManager{DisconnectJobManager: &messages.DisconnectJobManager{
+			JobId: j.jobID(), Cause: "java.util.concurrent.TimeoutException: " + cause}})
 	})
 }
 

@@ -96,7 +96,7 @@ const (
 	reqOutputView   = 3 // the sink topic's end offset where a rescaled job's output view starts
 )
 
-// Receive implements Component. When the job is in a terminal status at
+// Step implements kernel.Component. When the job is in a terminal status at
 // the end of a delivery (a rescale's FINISHED is followed by the new job's
 // RUNNING in the same delivery), the run ends.
 func (j *JobMaster) Step(o *kernel.Out, env *messages.Envelope) {
@@ -353,8 +353,8 @@ func (j *JobMaster) submitTimedOut(o *kernel.Out, attempt int64) {
 }
 
 func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
-	if _, current := j.location[m.ExecutionId]; !current {
-		return // a report of an earlier attempt
+	if _, current := j.location[m.ExecutionId]; !current && jobgraph.FenceStaleAttempts {
+		return // a report of an earlier attempt (a zombie's): fenced
 	}
 	st, ok := status.ExecutionOf(m.State)
 	if !ok {

@@ -122,7 +122,7 @@ func (k *Broker) SinkLog() *TxnLog { return k.sink }
 // SourceTopic is the source topic.
 func (k *Broker) SourceTopic() Log { return k.source }
 
-// Receive implements Component.
+// Step implements kernel.Component.
 func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 	if _, start := env.Body.(*messages.Envelope_Start); !start && k.gen != nil && !k.ahead.ticking {
 		k.reveal(o, env)

@@ -11,7 +11,7 @@ import (
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// refGenerate is the oracle: the generator as it was before GeneratedTopic,
+// refGenerator is the oracle: the generator as it was before GeneratedTopic,
 // appending every tick's records as pointers to a plain Topic-like list per
 // partition, drawing from one rand.Rand.
 type refGenerator struct {

@@ -152,6 +152,11 @@ type Kernel struct {
 	cuts   []*activeCut      // network cuts in progress, in start order
 	cutID  int64
 	seq    uint64 // sender_seq of the kernel's own envelopes
+	// the other faults in progress (faults.go)
+	stalls   []*activeStall
+	jitter   *activeJitter
+	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
+	loses    []*activeLose
 	// envelopes their senders withdrew (Done.cancelled), still queued
 	cancelled map[sentKey]struct{}
 }
@@ -408,6 +413,9 @@ func (k *Kernel) Finish(dones []*Done) {
 		}
 		if !k.closing {
 			for _, e := range d.Out {
+				if k.jitter != nil {
+					k.jitterOut(e)
+				}
 				k.q.Push(e)
 			}
 			for _, seq := range d.Cancelled {
@@ -469,6 +477,7 @@ func (k *Kernel) beginClosing(t vt.Time) {
 		k.now = t
 	}
 	k.heal(k.now, true)
+	k.expireFaults(k.now, true)
 	names := make([]string, 0, len(k.live))
 	for n := range k.live {
 		names = append(names, n)

@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"time"
-
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -61,7 +59,8 @@ func (k *Kernel) seqNext() uint64 {
 }
 
 // control handles an envelope addressed to the scheduler itself: a user
-// action that cuts the network.
+// action that cuts the network, stalls a host, jitters the links or loses
+// an RPC (faults.go).
 func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
@@ -69,16 +68,12 @@ func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
 		if b.Action.Live {
 			k.log(t, UserName, Action{Action: text, To: SchedulerName})
 		}
-		c := b.Action.GetCut()
-		if b.Action.Verb != messages.ActionVerb_ACTION_PARTITION_NETWORK || c == nil {
+		f, ok := faultOf(b.Action)
+		if !ok {
 			k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: "not an action for the scheduler"})
 			return
 		}
-		cut := Cut{A: c.HostA, B: c.HostB, Duration: vt.FromDuration(time.Duration(c.DurationNanos))}
-		k.cutID++
-		ac := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
-		k.cuts = append(k.cuts, ac)
-		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
+		k.applyFault(t, f, text)
 	}
 }
 
@@ -123,6 +118,9 @@ func (k *Kernel) network(t vt.Time, envs []*messages.Envelope) []*messages.Envel
 	if len(k.cuts) > 0 {
 		k.heal(t, false)
 	}
+	if len(k.stalls) > 0 || k.jitter != nil || len(k.loses) > 0 {
+		k.expireFaults(t, false)
+	}
 	kept := envs[:0]
 	for _, e := range envs {
 		if e.To == SchedulerName {
@@ -131,6 +129,7 @@ func (k *Kernel) network(t vt.Time, envs []*messages.Envelope) []*messages.Envel
 		}
 		kept = append(kept, e)
 	}
+	kept = k.faults(t, kept)
 	if len(k.cuts) == 0 {
 		return kept
 	}

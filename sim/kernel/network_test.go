@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/vt"
@@ -20,6 +19,7 @@ type pinger struct {
 	stop  vt.Time
 	got   *[]string
 	spawn string // an actor to spawn on Start, on this pinger's host
+	ack   bool   // ping with AcknowledgeCheckpoint instead (an RPC lose-rpc can lose)
 }
 
 func (p *pinger) Step(o *Out, e *messages.Envelope) {
@@ -31,11 +31,14 @@ func (p *pinger) Step(o *Out, e *messages.Envelope) {
 		}
 		o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
 	case *messages.Envelope_Timer:
-		if o.Now() < p.stop {
+		if o.Now() < p.stop && p.ack {
+			o.Send(p.peer, 0, &messages.Envelope_AcknowledgeCheckpoint{AcknowledgeCheckpoint: &messages.AcknowledgeCheckpoint{}})
+			o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
+		} else if o.Now() < p.stop {
 			o.Send(p.peer, 0, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
 			o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
 		}
-	case *messages.Envelope_HeartbeatRequest:
+	case *messages.Envelope_HeartbeatRequest, *messages.Envelope_AcknowledgeCheckpoint:
 		*p.got = append(*p.got, fmt.Sprintf("%s: ping from %s at %d", o.Name(), e.From, o.Now()))
 	case *messages.Envelope_ConnectionLost:
 		*p.got = append(*p.got, fmt.Sprintf("%s: lost %s at %d", o.Name(), b.ConnectionLost.Peer, o.Now()))
@@ -69,6 +72,12 @@ type netRun struct {
 // every ms until 12 ms, with the given user actions to the scheduler.
 func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 	t.Helper()
+	return runNetWith(t, spawn, false, actions...)
+}
+
+// runNetWith is runNet, the pings AcknowledgeCheckpoint envelopes with ack.
+func runNetWith(t *testing.T, spawn string, ack bool, actions ...string) *netRun {
+	t.Helper()
 	r := &netRun{}
 	k := New(Config{
 		Log: func(ev *Event) {
@@ -82,33 +91,22 @@ func runNet(t *testing.T, spawn string, actions ...string) *netRun {
 			}
 			return strings.ToUpper(actor)
 		},
-		ActionText: func(a *messages.Action) string {
-			if c := a.Cut; c != nil {
-				return fmt.Sprintf("cut %s %s %d", c.HostA, c.HostB, time.Duration(c.DurationNanos).Milliseconds())
-			}
-			return a.Verb.String()
-		},
+		ActionText: testActionText,
 		DeadLetter: func(e *messages.Envelope) []string {
 			r.gone = append(r.gone, e.To)
 			return nil
 		},
 	})
 	l := NewLoop(k, 1, buildPinger)
-	k.Register([]*messages.Spawned{l.Host("a", &pinger{peer: "b", stop: 12_000, got: &r.got, spawn: spawn}),
-		l.Host("b", &pinger{peer: "a", stop: 12_000, got: &r.got})})
+	k.Register([]*messages.Spawned{l.Host("a", &pinger{peer: "b", stop: 12_000, got: &r.got, spawn: spawn, ack: ack}),
+		l.Host("b", &pinger{peer: "a", stop: 12_000, got: &r.got, ack: ack})})
 	k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 	for i, text := range actions {
 		var at int64
 		fmt.Sscanf(text, "%d", &at)
 		text = text[strings.Index(text, " ")+1:]
-		a := &messages.Action{Verb: messages.ActionVerb_ACTION_TRIGGER_CHECKPOINT}
-		var ha, hb string
-		var ms int64
-		if _, err := fmt.Sscanf(text, "cut %s %s %d", &ha, &hb, &ms); err == nil {
-			a = &messages.Action{Verb: messages.ActionVerb_ACTION_PARTITION_NETWORK,
-				Cut: &messages.NetworkCut{HostA: ha, HostB: hb, DurationNanos: int64(time.Duration(ms) * time.Millisecond)}}
-		}
+		a := testAction(text)
 		k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
 			Body: &messages.Envelope_Action{Action: a}})
 	}

@@ -1,7 +1,6 @@
 package keygroup
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -27,12 +26,6 @@ func (e *IllegalArgumentError) Error() string { return e.Message }
 func illegalArgument(format string, args ...any) error {
 	return &IllegalArgumentError{Message: fmt.Sprintf(format, args...)}
 }
-
-// ErrNullKey is what Flink throws (as a NullPointerException) when a record's
-// key is null: KeyGroupRangeAssignment.assignKeyToParallelOperator and
-// assignToKeyGroup check it first. The Go analogue of a null key is a nil *string
-// given to AssignKeyToParallelOperator.
-var ErrNullKey = errors.New("Assigned key must not be null!")
 
 // CheckParallelismBounds is KeyGroupRangeAssignment.checkParallelismPreconditions(int):
 // it refuses a parallelism (or max parallelism) outside [1, UpperBoundMaxParallelism]
@@ -121,25 +114,4 @@ func OperatorIndexForKeyGroup(maxParallelism, parallelism, keyGroup int) int {
 		return -1
 	}
 	return keyGroup * parallelism / maxParallelism
-}
-
-// AssignKeyToParallelOperator is KeyGroupRangeAssignment.assignKeyToParallelOperator
-// for a key given as text of type kt (see HashCodeOf): the subtask index that
-// receives the key. A nil key is Java's null key and returns ErrNullKey, as
-// Flink does before anything else. A key that HashCodeOf cannot read returns
-// its *NumberFormatError. Flink does not check the parallelism pair here (its
-// callers already did); this function does, with CheckParallelismPreconditions,
-// so that it never divides by zero.
-func AssignKeyToParallelOperator(key *string, kt KeyType, maxParallelism, parallelism int) (int, error) {
-	if key == nil {
-		return 0, ErrNullKey
-	}
-	h, err := HashCodeOf(*key, kt)
-	if err != nil {
-		return 0, err
-	}
-	if err := CheckParallelismPreconditions(parallelism, maxParallelism); err != nil {
-		return 0, err
-	}
-	return OperatorIndexForKeyGroup(maxParallelism, parallelism, AssignToKeyGroup(h, maxParallelism)), nil
 }

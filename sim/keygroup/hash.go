@@ -48,12 +48,6 @@ func IntHashCode(v int32) int32 {
 	return v
 }
 
-// BitMix is MathUtils.bitMix: the 32-bit finalizer of MurmurHash3 (fmix32),
-// on the bits of in, returned as a Java int (may be negative).
-func BitMix(in int32) int32 {
-	return int32(fmix32(uint32(in)))
-}
-
 func fmix32(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85ebca6b

@@ -1,7 +1,5 @@
 package keygroup
 
-import "fmt"
-
 // KeyGroupRange is Flink's KeyGroupRange: the key groups Start..End, both
 // inclusive, that one subtask owns. The empty range is {Start: 0, End: -1}
 // (EmptyKeyGroupRange), as Flink's EMPTY_KEY_GROUP_RANGE; any range with
@@ -12,24 +10,6 @@ type KeyGroupRange struct {
 
 // EmptyKeyGroupRange is KeyGroupRange.EMPTY_KEY_GROUP_RANGE: {0, -1}, zero key groups.
 var EmptyKeyGroupRange = KeyGroupRange{Start: 0, End: -1}
-
-// NumberOfKeyGroups is KeyGroupRange.getNumberOfKeyGroups: 1 + End - Start,
-// which is 0 for EmptyKeyGroupRange. Negative for a malformed range with
-// End < Start - 1, as in Flink.
-func (r KeyGroupRange) NumberOfKeyGroups() int {
-	return 1 + r.End - r.Start
-}
-
-// Contains is KeyGroupRange.contains: Start <= kg <= End. Always false for an
-// empty range.
-func (r KeyGroupRange) Contains(kg int) bool {
-	return kg >= r.Start && kg <= r.End
-}
-
-// String is KeyGroupRange.toString: "KeyGroupRange{startKeyGroup=0, endKeyGroup=63}".
-func (r KeyGroupRange) String() string {
-	return fmt.Sprintf("KeyGroupRange{startKeyGroup=%d, endKeyGroup=%d}", r.Start, r.End)
-}
 
 // RangeForOperatorIndex is KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex:
 // the key groups that subtask operatorIndex owns when maxParallelism key groups

@@ -45,10 +45,14 @@ var (
 )
 
 // FrameError is the error type of every failure here. Err is one of the sentinels above and Msg
-// the human text (Flink's message where Flink refuses the same input).
+// the human text (Flink's message where Flink refuses the same input). Offset is the byte of the
+// frame, from its first, where the fault lies: the field that is wrong, or where the bytes end
+// for ErrIncomplete.
 type FrameError struct {
-	Err error
-	Msg string
+	Err    error
+	Msg    string
+	Offset int
+	field  string // the field a validation refused (Fields' name), until Offset is known
 }
 
 // Error returns Msg.
@@ -57,11 +61,27 @@ func (e *FrameError) Error() string { return e.Msg }
 // Unwrap returns the sentinel, for errors.Is.
 func (e *FrameError) Unwrap() error { return e.Err }
 
-func frameErr(kind error, format string, args ...any) error {
-	return &FrameError{Err: kind, Msg: fmt.Sprintf(format, args...)}
+func frameErr(kind error, offset int, format string, args ...any) error {
+	return &FrameError{Err: kind, Msg: fmt.Sprintf(format, args...), Offset: offset}
 }
 
-func invalidField(msg string) error { return &FrameError{Err: ErrInvalidField, Msg: msg} }
+// invalidField is a validation's refusal of field (a name Fields gives).
+func invalidField(field, msg string) error {
+	return &FrameError{Err: ErrInvalidField, Msg: msg, field: field}
+}
+
+// placed gives a validation's error the offset of its field in m's frame.
+func placed(m Message, err error) error {
+	var fe *FrameError
+	if errors.As(err, &fe) && fe.field != "" {
+		for _, f := range Fields(m) {
+			if f.Name == fe.field {
+				fe.Offset = f.Offset
+			}
+		}
+	}
+	return err
+}
 
 // FrameLength is the number of bytes Encode(m) produces, header included, computed without
 // encoding: 9 + the body length. It is 0 for a nil m. Cost O(1).
@@ -80,8 +100,8 @@ func BufferResponseFrameLength(bufferSize int) int {
 }
 
 // AppendFrame appends m's whole frame to dst and returns the extended slice, writing the fields
-// in NettyMessage's order, big-endian. It does not validate m (see Validate); a nil m appends
-// nothing. Cost O(FrameLength(m)), at most one allocation.
+// in NettyMessage's order, big-endian. It does not check m's fields (Decode refuses what Flink
+// refuses); a nil m appends nothing. Cost O(FrameLength(m)), at most one allocation.
 func AppendFrame(dst []byte, m Message) []byte {
 	if m == nil {
 		return dst
@@ -95,24 +115,12 @@ func AppendFrame(dst []byte, m Message) []byte {
 }
 
 // Encode returns m's frame in a new slice of exactly FrameLength(m) bytes (nil for a nil m).
-// It does not validate m: Decode refuses what Flink refuses, so encode only valid messages.
+// It does not check m's fields: Decode refuses what Flink refuses, so encode only valid messages.
 func Encode(m Message) []byte {
 	if m == nil {
 		return nil
 	}
 	return AppendFrame(make([]byte, 0, FrameLength(m)), m)
-}
-
-// Validate reports whether Flink would accept m's fields: the preconditions its constructors
-// check when a frame is decoded (AddCredit credit > 0, BacklogAnnouncement backlog > 0,
-// NewBufferSize bufferSize > 0, SegmentId segmentId > 0, subtaskIndex >= 0, attemptNumber >= 0,
-// 0 <= startIndex <= endIndex, a known Buffer.DataType). The error wraps ErrInvalidField and
-// carries Flink's message.
-func Validate(m Message) error {
-	if m == nil {
-		return invalidField("netty: nil message")
-	}
-	return m.validate()
 }
 
 // fixedBodyLength is the body length of ids whose size never varies; ok is false for variable
@@ -139,41 +147,41 @@ func fixedBodyLength(id MessageID) (n int, ok bool) {
 // 4 bytes, magic and id after 9), so a stream decoder never waits for a frame it will refuse.
 func checkHeader(b []byte, maxFrameLength int) (int, error) {
 	if len(b) < 4 {
-		return 0, frameErr(ErrIncomplete, "netty: incomplete frame: have %d of the 4 length bytes", len(b))
+		return 0, frameErr(ErrIncomplete, len(b), "netty: incomplete frame: have %d of the 4 length bytes", len(b))
 	}
 	raw := int32(binary.BigEndian.Uint32(b))
 	if raw < 0 {
 		// NettyMessageClientDecoderDelegate's checkState message.
-		return 0, frameErr(ErrNegativeLength,
+		return 0, frameErr(ErrNegativeLength, 0,
 			"The length field of current message must be non-negative (frame length field %d)", raw)
 	}
 	n := int(raw)
 	if n > maxFrameLength {
 		// LengthFieldBasedFrameDecoder's TooLongFrameException message.
-		return 0, frameErr(ErrFrameTooLong, "Adjusted frame length exceeds %d: %d - discarded", maxFrameLength, n)
+		return 0, frameErr(ErrFrameTooLong, 0, "Adjusted frame length exceeds %d: %d - discarded", maxFrameLength, n)
 	}
 	if n < FrameHeaderLength {
-		return 0, frameErr(ErrFrameTooShort,
+		return 0, frameErr(ErrFrameTooShort, 0,
 			"frame length %d is shorter than the %d-byte frame header", n, FrameHeaderLength)
 	}
 	if len(b) < FrameHeaderLength {
-		return 0, frameErr(ErrIncomplete, "netty: incomplete frame: have %d of the %d header bytes", len(b), FrameHeaderLength)
+		return 0, frameErr(ErrIncomplete, len(b), "netty: incomplete frame: have %d of the %d header bytes", len(b), FrameHeaderLength)
 	}
 	if magic := binary.BigEndian.Uint32(b[4:]); magic != MagicNumber {
-		return 0, frameErr(ErrBadMagic,
+		return 0, frameErr(ErrBadMagic, 4,
 			"Network stream corrupted: received incorrect magic number. (wrong magic number: 0x%08X)", magic)
 	}
 	id := MessageID(b[8])
 	switch {
 	case id == IDErrorResponse:
-		return 0, frameErr(ErrUnsupported,
+		return 0, frameErr(ErrUnsupported, 8,
 			"ErrorResponse (id 1) is not supported by flinksim: its body is a Java-serialized Throwable")
 	case int(id) >= len(messageIDNames):
 		// NonBufferResponseDecoder's ProtocolException message.
-		return 0, frameErr(ErrUnknownID, "Received unknown message from producer: %d", int8(id))
+		return 0, frameErr(ErrUnknownID, 8, "Received unknown message from producer: %d", int8(id))
 	}
 	if want, ok := fixedBodyLength(id); ok && n-FrameHeaderLength != want {
-		return 0, frameErr(ErrBodyLength, "%s (id %d) body is %d bytes, want %d", id, id, n-FrameHeaderLength, want)
+		return 0, frameErr(ErrBodyLength, 0, "%s (id %d) body is %d bytes, want %d", id, id, n-FrameHeaderLength, want)
 	}
 	return n, nil
 }
@@ -194,14 +202,14 @@ func DecodeLimit(b []byte, maxFrameLength int) (Message, int, error) {
 		return nil, 0, err
 	}
 	if len(b) < n {
-		return nil, 0, frameErr(ErrIncomplete, "netty: incomplete frame: have %d of %d bytes", len(b), n)
+		return nil, 0, frameErr(ErrIncomplete, len(b), "netty: incomplete frame: have %d of %d bytes", len(b), n)
 	}
 	m, err := decodeBody(MessageID(b[8]), b[FrameHeaderLength:n])
 	if err != nil {
 		return nil, 0, err
 	}
 	if err := m.validate(); err != nil {
-		return nil, 0, err
+		return nil, 0, placed(m, err)
 	}
 	return m, n, nil
 }
@@ -219,7 +227,7 @@ func decodeBody(id MessageID, body []byte) (Message, error) {
 	switch id {
 	case IDBufferResponse:
 		if len(body) < BufferResponseHeaderLength {
-			return nil, frameErr(ErrBodyLength, "BufferResponse (id 0) body is %d bytes, needs at least %d",
+			return nil, frameErr(ErrBodyLength, 0, "BufferResponse (id 0) body is %d bytes, needs at least %d",
 				len(body), BufferResponseHeaderLength)
 		}
 		var m BufferResponse
@@ -235,7 +243,7 @@ func decodeBody(id MessageID, body []byte) (Message, error) {
 		m.IsCompressed = compressed
 		size := r.int32()
 		if int64(size) != int64(len(body)-BufferResponseHeaderLength) {
-			return nil, frameErr(ErrBodyLength, "BufferResponse (id 0) bufferSize is %d but the frame carries %d buffer bytes",
+			return nil, frameErr(ErrBodyLength, FrameHeaderLength+r.off-4, "BufferResponse (id 0) bufferSize is %d but the frame carries %d buffer bytes",
 				size, len(body)-BufferResponseHeaderLength)
 		}
 		m.Buffer = r.bytes(int(size))
@@ -250,12 +258,12 @@ func decodeBody(id MessageID, body []byte) (Message, error) {
 		return m, nil
 	case IDTaskEventRequest:
 		if len(body) < taskEventFixedLength {
-			return nil, frameErr(ErrBodyLength, "TaskEventRequest (id 3) body is %d bytes, needs at least %d",
+			return nil, frameErr(ErrBodyLength, 0, "TaskEventRequest (id 3) body is %d bytes, needs at least %d",
 				len(body), taskEventFixedLength)
 		}
 		size := r.int32()
 		if int64(size) != int64(len(body)-taskEventFixedLength) {
-			return nil, frameErr(ErrBodyLength, "TaskEventRequest (id 3) event length is %d but the frame carries %d event bytes",
+			return nil, frameErr(ErrBodyLength, FrameHeaderLength, "TaskEventRequest (id 3) event length is %d but the frame carries %d event bytes",
 				size, len(body)-taskEventFixedLength)
 		}
 		var m TaskEventRequest
@@ -286,7 +294,7 @@ func decodeBody(id MessageID, body []byte) (Message, error) {
 		return SegmentID{SubpartitionID: sub, SegmentID: seg, ReceiverID: r.inputChannelID()}, nil
 	}
 	// checkHeader filtered every other id; keep a clean error rather than trust that.
-	return nil, frameErr(ErrUnknownID, "Received unknown message from producer: %d", int8(id))
+	return nil, frameErr(ErrUnknownID, 8, "Received unknown message from producer: %d", int8(id))
 }
 
 // readBool reads a Java boolean. Netty takes any non-zero byte as true; we accept only 0 and 1 so
@@ -298,6 +306,6 @@ func readBool(r *reader, field string) (bool, error) {
 	case 1:
 		return true, nil
 	default:
-		return false, frameErr(ErrInvalidField, "%s byte must be 0 or 1, got 0x%02X", field, b)
+		return false, frameErr(ErrInvalidField, FrameHeaderLength+r.off-1, "%s byte must be 0 or 1, got 0x%02X", field, b)
 	}
 }

@@ -57,6 +57,3 @@ func (d *Decoder) Feed(chunk []byte) ([]Message, error) {
 
 // Buffered is the number of bytes of an incomplete frame the decoder holds.
 func (d *Decoder) Buffered() int { return len(d.buf) }
-
-// Err is the error that ended the stream, or nil.
-func (d *Decoder) Err() error { return d.err }

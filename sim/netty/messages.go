@@ -104,7 +104,7 @@ func (m BufferResponse) appendBody(dst []byte) []byte {
 func (m BufferResponse) validate() error {
 	if int(m.DataType) >= NumDataTypes {
 		// Buffer.DataType.values()[b] fails with Java's array-index message.
-		return invalidField(fmt.Sprintf("Index %d out of bounds for length %d", int8(m.DataType), NumDataTypes))
+		return invalidField("dataType", fmt.Sprintf("Index %d out of bounds for length %d", int8(m.DataType), NumDataTypes))
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (m PartitionRequest) validate() error {
 	s := m.QueueIndexSet
 	if s.StartIndex < 0 || s.EndIndex < s.StartIndex {
 		// IndexRange's checkArgument calls carry no message.
-		return invalidField(fmt.Sprintf("IllegalArgumentException: IndexRange needs 0 <= startIndex <= endIndex, got %s", s))
+		return invalidField(badIndexField(s), fmt.Sprintf("IllegalArgumentException: IndexRange needs 0 <= startIndex <= endIndex, got %s", s))
 	}
 	return nil
 }
@@ -244,7 +244,7 @@ func (m AddCredit) appendBody(dst []byte) []byte {
 
 func (m AddCredit) validate() error {
 	if m.Credit <= 0 {
-		return invalidField("The announced credit should be greater than 0")
+		return invalidField("credit", "The announced credit should be greater than 0")
 	}
 	return nil
 }
@@ -314,7 +314,7 @@ func (m BacklogAnnouncement) appendBody(dst []byte) []byte {
 
 func (m BacklogAnnouncement) validate() error {
 	if m.Backlog <= 0 {
-		return invalidField("Must be positive.")
+		return invalidField("backlog", "Must be positive.")
 	}
 	return nil
 }
@@ -343,7 +343,7 @@ func (m NewBufferSize) appendBody(dst []byte) []byte {
 
 func (m NewBufferSize) validate() error {
 	if m.BufferSize <= 0 {
-		return invalidField("The new buffer size should be greater than 0")
+		return invalidField("bufferSize", "The new buffer size should be greater than 0")
 	}
 	return nil
 }
@@ -374,7 +374,7 @@ func (m SegmentID) appendBody(dst []byte) []byte {
 
 func (m SegmentID) validate() error {
 	if m.SegmentID <= 0 {
-		return invalidField("The segmentId should be greater than 0")
+		return invalidField("segmentId", "The segmentId should be greater than 0")
 	}
 	return nil
 }
@@ -386,11 +386,11 @@ func (m SegmentID) String() string {
 
 func validateResultPartitionID(id ResultPartitionID) error {
 	if id.ProducerID.ExecutionVertexID.SubtaskIndex < 0 {
-		return invalidField("subtaskIndex must be greater than or equal to 0")
+		return invalidField("partitionId.producerId.subtaskIndex", "subtaskIndex must be greater than or equal to 0")
 	}
 	if id.ProducerID.AttemptNumber < 0 {
 		// ExecutionAttemptID's checkArgument(attemptNumber >= 0) carries no message.
-		return invalidField(fmt.Sprintf("IllegalArgumentException: attemptNumber must be >= 0, got %d", id.ProducerID.AttemptNumber))
+		return invalidField("partitionId.producerId.attemptNumber", fmt.Sprintf("IllegalArgumentException: attemptNumber must be >= 0, got %d", id.ProducerID.AttemptNumber))
 	}
 	return nil
 }

@@ -183,3 +183,65 @@ func TestALostTaskManagerIsReplacedBySpec(t *testing.T) {
 		t.Errorf("a registered worker's termination started %v", r.spawns[2:])
 	}
 }
+
+// A TaskManager that registers again (a reconnect) is counted once and
+// comes back with all its slots free; every heartbeat interval each
+// registered TaskManager gets a HeartbeatRequest, in name order, and one
+// that answers is not lost; the final event counts what is left.
+func TestReRegistrationHeartbeatsAndFinalCounters(t *testing.T) {
+	cfg := config.Default()
+	r := newRMRun(t, cfg)
+	r.send(0, kernel.SchedulerName, &messages.Envelope_Start{Start: &messages.Start{}})
+	r.send(vt.Millisecond, "tm-2", register("tm-2", 2))
+	r.send(2*vt.Millisecond, "tm-1", register("tm-1", 2))
+	r.send(3*vt.Millisecond, jobgraph.JobManagerName, &messages.Envelope_DeclareResourceRequirements{
+		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: jobgraph.JobID, NumSlots: 3}})
+	if got := r.rm.free(); got != 1 {
+		t.Fatalf("free slots %d after a requirement of 3 out of 4, want 1", got)
+	}
+	r.send(4*vt.Millisecond, "tm-1", register("tm-1", 2))
+	if len(r.rm.tms) != 2 || r.rm.free() != 3 {
+		t.Fatalf("after tm-1 registered again: task managers %v, free slots %d; want 2 and 3", r.rm.tms, r.rm.free())
+	}
+	var regs []int64
+	for _, ev := range r.events {
+		if p, ok := ev.Body.(eventlog.TaskExecutorRegistered); ok {
+			regs = append(regs, p.RegisteredTaskManagers)
+		}
+	}
+	if !slices.Equal(regs, []int64{1, 2, 2}) {
+		t.Errorf("registered_task_managers %v, want [1 2 2]", regs)
+	}
+	// the first heartbeat round, one interval after the start; both answer
+	interval := vt.FromDuration(cfg.HeartbeatInterval)
+	r.runTimers(interval + vt.Millisecond)
+	var asked []string
+	for _, e := range r.sent {
+		if e.GetHeartbeatRequest() != nil {
+			asked = append(asked, e.To)
+		}
+	}
+	if !slices.Equal(asked, []string{"tm-1", "tm-2"}) {
+		t.Fatalf("heartbeat requests to %v at the first interval, want [tm-1 tm-2]", asked)
+	}
+	for _, tm := range []string{"tm-1", "tm-2"} {
+		r.send(interval+2*vt.Millisecond, tm, &messages.Envelope_HeartbeatResponse{HeartbeatResponse: &messages.HeartbeatResponse{TaskManagerId: tm}})
+	}
+	r.runTimers(vt.FromDuration(cfg.HeartbeatTimeout) + interval)
+	for _, ev := range r.events {
+		if ev.Kind() == eventlog.KindTaskManagerLost {
+			t.Fatalf("a TaskManager that answered was lost: %v", ev)
+		}
+	}
+	r.send(vt.FromDuration(cfg.HeartbeatTimeout)+interval, kernel.SchedulerName, &messages.Envelope_EndOfRun{EndOfRun: &messages.EndOfRun{}})
+	last := r.events[len(r.events)-1]
+	got := map[string]int64{}
+	if p, ok := last.Body.(eventlog.FinalCounters); ok {
+		for _, v := range p.List {
+			got[v.Key] = v.Int
+		}
+	}
+	if last.Kind() != eventlog.KindFinal || got["registered_task_managers"] != 2 || got["free_slots_left"] != 3 {
+		t.Errorf("final event %s %v, want final with 2 task managers and 3 free slots", last.Kind(), got)
+	}
+}

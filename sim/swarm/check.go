@@ -44,19 +44,25 @@ func (c Class) Worse(d Class) bool {
 
 // The invariants, by name (README.md, "The fault swarm").
 const (
-	InvExactlyOnce   = "exactly_once_output"  // read_committed output = the reference's, result for result
-	InvAtLeastOnce   = "at_least_once_output" // nothing of the reference's output missing
-	InvAccounted     = "records_accounted"    // every record counted, side-output or dropped
-	InvWatermark     = "watermark_monotonic"  // no subtask's watermark goes back
-	InvCredit        = "credit_non_negative"  // no credit or buffer count below zero
-	InvLog           = "log_invariant"        // the simulator's own invariant ended the run (prefix of log_invariant:NAME)
-	InvSameInput     = "same_input"           // both runs read the same source topic
-	InvJobAlive      = "liveness_job_running" // RUNNING (or FINISHED after stop-with-savepoint) at the deadline
-	InvCheckpoint    = "liveness_checkpoint"  // a checkpoint completed after the heal
-	InvSinkWatermark = "liveness_watermark"   // the sink's watermark passed the horizon
-	InvStarved       = "starved_no_resources" // a starved job reports NoResourceAvailableException and writes nothing
-	InvWallLimit     = "wall_limit"           // the run ended within the wall limit
-	InvCrash         = "no_crash"             // the simulator did not panic or refuse the scenario
+	InvExactlyOnce = "exactly_once_output"  // read_committed output = the reference's, result for result
+	InvAtLeastOnce = "at_least_once_output" // nothing of the reference's output missing
+	InvAccounted   = "records_accounted"    // every record counted, side-output or dropped
+	InvWatermark   = "watermark_monotonic"  // no subtask's watermark goes back
+	InvCredit      = "credit_non_negative"  // no credit or buffer count below zero
+	// the network's bounds (the simulator checks them as it runs: buffers
+	// per channel and subpartition, no data buffer without credit)
+	InvNetworkBounds = "network_buffer_bounds"
+	InvNoFenced      = "no_fenced_attempt"         // the JobMaster accepted nothing from an attempt no longer current
+	InvCheckpointIDs = "checkpoint_ids_increase"   // every checkpoint triggered and completed has a larger id than the one before
+	InvRestoreLatest = "restore_latest_checkpoint" // a restore uses the latest completed checkpoint (or a newer savepoint)
+	InvLog           = "log_invariant"             // the simulator's own invariant ended the run (prefix of log_invariant:NAME)
+	InvSameInput     = "same_input"                // both runs read the same source topic
+	InvJobAlive      = "liveness_job_running"      // RUNNING (or FINISHED after stop-with-savepoint) at the deadline
+	InvCheckpoint    = "liveness_checkpoint"       // a checkpoint completed after the heal
+	InvSinkWatermark = "liveness_watermark"        // the sink's watermark passed the horizon
+	InvStarved       = "starved_no_resources"      // a starved job reports NoResourceAvailableException and writes nothing
+	InvWallLimit     = "wall_limit"                // the run ended within the wall limit
+	InvCrash         = "no_crash"                  // the simulator did not panic or refuse the scenario
 )
 
 // Run is what the checks read of one finished run.
@@ -314,6 +320,10 @@ func Check(s *Scenario, ref, run *Run) Verdict {
 			continue
 		case r.Invariant == "no_panic":
 			addV(pr.reference, ClassCrash, Violation{Invariant: InvCrash, Actor: r.FailedActor, VT: r.FailureVT, What: name + ": " + r.Failure})
+			continue
+		case r.Invariant == InvNetworkBounds:
+			addV(pr.reference, ClassSafety, Violation{Invariant: InvNetworkBounds, Actor: r.FailedActor, VT: r.FailureVT,
+				What: name + ": " + r.Failure})
 			continue
 		case r.Invariant != "":
 			addV(pr.reference, ClassSafety, Violation{Invariant: InvLog + ":" + r.Invariant, Actor: r.FailedActor, VT: r.FailureVT,

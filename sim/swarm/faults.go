@@ -154,6 +154,19 @@ func (c *cluster) lose(tm string, killed bool, t, until time.Duration) {
 	c.next++
 }
 
+// stall is a TaskManager that stalls from t until wake: as cut off from
+// the JobManager's host for that while (both its monitors time out and the
+// ResourceManager replaces it), and it registers again heartbeat.timeout
+// after it wakes, when its monitor of the ResourceManager, fed by the
+// heartbeat requests held for it, times out.
+func (c *cluster) stall(tm string, t, wake time.Duration) {
+	c.lose(tm, false, t, wake)
+	if st := c.tms[tm]; st != nil {
+		st.attemptsHi = max(st.attemptsHi, wake+c.timeout)
+		st.ready = max(st.ready, wake+c.timeout+registerMargin)
+	}
+}
+
 // firstAttemptAfter is the latest time the first registration attempt at
 // or after heal can come, for attempts that began at some time in [lo, hi]:
 // RetryingRegistration sends them at begin + offset(k), offset(k) = 100 ms *
@@ -183,8 +196,10 @@ func kill(d time.Duration, tm string) action.Action {
 
 // genFaults draws the faults (r) and the partition pauses' partitions
 // (rp), then the phases: the heal after the last fault, the flush, the
-// deadline.
-func (s *Scenario) genFaults(r, rp *rand.Rand) {
+// deadline. A fault of the kinds added later (a stall, jitter, a lost RPC)
+// is drawn from rn, which decides for each fault first: a scenario that
+// draws none of them is the one it was before they came.
+func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
 	c := newCluster(s)
 	n := pickInt(r, []int{0, 1, 2, 3, 4}, 5, 35, 30, 20, 10)
 	if s.Starved {
@@ -195,6 +210,16 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 	lastKill := time.Duration(-1)
 	var maxCut time.Duration
 	for i := 0; i < n; i++ {
+		if rn.IntN(4) == 0 {
+			f := s.moreFault(rn, c, t)
+			s.Faults = append(s.Faults, f)
+			if f.Kind == FaultStall {
+				lastKill = f.At
+				maxCut = max(maxCut, f.Until-f.At)
+			}
+			t = f.Until + between(rn, 500*time.Millisecond, 8*time.Second)
+			continue
+		}
 		w := []int{22, 0, 0, 0, 0, 12, 10, 7, 6, 0, 3}
 		if lastKill >= 0 {
 			w[1] = 8 // kill-restart
@@ -302,6 +327,57 @@ func (s *Scenario) genFaults(r, rp *rand.Rand) {
 	}
 	action.Sort(s.Workload)
 	s.Deadline = s.FlushAt + s.livenessBound(maxCut)
+}
+
+// moreFault draws a fault of the kinds added later at t: a TaskManager
+// that stalls past its heartbeat timeout (it wakes a zombie: the JobMaster
+// has failed over without it and fences what its old attempts still say;
+// the ResourceManager has replaced it, and it registers again), jitter on
+// every link, or a lost checkpoint RPC (with checkpointing: an
+// acknowledgement, whose checkpoint then expires after
+// execution.checkpointing.timeout; a decline, the same; a completion
+// notification, after which the exactly-once sink commits on the next one).
+func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration) Fault {
+	w := []int{30, 30, 0, 0, 0}
+	if s.Checkpointing {
+		w[2], w[3], w[4] = 15, 5, 15
+	}
+	f := Fault{Kind: []FaultKind{FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}[weighted(r, w...)], At: t}
+	interval := time.Duration(s.IntervalMs) * time.Millisecond
+	lose := func(rpc string, within, effect time.Duration) {
+		a := at(t, action.LoseRPC)
+		a.Lose = action.Lose{RPC: rpc, Within: within}
+		f.Actions = []action.Action{a}
+		f.Until = t + effect
+	}
+	switch f.Kind {
+	case FaultStall:
+		// as long as a cut from the JobManager: every heartbeat monitor
+		// of the JobManager and the ResourceManager times it out
+		tm := c.pick(r)
+		d := s.HeartbeatTimeout + 2*s.HeartbeatInterval + between(r, 0, cutJMExtra)
+		a := at(t, action.StallTaskManager)
+		a.Stall = action.Stall{TaskManager: tm, Duration: d}
+		f.Actions = []action.Action{a}
+		f.Until = t + d
+		c.stall(tm, t, t+d)
+	case FaultJitter:
+		j := action.Jitter{Max: []time.Duration{500 * time.Microsecond, 2 * time.Millisecond, 5 * time.Millisecond}[r.IntN(3)],
+			Duration: between(r, time.Second, 10*time.Second)}
+		a := at(t, action.NetworkJitter)
+		a.Jitter = j
+		f.Actions = []action.Action{a}
+		f.Until = t + j.Duration
+	case FaultLoseAck:
+		// the next checkpoint's acknowledgement; its checkpoint expires
+		// after the timeout (a failover without tolerable failures)
+		lose("acknowledge-checkpoint", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+	case FaultLoseDecline:
+		lose("decline-checkpoint", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+	case FaultLoseNotify:
+		lose("notify-checkpoint-complete", interval+time.Second, 2*interval+time.Second)
+	}
+	return f
 }
 
 // livenessBound is how long after the flush the job has to converge: time

@@ -37,6 +37,17 @@ type Observer struct {
 	JobStatus         string           // the last job status
 	StopSavepointDone bool             // a stop-with-savepoint completed
 	Partitions        []eventlog.NetworkPartitionHealed
+
+	// fencing, checkpoint ids and restores (no_fenced_attempt,
+	// checkpoint_ids_increase, restore_latest_checkpoint)
+	attempt         int64          // the last attempt submitted (-1: none yet)
+	lastTriggered   int64          // the last checkpoint id triggered
+	lastCompleted   int64          // the last checkpoint id completed
+	completed       map[int64]bool // every checkpoint or savepoint completed
+	restorable      int64          // the newest a restore must use: the latest checkpoint, or the savepoint a new job started from (0: none)
+	lastStop        int64          // the last stop-with-savepoint completed
+	job             string         // the current job's id
+	Stalls, RPCLost int            // stalled hosts and lost RPCs, for the report
 }
 
 // KeyTs is a record's key and event time (ms).
@@ -71,7 +82,7 @@ func (v Violation) String() string {
 func NewObserver(s *Scenario) *Observer {
 	return &Observer{healAt: vt.FromDuration(s.HealAt), horizon: s.Horizon(), sessions: s.Window.Type == "session", reached: map[string]vt.Time{}, wm: map[string]int64{},
 		seen: map[string]bool{}, fired: map[string][][2]int64{}, keyedTasks: map[string]bool{}, snapshotWM: map[string]int64{},
-		keyedAttempt: -1}
+		keyedAttempt: -1, attempt: -1, completed: map[int64]bool{}}
 }
 
 // Violations are the breaches found while observing, in log order.
@@ -130,6 +141,27 @@ func (ob *Observer) Observe(ev *eventlog.LogEvent) {
 	switch e := eventlog.Decode(ev).(type) {
 	case eventlog.JobStatus:
 		ob.JobStatus = e.Status
+		if e.JobID != ob.job {
+			if ob.job != "" && ob.lastStop > 0 {
+				// a rescale or a reconfiguration: the new job starts from
+				// the stop-with-savepoint, its first restore point
+				ob.restorable = max(ob.restorable, ob.lastStop)
+			}
+			ob.job = e.JobID
+		}
+	case eventlog.TaskState:
+		ob.taskState(ev.Actor, t, e)
+	case eventlog.CheckpointTriggered:
+		if e.CheckpointID <= ob.lastTriggered {
+			ob.violate(InvCheckpointIDs, ev.Actor, t, fmt.Sprintf("checkpoint %d triggered after checkpoint %d", e.CheckpointID, ob.lastTriggered))
+		}
+		ob.lastTriggered = max(ob.lastTriggered, e.CheckpointID)
+	case eventlog.Restore:
+		ob.restore(ev.Actor, t, e)
+	case eventlog.HostStalled:
+		ob.Stalls++
+	case eventlog.RPCLost:
+		ob.RPCLost++
 	case eventlog.WindowFired:
 		ob.watermark(ev.Actor, t, e.Watermark)
 		w := WindowID{e.Key, e.WindowStart, e.WindowEnd}
@@ -164,6 +196,17 @@ func (ob *Observer) Observe(ev *eventlog.LogEvent) {
 		if t > ob.healAt {
 			ob.CheckpointsAfter++
 		}
+		if e.CheckpointID <= ob.lastCompleted {
+			ob.violate(InvCheckpointIDs, ev.Actor, t, fmt.Sprintf("checkpoint %d completed after checkpoint %d", e.CheckpointID, ob.lastCompleted))
+		}
+		ob.lastCompleted = max(ob.lastCompleted, e.CheckpointID)
+		ob.completed[e.CheckpointID] = true
+		switch e.CheckpointKind {
+		case "periodic", "manual":
+			ob.restorable = max(ob.restorable, e.CheckpointID)
+		case "stop-with-savepoint":
+			ob.lastStop = e.CheckpointID
+		}
 		if e.CheckpointKind == "stop-with-savepoint" {
 			ob.StopSavepointDone = true
 		}
@@ -174,6 +217,7 @@ func (ob *Observer) Observe(ev *eventlog.LogEvent) {
 			}
 		}
 	case eventlog.SubmitTask:
+		ob.attempt = max(ob.attempt, e.Attempt)
 		if a, ok := keyedSubtask(e.Task); ok {
 			if a > ob.keyedAttempt {
 				ob.keyedAttempt = a
@@ -189,6 +233,42 @@ func (ob *Observer) Observe(ev *eventlog.LogEvent) {
 		ob.NoResource = true
 	case eventlog.NetworkPartitionHealed:
 		ob.Partitions = append(ob.Partitions, e)
+	}
+}
+
+// taskState checks that the JobMaster took no state from an execution of
+// an attempt older than the last one submitted: a zombie's report (a
+// TaskManager that stalled or was cut off while the job restarted) must be
+// fenced by its ExecutionAttemptID.
+func (ob *Observer) taskState(actor string, t vt.Time, e eventlog.TaskState) {
+	if actor != jobgraph.JobManagerName {
+		return // a TaskManager's own account of its task
+	}
+	id, err := jobgraph.ParseActorID(e.Task)
+	if err != nil || id.Kind() != jobgraph.ActorSubtask {
+		return
+	}
+	if a := int64(id.Attempt()); a < ob.attempt {
+		ob.violate(InvNoFenced, actor, t, fmt.Sprintf("the JobMaster took state %s from %s (attempt %d) while attempt %d is current",
+			e.State, e.Task, a, ob.attempt))
+	}
+}
+
+// restore checks that a restore uses the latest completed checkpoint: the
+// newest periodic or manual checkpoint completed, or the savepoint a
+// rescaled or reconfigured job started from if that is newer (a savepoint
+// that only was taken is no restore point: CheckpointCoordinator restores
+// from its CompletedCheckpointStore, which keeps checkpoints), and a
+// checkpoint that did complete; from the starting offsets only when there is
+// none.
+func (ob *Observer) restore(actor string, t vt.Time, e eventlog.Restore) {
+	switch {
+	case e.From == "checkpoint" && !ob.completed[e.CheckpointID]:
+		ob.violate(InvRestoreLatest, actor, t, fmt.Sprintf("restored checkpoint %d, which never completed", e.CheckpointID))
+	case e.From == "checkpoint" && e.CheckpointID < ob.restorable:
+		ob.violate(InvRestoreLatest, actor, t, fmt.Sprintf("restored checkpoint %d while checkpoint %d is the latest completed", e.CheckpointID, ob.restorable))
+	case e.From != "checkpoint" && ob.restorable > 0:
+		ob.violate(InvRestoreLatest, actor, t, fmt.Sprintf("restored from the %s while checkpoint %d is the latest completed", e.From, ob.restorable))
 	}
 }
 

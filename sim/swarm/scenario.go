@@ -32,6 +32,7 @@ import (
 
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/exchange"
 	"github.com/flinksim/flinksim/sim/keygroup"
 	"github.com/flinksim/flinksim/sim/vt"
 )
@@ -52,11 +53,17 @@ const (
 	FaultSavepoint      FaultKind = "savepoint"       // trigger-savepoint
 	FaultCheckpoint     FaultKind = "checkpoint"      // trigger-checkpoint
 	FaultStop           FaultKind = "stop"            // stop-with-savepoint: the job ends FINISHED
+	FaultStall          FaultKind = "stall-tm"        // stall-taskmanager past the heartbeat timeout: it wakes a zombie
+	FaultJitter         FaultKind = "jitter"          // network-jitter between every two hosts
+	FaultLoseAck        FaultKind = "lose-ack"        // lose-rpc acknowledge-checkpoint
+	FaultLoseDecline    FaultKind = "lose-decline"    // lose-rpc decline-checkpoint
+	FaultLoseNotify     FaultKind = "lose-notify"     // lose-rpc notify-checkpoint-complete
 )
 
 // FaultKinds lists every kind, in the order the summary prints them.
 var FaultKinds = []FaultKind{FaultKill, FaultKillRestart, FaultKillCheckpoint, FaultKillSeveral, FaultCutTaskManager,
-	FaultCutJobManager, FaultPause, FaultRescale, FaultSavepoint, FaultCheckpoint, FaultStop}
+	FaultCutJobManager, FaultPause, FaultRescale, FaultSavepoint, FaultCheckpoint, FaultStop,
+	FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}
 
 // Fault is one fault of a scenario: its kind, when it starts and when its
 // effect ends (a cut heals, a paused partition resumes), and the actions
@@ -87,6 +94,10 @@ func (f Fault) String() string {
 		return "pause p" + strconv.Itoa(a.Partition) + "@" + at + "+" + short(f.Until-f.At)
 	case FaultRescale:
 		return "rescale " + strconv.Itoa(a.Parallelism) + "@" + at
+	case FaultStall:
+		return "stall " + a.Stall.TaskManager + "@" + at + "+" + short(a.Stall.Duration)
+	case FaultJitter:
+		return "jitter " + short(a.Jitter.Max) + "@" + at + "+" + short(a.Jitter.Duration)
 	}
 	return string(f.Kind) + "@" + at
 }
@@ -139,6 +150,10 @@ type Scenario struct {
 	Deadline          time.Duration // sim.duration: the liveness phase ends
 	HeartbeatInterval time.Duration
 	HeartbeatTimeout  time.Duration
+	// CheckpointTimeout is execution.checkpointing.timeout (with
+	// checkpointing on): how long a checkpoint whose acknowledgement was
+	// lost waits before it expires
+	CheckpointTimeout time.Duration
 }
 
 // Setting is one key=value of the scenario.
@@ -466,7 +481,9 @@ func Generate(seed uint64) Scenario {
 		if mode == "aligned-timeout" {
 			setMs("execution.checkpointing.aligned-checkpoint-timeout", pickMs(rk, []int64{10, 100, 1000}, 1, 1, 1))
 		}
-		setMs("execution.checkpointing.timeout", pickMs(rk, []int64{10000, 30000}, 1, 1))
+		timeoutMs := pickMs(rk, []int64{10000, 30000}, 1, 1)
+		s.CheckpointTimeout = msDuration(timeoutMs)
+		setMs("execution.checkpointing.timeout", timeoutMs)
 		if rk.IntN(4) == 0 {
 			set("execution.checkpointing.tolerable-failed-checkpoints", "3")
 		}
@@ -483,7 +500,7 @@ func Generate(seed uint64) Scenario {
 		set("sim.output.isolation-level", "read_committed")
 	}
 
-	s.genFaults(g.sub("faults"), g.sub("workload-faults"))
+	s.genFaults(g.sub("faults"), g.sub("workload-faults"), g.sub("faults-more"))
 
 	// a bound on the work of a run: at most maxRecords records produced
 	s.Rate = min(s.Rate, float64(int(maxRecords/s.Deadline.Seconds()/10)*10))
@@ -497,8 +514,17 @@ func Generate(seed uint64) Scenario {
 		// per-record cost, and a checkpoint that cannot drain it within its
 		// timeout never completes (a real restart loop of Flink's, with
 		// tolerable failures 0, that unaligned checkpoints exist to break):
-		// keep the drain within a few seconds
-		queued := int64(2 * (s.readers(s.Parallelism)*perChannel + floating) * bufferRecords)
+		// keep the drain within a few seconds. Ahead of the barrier of the
+		// busiest keyed subtask: its gate's buffers (exclusive per channel
+		// and floating), and in each reader's output pool what its
+		// subpartition for that subtask holds, up to
+		// max-buffers-per-channel (10) of the pool (never below
+		// numSubpartitions + 1 buffers, so with no exclusive buffers the
+		// readers' pools, not the gate, hold the most: seed 1000078)
+		readers := s.readers(s.Parallelism)
+		gate := readers*perChannel + floating
+		pool := exchange.PoolSize(s.Parallelism, perChannel, floating)
+		queued := int64((gate + readers*min(maxBuffersPerChannel, pool)) * bufferRecords)
 		if lim := alignedDrainMax.Microseconds() / queued; costUs > lim {
 			costUs = lim
 			s.Utilization = float64(int(float64(costUs)*s.Rate*share/1e4)) / 100 // what the cost now gives
@@ -528,6 +554,10 @@ func (s *Scenario) readers(p int) int {
 
 // maxRecords bounds the records the generator produces in one run.
 const maxRecords = 30_000
+
+// maxBuffersPerChannel is taskmanager.network.memory.max-buffers-per-channel
+// as the scenarios leave it (Flink's default).
+const maxBuffersPerChannel = 10
 
 // alignedDrainMax bounds how long an aligned barrier waits behind the
 // buffers queued ahead of it at the scenario's per-record cost.

@@ -17,10 +17,15 @@ import (
 // when the ResourceManager's time out it registers again, retrying as
 // RetryingRegistration does until it is answered.
 //
-// The monitors are armed only once the connection to the JobManager's host
-// lost an envelope (ConnectionLost, sim/kernel/network.go): without a cut
-// both keep hearing every heartbeat.interval, so a check could never fire,
-// and runs without cuts keep their logs.
+// Each monitor's timeout is always scheduled while it monitors, as
+// HeartbeatMonitorImpl's timeout future is: it fires heartbeat.timeout after
+// the last heartbeat request it heard, finds a later one and waits for that
+// one's timeout, or times the peer out. Without a fault the checks find the
+// heartbeats and log nothing; behind a cut they time out at the last
+// request plus heartbeat.timeout; a TaskManager whose process stalled
+// (stall-taskmanager) wakes with its overdue timeouts and finds that its
+// JobManager stopped heartbeating it meanwhile: a zombie that fails its
+// tasks and registers again.
 
 // Timer kinds (messages.TimerKind) of the heartbeat monitors and the
 // registration.
@@ -40,12 +45,12 @@ const (
 
 // tmNetwork is a TaskManager's view of its connections to the JobManager
 // and the ResourceManager: the last heartbeat request of each, or when its
-// monitoring began (ms; -1: not monitored), whether its monitor is armed,
-// and the registration state.
+// monitoring began (ms; -1: not monitored), the generation of each
+// monitor's timeout (a timer of an earlier one is stale), and the
+// registration state.
 type tmNetwork struct {
 	lastJM, lastRM int64
-	jmArmed        bool
-	rmArmed        bool
+	jmGen, rmGen   int64
 	registered     bool
 	retrying       bool    // registering again, with a timeout
 	regTimeout     vt.Time // the current registration attempt's timeout
@@ -61,14 +66,20 @@ func newTMNetwork() tmNetwork { return tmNetwork{lastJM: -1, lastRM: -1} }
 // heartbeat.timeout after its creation if no heartbeat comes): a
 // TaskManager cut off before the first heartbeat request still times the
 // ResourceManager out and registers again after the heal.
-func (n *tmNetwork) monitorResourceManager(o *kernel.Out) { n.lastRM = vt.Millis(o.Now()) }
+func (t *TaskExecutor) monitorResourceManager(o *kernel.Out) {
+	t.net.lastRM = vt.Millis(o.Now())
+	t.net.rmGen++
+	o.Timer(vt.FromDuration(t.cfg.HeartbeatTimeout), timerRMHeartbeatTimeout, t.net.rmGen)
+}
 
 // monitorJobManager starts monitoring the JobManager's heartbeats when the
 // TaskManager connects to it to offer slots, unless it monitors it already
 // (TaskExecutor.establishJobManagerConnection, monitorTarget).
-func (n *tmNetwork) monitorJobManager(o *kernel.Out) {
-	if n.lastJM < 0 {
-		n.lastJM = vt.Millis(o.Now())
+func (t *TaskExecutor) monitorJobManager(o *kernel.Out) {
+	if t.net.lastJM < 0 {
+		t.net.lastJM = vt.Millis(o.Now())
+		t.net.jmGen++
+		o.Timer(vt.FromDuration(t.cfg.HeartbeatTimeout), timerJMHeartbeatTimeout, t.net.jmGen)
 	}
 }
 
@@ -82,25 +93,11 @@ func (t *TaskExecutor) heard(o *kernel.Out, from string) {
 	}
 }
 
-// connectionLost arms the heartbeat monitor of the peer's connection, or
-// retries a registration that was lost.
+// connectionLost retries a registration with the ResourceManager that was
+// lost (the monitors time out on their own).
 func (t *TaskExecutor) connectionLost(o *kernel.Out, peer string) {
-	timeout := t.cfg.HeartbeatTimeout.Milliseconds()
-	switch peer {
-	case jobgraph.JobManagerName:
-		if !t.net.jmArmed && t.net.lastJM >= 0 {
-			t.net.jmArmed = true
-			o.Timer(max(0, vt.FromMillis(t.net.lastJM+timeout)-o.Now()), timerJMHeartbeatTimeout, t.net.lastJM)
-		}
-	case jobgraph.ResourceManagerName:
-		if !t.net.registered && !t.net.retrying {
-			t.register(o)
-			return
-		}
-		if !t.net.rmArmed && t.net.lastRM >= 0 {
-			t.net.rmArmed = true
-			o.Timer(max(0, vt.FromMillis(t.net.lastRM+timeout)-o.Now()), timerRMHeartbeatTimeout, t.net.lastRM)
-		}
+	if peer == jobgraph.ResourceManagerName && !t.net.registered && !t.net.retrying {
+		t.register(o)
 	}
 }
 
@@ -111,26 +108,23 @@ func (t *TaskExecutor) networkTimer(o *kernel.Out, m *messages.Timer) {
 	switch m.Kind {
 	case timerJMHeartbeatTimeout:
 		switch {
-		case t.net.lastJM > m.Arg:
-			t.net.jmArmed = false // heartbeats came again
+		case m.Arg != t.net.jmGen || t.net.lastJM < 0:
+			// an earlier monitor's
 		case now >= t.net.lastJM+timeout:
-			t.net.jmArmed = false
 			t.jobManagerLost(o)
 		default:
-			o.Timer(vt.FromMillis(t.net.lastJM+timeout)-o.Now(), timerJMHeartbeatTimeout, t.net.lastJM)
+			o.Timer(vt.FromMillis(t.net.lastJM+timeout)-o.Now(), timerJMHeartbeatTimeout, m.Arg)
 		}
 	case timerRMHeartbeatTimeout:
 		switch {
-		case t.net.lastRM > m.Arg:
-			t.net.rmArmed = false
+		case m.Arg != t.net.rmGen || t.net.lastRM < 0:
 		case now >= t.net.lastRM+timeout:
-			t.net.rmArmed = false
 			cause := "The heartbeat of ResourceManager with id " + jobgraph.ResourceManagerName + " timed out."
 			o.Log(eventlog.HeartbeatTimeout{ResourceManager: jobgraph.ResourceManagerName, LastHeartbeatMs: t.net.lastRM, Cause: cause})
 			t.net.registered = false
 			t.register(o)
 		default:
-			o.Timer(vt.FromMillis(t.net.lastRM+timeout)-o.Now(), timerRMHeartbeatTimeout, t.net.lastRM)
+			o.Timer(vt.FromMillis(t.net.lastRM+timeout)-o.Now(), timerRMHeartbeatTimeout, m.Arg)
 		}
 	case timerRegistration:
 		if m.Arg == t.net.regAttempt && t.net.retrying && !t.net.registered {
@@ -145,6 +139,24 @@ func (t *TaskExecutor) networkTimer(o *kernel.Out, m *messages.Timer) {
 func (t *TaskExecutor) jobManagerLost(o *kernel.Out) {
 	cause := "The heartbeat of JobManager with id " + jobgraph.JobManagerName + " timed out."
 	o.Log(eventlog.HeartbeatTimeout{JobManager: jobgraph.JobManagerName, LastHeartbeatMs: t.net.lastJM, Cause: cause})
+	t.closeJobManagerConnection(o)
+}
+
+// jobManagerDisconnected is TaskExecutor.disconnectJobManager: the
+// JobMaster timed this TaskManager out and closed the connection (a
+// TaskManager that stalled hears it when it wakes); as when its own monitor
+// times the JobManager out, every task fails and the slots are freed. One
+// no longer connected has nothing to close.
+func (t *TaskExecutor) jobManagerDisconnected(o *kernel.Out, m *messages.DisconnectJobManager) {
+	if t.net.lastJM < 0 {
+		return
+	}
+	t.closeJobManagerConnection(o)
+}
+
+// closeJobManagerConnection fails every task ("Disconnect from JobManager
+// responsible for ...") and frees the slots.
+func (t *TaskExecutor) closeJobManagerConnection(o *kernel.Out) {
 	t.net.lastJM = -1
 	job := t.net.job
 	if job == "" {

@@ -75,13 +75,13 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		t.sendRegister(o)
 	case *messages.Envelope_RegistrationResponse:
 		t.net.registered, t.net.retrying = true, false
-		t.net.monitorResourceManager(o)
+		t.monitorResourceManager(o)
 		o.Log(eventlog.RegistrationResponse{Success: b.RegistrationResponse.Success})
 	case *messages.Envelope_RequestSlot:
 		m := b.RequestSlot
 		t.slots[m.SlotIndex] = m.AllocationId
 		t.net.job = m.JobId
-		t.net.monitorJobManager(o)
+		t.monitorJobManager(o)
 		o.Log(eventlog.OfferSlots{JobManager: m.JobManager, Slot: int64(m.SlotIndex), AllocationID: m.AllocationId})
 		o.Send(m.JobManager, vt.FromDuration(t.cfg.RPCLatency()), &messages.Envelope_OfferSlots{OfferSlots: &messages.OfferSlots{
 			TaskManagerId: o.Name(), Offers: []*messages.SlotOffer{{AllocationId: m.AllocationId, SlotIndex: m.SlotIndex}}}})
@@ -136,6 +136,8 @@ func (t *TaskExecutor) Step(o *kernel.Out, env *messages.Envelope) {
 		t.connectionLost(o, b.ConnectionLost.Peer)
 	case *messages.Envelope_Timer:
 		t.networkTimer(o, b.Timer)
+	case *messages.Envelope_DisconnectJobManager:
+		t.jobManagerDisconnected(o, b.DisconnectJobManager)
 	case *messages.Envelope_EndOfRun:
 		o.Log(eventlog.FinalCounters{List: []eventlog.Value{eventlog.I("tasks_deployed", int64(len(t.tasks)))}})
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/config"
+	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/spawn"
@@ -167,6 +169,28 @@ func TestKillStopsEveryTaskAndItsChannels(t *testing.T) {
 	}
 	if !told {
 		t.Error("the ResourceManager was not told that the unregistered worker terminated")
+	}
+}
+
+// An action other than kill-taskmanager is not the TaskManager's: it is
+// ignored with its text and reason, and the TaskManager and its tasks go
+// on; the kill logs the action as the log spells it.
+func TestOnlyAKillStopsTheTaskManager(t *testing.T) {
+	r := newTERun(t, config.Default())
+	r.deliver(0, kernel.SchedulerName, &messages.Envelope_Start{Start: &messages.Start{}})
+	r.deliver(vt.Second, jobgraph.JobManagerName, &messages.Envelope_SubmitTask{SubmitTask: submit()})
+	ck := action.Action{At: 2 * time.Second, Verb: action.TriggerCheckpoint}
+	d := r.deliver(2*vt.Second, kernel.UserName, &messages.Envelope_Action{Action: ck.Message(true)})
+	if len(d.Stopped) != 0 || r.te.killed {
+		t.Fatalf("a trigger-checkpoint stopped %v (killed %v)", d.Stopped, r.te.killed)
+	}
+	if len(d.Events) != 1 || d.Events[0].Body != (eventlog.ActionIgnored{Action: "at=2s trigger-checkpoint", Reason: "not an action for the TaskManager"}) {
+		t.Fatalf("events %v, want one action_ignored naming at=2s trigger-checkpoint", d.Events)
+	}
+	kill := action.Action{At: 3 * time.Second, Verb: action.KillTaskManager, TaskManager: "tm-1"}
+	d = r.deliver(3*vt.Second, kernel.UserName, &messages.Envelope_Action{Action: kill.Message(true)})
+	if !r.te.killed || len(d.Events) == 0 || d.Events[0].Body != (eventlog.TaskManagerKilled{Action: "at=3s kill-taskmanager tm-1", Tasks: 1}) {
+		t.Fatalf("after the kill: killed %v, events %v", r.te.killed, d.Events)
 	}
 }
 

@@ -14,15 +14,9 @@ import (
 	"github.com/flinksim/flinksim/messages"
 )
 
-// Less is the scheduler's total order on envelopes:
-// (deliver_at, to, from, sender_seq). It does not depend on when an envelope
-// physically reached the scheduler, so the delivery order is a pure function
-// of what the actors sent.
-func Less(a, b *messages.Envelope) bool { return Compare(a, b) < 0 }
-
-// Queue is a priority queue of envelopes in the order of Less. The heap
+// Queue is a priority queue of envelopes in the order of Compare. The heap
 // orders by deliver_at alone (an integer compare); the envelopes of one time
-// are put in the rest of Less's order when they are popped together
+// are put in the rest of Compare's order when they are popped together
 // (PopStep), so names are compared only among the envelopes of one step.
 // Invariant: for every i > 0, q.h[(i-1)/2].at <= q.h[i].at. Each heap
 // slot holds its envelope's deliver_at beside the pointer, so that sifting
@@ -115,7 +109,8 @@ func (q *Queue) PopStep(dst []*messages.Envelope) []*messages.Envelope {
 	return dst
 }
 
-// stepLess is Less for two envelopes of one step (equal deliver_at).
+// stepLess is Compare's "less" for two envelopes of one step (equal
+// deliver_at).
 func stepLess(a, b *messages.Envelope) bool {
 	if a.To != b.To {
 		return a.To < b.To
@@ -199,7 +194,10 @@ func insertionStep(s []*messages.Envelope) {
 	}
 }
 
-// Compare is Less as a three-way comparison (for slices.SortFunc).
+// Compare is the scheduler's total order on envelopes, as a three-way
+// comparison (for slices.SortFunc): (deliver_at, to, from, sender_seq). It
+// does not depend on when an envelope physically reached the scheduler, so
+// the delivery order is a pure function of what the actors sent.
 func Compare(a, b *messages.Envelope) int {
 	if c := cmp.Compare(a.DeliverAt, b.DeliverAt); c != 0 {
 		return c

@@ -1,9 +1,6 @@
 package watermark
 
-import (
-	"errors"
-	"time"
-)
+import "errors"
 
 // ErrNegativeOutOfOrderness is Flink's refusal of a negative bound; the text is the
 // message of the IllegalArgumentException thrown by the BoundedOutOfOrdernessWatermarks
@@ -42,18 +39,6 @@ func NewBoundedOutOfOrderness(outOfOrdernessMs int64) (*BoundedOutOfOrderness, e
 		maxTimestamp:     MinWatermark + outOfOrdernessMs + 1,
 		outOfOrdernessMs: outOfOrdernessMs,
 	}, nil
-}
-
-// NewBoundedOutOfOrdernessFromDuration is NewBoundedOutOfOrderness for a bound given as a
-// duration, the way Flink's constructor takes a java.time.Duration: any negative duration
-// (even one nanosecond) is refused with ErrNegativeOutOfOrderness, and a positive one is
-// truncated to whole milliseconds (Duration.toMillis), so 999999 ns behaves as 0 ms and
-// 1.5 ms as 1 ms.
-func NewBoundedOutOfOrdernessFromDuration(maxOutOfOrderness time.Duration) (*BoundedOutOfOrderness, error) {
-	if maxOutOfOrderness < 0 {
-		return nil, ErrNegativeOutOfOrderness
-	}
-	return NewBoundedOutOfOrderness(maxOutOfOrderness.Milliseconds())
 }
 
 // OutOfOrdernessMs is the bound in virtual milliseconds.

@@ -87,9 +87,6 @@ func (q *timerQueue) popUpTo(limit int64) (Timer, bool) {
 	return t, true
 }
 
-// len is the number of live timers.
-func (q *timerQueue) len() int { return len(q.live) }
-
 // all returns the live timers in firing order.
 func (q *timerQueue) all() []Timer {
 	out := make([]Timer, 0, len(q.live))

@@ -2,14 +2,13 @@ package remote_test
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/anthdm/hollywood/actor"
-	hremote "github.com/anthdm/hollywood/remote"
 
 	"github.com/flinksim/flinksim/cluster"
 	"github.com/flinksim/flinksim/cluster/remote"
@@ -50,7 +49,7 @@ func TestBadAddresses(t *testing.T) {
 	expect(t, 10*time.Second, 2, []string{"TLS needs all of"}, "taskmanager", "--tls-cert", "x.pem")
 }
 
-// A process of another version, one too many, one with a name already
+// A process of another build, one too many, one with a name already
 // joined: refused with a clear error on both sides; the run goes on with
 // the others.
 func TestRefusedJoins(t *testing.T) {
@@ -63,8 +62,13 @@ func TestRefusedJoins(t *testing.T) {
 		}
 		t.Logf("%s: %s", name, lastLine(p.stderr.String()))
 	}
-	refused("another version", otherBin)
-	c.jm.waitFor(t, "wrong program version", 10*time.Second)
+	// a build with another fingerprint (the test hook remote.buildTag,
+	// as a modified tree would have): refused, both fingerprints named
+	refused("another build", otherBin)
+	c.jm.waitFor(t, "another build: its build fingerprint is", 10*time.Second)
+	if s := c.jm.stderr.String(); !strings.Contains(s, ` build:other", the jobmanager's "`) {
+		t.Errorf("the refusal does not name both fingerprints:\n%s", s)
+	}
 
 	c.addTM(t, spec{tmArgs: []string{"--taskmanager.resource-id", "pod-a"}}, 0)
 	c.jm.waitFor(t, "taskmanager process 1 of 2 joined: pod-a", 20*time.Second)
@@ -126,22 +130,6 @@ func TestJobManagerKilled(t *testing.T) {
 	}
 }
 
-// fakePeer is a Hollywood engine in the test process playing one side of
-// the process protocol.
-func fakePeer(t *testing.T, kind string, receive func(c *actor.Context)) (*actor.Engine, *actor.PID) {
-	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(hremote.New(addr, hremote.NewConfig())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e, e.Spawn(func() actor.Receiver { return actor.Receiver(funcReceiver(receive)) }, kind, actor.WithID(kind))
-}
-
-type funcReceiver func(c *actor.Context)
-
-func (f funcReceiver) Receive(c *actor.Context) { f(c) }
-
 var garbage = []byte{0xff, 0xff, 0xff, 0xff}
 
 // A jobmanager that sends a step the taskmanager cannot decode: the
@@ -149,38 +137,97 @@ var garbage = []byte{0xff, 0xff, 0xff, 0xff}
 func TestUndecodableStepFromJobManager(t *testing.T) {
 	cfg := config.Default()
 	header := cluster.HeaderLine(cfg, cluster.Options{})
-	_, hub := fakePeer(t, "hub", func(c *actor.Context) {
-		if _, ok := c.Message().(*messages.JoinRequest); ok {
-			c.Engine().SendWithSender(c.Sender(), &messages.JoinAccepted{Position: 1, Expected: 2, Header: header, WatchdogTimeoutMs: 5000}, c.PID())
-			c.Engine().SendWithSender(c.Sender(), &messages.StepBatch{Step: 1, DeliverBatch: garbage}, c.PID())
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
 		}
-	})
-	expect(t, 30*time.Second, 5, []string{"cannot decode step 1 from the jobmanager at " + hub.Address}, "taskmanager", "--join", hub.Address)
+		defer c.Close()
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: make([]byte, 32)}}})
+		if f, err := readFrame(c); err != nil || f.GetJoinRequest() == nil {
+			return
+		}
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_JoinAccepted{JoinAccepted: &messages.JoinAccepted{Position: 1, Expected: 2, Header: header, WatchdogTimeoutMs: 5000}}})
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_StepBatch{StepBatch: &messages.StepBatch{Step: 1, DeliverBatch: garbage}}})
+		io.Copy(io.Discard, c)
+	}()
+	addr := l.Addr().String()
+	expect(t, 30*time.Second, 5, []string{"cannot decode step 1 from the jobmanager at " + addr}, "taskmanager", "--join", addr)
 }
 
-// A taskmanager process that answers a step with what the jobmanager
-// cannot decode: the jobmanager names it, treats it as lost (the run goes
-// on and replays in one process) and exits non-zero at the end.
+// A member (a process that joined) that answers a step with what the
+// jobmanager cannot decode: the jobmanager names it, treats it as lost (the
+// run goes on and replays in one process) and exits non-zero at the end.
 func TestUndecodableReplyFromTaskManager(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "log")
 	c := startCluster(t, repo, spec{tms: 1, args: []string{"--duration", "30s", "--log", logPath}})
 	c.jm.waitFor(t, "process 1 of 2 joined", 20*time.Second)
-	hub := actor.NewPID(c.addr, remote.HubName+"/"+remote.HubName)
-	var e *actor.Engine
-	e, gw := fakePeer(t, remote.GatewayName, func(ctx *actor.Context) {
-		switch m := ctx.Message().(type) {
-		case *messages.Ping:
-			ctx.Engine().SendWithSender(hub, &messages.Pong{Seq: m.Seq}, ctx.PID())
-		case *messages.StepBatch:
-			ctx.Engine().SendWithSender(hub, &messages.StepReply{Step: m.Step, DoneBatch: garbage}, ctx.PID())
+	conn, ch := dialJM(t, c.addr)
+	defer conn.Close()
+	// the fake takes its fingerprint from the Challenge: the check is for
+	// honest mistakes, not for a peer that lies (README, "Threat model")
+	writeFrame(conn, &messages.Frame{Body: &messages.Frame_JoinRequest{JoinRequest: &messages.JoinRequest{
+		Version: remote.Version(), ResourceId: "fake", Fingerprint: ch.Fingerprint}}})
+	go func() {
+		for {
+			f, err := readFrame(conn)
+			if err != nil {
+				return
+			}
+			switch {
+			case f.GetPing() != nil:
+				writeFrame(conn, &messages.Frame{Body: &messages.Frame_Pong{Pong: &messages.Pong{Seq: f.GetPing().Seq}}})
+			case f.GetStepBatch() != nil:
+				writeFrame(conn, &messages.Frame{Body: &messages.Frame_StepReply{StepReply: &messages.StepReply{Step: f.GetStepBatch().Step, DoneBatch: garbage}}})
+			}
 		}
-	})
-	e.SendWithSender(hub, &messages.JoinRequest{Version: remote.Version(), ResourceId: "fake", Address: gw.Address}, gw)
+	}()
 	code := c.jm.wait(t, 2*time.Minute)
 	stderr := c.jm.stderr.String()
-	if code != 5 || !strings.Contains(stderr, "cannot decode the answer to step") || !strings.Contains(stderr, "(fake at "+gw.Address+")") {
+	if code != 5 || !strings.Contains(stderr, "cannot decode the answer to step") || !strings.Contains(stderr, "(fake at "+conn.LocalAddr().String()+")") {
 		t.Fatalf("the jobmanager: exit %d:\n%s", code, stderr)
 	}
 	t.Logf("%s", lastLine(stderr))
 	replays(t, read(t, logPath))
+}
+
+// A "jobmanager" that accepts a taskmanager joining with a token but cannot
+// prove it holds the token itself (its JoinAccepted carries no MAC): the
+// taskmanager does not trust it and exits non-zero before building anything.
+func TestJobManagerWithoutTokenNotTrusted(t *testing.T) {
+	cfg := config.Default()
+	header := cluster.HeaderLine(cfg, cluster.Options{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan *messages.JoinRequest, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: make([]byte, 32)}}})
+		f, err := readFrame(c)
+		if err != nil || f.GetJoinRequest() == nil {
+			return
+		}
+		got <- f.GetJoinRequest()
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_JoinAccepted{JoinAccepted: &messages.JoinAccepted{Position: 1, Expected: 2, Header: header, WatchdogTimeoutMs: 5000}}})
+		io.Copy(io.Discard, c)
+	}()
+	addr := l.Addr().String()
+	expect(t, 30*time.Second, 5, []string{"the jobmanager at " + addr + " accepted this process without proving the join token"},
+		"taskmanager", "--join", addr, "--join-token-file", tokenFile(t))
+	req := <-got
+	if len(req.Nonce) != 32 || len(req.Mac) != 32 {
+		t.Errorf("the join carries a nonce of %d bytes and a MAC of %d, want 32 and 32", len(req.Nonce), len(req.Mac))
+	}
 }

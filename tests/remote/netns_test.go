@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -25,7 +26,7 @@ type hosts struct {
 // newHosts sets the namespaces up (root only; skipped elsewhere unless
 // FLINKSIM_REQUIRE_NETNS=1, as .ci/run sets, which makes it a failure) and
 // removes them when the test ends.
-func newHosts(t *testing.T) *hosts {
+func newHosts(t testing.TB) *hosts {
 	t.Helper()
 	need := os.Getenv("FLINKSIM_REQUIRE_NETNS") == "1"
 	skip := func(why string) {
@@ -68,18 +69,30 @@ func newHosts(t *testing.T) *hosts {
 	return h
 }
 
+// tokenFile writes a join token into a file for --join-token-file.
+func tokenFile(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "join-token")
+	if err := os.WriteFile(path, []byte("a test join token of 32 bytes..\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // start runs the jobmanager in its host, then a taskmanager in host a
-// (tm-1) and one in host b (tm-2).
+// (tm-1) and one in host b (tm-2), joining with a token (without TLS or a
+// token only loopback may join).
 func (h *hosts) start(t *testing.T, args ...string) *procs {
 	t.Helper()
-	s := spec{args: append([]string{"--jobmanager.bind-host", "0.0.0.0"}, args...), listen: h.jmAdvertised, jmNS: h.jm,
-		tmNS: []string{h.a, h.b}, joinTo: []string{h.jmAddrA, h.jmAddrB}}
+	token := tokenFile(t)
+	s := spec{args: append([]string{"--jobmanager.bind-host", "0.0.0.0", "--join-token-file", token}, args...), listen: h.jmAdvertised, jmNS: h.jm,
+		tmNS: []string{h.a, h.b}, joinTo: []string{h.jmAddrA, h.jmAddrB}, tmArgs: []string{"--join-token-file", token}}
 	c := startCluster(t, repo, s)
 	c.addTM(t, s, 0)
 	c.jm.waitFor(t, "process 1 of 2 joined", 20*time.Second)
 	c.addTM(t, s, 1)
 	c.hosting(t, "tm-2")
-	if !strings.Contains(c.tms[1].stderr.String(), "listening on 10.77.2.2:") {
+	if !strings.Contains(c.tms[1].stderr.String(), "(from 10.77.2.2:") {
 		t.Fatalf("the taskmanager on host b did not take its address from its link:\n%s", c.tms[1].stderr)
 	}
 	return c
@@ -132,4 +145,34 @@ func TestSeparateHostsLinkDown(t *testing.T) {
 	if code := c.tms[0].wait(t, 30*time.Second); code != 0 {
 		t.Errorf("the other taskmanager: exit %d:\n%s", code, c.tms[0].stderr)
 	}
+}
+
+// Without TLS or a join token, a taskmanager on another host is refused
+// (only loopback may join), and so is one with the wrong token; neither
+// ends the jobmanager's wait.
+func TestSeparateHostsNeedTokenOrTLS(t *testing.T) {
+	h := newHosts(t)
+	c := startCluster(t, repo, spec{args: []string{"--jobmanager.bind-host", "0.0.0.0", "--duration", "10s"}, listen: h.jmAdvertised, jmNS: h.jm})
+	p := start(t, "taskmanager on host a", repo, h.a, bin, "taskmanager", "--join", h.jmAddrA)
+	if code := p.wait(t, 30*time.Second); code != 5 || !strings.Contains(p.stderr.String(), "only processes on its loopback may join") {
+		t.Errorf("a taskmanager from host a without a token: exit %d:\n%s", code, p.stderr)
+	}
+	c.jm.waitFor(t, "a connection from outside loopback", 10*time.Second)
+	c.jm.signal(syscall.SIGINT)
+	c.jm.wait(t, 30*time.Second)
+
+	token := tokenFile(t)
+	wrong := filepath.Join(t.TempDir(), "wrong")
+	os.WriteFile(wrong, []byte("another token, also 32 bytes...."), 0o600)
+	c = startCluster(t, repo, spec{args: []string{"--jobmanager.bind-host", "0.0.0.0", "--duration", "10s", "--join-token-file", token}, listen: h.jmAdvertised, jmNS: h.jm})
+	p = start(t, "taskmanager with the wrong token", repo, h.a, bin, "taskmanager", "--join", h.jmAddrA, "--join-token-file", wrong)
+	if code := p.wait(t, 30*time.Second); code != 5 || !strings.Contains(p.stderr.String(), "the join token does not match") {
+		t.Errorf("a taskmanager with the wrong token: exit %d:\n%s", code, p.stderr)
+	}
+	c.jm.waitFor(t, "does not prove the join token", 10*time.Second)
+	if strings.Contains(c.jm.stderr.String(), "joined:") {
+		t.Errorf("a refused taskmanager joined:\n%s", c.jm.stderr)
+	}
+	c.jm.signal(syscall.SIGINT)
+	c.jm.wait(t, 30*time.Second)
 }

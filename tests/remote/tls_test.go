@@ -4,17 +4,21 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flinksim/flinksim/cluster/remote"
 )
 
 // testCA is a certificate authority for the tests.
@@ -46,9 +50,10 @@ func newCA(t *testing.T, name string) *testCA {
 
 func (ca *testCA) path(f string) string { return filepath.Join(ca.dir, f) }
 
-// issue writes NAME.pem and NAME.key, a certificate for ips signed by ca,
-// for servers and clients alike; it returns the --tls-* flags.
-func (ca *testCA) issue(t *testing.T, name string, ips ...string) []string {
+// issue writes NAME.pem and NAME.key, a certificate for ips signed by ca
+// naming role (a URI SAN flinksim://role/ROLE; "": none), for servers and
+// clients alike; it returns the --tls-* flags.
+func (ca *testCA) issue(t *testing.T, name, role string, ips ...string) []string {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -60,6 +65,10 @@ func (ca *testCA) issue(t *testing.T, name string, ips ...string) []string {
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
 	for _, ip := range ips {
 		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
+	}
+	if role != "" {
+		u, _ := url.Parse(remote.RoleURI(role))
+		tmpl.URIs = []*url.URL{u}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
@@ -85,8 +94,8 @@ func writePEM(t *testing.T, path, typ string, der []byte) {
 // log and output.
 func TestTLSDefaultJobThreeProcesses(t *testing.T) {
 	ca := newCA(t, "flinksim test CA")
-	jm := ca.issue(t, "jobmanager", "127.0.0.1")
-	tm := ca.issue(t, "taskmanager", "127.0.0.1")
+	jm := ca.issue(t, "jobmanager", remote.RoleJobManager, "127.0.0.1")
+	tm := ca.issue(t, "taskmanager", remote.RoleTaskManager, "127.0.0.1")
 	_, c := sameAsOneProcess(t, spec{tms: 2, args: jm, tmArgs: tm})
 	if strings.Contains(c.jm.stderr.String(), "without TLS") {
 		t.Errorf("TLS was not on:\n%s", c.jm.stderr)
@@ -99,7 +108,7 @@ func TestTLSDefaultJobThreeProcesses(t *testing.T) {
 func TestTLSRefusesTaskManagerWithoutCA(t *testing.T) {
 	ca := newCA(t, "flinksim test CA")
 	other := newCA(t, "another CA")
-	c := startCluster(t, repo, spec{args: append(ca.issue(t, "jobmanager", "127.0.0.1"), "--duration", "10s")})
+	c := startCluster(t, repo, spec{args: append(ca.issue(t, "jobmanager", remote.RoleJobManager, "127.0.0.1"), "--duration", "10s")})
 	tm := func(name string, args ...string) (string, int) {
 		p := start(t, name, repo, "", append([]string{bin, "taskmanager", "--join", c.addr, "--taskmanager.registration.timeout", "5s"}, args...)...)
 		code := p.wait(t, 30*time.Second)
@@ -107,12 +116,12 @@ func TestTLSRefusesTaskManagerWithoutCA(t *testing.T) {
 		return p.stderr.String(), code
 	}
 	// its own CA only: it cannot trust the jobmanager
-	stderr, code := tm("taskmanager with another CA", other.issue(t, "rogue", "127.0.0.1")...)
+	stderr, code := tm("taskmanager with another CA", other.issue(t, "rogue", remote.RoleTaskManager, "127.0.0.1")...)
 	if code != 5 || !strings.Contains(stderr, "TLS handshake failed") || !strings.Contains(stderr, "unknown authority") {
 		t.Errorf("a taskmanager with another CA: exit %d:\n%s", code, stderr)
 	}
 	// it trusts the jobmanager, but its certificate is not the CA's
-	rogue := other.issue(t, "rogue2", "127.0.0.1")
+	rogue := other.issue(t, "rogue2", remote.RoleTaskManager, "127.0.0.1")
 	rogue[5] = ca.path("ca.pem")
 	stderr, code = tm("taskmanager with a certificate of another CA", rogue...)
 	if code != 5 || !strings.Contains(stderr, "refused this process's certificate") {
@@ -135,4 +144,72 @@ func TestTLSRefusesTaskManagerWithoutCA(t *testing.T) {
 	if code := c.jm.wait(t, 30*time.Second); code != 5 {
 		t.Errorf("the interrupted jobmanager exited %d:\n%s", code, c.jm.stderr)
 	}
+}
+
+// A certificate the CA signed but with the wrong role (or none) does not
+// make a taskmanager, nor a jobmanager: the jobmanager refuses a client
+// showing a jobmanager's certificate or one without a role, naming the role
+// it wants; a taskmanager refuses a "jobmanager" whose certificate names
+// the taskmanager role; and each command refuses to start with a
+// certificate that does not name its own role.
+func TestTLSWrongRole(t *testing.T) {
+	ca := newCA(t, "flinksim test CA")
+	jmFlags := ca.issue(t, "jobmanager", remote.RoleJobManager, "127.0.0.1")
+	c := startCluster(t, repo, spec{args: append(jmFlags, "--duration", "10s")})
+	// clients written here, with the CA's certificates of the wrong role
+	for _, role := range []string{remote.RoleJobManager, ""} {
+		name := "client-" + role
+		ca.issue(t, name, role, "127.0.0.1")
+		cert, err := tls.LoadX509KeyPair(ca.path(name+".pem"), ca.path(name+".key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		pool.AddCert(ca.cert)
+		conn, err := tls.Dial("tcp", c.addr, &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "127.0.0.1"})
+		if err == nil {
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			_, err = readFrame(conn)
+			conn.Close()
+		}
+		if err == nil {
+			t.Errorf("a client with a certificate of role %q got a Challenge", role)
+		}
+	}
+	c.jm.waitFor(t, "does not name the role of a taskmanager (a URI SAN flinksim://role/taskmanager; it names role jobmanager)", 10*time.Second)
+	c.jm.waitFor(t, "it names no role)", 10*time.Second)
+	if strings.Contains(c.jm.stderr.String(), "joined:") {
+		t.Errorf("a client of the wrong role joined:\n%s", c.jm.stderr)
+	}
+	c.jm.signal(syscall.SIGINT)
+	c.jm.wait(t, 30*time.Second)
+
+	// a "jobmanager" showing a taskmanager's certificate
+	tmFlags := ca.issue(t, "taskmanager", remote.RoleTaskManager, "127.0.0.1")
+	cert, err := tls.LoadX509KeyPair(ca.path("taskmanager.pem"), ca.path("taskmanager.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { conn.Read(make([]byte, 1)); conn.Close() }()
+		}
+	}()
+	expect(t, 30*time.Second, 5, []string{"does not name the role of a jobmanager", "it names role taskmanager"},
+		append([]string{"taskmanager", "--join", l.Addr().String()}, tmFlags...)...)
+
+	// each command refuses a certificate of the other role at once
+	expect(t, 10*time.Second, 2, []string{"does not name the role of a taskmanager"},
+		append([]string{"taskmanager", "--join", "127.0.0.1:6123"}, jmFlags...)...)
+	expect(t, 10*time.Second, 2, []string{"does not name the role of a jobmanager"},
+		append([]string{"jobmanager", "--listen", "127.0.0.1:0"}, tmFlags...)...)
 }

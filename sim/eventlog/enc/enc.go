@@ -94,11 +94,6 @@ func Str(dst []byte, key, v string) []byte { return String(Key(dst, key), v) }
 // Int appends the field key with the integer v.
 func Int(dst []byte, key string, v int64) []byte { return strconv.AppendInt(Key(dst, key), v, 10) }
 
-// Uint appends the field key with the unsigned integer v.
-func Uint(dst []byte, key string, v uint64) []byte {
-	return strconv.AppendUint(Key(dst, key), v, 10)
-}
-
 // Bool appends the field key with v.
 func Bool(dst []byte, key string, v bool) []byte { return strconv.AppendBool(Key(dst, key), v) }
 
@@ -107,9 +102,6 @@ func Float(dst []byte, key string, v float64) []byte { return Float64Value(Key(d
 
 // Raw appends the field key with raw, already JSON, as it is.
 func Raw(dst []byte, key, raw string) []byte { return append(Key(dst, key), raw...) }
-
-// RawBytes is Raw with raw as bytes.
-func RawBytes(dst []byte, key string, raw []byte) []byte { return append(Key(dst, key), raw...) }
 
 // Float64Value appends v as zerolog writes a float64 at its default
 // precision: the shortest decimal that reads back, in 'e' form below 1e-6

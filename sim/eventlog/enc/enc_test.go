@@ -3,6 +3,7 @@ package enc
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -78,3 +79,11 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+// Uint appends the field key with the unsigned integer v.
+func Uint(dst []byte, key string, v uint64) []byte {
+	return strconv.AppendUint(Key(dst, key), v, 10)
+}
+
+// RawBytes is Raw with raw as bytes.
+func RawBytes(dst []byte, key string, raw []byte) []byte { return append(Key(dst, key), raw...) }

@@ -1,0 +1,335 @@
+package kernel
+
+import (
+	"time"
+
+	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/vt"
+)
+
+// Faults the scheduler decides besides network cuts (STYLE.md: "drops,
+// delays, partitions and kills are its decisions, each logged"): a host
+// that stalls (a TaskManager process frozen by a long garbage collection
+// or a suspended VM: nothing is delivered to its actors until it wakes,
+// then everything held at once, in the order it was due), jitter on the
+// links between hosts (each envelope between two hosts later by a seeded
+// amount, the order of one sender's envelopes to one receiver kept, as one
+// TCP connection keeps it; across connections it is not), and the loss of
+// one RPC of a kind (Pekko delivers at most once: an envelope that is gone
+// is gone, the actors' timeouts and retries are Flink's answer).
+//
+// Kinds the kernel logs for them (README.md, "The fault swarm").
+const (
+	KindHostStalled   Kind = "host_stalled"   // a host froze: host, duration_ms
+	KindHostResumed   Kind = "host_resumed"   // it woke: host, held_envelopes
+	KindNetworkJitter Kind = "network_jitter" // jitter began: duration_ms, max_jitter_us
+	KindJitterEnded   Kind = "network_jitter_ended"
+	KindRPCLost       Kind = "rpc_lost" // an RPC the network lost: rpc, from, to
+	KindRPCLossUnused Kind = "rpc_loss_unused"
+)
+
+// Fault is what a user action addressed to the scheduler asks for: exactly
+// one of its fields is set (faultOf reads it from the action).
+type Fault struct {
+	Cut    *Cut
+	Stall  *Stall
+	Jitter *Jitter
+	Lose   *Lose
+}
+
+// Stall freezes a host for a while.
+type Stall struct {
+	Host     string
+	Duration vt.Time // > 0
+}
+
+// Jitter delays every envelope between two hosts by up to Max for a while.
+type Jitter struct {
+	Duration vt.Time // > 0
+	Max      vt.Time // > 0
+}
+
+// Lose drops the first envelope Match accepts within Within of the action.
+type Lose struct {
+	RPC    string // the RPC's name, for the log
+	Match  func(*messages.Envelope) bool
+	Within vt.Time
+}
+
+// faultOf is the fault a user action to the scheduler asks for; false if it
+// asks for none.
+func faultOf(a *messages.Action) (Fault, bool) {
+	d := func(ns int64) vt.Time { return vt.FromDuration(time.Duration(ns)) }
+	switch a.GetVerb() {
+	case messages.ActionVerb_ACTION_PARTITION_NETWORK:
+		if c := a.GetCut(); c != nil {
+			return Fault{Cut: &Cut{A: c.HostA, B: c.HostB, Duration: d(c.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_STALL_TASKMANAGER:
+		if st := a.GetStall(); st != nil {
+			return Fault{Stall: &Stall{Host: st.Host, Duration: d(st.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_NETWORK_JITTER:
+		if j := a.GetJitter(); j != nil {
+			return Fault{Jitter: &Jitter{Max: d(j.MaxNanos), Duration: d(j.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_LOSE_RPC:
+		if l := a.GetLose(); l != nil {
+			if m, name := rpcMatcher(l.Rpc); m != nil {
+				return Fault{Lose: &Lose{RPC: name, Match: m, Within: d(l.WithinNanos)}}, true
+			}
+		}
+	}
+	return Fault{}, false
+}
+
+// rpcMatcher recognises the envelopes of an RPC lose-rpc can lose, and
+// names it as the action does: the acknowledgement and the decline a task
+// sends the CheckpointCoordinator (CheckpointCoordinatorGateway), the
+// completion the coordinator sends a task
+// (TaskExecutorGateway.confirmCheckpoint, notifyCheckpointComplete).
+func rpcMatcher(r messages.LostRPC) (func(*messages.Envelope) bool, string) {
+	switch r {
+	case messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT:
+		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_AcknowledgeCheckpoint); return ok }, "acknowledge-checkpoint"
+	case messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT:
+		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_DeclineCheckpoint); return ok }, "decline-checkpoint"
+	case messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE:
+		return func(e *messages.Envelope) bool {
+			_, ok := e.Body.(*messages.Envelope_NotifyCheckpointComplete)
+			return ok
+		}, "notify-checkpoint-complete"
+	}
+	return nil, ""
+}
+
+type activeStall struct {
+	Stall
+	end  vt.Time
+	held int64
+}
+
+type activeJitter struct {
+	Jitter
+	id       uint64
+	end      vt.Time
+	jittered int64
+	logged   bool // its end is logged
+}
+
+type activeLose struct {
+	Lose
+	end vt.Time
+}
+
+// jitterReach is how far ahead an envelope may be due for jitter to apply:
+// messages on the wire, not envelopes a sender scheduled for later.
+const jitterReach = 100 * vt.Millisecond
+
+// applyFault starts the fault an action asked for at t.
+func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
+	switch {
+	case f.Cut != nil:
+		cut := *f.Cut
+		k.cutID++
+		c := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
+		k.cuts = append(k.cuts, c)
+		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
+	case f.Stall != nil:
+		k.stalls = append(k.stalls, &activeStall{Stall: *f.Stall, end: t + f.Stall.Duration})
+		k.log(t, SchedulerName, HostStalled{Host: f.Stall.Host, DurationMs: vt.Millis(f.Stall.Duration), Action: text})
+	case f.Jitter != nil:
+		k.cutID++
+		if k.jitter != nil && !k.jitter.logged {
+			k.endJitter(t)
+		}
+		k.jitter = &activeJitter{Jitter: *f.Jitter, id: uint64(k.cutID), end: t + f.Jitter.Duration}
+		if k.linkLast == nil {
+			k.linkLast = map[[2]string]vt.Time{}
+		}
+		k.log(t, SchedulerName, NetworkJitter{DurationMs: vt.Millis(f.Jitter.Duration), MaxJitterUs: f.Jitter.Max.Micros(), Action: text})
+	case f.Lose != nil:
+		k.loses = append(k.loses, &activeLose{Lose: *f.Lose, end: t + f.Lose.Within})
+	}
+}
+
+// expireFaults logs the end of stalls, jitter and unused losses over by t.
+// A stall's held envelopes are due at its end, so its end is a step of its
+// own and logged in order.
+func (k *Kernel) expireFaults(t vt.Time, runEnded bool) {
+	if len(k.stalls) > 0 {
+		kept := k.stalls[:0]
+		for _, s := range k.stalls {
+			if s.end <= t || runEnded {
+				k.log(min(s.end, t), SchedulerName, HostResumed{Host: s.Host, HeldEnvelopes: s.held, RunEnded: s.end > t})
+				continue
+			}
+			kept = append(kept, s)
+		}
+		k.stalls = kept
+	}
+	if j := k.jitter; j != nil && !j.logged && (j.end <= t || runEnded) {
+		k.endJitter(min(j.end, t))
+	}
+	if k.jitter != nil && (t > k.jitter.end+jitterReach+k.jitter.Max || runEnded) {
+		k.jitter, k.linkLast = nil, nil // nothing jittered can be overtaken any more
+	}
+	if len(k.loses) > 0 {
+		kept := k.loses[:0]
+		for _, l := range k.loses {
+			if l.end <= t || runEnded {
+				k.log(min(l.end, t), SchedulerName, RPCLossUnused{RPC: l.RPC, RunEnded: l.end > t})
+				continue
+			}
+			kept = append(kept, l)
+		}
+		k.loses = kept
+	}
+}
+
+func (k *Kernel) endJitter(t vt.Time) {
+	j := k.jitter
+	k.log(t, SchedulerName, NetworkJitterEnded{JitteredEnvelopes: j.jittered, RunEnded: j.end > t})
+	j.logged = true
+	j.end = min(j.end, t)
+}
+
+// stalledUntil is when the host of actor wakes (0: not stalled at t).
+func (k *Kernel) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
+	h := k.hosts[actor]
+	if h == "" {
+		return nil, false
+	}
+	for _, s := range k.stalls {
+		if s.Host == h && t < s.end {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// faults applies the losses and stalls to a step's envelopes due at t: a
+// lost RPC is dropped and logged, an envelope to a stalled host is queued
+// again for the moment it wakes (in the order it was due). It returns the
+// rest, in order.
+func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
+	if len(k.loses) == 0 && (len(k.stalls) == 0 || k.closing) {
+		return envs
+	}
+	out := envs[:0]
+	for _, e := range envs {
+		if k.lost(t, e) {
+			continue
+		}
+		if !k.closing {
+			if s, ok := k.stalledUntil(t, e.To); ok {
+				s.held++
+				e.DeliverAt = s.end.Micros()
+				k.q.Push(e)
+				continue
+			}
+			if end, ok := k.unborn(t, e.To); ok {
+				e.DeliverAt = end.Micros()
+				k.q.Push(e)
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	clear(envs[len(out):])
+	return out
+}
+
+// unborn reports whether actor is not started yet while a host is stalled,
+// and when an envelope to it is due again: just after the last stalled
+// host wakes. It may be an actor that a stalled host starts when it wakes
+// (a task whose submission is held, and a consumer's partition request to
+// it, which in Flink waits in the frozen process's socket); if it still
+// does not exist then, the envelope goes to an unknown receiver as any
+// other.
+func (k *Kernel) unborn(t vt.Time, actor string) (vt.Time, bool) {
+	if len(k.stalls) == 0 || k.live[actor] || k.dead[actor] || actor == SchedulerName {
+		return 0, false
+	}
+	var end vt.Time
+	for _, s := range k.stalls {
+		if t < s.end {
+			end = max(end, s.end+1)
+		}
+	}
+	return end, end > 0
+}
+
+// lost drops e if an armed loss matches it (between two actors on
+// different hosts: an RPC that goes over the network).
+func (k *Kernel) lost(t vt.Time, e *messages.Envelope) bool {
+	if len(k.loses) == 0 || e.From == SchedulerName || e.From == UserName {
+		return false
+	}
+	if hf, ht := k.hosts[e.From], k.hosts[e.To]; hf == "" || ht == "" || hf == ht {
+		return false
+	}
+	for i, l := range k.loses {
+		if t < l.end && l.Match(e) {
+			k.log(t, SchedulerName, RPCLost{RPC: l.RPC, From: e.From, To: e.To})
+			k.loses = append(k.loses[:i], k.loses[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// jitterOut delays e, just sent at now, by its link's jitter: the latency
+// between two hosts varies by the millisecond, a seeded amount (a hash of
+// the jitter, the two hosts and the millisecond it is sent in, so the same
+// run jitters the same way whatever the driver), and e is never due before
+// an envelope the same sender sent the same receiver earlier (one
+// connection's order).
+func (k *Kernel) jitterOut(e *messages.Envelope) {
+	j := k.jitter
+	if j == nil {
+		return
+	}
+	if _, timer := e.Body.(*messages.Envelope_Timer); timer {
+		return
+	}
+	hf, ht := k.hosts[e.From], k.hosts[e.To]
+	if hf == "" || ht == "" || hf == ht {
+		return
+	}
+	at := vt.Of(e.DeliverAt)
+	if vt.Of(e.SentAt) > k.now || at-k.now > jitterReach {
+		return
+	}
+	link := [2]string{e.From, e.To}
+	if k.now < j.end {
+		at += vt.Time(linkHash(j.id, hf, ht, uint64(k.now/vt.Millisecond)) % uint64(j.Max+1))
+		j.jittered++
+	}
+	if last, ok := k.linkLast[link]; ok && at < last {
+		at = last
+	}
+	k.linkLast[link] = at
+	e.DeliverAt = at.Micros()
+}
+
+// linkHash is FNV-1a over the jitter's id, the link and the millisecond.
+func linkHash(id uint64, from, to string, ms uint64) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(b byte) { h ^= uint64(b); h *= 1099511628211 }
+	for i := 0; i < 8; i++ {
+		mix(byte(id >> (8 * i)))
+	}
+	for i := 0; i < len(from); i++ {
+		mix(from[i])
+	}
+	mix(0)
+	for i := 0; i < len(to); i++ {
+		mix(to[i])
+	}
+	mix(0)
+	for i := 0; i < 8; i++ {
+		mix(byte(ms >> (8 * i)))
+	}
+	return h
+}

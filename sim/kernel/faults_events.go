@@ -1,0 +1,87 @@
+package kernel
+
+import "github.com/flinksim/flinksim/sim/eventlog/enc"
+
+// The events of the scheduler's other faults (faults.go); sim/eventlog
+// names them too (aliases).
+
+// HostStalled is the start of a stalled host (stall-taskmanager).
+type HostStalled struct {
+	Host       string
+	DurationMs int64
+	Action     string
+}
+
+func (HostStalled) Kind() Kind { return KindHostStalled }
+
+func (e HostStalled) AppendJSON(b []byte) []byte {
+	return enc.Str(enc.Int(enc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
+}
+
+// HostResumed is the end of a stall: the envelopes held for the host
+// (RunEnded: the run ended first).
+type HostResumed struct {
+	Host          string
+	HeldEnvelopes int64
+	RunEnded      bool
+}
+
+func (HostResumed) Kind() Kind { return KindHostResumed }
+
+func (e HostResumed) AppendJSON(b []byte) []byte {
+	return runEnded(enc.Int(enc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
+}
+
+// NetworkJitter is the start of jitter on the links between hosts.
+type NetworkJitter struct {
+	DurationMs, MaxJitterUs int64
+	Action                  string
+}
+
+func (NetworkJitter) Kind() Kind { return KindNetworkJitter }
+
+func (e NetworkJitter) AppendJSON(b []byte) []byte {
+	return enc.Str(enc.Int(enc.Int(b, "duration_ms", e.DurationMs), "max_jitter_us", e.MaxJitterUs), "action", e.Action)
+}
+
+// NetworkJitterEnded is the end of jitter: the envelopes it delayed.
+type NetworkJitterEnded struct {
+	JitteredEnvelopes int64
+	RunEnded          bool
+}
+
+func (NetworkJitterEnded) Kind() Kind { return KindJitterEnded }
+
+func (e NetworkJitterEnded) AppendJSON(b []byte) []byte {
+	return runEnded(enc.Int(b, "jittered_envelopes", e.JitteredEnvelopes), e.RunEnded)
+}
+
+// RPCLost is an RPC the network lost (lose-rpc).
+type RPCLost struct {
+	RPC, From, To string
+}
+
+func (RPCLost) Kind() Kind { return KindRPCLost }
+
+func (e RPCLost) AppendJSON(b []byte) []byte {
+	return enc.Str(enc.Str(enc.Str(b, "rpc", e.RPC), "from", e.From), "to", e.To)
+}
+
+// RPCLossUnused is a lose-rpc that found no RPC to lose in its time.
+type RPCLossUnused struct {
+	RPC      string
+	RunEnded bool
+}
+
+func (RPCLossUnused) Kind() Kind { return KindRPCLossUnused }
+
+func (e RPCLossUnused) AppendJSON(b []byte) []byte {
+	return runEnded(enc.Str(b, "rpc", e.RPC), e.RunEnded)
+}
+
+func runEnded(b []byte, ended bool) []byte {
+	if ended {
+		b = enc.Bool(b, "run_ended", true)
+	}
+	return b
+}

@@ -1,0 +1,314 @@
+package kernel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flinksim/flinksim/messages"
+)
+
+// testAction is the tests' spelling of a scheduler action: "cut A B MS",
+// "stall HOST MS", "jitter MAX_US MS", "lose ack MS"; anything else is a
+// trigger-checkpoint (not the scheduler's).
+func testAction(text string) *messages.Action {
+	var ha, hb string
+	var x, y int64
+	ns := func(ms int64) int64 { return int64(time.Duration(ms) * time.Millisecond) }
+	switch {
+	case scan(text, "cut %s %s %d", &ha, &hb, &x):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_PARTITION_NETWORK, Cut: &messages.NetworkCut{HostA: ha, HostB: hb, DurationNanos: ns(x)}}
+	case scan(text, "stall %s %d", &ha, &x):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_STALL_TASKMANAGER, Stall: &messages.HostStall{Host: ha, DurationNanos: ns(x)}}
+	case scan(text, "jitter %d %d", &x, &y):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_NETWORK_JITTER, Jitter: &messages.NetworkJitter{MaxNanos: x * 1000, DurationNanos: ns(y)}}
+	case scan(text, "lose ack %d", &x):
+		return &messages.Action{Verb: messages.ActionVerb_ACTION_LOSE_RPC, Lose: &messages.LoseRPC{Rpc: messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT, WithinNanos: ns(x)}}
+	}
+	return &messages.Action{Verb: messages.ActionVerb_ACTION_TRIGGER_CHECKPOINT}
+}
+
+func scan(text, format string, args ...any) bool {
+	n, err := fmt.Sscanf(text, format, args...)
+	return err == nil && n == len(args)
+}
+
+// testActionText renders what testAction reads (Config.ActionText).
+func testActionText(a *messages.Action) string {
+	ms := func(ns int64) int64 { return time.Duration(ns).Milliseconds() }
+	switch {
+	case a.Cut != nil:
+		return fmt.Sprintf("cut %s %s %d", a.Cut.HostA, a.Cut.HostB, ms(a.Cut.DurationNanos))
+	case a.Stall != nil:
+		return fmt.Sprintf("stall %s %d", a.Stall.Host, ms(a.Stall.DurationNanos))
+	case a.Jitter != nil:
+		return fmt.Sprintf("jitter %d %d", a.Jitter.MaxNanos/1000, ms(a.Jitter.DurationNanos))
+	case a.Lose != nil:
+		return fmt.Sprintf("lose ack %d", ms(a.Lose.WithinNanos))
+	}
+	return a.Verb.String()
+}
+
+// A stalled host receives nothing while it is frozen, its own timers
+// included; it wakes with everything held, delivered at its end in the
+// order it was due, and the scheduler logs both ends with the count.
+func TestStallHoldsEverythingUntilTheHostWakes(t *testing.T) {
+	r := runNet(t, "", "5000 stall B 3")
+	for _, e := range r.got {
+		if strings.HasPrefix(e, "b:") && (strings.HasSuffix(e, " at 5000") || strings.HasSuffix(e, " at 6000") || strings.HasSuffix(e, " at 7000")) {
+			t.Errorf("b got something while stalled: %s", e)
+		}
+		if strings.HasPrefix(e, "a: ping from b at") && (strings.HasSuffix(e, " 6000") || strings.HasSuffix(e, " 7000")) {
+			t.Errorf("b sent while stalled: %s", e)
+		}
+	}
+	// a's pings of 5, 6 and 7 ms and a's of 8 ms, all at 8 ms
+	n := 0
+	for _, e := range r.got {
+		if e == "b: ping from a at 8000" {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("b got %d pings at 8000, want 4 (three held, one due then): %v", n, r.got)
+	}
+	if !slices.Contains(r.got, "a: ping from b at 8000") {
+		t.Errorf("b did not ping again once awake: %v", r.got)
+	}
+	want := []string{
+		`5000 host_stalled host=B duration_ms=3 action=stall B 3`,
+		// a's three pings and b's own timer of 5 ms
+		`8000 host_resumed host=B held_envelopes=4`,
+	}
+	if !slices.Equal(r.events, want) {
+		t.Errorf("scheduler events\n%s\nwant\n%s", strings.Join(r.events, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// burster sends n envelopes to each of its peers at 1, 2, 3 and 4 ms, and
+// records what it receives with the time.
+type burster struct {
+	peers []string
+	n     int
+	got   *[]string
+}
+
+func (b *burster) Step(o *Out, e *messages.Envelope) {
+	switch e.Body.(type) {
+	case *messages.Envelope_Start:
+		o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
+	case *messages.Envelope_Timer:
+		if o.Now() < 4000 {
+			o.Timer(1000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
+		}
+		for i := 0; i < b.n; i++ {
+			for _, p := range b.peers {
+				o.Send(p, 10, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+			}
+		}
+	case *messages.Envelope_HeartbeatRequest:
+		*b.got = append(*b.got, fmt.Sprintf("%s %d", e.From, o.Now()))
+	}
+}
+
+// runBurst has a (host A) and c (host C) each send 5 envelopes to b (host
+// B) at 1, 2, 3 and 4 ms, 10 µs on the way, with the given scheduler actions; it
+// returns what b got ("sender time"), in order, and the scheduler's events.
+func runBurst(t *testing.T, actions ...string) (got, events []string) {
+	t.Helper()
+	k := New(Config{
+		Log: func(ev *Event) {
+			if ev.Actor == SchedulerName {
+				events = append(events, fmt.Sprintf("%d %s %s", ev.Vt, ev.Kind(), strings.Join(keyValues(t, ev.Body), " ")))
+			}
+		},
+		HostOf:     func(actor, _ string) string { return strings.ToUpper(actor) },
+		ActionText: testActionText,
+	})
+	l := NewLoop(k, 1, nil)
+	k.Register([]*messages.Spawned{l.Host("a", &burster{peers: []string{"b"}, n: 5}), l.Host("b", &burster{got: &got}),
+		l.Host("c", &burster{peers: []string{"b"}, n: 5})})
+	for i, to := range []string{"a", "b", "c"} {
+		k.Push(&messages.Envelope{To: to, From: SchedulerName, SenderSeq: uint64(i + 1), Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+	}
+	for i, text := range actions {
+		var at int64
+		fmt.Sscanf(text, "%d", &at)
+		text = text[strings.Index(text, " ")+1:]
+		k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
+			Body: &messages.Envelope_Action{Action: testAction(text)}})
+	}
+	if st := l.Run(Forever, 0); st != StateEnded {
+		t.Fatalf("state %v", st)
+	}
+	return got, events
+}
+
+// Jitter delays each envelope between two hosts by up to its maximum, the
+// same way in every run, the latency of a link varying from one
+// millisecond to the next; one sender's envelopes to one receiver keep
+// their order, two senders' envelopes come in another order than sent.
+func TestJitterKeepsOneConnectionsOrderOnly(t *testing.T) {
+	plain, _ := runBurst(t)
+	got, events := runBurst(t, "500 jitter 400 3")
+	again, _ := runBurst(t, "500 jitter 400 3")
+	if !slices.Equal(got, again) {
+		t.Fatalf("jitter differs between two runs:\n%v\n%v", got, again)
+	}
+	if len(got) != 40 || len(plain) != 40 {
+		t.Fatalf("got %d and %d envelopes, want 40", len(got), len(plain))
+	}
+	// without jitter each burst is due 10 µs after it was sent, a's before c's
+	for i, e := range plain {
+		want := fmt.Sprintf("%s %d", map[bool]string{true: "a", false: "c"}[i%10 < 5], 1010+1000*(i/10))
+		if e != want {
+			t.Fatalf("without jitter envelope %d is %q, want %q: %v", i, e, want, plain)
+		}
+	}
+	extra := map[int64]bool{}
+	last := map[string]int64{}
+	crossed := false
+	for i, e := range got {
+		var from string
+		var at int64
+		fmt.Sscanf(e, "%s %d", &from, &at)
+		sent := (at - 10) / 1000 * 1000
+		if i >= 30 { // the burst of 4 ms, after the jitter: none
+			if at != 4010 {
+				t.Errorf("%s: after the jitter, want due at 4010", e)
+			}
+			continue
+		}
+		if at < sent+10 || at > sent+410 {
+			t.Errorf("%s: due outside [%d, %d] µs", e, sent+10, sent+410)
+		}
+		extra[at-sent-10] = true
+		// within one connection times never go back
+		if at < last[from] {
+			t.Errorf("%s came after an envelope of %s due at %d", e, from, last[from])
+		}
+		last[from] = at
+		if from == "c" && i%10 < 5 || from == "a" && i%10 >= 5 {
+			crossed = true
+		}
+	}
+	if len(extra) < 3 {
+		t.Errorf("only %d distinct delays: the jitter did not vary: %v", len(extra), got)
+	}
+	if !crossed {
+		t.Errorf("the two connections kept their relative order: %v", got)
+	}
+	want := []string{
+		`500 network_jitter duration_ms=3 max_jitter_us=400 action=jitter 400 3`,
+		`3500 network_jitter_ended jittered_envelopes=30`,
+	}
+	if !slices.Equal(events, want) {
+		t.Errorf("scheduler events\n%s\nwant\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A lost RPC drops exactly one matching envelope between two hosts, the
+// first after the action; a loss that finds nothing to drop within its
+// time is logged as unused.
+func TestLoseDropsOneRPC(t *testing.T) {
+	r := runNetWith(t, "", true, "5000 lose ack 2", "11500 lose ack 100")
+	lost := 0
+	for _, want := range []string{"a: ping from b at 5000", "b: ping from a at 5000"} {
+		if !slices.Contains(r.got, want) {
+			lost++
+		}
+	}
+	if lost != 1 {
+		t.Errorf("%d pings at 5000 lost, want 1: %v", lost, r.got)
+	}
+	if !slices.Contains(r.got, "a: ping from b at 6000") || !slices.Contains(r.got, "b: ping from a at 6000") {
+		t.Errorf("a ping after the loss was lost too: %v", r.got)
+	}
+	want := []string{
+		`5000 rpc_lost rpc=acknowledge-checkpoint from=b to=a`,
+		`12000 rpc_loss_unused rpc=acknowledge-checkpoint run_ended=true`,
+	}
+	if !slices.Equal(r.events, want) {
+		t.Errorf("scheduler events\n%s\nwant\n%s", strings.Join(r.events, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// lateSpawner starts actor c on its host when its timer of 5 ms fires.
+type lateSpawner struct{ got *[]string }
+
+func (s *lateSpawner) Step(o *Out, e *messages.Envelope) {
+	switch e.Body.(type) {
+	case *messages.Envelope_Start:
+		o.Timer(5000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
+	case *messages.Envelope_Timer:
+		o.Spawn("c", recorderSpec{got: s.got})
+	}
+}
+
+// recorder notes every heartbeat request it gets.
+type recorder struct{ got *[]string }
+
+func (r *recorder) Step(o *Out, e *messages.Envelope) {
+	if _, ok := e.Body.(*messages.Envelope_HeartbeatRequest); ok {
+		*r.got = append(*r.got, fmt.Sprintf("%s got from %s at %d", o.Name(), e.From, o.Now()))
+	}
+}
+
+type recorderSpec struct{ got *[]string }
+
+func (recorderSpec) Component() string { return "recorder" }
+
+// sendOnce sends c one heartbeat request due at 5 ms.
+type sendOnce struct{}
+
+func (sendOnce) Step(o *Out, e *messages.Envelope) {
+	if _, ok := e.Body.(*messages.Envelope_Start); ok {
+		o.Send("c", 5000, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+	}
+}
+
+// An envelope to an actor not started yet while a host stalls waits until
+// just after the host wakes: b (host B, stalled from 4 to 8 ms) starts c
+// when its timer of 5 ms fires, which is at 8 ms; a's request to c, due at
+// 5 ms, reaches c at 8 ms + 1 µs. Without the stall c would not exist yet at
+// 5 ms either, and the run fails with unknown_receiver.
+func TestStallHoldsEnvelopesToActorsNotStartedYet(t *testing.T) {
+	run := func(actions ...string) ([]string, Result) {
+		var got []string
+		k := New(Config{
+			HostOf: func(actor, spawnerHost string) string {
+				if spawnerHost != "" {
+					return spawnerHost
+				}
+				return strings.ToUpper(actor)
+			},
+			ActionText: testActionText,
+		})
+		l := NewLoop(k, 1, func(_ string, s Spec) (Component, error) {
+			if r, ok := s.(recorderSpec); ok {
+				return &recorder{got: r.got}, nil
+			}
+			return nil, fmt.Errorf("no component for %T", s)
+		})
+		k.Register([]*messages.Spawned{l.Host("a", sendOnce{}), l.Host("b", &lateSpawner{got: &got})})
+		k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+		k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+		for i, text := range actions {
+			var at int64
+			fmt.Sscanf(text, "%d", &at)
+			k.Push(&messages.Envelope{DeliverAt: at, To: SchedulerName, From: UserName, SenderSeq: uint64(i + 1),
+				Body: &messages.Envelope_Action{Action: testAction(text[strings.Index(text, " ")+1:])}})
+		}
+		l.Run(Forever, 0)
+		return got, k.Result()
+	}
+	got, res := run("4000 stall B 4")
+	if res.Invariant != "" || !slices.Equal(got, []string{"c got from a at 8001"}) {
+		t.Fatalf("with the stall: %v, invariant %q (%s); want c to get a's request at 8001", got, res.Invariant, res.Failure)
+	}
+	if _, res := run(); res.Invariant != "unknown_receiver" {
+		t.Fatalf("without the stall: invariant %q, want unknown_receiver", res.Invariant)
+	}
+}
