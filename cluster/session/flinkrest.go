@@ -116,6 +116,11 @@ func jobsOf(snap *snapshot) []*jobInfo {
 	}
 	if jm := snap.views.jm; jm != nil && by[jm.JobID] == nil {
 		j := &jobInfo{id: jm.JobID, state: jm.Status, end: -1, times: map[string]vt.Time{}}
+		if j.state == "" {
+			// submitted, its JobMaster not running yet: the Dispatcher
+			// lists such a job as INITIALIZING (JobStatus.INITIALIZING)
+			j.state = "INITIALIZING"
+		}
 		out = append(out, j)
 	}
 	return out

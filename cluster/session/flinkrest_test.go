@@ -257,3 +257,28 @@ func TestBackPressureLevels(t *testing.T) {
 		}
 	}
 }
+
+// Before the JobMaster runs (virtual time 0, the session paused), GET /jobs
+// lists the job as the Dispatcher does a submitted one, INITIALIZING, never
+// with an empty status, and /jobs/overview and /overview agree.
+func TestFlinkRESTJobInitializing(t *testing.T) {
+	ts := newTestServer(t, recipeOf(t))
+	_, b := ts.get(t, "/jobs")
+	var jobs struct {
+		Jobs []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(b, &jobs); err != nil || len(jobs.Jobs) != 1 {
+		t.Fatalf("/jobs: %s (%v)", b, err)
+	}
+	if got := jobs.Jobs[0].Status; got != "INITIALIZING" {
+		t.Errorf("/jobs status at vt 0 = %q, want INITIALIZING", got)
+	}
+	ts.mustPost(t, "/sim/seek", "2s")
+	_, b = ts.get(t, "/jobs")
+	if err := json.Unmarshal(b, &jobs); err != nil || len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "RUNNING" {
+		t.Errorf("/jobs at 2 s: %s, want the job RUNNING", b)
+	}
+}

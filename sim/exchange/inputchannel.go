@@ -78,8 +78,7 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 			c.nettyBytes += int64(partitionRequestFrameLength)
 			if c.cfg.LogNettyFrames {
 				LogFrame(o, c.producer, netty.PartitionRequest{ReceiverID: ChannelID(o.Name()), Credit: req.Credit,
-					PartitionID: netty.ResultPartitionID{PartitionID: netty.IntermediateResultPartitionID{
-						IntermediateDataSetID: netty.IntermediateDataSetID(ChannelID(c.producer))}},
+					PartitionID:   ResultPartitionID(c.producer),
 					QueueIndexSet: netty.ResultSubpartitionIndexSet{StartIndex: req.SubpartitionIndex, EndIndex: req.SubpartitionIndex}})
 			}
 		}

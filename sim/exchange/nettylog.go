@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 
 	"github.com/flinksim/flinksim/sim/eventlog"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/netty"
 )
@@ -20,6 +21,32 @@ func ChannelID(name string) netty.InputChannelID {
 		hi = hi<<8 | int64(b[8+i])
 	}
 	return netty.InputChannelID{LowerPart: lo, UpperPart: hi}
+}
+
+// ResultPartitionID is the ID a PartitionRequest frame names for the
+// partition of producer (a subtask's actor name), as Flink's
+// ResultPartitionID has it: the IntermediateDataSetID its JobVertex
+// produces (one for every subtask of the vertex), the partition number and
+// the producer's ExecutionAttemptID, both from the subtask's index
+// (IntermediateResultPartitionID.partitionNum, ExecutionVertexID.subtaskIndex)
+// and attempt. The 16-byte IDs are hashes of the vertex's name (Flink draws
+// them at random), so they are stable across runs.
+func ResultPartitionID(producer string) netty.ResultPartitionID {
+	id, err := jobgraph.ParseActorID(producer)
+	if err != nil {
+		return netty.ResultPartitionID{PartitionID: netty.IntermediateResultPartitionID{
+			IntermediateDataSetID: netty.IntermediateDataSetID(ChannelID(producer))}}
+	}
+	v, i := id.Vertex(), int32(id.Index())
+	return netty.ResultPartitionID{
+		PartitionID: netty.IntermediateResultPartitionID{
+			IntermediateDataSetID: netty.IntermediateDataSetID(ChannelID(v + "/result")), PartitionNum: i},
+		ProducerID: netty.ExecutionAttemptID{
+			ExecutionGraphID:  netty.ExecutionGraphID(ChannelID("execution-graph")),
+			ExecutionVertexID: netty.ExecutionVertexID{JobVertexID: netty.JobVertexID(ChannelID(v)), SubtaskIndex: i},
+			AttemptNumber:     int32(id.Attempt()),
+		},
+	}
 }
 
 // LogFrame logs one NettyMessage of a remote channel as its encoded bytes

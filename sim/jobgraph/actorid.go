@@ -114,6 +114,10 @@ func (a ActorID) Kind() ActorKind { return a.kind }
 // ("" for other kinds).
 func (a ActorID) Vertex() string { return a.vertex }
 
+// Index is a subtask's index (of an input channel: its consumer's; of a
+// task manager: its number); 0 for other kinds.
+func (a ActorID) Index() int { return a.index }
+
 // Attempt is a subtask's execution attempt (of an input channel: its
 // consumer's); 0 for the first attempt and for other kinds.
 func (a ActorID) Attempt() int { return a.attempt }

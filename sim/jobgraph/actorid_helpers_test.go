@@ -21,10 +21,6 @@ func (k ActorKind) String() string {
 // String is the actor's name, exactly as the log writes it.
 func (a ActorID) String() string { return a.name }
 
-// Index is a subtask's index (of an input channel: its consumer's), or a
-// task manager's number (tm-N: N); 0 for other kinds.
-func (a ActorID) Index() int { return a.index }
-
 // Producer is an input channel's producer subtask index (0 for other
 // kinds).
 func (a ActorID) Producer() int { return a.producer }
