@@ -248,3 +248,15 @@ func TestSwarmSeed1000078LivenessCheckpoint(t *testing.T) {
 		t.Fatalf("seed 1000078: %s %s: %v\nreproduce with: %s", r.Verdict.Class, r.Verdict.Invariant(), r.Verdict.Violations, RunCommand(&sc, false))
 	}
 }
+
+// Seed 2000880 stalled tm-2 while the job's new attempt initialised there;
+// as tm-2 woke, its zombie reader source-0#1 registered with the source
+// coordinator, which assigned index 0's splits again, to the current
+// reader source-0#2: it read them twice, and a sliding window counted 758
+// records where the reference run counted 306. Flink discards an operator
+// event of an execution that is not the registered, running one
+// (SchedulerBase.deliverOperatorEventToCoordinator); the JobMaster now
+// fences a reader registration by its attempt too.
+func TestSwarmSeed2000880ExactlyOnceOutput(t *testing.T) {
+	runRegression(t, "seed-2000880-exactly_once_output")
+}

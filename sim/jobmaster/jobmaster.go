@@ -150,6 +150,13 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_ListOffsetsResult:
 		j.offsets(o, b.ListOffsetsResult)
 	case *messages.Envelope_ReaderRegistration:
+		// SchedulerBase.deliverOperatorEventToCoordinator discards an
+		// operator event of an execution that is not registered and
+		// running: a zombie reader registering as it wakes must not have
+		// the current reader of its index assigned its splits again
+		if _, current := j.location[env.From]; !current && jobgraph.FenceStaleAttempts {
+			return
+		}
 		j.enum.Register(b.ReaderRegistration.SubtaskIndex)
 		j.assignSplits(o)
 	case *messages.Envelope_HeartbeatResponse:
