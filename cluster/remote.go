@@ -22,8 +22,8 @@ import (
 // (package remote, ARCHITECTURE.md "Remote transport"). None of them reaches
 // the log: where an actor lives is the transport's business.
 type Remote struct {
-	// Engine is the jobmanager process's engine, with Hollywood's remote
-	// started on it. The scheduler, the broker, the JobManager and the
+	// Engine is the jobmanager process's engine (local: package remote
+	// carries what crosses processes on its own connections). The scheduler, the broker, the JobManager and the
 	// ResourceManager live on it.
 	Engine *actor.Engine
 	// Sender carries each step's Delivers, one batch per process

@@ -2,7 +2,10 @@ package tests
 
 import (
 	"io"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -52,6 +55,11 @@ func cpuSeconds(b *testing.B) float64 {
 // sink, every delivery through the scheduler).
 func BenchmarkBuiltinJob(b *testing.B) { benchJob(b, 60, "sim.duration=60 s") }
 
+// BenchmarkBuiltinJobHour is the built-in job for one virtual hour
+// (3,600,000 records; about 1.33 million scheduler steps): the speed of a
+// long run of the default job, the figure issue 30's target is set in.
+func BenchmarkBuiltinJobHour(b *testing.B) { benchJob(b, 3600, "sim.duration=1 h") }
+
 // BenchmarkBuiltinJobPlain is BenchmarkBuiltinJob on the plain driver
 // (kernel.Loop: every component called in one goroutine, no Hollywood): the
 // simulation's own cost of a step, the rest of BenchmarkBuiltinJob's being
@@ -90,6 +98,36 @@ func BenchmarkExactlyOnceCheckpoints(b *testing.B) {
 // not scan them.
 func BenchmarkManyKeys(b *testing.B) {
 	benchJob(b, 20, "sim.duration=20 s", "sim.source.rate=20000", "sim.source.keys=1000000")
+}
+
+// BenchmarkManyKeysMinute is 1,000,000 keys at 20,000 records per virtual
+// second for 60 s (1.2 million records; one watermark fires ~560,000
+// windows in one step) and reports the process's peak RSS (VmHWM): run it
+// alone (-bench ManyKeysMinute -benchtime 1x) for the figure to be this
+// run's.
+func BenchmarkManyKeysMinute(b *testing.B) {
+	benchJob(b, 60, "sim.duration=60 s", "sim.source.rate=20000", "sim.source.keys=1000000")
+	b.ReportMetric(peakRSSMiB(b), "peak-RSS-MiB")
+}
+
+// peakRSSMiB is the process's peak resident set size so far (VmHWM of
+// /proc/self/status), in MiB.
+func peakRSSMiB(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				b.Fatalf("VmHWM %q: %v", f[1], err)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatal("no VmHWM in /proc/self/status")
+	return 0
 }
 
 // BenchmarkHeapPerVirtualMinute runs the built-in job for 16 minutes of

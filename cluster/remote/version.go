@@ -1,3 +1,19 @@
+// Package remote runs TaskManagers in other OS processes, on this host or
+// others (ARCHITECTURE.md, "Remote transport"): a jobmanager process holds
+// the scheduler, the JobManager, the ResourceManager and the broker; each
+// taskmanager process opens one framed connection to it (conn: TCP, or
+// mutual TLS with the role in the certificate), joins it by TLS, a join
+// token or loopback, with the same build, is told the run's settings, and
+// hosts the TaskManagers it is asked to start with their subtasks and input
+// channels. A member's messages are its own by the connection they come on;
+// anything else is dropped and counted. Every delivery still goes through
+// the one scheduler in its total order, so the log is the single-process
+// log, byte for byte.
+//
+// This package lives in wall-clock time, outside the simulation: joins,
+// heartbeats between processes, dial timeouts, TLS. Nothing it does reaches
+// the log except through a logged user action: a process that dies or is cut
+// off becomes `kill-taskmanager tm-N` at the virtual time it is noticed.
 package remote
 
 import (

@@ -1,7 +1,10 @@
 // Package eventlog is the schema and writer of flinksim's event log: JSON
-// lines written with zerolog, no wall-clock timestamps, so the log is a pure
-// function of (settings, seed, actions). The first line is the header, the
-// last the summary. Only the scheduler writes it.
+// lines, no wall-clock timestamps, so the log is a pure function of
+// (settings, seed, actions). The first line is the header, the last the
+// summary, both written with zerolog; every event line between them is a
+// typed payload (typed.go, kinds_*.go) appended straight to the line's
+// bytes by package enc, byte for byte what zerolog wrote. Only the
+// scheduler writes it.
 package eventlog
 
 import (

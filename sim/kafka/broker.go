@@ -449,10 +449,11 @@ func (k *Broker) read(req *messages.Fetch) *messages.Envelope_FetchResponse {
 // as long as any record carved from it: records are never written after
 // the response is sent, nor reused.
 type recordArena struct {
-	recs  []messages.KafkaRecord
-	ptrs  []*messages.KafkaRecord
-	vals  []byte
-	resps []fetchResponse
+	recs   []messages.KafkaRecord
+	ptrs   []*messages.KafkaRecord
+	vals   []byte
+	resps  []fetchResponse
+	resps4 []fetchResponseSmall
 }
 
 // arenaResponses is how many one-partition responses a slab holds.
@@ -500,6 +501,19 @@ func (a *recordArena) used(v []byte) {
 	a.vals = nil
 }
 
+// smallFetch is the most partitions a fetchResponseSmall holds: a source
+// subtask of the default job reads two.
+const smallFetch = 4
+
+// fetchResponseSmall is a response to a fetch of 2 to smallFetch
+// partitions, allocated together as fetchResponse is.
+type fetchResponseSmall struct {
+	res  messages.FetchResponse
+	body messages.Envelope_FetchResponse
+	ptrs [smallFetch]*messages.PartitionRecords
+	part [smallFetch]messages.PartitionRecords
+}
+
 // fetchResponse is a response to a fetch of one partition (a source
 // subtask reads one split, most often) with its envelope body, allocated
 // together.
@@ -523,6 +537,19 @@ func (a *recordArena) response(n int) (res *messages.FetchResponse, parts []mess
 		f.res.Partitions = f.ptrs[:]
 		f.body.FetchResponse = &f.res
 		return &f.res, f.part[:], &f.body
+	}
+	if n <= smallFetch {
+		if len(a.resps4) == 0 {
+			a.resps4 = make([]fetchResponseSmall, arenaResponses)
+		}
+		f := &a.resps4[0]
+		a.resps4 = a.resps4[1:]
+		for i := range n {
+			f.ptrs[i] = &f.part[i]
+		}
+		f.res.Partitions = f.ptrs[:n:n]
+		f.body.FetchResponse = &f.res
+		return &f.res, f.part[:n:n], &f.body
 	}
 	res = &messages.FetchResponse{Partitions: make([]*messages.PartitionRecords, n)}
 	parts = make([]messages.PartitionRecords, n)

@@ -159,9 +159,9 @@ func (k *Broker) firstData(req *messages.Fetch, before vt.Time) (vt.Time, bool) 
 
 // answerAhead sends parked fetch p's response as of the tick at due.
 func (k *Broker) answerAhead(o *kernel.Out, p *parkedFetch, due vt.Time) {
-	back := k.gen.PeekAt(due)
+	peek := k.gen.PeekAt(due)
 	body := k.read(p.req)
-	back()
+	peek.Back()
 	if body == nil {
 		panic("kafka: no record at the tick that brings one")
 	}

@@ -62,7 +62,7 @@ func (k *Broker) Inspect(now vt.Time) any {
 		}
 		seen = max(seen, k.gen.Seen())
 		k.gen.GenerateTo(seen)
-		defer k.gen.PeekAt(seen)()
+		defer k.gen.PeekAt(seen).Back()
 		pos = func(p int) int64 {
 			at := k.position[int32(p)]
 			for _, f := range k.parked {

@@ -229,26 +229,39 @@ func (g *GeneratedTopic) Seen() vt.Time { return g.seen }
 
 // PeekAt makes the topic look as it will at virtual time at (every tick at
 // or before it visible, none generated beyond those already generated ahead
-// made up) until the returned function puts it back: what a fetch
+// made up) until the returned Peek's Back puts it back: what a fetch
 // answered ahead of its time reads. at must not be before the visible
 // ticks; nothing may advance the topic until it is put back.
-func (g *GeneratedTopic) PeekAt(at vt.Time) (back func()) {
+func (g *GeneratedTopic) PeekAt(at vt.Time) Peek {
 	i := 0
 	for i < len(g.pending) && g.pending[i].at <= at {
 		i++
 	}
 	if i == 0 {
-		return func() {}
+		return Peek{}
 	}
 	g.peekEnd = append(g.peekEnd[:0], g.end...)
-	total := g.total
+	back := Peek{g: g, total: g.total}
 	for p, e := range g.pending[i-1].ends {
 		g.total += e - g.end[p]
 		g.end[p] = e
 	}
-	return func() {
-		copy(g.end, g.peekEnd)
-		g.total = total
+	return back
+}
+
+// Peek is a generated topic made to look as at a later time (PeekAt), or
+// nothing (the zero Peek). A value, not a closure: a fetch answered ahead
+// peeks at every tick.
+type Peek struct {
+	g     *GeneratedTopic
+	total int64
+}
+
+// Back puts the topic back as it was before PeekAt.
+func (p Peek) Back() {
+	if p.g != nil {
+		copy(p.g.end, p.g.peekEnd)
+		p.g.total = p.total
 	}
 }
 

@@ -59,6 +59,7 @@ type Reader struct {
 	mux          *watermark.SplitMultiplexer
 	fetching     bool
 	slab         []fetch1 // one-partition fetches, carved by newFetch
+	slab4        []fetchSmall
 	fetchID      int64
 	queue        []queued
 	head         int
@@ -181,9 +182,20 @@ type fetch1 struct {
 	part messages.FetchPartition
 }
 
-// newFetch returns a Fetch of n zero partitions. One-partition fetches are
-// carved from a slab of the reader's: a Fetch is never written after it is
-// sent, nor reused.
+// smallFetch is the most partitions a fetchSmall holds (a source subtask of
+// the default job reads two).
+const smallFetch = 4
+
+// fetchSmall is a Fetch of 2 to smallFetch partitions, allocated together.
+type fetchSmall struct {
+	f     messages.Fetch
+	ptrs  [smallFetch]*messages.FetchPartition
+	parts [smallFetch]messages.FetchPartition
+}
+
+// newFetch returns a Fetch of n zero partitions. Fetches of up to
+// smallFetch partitions are carved from slabs of the reader's: a Fetch is
+// never written after it is sent, nor reused.
 func (r *Reader) newFetch(n int) *messages.Fetch {
 	if n == 1 {
 		if len(r.slab) == 0 {
@@ -193,6 +205,18 @@ func (r *Reader) newFetch(n int) *messages.Fetch {
 		r.slab = r.slab[1:]
 		f.ptrs[0] = &f.part
 		f.f.Partitions = f.ptrs[:]
+		return &f.f
+	}
+	if n <= smallFetch {
+		if len(r.slab4) == 0 {
+			r.slab4 = make([]fetchSmall, 64)
+		}
+		f := &r.slab4[0]
+		r.slab4 = r.slab4[1:]
+		for i := range n {
+			f.ptrs[i] = &f.parts[i]
+		}
+		f.f.Partitions = f.ptrs[:n:n]
 		return &f.f
 	}
 	parts := make([]messages.FetchPartition, n)

@@ -195,3 +195,39 @@ func TestUndecodableReplyFromTaskManager(t *testing.T) {
 	t.Logf("%s", lastLine(stderr))
 	replays(t, read(t, logPath))
 }
+
+// A "jobmanager" that accepts a taskmanager joining with a token but cannot
+// prove it holds the token itself (its JoinAccepted carries no MAC): the
+// taskmanager does not trust it and exits non-zero before building anything.
+func TestJobManagerWithoutTokenNotTrusted(t *testing.T) {
+	cfg := config.Default()
+	header := cluster.HeaderLine(cfg, cluster.Options{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan *messages.JoinRequest, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: make([]byte, 32)}}})
+		f, err := readFrame(c)
+		if err != nil || f.GetJoinRequest() == nil {
+			return
+		}
+		got <- f.GetJoinRequest()
+		writeFrame(c, &messages.Frame{Body: &messages.Frame_JoinAccepted{JoinAccepted: &messages.JoinAccepted{Position: 1, Expected: 2, Header: header, WatchdogTimeoutMs: 5000}}})
+		io.Copy(io.Discard, c)
+	}()
+	addr := l.Addr().String()
+	expect(t, 30*time.Second, 5, []string{"the jobmanager at " + addr + " accepted this process without proving the join token"},
+		"taskmanager", "--join", addr, "--join-token-file", tokenFile(t))
+	req := <-got
+	if len(req.Nonce) != 32 || len(req.Mac) != 32 {
+		t.Errorf("the join carries a nonce of %d bytes and a MAC of %d, want 32 and 32", len(req.Nonce), len(req.Mac))
+	}
+}

@@ -20,7 +20,8 @@ import (
 // taskmanager processes on loopback, and reports steps and records per wall
 // second of each, the heartbeat round trip between the processes during the
 // remote run, and an idle loopback round trip between two Hollywood engines
-// (one 300-byte StepBatch out, one StepReply back) measured next to them;
+// (one 300-byte StepBatch out, one StepReply back; the transport before
+// issue 28's framed connections) measured next to them;
 // and records per CPU second (user and system, of the three processes for
 // the remote run), which moves far less with the machine's load.
 //

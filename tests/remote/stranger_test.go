@@ -91,8 +91,10 @@ func TestStrangerCannotDisturb(t *testing.T) {
 	c.jm.waitFor(t, "process 1 of 2 joined", 20*time.Second)
 	c.addTM(t, spec{tmArgs: tm}, 1)
 	c.hosting(t, "tm-2")
-	for len(rec.recorded()) < 10_000 { // its join and a few answers
-		time.Sleep(20 * time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); len(rec.recorded()) < 10_000; time.Sleep(20 * time.Millisecond) { // its join and a few answers
+		if time.Now().After(deadline) {
+			t.Fatalf("taskmanager 1 sent %d bytes in 30 s:\n%s", len(rec.recorded()), c.tms[0].stderr)
+		}
 	}
 
 	attacks := 0
