@@ -360,6 +360,19 @@ func (s *Session) Act(text string) (action.Action, error) {
 	return a, s.inject(a)
 }
 
+// Schedule has action a, parsed already, happen at its At, which must not
+// be before the clock (a timeline's actions re-injected after a jump). It
+// returns the action as scheduled.
+func (s *Session) Schedule(a action.Action) (action.Action, error) {
+	if s.status.Ended {
+		return action.Action{}, fmt.Errorf("the run has ended")
+	}
+	if at, now := vt.FromDuration(a.At), s.injectTime(); at < now {
+		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", a.String(), at, now)
+	}
+	return a, s.inject(a)
+}
+
 // ActNow has action a happen now, whatever its At (a process the remote
 // runtime lost: a kill-taskmanager). It returns the action as scheduled.
 func (s *Session) ActNow(a action.Action) (action.Action, error) {

@@ -2365,11 +2365,12 @@ func (x *NetworkJitter) GetDurationNanos() int64 {
 }
 
 // LoseRPC is a lose-rpc: the next RPC of its kind within within_nanos is
-// lost.
+// lost (to or from the subtask task, any attempt, when it is set).
 type LoseRPC struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Rpc           LostRPC                `protobuf:"varint,1,opt,name=rpc,proto3,enum=flinksim.messages.LostRPC" json:"rpc,omitempty"`
 	WithinNanos   int64                  `protobuf:"varint,2,opt,name=within_nanos,json=withinNanos,proto3" json:"within_nanos,omitempty"`
+	Task          string                 `protobuf:"bytes,3,opt,name=task,proto3" json:"task,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2416,6 +2417,13 @@ func (x *LoseRPC) GetWithinNanos() int64 {
 		return x.WithinNanos
 	}
 	return 0
+}
+
+func (x *LoseRPC) GetTask() string {
+	if x != nil {
+		return x.Task
+	}
+	return ""
 }
 
 // ActionEvent is a send-event's record: its fields as given, in order (the
@@ -7495,10 +7503,11 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"S\n" +
 	"\rNetworkJitter\x12\x1b\n" +
 	"\tmax_nanos\x18\x01 \x01(\x03R\bmaxNanos\x12%\n" +
-	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"Z\n" +
+	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"n\n" +
 	"\aLoseRPC\x12,\n" +
 	"\x03rpc\x18\x01 \x01(\x0e2\x1a.flinksim.messages.LostRPCR\x03rpc\x12!\n" +
-	"\fwithin_nanos\x18\x02 \x01(\x03R\vwithinNanos\"\x9a\x01\n" +
+	"\fwithin_nanos\x18\x02 \x01(\x03R\vwithinNanos\x12\x12\n" +
+	"\x04task\x18\x03 \x01(\tR\x04task\"\x9a\x01\n" +
 	"\vActionEvent\x124\n" +
 	"\x05given\x18\x01 \x03(\v2\x1e.flinksim.messages.ActionFieldR\x05given\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x0e\n" +

@@ -143,7 +143,7 @@ func (k *conn) read() (*messages.Frame, error) {
 func (k *conn) close() {
 	k.once.Do(func() {
 		close(k.closed)
-		k.c.Close()
+		_ = k.c.Close() // at once: what was not yet written is dropped, as asked
 	})
 }
 

@@ -239,7 +239,7 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	}
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	if err != nil {
-		l.Close()
+		_ = l.Close() // the engine's error is the news
 		return nil, err
 	}
 	j.engine, j.listener, j.addr = e, l, net.JoinHostPort(host, strconv.Itoa(port))
@@ -305,7 +305,7 @@ func (j *JobManager) serve() {
 			go j.handshake(c)
 		default:
 			j.drop(c.RemoteAddr().String(), "too many joining", fmt.Sprintf("a connection beyond the %d that may be joining at once", maxJoining))
-			c.Close()
+			_ = c.Close() // dropped, and said so
 		}
 	}
 }
@@ -324,20 +324,27 @@ func (j *JobManager) handshake(raw net.Conn) {
 	from := raw.RemoteAddr().String()
 	if j.cfg.TLS == nil && j.cfg.JoinToken == nil && !isLoopback(raw.RemoteAddr()) {
 		j.drop(from, "not loopback", "a connection from outside loopback, and this jobmanager has neither TLS (--tls-cert, --tls-key, --tls-ca) nor a join token (--join-token-file)")
-		raw.SetDeadline(time.Now().Add(time.Second))
+		if err := raw.SetDeadline(time.Now().Add(time.Second)); err != nil {
+			_ = raw.Close() // no refusal can be sent without a bound on it
+			return
+		}
 		c := newConn(raw)
 		c.send(&messages.Frame{Body: &messages.Frame_JoinRefused{JoinRefused: &messages.JoinRefused{
 			Reason: "the jobmanager has neither TLS nor a join token: only processes on its loopback may join"}}})
 		c.flushClose(time.Second)
 		return
 	}
-	raw.SetDeadline(time.Now().Add(handshakeTimeout))
+	if err := raw.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
+		j.drop(from, "no deadline", "the handshake cannot be bounded in time: "+err.Error())
+		_ = raw.Close() // dropped, and said so
+		return
+	}
 	nc := raw
 	if j.cfg.TLS != nil {
 		tc := tls.Server(raw, j.cfg.TLS)
 		if err := tc.Handshake(); err != nil {
 			j.drop(from, "TLS refused", "TLS handshake failed: "+err.Error())
-			raw.Close()
+			_ = raw.Close() // dropped, and said so
 			return
 		}
 		nc = tc
@@ -372,7 +379,10 @@ func (j *JobManager) handshake(raw net.Conn) {
 	if p == nil {
 		return
 	}
-	raw.SetDeadline(time.Time{})
+	if err := raw.SetDeadline(time.Time{}); err != nil {
+		// the member would be lost when the handshake's bound passes
+		j.printf("%s joined, but its connection keeps the handshake's deadline: %v", from, err)
+	}
 	c.member()
 	joined = true
 	<-j.joining
@@ -608,7 +618,7 @@ func (j *JobManager) Close(reason string, failed bool) {
 		}
 	}
 	j.mu.Unlock()
-	j.listener.Close()
+	_ = j.listener.Close() // shutting down: no more joins either way
 	deadline := time.After(2 * time.Second)
 wait:
 	for ; n > 0; n-- {

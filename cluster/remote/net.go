@@ -88,12 +88,18 @@ func dial(addr string, local *net.TCPAddr, tlsConf *tls.Config) (net.Conn, error
 		conf.ServerName, _, _ = net.SplitHostPort(addr)
 	}
 	tc := tls.Client(c, conf)
-	tc.SetDeadline(time.Now().Add(probeTimeout))
+	if err := tc.SetDeadline(time.Now().Add(probeTimeout)); err != nil {
+		_ = c.Close() // failed, and said so
+		return nil, fmt.Errorf("TLS handshake: %w", err)
+	}
 	if err := tc.Handshake(); err != nil {
-		c.Close()
+		_ = c.Close() // failed, and said so
 		return nil, fmt.Errorf("TLS handshake failed: %w", err)
 	}
-	tc.SetDeadline(time.Time{})
+	if err := tc.SetDeadline(time.Time{}); err != nil {
+		_ = tc.Close() // failed, and said so
+		return nil, fmt.Errorf("TLS: %w", err)
+	}
 	return tc, nil
 }
 

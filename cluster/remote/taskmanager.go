@@ -110,7 +110,9 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 	if id == "" {
 		id = addr
 	}
-	nc.SetReadDeadline(time.Now().Add(cfg.RegistrationTimeout))
+	if err := nc.SetReadDeadline(time.Now().Add(cfg.RegistrationTimeout)); err != nil {
+		return fmt.Errorf("joining the jobmanager at %s: %v", jm, err)
+	}
 	f, err := c.read()
 	if err != nil {
 		if errors.Is(err, errUndecodable) {
@@ -131,7 +133,9 @@ func RunTaskManager(cfg TaskManagerConfig) error {
 	if ch == nil {
 		return fmt.Errorf("the peer at %s is not a flinksim jobmanager: its first message is a %s", jm, frameName(f))
 	}
-	nc.SetReadDeadline(time.Time{})
+	if err := nc.SetReadDeadline(time.Time{}); err != nil {
+		return fmt.Errorf("joining the jobmanager at %s: %v", jm, err)
+	}
 	c.member() // the jobmanager answered the way only one does
 	req := &messages.JoinRequest{Version: Version(), ResourceId: id, Address: addr, Fingerprint: Fingerprint()}
 	if cfg.JoinToken != nil {

@@ -370,7 +370,7 @@ func (l *loop) ended() {
 // back they wait outside the session so that a new action can drop them).
 func (l *loop) injectFuture(t vt.Time) {
 	for l.injected < len(l.recipe.Live) && vt.FromDuration(l.recipe.Live[l.injected].At) < t {
-		if _, err := l.sess.Act(l.recipe.Live[l.injected].String()); err != nil {
+		if _, err := l.sess.Schedule(l.recipe.Live[l.injected]); err != nil {
 			// cannot happen: the action is due at or after the clock
 			l.obs.mu.Lock()
 			l.obs.notice(l.sess.Status().Now, "action_ignored", err.Error())

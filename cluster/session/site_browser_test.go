@@ -35,7 +35,7 @@ func TestSiteBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("site written in %v: flinksim.wasm %d bytes (%d gzip), %s", time.Since(start).Round(time.Millisecond), site.WasmBytes, site.WasmGzip, site.GoVersion)
-	if site.WasmBytes > 15<<20 || site.WasmGzip > 4<<20 {
+	if site.WasmBytes > 15e6 || site.WasmGzip > 4e6 {
 		t.Errorf("flinksim.wasm is %d bytes, %d gzip: want at most 15 MB and 4 MB", site.WasmBytes, site.WasmGzip)
 	}
 	served := map[string]bool{"/": true}

@@ -62,8 +62,8 @@ var actionVerbsHelp = `Actions (--action or one per line of an --actions file; #
   at=DURATION partition-network A B for D  the network between A and B (tm-N or jobmanager) loses everything for D
   at=DURATION stall-taskmanager tm-N for D  the TaskManager's process freezes for D (a long GC), then wakes with what it missed
   at=DURATION network-jitter MAX for D     every envelope between two hosts up to MAX late for D, one connection's order kept
-  at=DURATION lose-rpc RPC within D        the network loses the next RPC (acknowledge-checkpoint, decline-checkpoint,
-                                          notify-checkpoint-complete) within D
+  at=DURATION lose-rpc RPC [on TASK] within D  the network loses the next RPC (acknowledge-checkpoint, decline-checkpoint,
+                                          notify-checkpoint-complete) within D, to or from subtask TASK (window-1) if given
 DURATION is virtual time from the start, with a unit: 90s, 2 min, 500ms.`
 
 func init() {

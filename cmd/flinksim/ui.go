@@ -1,3 +1,8 @@
+//go:build !js
+
+// (A GOOS=js build of the CLI has neither `ui` nor `site`: the session
+// package leaves its HTTP server out of that build.)
+
 package main
 
 import (

@@ -70,8 +70,8 @@ const (
 	// maximum for a while, one connection's order kept: "MAX for D" (Jitter).
 	NetworkJitter = Verb(messages.ActionVerb_ACTION_NETWORK_JITTER)
 	// LoseRPC has the network lose the next RPC of a kind within a while
-	// (Pekko delivers at most once): "RPC within D" (Lose), RPC one of
-	// LostRPCs.
+	// (Pekko delivers at most once): "RPC [on TASK] within D" (Lose), RPC
+	// one of LostRPCs, TASK a subtask it goes to or comes from.
 	LoseRPC = Verb(messages.ActionVerb_ACTION_LOSE_RPC)
 )
 
@@ -265,7 +265,7 @@ func (a Action) Message(live bool) *messages.Action {
 	case NetworkJitter:
 		m.Jitter = &messages.NetworkJitter{MaxNanos: int64(a.Jitter.Max), DurationNanos: int64(a.Jitter.Duration)}
 	case LoseRPC:
-		m.Lose = &messages.LoseRPC{Rpc: lostRPCWire[a.Lose.RPC], WithinNanos: int64(a.Lose.Within)}
+		m.Lose = &messages.LoseRPC{Rpc: lostRPCWire[a.Lose.RPC], WithinNanos: int64(a.Lose.Within), Task: a.Lose.Task}
 	}
 	return m
 }
@@ -295,7 +295,7 @@ func FromMessage(m *messages.Action) Action {
 		a.Jitter = Jitter{Max: time.Duration(j.MaxNanos), Duration: time.Duration(j.DurationNanos)}
 	}
 	if l := m.GetLose(); l != nil {
-		a.Lose = Lose{RPC: LostRPCName(l.Rpc), Within: time.Duration(l.WithinNanos)}
+		a.Lose = Lose{RPC: LostRPCName(l.Rpc), Task: l.Task, Within: time.Duration(l.WithinNanos)}
 	}
 	return a
 }
@@ -664,15 +664,26 @@ func (j Jitter) String() string { return compact(j.Max) + " for " + compact(j.Du
 
 // Lose is a parsed lose-rpc argument.
 type Lose struct {
-	RPC    string        // one of LostRPCs
+	RPC string // one of LostRPCs
+	// Task, when set, is the subtask (VERTEX-INDEX: window-1, any attempt)
+	// the RPC goes to or comes from
+	Task   string
 	Within time.Duration // > 0
 }
 
-// ParseLose reads the argument of a lose-rpc action.
+// ParseLose reads the argument of a lose-rpc action: "RPC [on TASK] within D".
 func ParseLose(arg string) (Lose, error) {
 	f := strings.Fields(arg)
+	var l Lose
+	if len(f) >= 5 && f[1] == "on" {
+		l.Task = f[2]
+		if n := strings.LastIndex(l.Task, "-"); n < 1 || strings.Contains(l.Task, "#") || strings.Trim(l.Task[n+1:], "0123456789") != "" || n == len(l.Task)-1 {
+			return Lose{}, fmt.Errorf("lose-rpc: on %s: a subtask is VERTEX-INDEX, e.g. window-1 (any attempt)", l.Task)
+		}
+		f = append(f[:1], f[3:]...)
+	}
 	if len(f) < 3 || f[1] != "within" {
-		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s'", strings.Join(LostRPCs, ", "))
+		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC [on TASK] within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s' or 'lose-rpc notify-checkpoint-complete on window-1 within 5s'", strings.Join(LostRPCs, ", "))
 	}
 	if !slices.Contains(LostRPCs, f[0]) {
 		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], strings.Join(LostRPCs, ", "))
@@ -681,11 +692,18 @@ func ParseLose(arg string) (Lose, error) {
 	if err != nil {
 		return Lose{}, err
 	}
-	return Lose{RPC: f[0], Within: d}, nil
+	l.RPC, l.Within = f[0], d
+	return l, nil
 }
 
 // String renders the argument in the form ParseLose reads.
-func (l Lose) String() string { return l.RPC + " within " + compact(l.Within) }
+func (l Lose) String() string {
+	on := ""
+	if l.Task != "" {
+		on = " on " + l.Task
+	}
+	return l.RPC + on + " within " + compact(l.Within)
+}
 
 // positive reads a duration of a verb's argument that must be above 0.
 func positive(verb string, f []string) (time.Duration, error) {

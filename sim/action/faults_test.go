@@ -18,9 +18,10 @@ func TestParseSchedulerFaults(t *testing.T) {
 		{"at=1 min stall-taskmanager tm-10 for 1500 ms", Action{At: time.Minute, Verb: StallTaskManager, Stall: Stall{"tm-10", 1500 * time.Millisecond}}},
 		{"at=5s network-jitter 3ms for 10s", Action{At: 5 * time.Second, Verb: NetworkJitter, Jitter: Jitter{3 * time.Millisecond, 10 * time.Second}}},
 		{"at=5s network-jitter 2 ms for 1 min", Action{At: 5 * time.Second, Verb: NetworkJitter, Jitter: Jitter{2 * time.Millisecond, time.Minute}}},
-		{"at=9s lose-rpc acknowledge-checkpoint within 5s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"acknowledge-checkpoint", 5 * time.Second}}},
-		{"at=9s lose-rpc notify-checkpoint-complete within 2 s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"notify-checkpoint-complete", 2 * time.Second}}},
-		{"at=9s lose-rpc decline-checkpoint within 300ms", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"decline-checkpoint", 300 * time.Millisecond}}},
+		{"at=9s lose-rpc acknowledge-checkpoint within 5s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"acknowledge-checkpoint", "", 5 * time.Second}}},
+		{"at=9s lose-rpc notify-checkpoint-complete within 2 s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"notify-checkpoint-complete", "", 2 * time.Second}}},
+		{"at=9s lose-rpc notify-checkpoint-complete on window-1 within 2s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"notify-checkpoint-complete", "window-1", 2 * time.Second}}},
+		{"at=9s lose-rpc decline-checkpoint within 300ms", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{"decline-checkpoint", "", 300 * time.Millisecond}}},
 	} {
 		got, err := Parse(c.give)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -37,16 +38,18 @@ func TestParseSchedulerFaults(t *testing.T) {
 		}
 	}
 	for give, want := range map[string]string{
-		"at=1s stall-taskmanager tm-1":                      "needs 'tm-N for DURATION'",
-		"at=1s stall-taskmanager jobmanager for 5s":         `"jobmanager" is not a task manager name`,
-		"at=1s stall-taskmanager tm-1 for 0 ms":             "must be more than 0 ms",
-		"at=1s network-jitter for 5s":                       "needs 'MAX for DURATION'",
-		"at=1s network-jitter 3ms for":                      "needs 'MAX for DURATION'",
-		"at=1s network-jitter 2s for 5s":                    "more than 1 s",
-		"at=1s network-jitter 0ms for 5s":                   "must be more than 0 ms",
-		"at=1s lose-rpc heartbeat within 5s":                `"heartbeat" is not an RPC it can lose`,
-		"at=1s lose-rpc acknowledge-checkpoint":             "needs 'RPC within DURATION'",
-		"at=1s lose-rpc acknowledge-checkpoint within soon": "within soon",
+		"at=1s stall-taskmanager tm-1":                                  "needs 'tm-N for DURATION'",
+		"at=1s stall-taskmanager jobmanager for 5s":                     `"jobmanager" is not a task manager name`,
+		"at=1s stall-taskmanager tm-1 for 0 ms":                         "must be more than 0 ms",
+		"at=1s network-jitter for 5s":                                   "needs 'MAX for DURATION'",
+		"at=1s network-jitter 3ms for":                                  "needs 'MAX for DURATION'",
+		"at=1s network-jitter 2s for 5s":                                "more than 1 s",
+		"at=1s network-jitter 0ms for 5s":                               "must be more than 0 ms",
+		"at=1s lose-rpc heartbeat within 5s":                            `"heartbeat" is not an RPC it can lose`,
+		"at=1s lose-rpc acknowledge-checkpoint":                         "needs 'RPC [on TASK] within DURATION'",
+		"at=1s lose-rpc acknowledge-checkpoint on window-1#2 within 1s": "a subtask is VERTEX-INDEX",
+		"at=1s lose-rpc acknowledge-checkpoint on tm within 1s":         "a subtask is VERTEX-INDEX",
+		"at=1s lose-rpc acknowledge-checkpoint within soon":             "within soon",
 	} {
 		if _, err := Parse(give); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) error %v, want it to contain %q", give, err, want)

@@ -115,3 +115,24 @@ func TestTransactionInfo(t *testing.T) {
 		t.Errorf("Counts = %d %d %d %d %d, want 0 0 2 1 0", open, pre, committed, aborted, plain)
 	}
 }
+
+// CountDuplicates is the number of records of recs (a consumer's view, in
+// the order it reads them) whose identity (IdentityOf) appeared at an earlier
+// position: a result seen three times counts two duplicates. Nil records are
+// skipped. Cost: O(len(recs)) decodes and map operations; the map is only
+// probed, never iterated.
+func CountDuplicates(recs []*messages.KafkaRecord) (duplicates int64) {
+	seen := make(map[ResultID]struct{}, len(recs))
+	for _, r := range recs {
+		if r == nil {
+			continue
+		}
+		id := IdentityOf(r)
+		if _, ok := seen[id]; ok {
+			duplicates++
+			continue
+		}
+		seen[id] = struct{}{}
+	}
+	return duplicates
+}

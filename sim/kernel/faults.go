@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"strings"
 	"time"
 
 	"github.com/flinksim/flinksim/messages"
@@ -76,6 +77,12 @@ func faultOf(a *messages.Action) (Fault, bool) {
 	case messages.ActionVerb_ACTION_LOSE_RPC:
 		if l := a.GetLose(); l != nil {
 			if m, name := rpcMatcher(l.Rpc); m != nil {
+				if task := l.Task; task != "" {
+					kind := m
+					m = func(e *messages.Envelope) bool {
+						return kind(e) && (baseName(e.To) == task || baseName(e.From) == task)
+					}
+				}
 				return Fault{Lose: &Lose{RPC: name, Match: m, Within: d(l.WithinNanos)}}, true
 			}
 		}
@@ -101,6 +108,14 @@ func rpcMatcher(r messages.LostRPC) (func(*messages.Envelope) bool, string) {
 		}, "notify-checkpoint-complete"
 	}
 	return nil, ""
+}
+
+// baseName is a subtask's name without its attempt (window-1#2: window-1).
+func baseName(actor string) string {
+	if i := strings.IndexByte(actor, '#'); i >= 0 {
+		return actor[:i]
+	}
+	return actor
 }
 
 type activeStall struct {
@@ -221,7 +236,9 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 		if k.lost(t, e) {
 			continue
 		}
-		if !k.closing {
+		if !k.closing && e.From != UserName {
+			// a user action (kill-taskmanager) reaches a frozen process:
+			// a kill needs nothing of it
 			if s, ok := k.stalledUntil(t, e.To); ok {
 				s.held++
 				e.DeliverAt = s.end.Micros()

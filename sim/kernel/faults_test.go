@@ -247,12 +247,40 @@ func (s *lateSpawner) Step(o *Out, e *messages.Envelope) {
 	}
 }
 
-// recorder notes every heartbeat request it gets.
+// recorder notes every heartbeat request and user action it gets.
 type recorder struct{ got *[]string }
 
 func (r *recorder) Step(o *Out, e *messages.Envelope) {
-	if _, ok := e.Body.(*messages.Envelope_HeartbeatRequest); ok {
+	switch e.Body.(type) {
+	case *messages.Envelope_HeartbeatRequest, *messages.Envelope_Action:
 		*r.got = append(*r.got, fmt.Sprintf("%s got from %s at %d", o.Name(), e.From, o.Now()))
+	}
+}
+
+// A user action to an actor on a stalled host (kill-taskmanager) reaches
+// it at once: killing a frozen process needs nothing of it. Everything
+// else to the host waits.
+func TestStallLetsUserActionsThrough(t *testing.T) {
+	var got []string
+	k := New(Config{HostOf: func(actor, _ string) string { return strings.ToUpper(actor) }, ActionText: testActionText})
+	l := NewLoop(k, 1, nil)
+	k.Register([]*messages.Spawned{l.Host("a", sendTo{to: "b"}), l.Host("b", &recorder{got: &got})})
+	k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
+	k.Push(&messages.Envelope{DeliverAt: 1000, To: SchedulerName, From: UserName, SenderSeq: 1, Body: &messages.Envelope_Action{Action: testAction("stall B 4")}})
+	k.Push(&messages.Envelope{DeliverAt: 2000, To: "b", From: UserName, SenderSeq: 2, Body: &messages.Envelope_Action{Action: &messages.Action{
+		Verb: messages.ActionVerb_ACTION_KILL_TASKMANAGER, TaskManager: "b"}}})
+	l.Run(Forever, 0)
+	if want := []string{"b got from user at 2000", "b got from a at 5000"}; !slices.Equal(got, want) {
+		t.Fatalf("b got %v, want %v (the action at once, a's request of 3 ms when B wakes)", got, want)
+	}
+}
+
+// sendTo sends to one heartbeat request due at 3 ms.
+type sendTo struct{ to string }
+
+func (s sendTo) Step(o *Out, e *messages.Envelope) {
+	if _, ok := e.Body.(*messages.Envelope_Start); ok {
+		o.Send(s.to, 3000, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/sim/action"
+	"github.com/flinksim/flinksim/sim/jobgraph"
 )
 
 // GeneratorEpochMillis is the event time of virtual time 0 for the built-in
@@ -211,7 +212,7 @@ func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
 	var maxCut time.Duration
 	for i := 0; i < n; i++ {
 		if rn.IntN(4) == 0 {
-			f := s.moreFault(rn, c, t)
+			f := s.moreFault(rn, c, t, p)
 			s.Faults = append(s.Faults, f)
 			if f.Kind == FaultStall {
 				lastKill = f.At
@@ -337,16 +338,16 @@ func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
 // acknowledgement, whose checkpoint then expires after
 // execution.checkpointing.timeout; a decline, the same; a completion
 // notification, after which the exactly-once sink commits on the next one).
-func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration) Fault {
+func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration, p int) Fault {
 	w := []int{30, 30, 0, 0, 0}
 	if s.Checkpointing {
 		w[2], w[3], w[4] = 15, 5, 15
 	}
 	f := Fault{Kind: []FaultKind{FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}[weighted(r, w...)], At: t}
 	interval := time.Duration(s.IntervalMs) * time.Millisecond
-	lose := func(rpc string, within, effect time.Duration) {
+	lose := func(rpc, task string, within, effect time.Duration) {
 		a := at(t, action.LoseRPC)
-		a.Lose = action.Lose{RPC: rpc, Within: within}
+		a.Lose = action.Lose{RPC: rpc, Task: task, Within: within}
 		f.Actions = []action.Action{a}
 		f.Until = t + effect
 	}
@@ -371,13 +372,36 @@ func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration) Fault {
 	case FaultLoseAck:
 		// the next checkpoint's acknowledgement; its checkpoint expires
 		// after the timeout (a failover without tolerable failures)
-		lose("acknowledge-checkpoint", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+		lose("acknowledge-checkpoint", "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
 	case FaultLoseDecline:
-		lose("decline-checkpoint", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+		lose("decline-checkpoint", "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
 	case FaultLoseNotify:
-		lose("notify-checkpoint-complete", interval+time.Second, 2*interval+time.Second)
+		// to a subtask of the sink's chain: its writer's transaction
+		// waits for the next notification
+		lose("notify-checkpoint-complete", s.sinkSubtask(r, p), interval+time.Second, 2*interval+time.Second)
 	}
 	return f
+}
+
+// sinkSubtask is a subtask of the vertex whose chain ends in the sink when
+// parallelism.default is p ("" if the job cannot be built).
+func (s *Scenario) sinkSubtask(r *rand.Rand, p int) string {
+	cfg, err := s.Config()
+	if err == nil {
+		err = cfg.Set("parallelism.default", strconv.Itoa(p))
+	}
+	if err != nil {
+		return ""
+	}
+	g, err := jobgraph.Build(cfg)
+	if err != nil {
+		return ""
+	}
+	v, ok := g.Vertex(g.SinkVertex())
+	if !ok || v.Parallelism < 1 {
+		return ""
+	}
+	return jobgraph.SubtaskName(v.ID, r.IntN(v.Parallelism), 0)
 }
 
 // livenessBound is how long after the flush the job has to converge: time

@@ -98,6 +98,10 @@ func (f Fault) String() string {
 		return "stall " + a.Stall.TaskManager + "@" + at + "+" + short(a.Stall.Duration)
 	case FaultJitter:
 		return "jitter " + short(a.Jitter.Max) + "@" + at + "+" + short(a.Jitter.Duration)
+	case FaultLoseAck, FaultLoseDecline, FaultLoseNotify:
+		if a.Lose.Task != "" {
+			return string(f.Kind) + " " + a.Lose.Task + "@" + at
+		}
 	}
 	return string(f.Kind) + "@" + at
 }
