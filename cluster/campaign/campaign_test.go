@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/swarm"
 )
 
@@ -184,6 +185,41 @@ func TestSwarmSeed90095LivenessCheckpoint(t *testing.T) {
 // picture of the cluster (sim/swarm, cluster) must follow.
 func TestSwarmSeed90095OldScenarioStarves(t *testing.T) {
 	sc, ref, run := runKept(t, "seed-90095-liveness_checkpoint")
+	v := swarm.Check(&sc, ref, run)
+	if v.Class != swarm.ClassLiveness || v.Reference || v.Invariant() != swarm.InvCheckpoint || !run.Obs.NoResource {
+		t.Fatalf("class %s (reference run's: %v), first invariant %q, NoResourceAvailableException %v: want the faulty run to starve (liveness_checkpoint)\n%v",
+			v.Class, v.Reference, v.Invariant(), run.Obs.NoResource, v.Violations)
+	}
+}
+
+// Seed 5551331 (the held-out range) cut tm-1, the only TaskManager, from
+// the JobManager from 4.2 s to 17.0 s: the ResourceManager replaced it with
+// tm-2, and tm-1 went on trying to register with its backoff (attempts at
+// 15.3 s, then 21.7 s). The generator drew a rescale to 6 at 19.2 s counting
+// tm-1's 4 slots, then killed tm-1 at 20.9 s, before it registered again:
+// the ResourceManager had dropped it, nothing replaced it, and the job at
+// parallelism 6 waited for slots with 4 for ever (no checkpoint after the
+// heal, liveness_checkpoint). Flink does the same; the generator now counts
+// for a rescale only the cut TaskManagers that registered again by then.
+func TestSwarmSeed5551331LivenessCheckpoint(t *testing.T) {
+	sc := swarm.Generate(5551331)
+	r := Campaign{WallLimit: 2 * time.Minute}.RunSeed(5551331)
+	if r.Verdict.Class != swarm.ClassOK {
+		t.Fatalf("seed 5551331: %s %s: %v\nreproduce with: %s", r.Verdict.Class, r.Verdict.Invariant(), r.Verdict.Violations, RunCommand(&sc, false))
+	}
+	for _, f := range sc.Faults {
+		for _, a := range f.Actions {
+			if a.Verb == action.Rescale && a.Parallelism > 4 {
+				t.Fatalf("seed 5551331 rescales to %d with one TaskManager of 4 slots surely there", a.Parallelism)
+			}
+		}
+	}
+}
+
+// The scenario seed 5551331 drew before: the faulty run starves (no
+// resources for parallelism 6) while the reference run passes.
+func TestSwarmSeed5551331OldScenarioStarves(t *testing.T) {
+	sc, ref, run := runKept(t, "seed-5551331-liveness_checkpoint")
 	v := swarm.Check(&sc, ref, run)
 	if v.Class != swarm.ClassLiveness || v.Reference || v.Invariant() != swarm.InvCheckpoint || !run.Obs.NoResource {
 		t.Fatalf("class %s (reference run's: %v), first invariant %q, NoResourceAvailableException %v: want the faulty run to starve (liveness_checkpoint)\n%v",
