@@ -117,7 +117,7 @@ type Result struct {
 	// progress (open or pre-committed) at the end of the run.
 	Uncommitted int64
 	// Duplicates is the number of records of Sink whose identity appeared
-	// earlier in Sink (kafka.CountDuplicates).
+	// earlier in Sink (resultSet.countDuplicates).
 	Duplicates int64
 	Source     int64 // records in the source topic
 	// SinkCommitted is partition 0 of the sink topic as a read_committed

@@ -25,7 +25,7 @@ type OutputSummary struct {
 	// progress (open or pre-committed), over the whole topic.
 	Uncommitted int64 `json:"uncommitted"`
 	// Duplicates is the number of visible records whose identity the
-	// consumer read before (kafka.CountDuplicates).
+	// consumer read before (resultSet.countDuplicates).
 	Duplicates int64 `json:"duplicates"`
 }
 
@@ -71,7 +71,7 @@ const outputChunk = 4096
 // outputCursor is one consumer of the sink topic's partition 0 (the
 // output view) reading from an offset on, counting the records it read and
 // those whose identity it had read before (kafka.IdentityOf, as
-// kafka.CountDuplicates counts them).
+// resultSet.countDuplicates counts them).
 type outputCursor struct {
 	isolation           string
 	from, next          int64 // the view's first offset; the consumer's position
@@ -95,12 +95,8 @@ func (c *outputCursor) advance(sink *kafka.TxnLog) {
 				c.next = recs[len(recs)-1].Offset + 1
 			}
 		}
-		for _, r := range recs {
-			c.visible++
-			if !c.seen.add(kafka.IdentityOf(r)) {
-				c.duplicates++
-			}
-		}
+		c.visible += int64(len(recs))
+		c.duplicates += c.seen.countDuplicates(recs)
 		if len(recs) < outputChunk {
 			return
 		}
@@ -145,6 +141,18 @@ const minMerge = 1024
 
 func newResultSet() *resultSet {
 	return &resultSet{keys: map[string]uint32{}, recent: map[windowID]struct{}{}, other: map[kafka.ResultID]struct{}{}}
+}
+
+// countDuplicates adds recs (a consumer's view, in the order it reads them)
+// to the set and returns how many of them it held already: a result seen
+// three times counts two duplicates (the identity is kafka.IdentityOf's).
+func (s *resultSet) countDuplicates(recs []*messages.KafkaRecord) (duplicates int64) {
+	for _, r := range recs {
+		if !s.add(kafka.IdentityOf(r)) {
+			duplicates++
+		}
+	}
+	return duplicates
 }
 
 // add records id and reports whether it is new.

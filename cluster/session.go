@@ -35,19 +35,18 @@ import (
 // times: never on how fast, in what chunks or whether anyone watches the
 // run.
 type Session struct {
-	cfg       config.Config
-	opt       Options
-	w         *eventlog.Writer
-	tally     *eventlog.Tally
-	broker    *kafka.Broker
-	drv       driver
-	userSeq   uint64
-	observers []func(*eventlog.LogEvent)
-	status    Status
-	result    *sessionResult
-	out       *outputCursor              // Output's consumer position (nil: none yet)
-	watched   bool                       // Inspect was called while the run went on
-	final     map[string]json.RawMessage // the views when the run ended (taken only when watched)
+	cfg     config.Config
+	opt     Options
+	w       *eventlog.Writer
+	tally   *eventlog.Tally
+	broker  *kafka.Broker
+	drv     driver
+	userSeq uint64
+	status  Status
+	result  *sessionResult
+	out     *outputCursor              // Output's consumer position (nil: none yet)
+	watched bool                       // Inspect was called while the run went on
+	final   map[string]json.RawMessage // the views when the run ended (taken only when watched)
 }
 
 // Status is where a session stands.
@@ -235,9 +234,6 @@ func (s *Session) log(ev *eventlog.LogEvent) {
 	s.tally.Observe(ev)
 	if s.opt.Observe != nil {
 		s.opt.Observe(ev)
-	}
-	for _, o := range s.observers {
-		o(ev)
 	}
 }
 
@@ -481,7 +477,7 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	} else {
 		recs = sink.ReadUncommitted(0)
 	}
-	open, preCommitted, _, _, _ := sink.Counts()
+	open, preCommitted, _, aborted, _ := sink.Counts()
 	// a job started from a savepoint (rescale) writes to a fresh view:
 	// records from where it started
 	view := recs[:0]
@@ -492,18 +488,13 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 	}
 	out.Sink = view
 	out.Uncommitted = int64(open + preCommitted)
-	seen := newResultSet() // kafka.CountDuplicates' count, in ~24 bytes a result instead of a map entry
-	for _, r := range view {
-		if !seen.add(kafka.IdentityOf(r)) {
-			out.Duplicates++
-		}
-	}
-	// the read above is the committed view when it read from offset 0
-	// what a read_committed consumer reads: read_committed itself, or a
+	out.Duplicates = newResultSet().countDuplicates(view)
+	// the read above is the committed view when it read from offset 0 and
+	// is what a read_committed consumer reads: read_committed itself, or a
 	// topic with no record in an open, pre-committed or aborted
 	// transaction; one read instead of two (at a million keys each read is
 	// ~100 MB of records)
-	if _, _, _, aborted, _ := sink.Counts(); t.OutputViewFrom == 0 && (isolation == config.ReadCommitted || open+preCommitted+aborted == 0) {
+	if t.OutputViewFrom == 0 && (isolation == config.ReadCommitted || open+preCommitted+aborted == 0) {
 		out.SinkCommitted = view
 	} else {
 		out.SinkCommitted = sink.ReadCommitted(0)

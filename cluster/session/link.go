@@ -2,7 +2,9 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/flinksim/flinksim/sim/config"
@@ -79,7 +81,7 @@ func ParseLink(query string) Link {
 	if sc := q["scenario"]; len(sc) > 0 {
 		l.Scenario = strings.TrimSpace(sc[len(sc)-1])
 	}
-	for k := range q {
+	for _, k := range slices.Sorted(maps.Keys(q)) { // the errors in one order every load
 		switch k {
 		case "set", "seed", "scenario":
 		default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -139,5 +140,6 @@ func loopback(addr, bindHost string) bool {
 			h = strings.TrimPrefix(strings.Split(addr, "]")[0], "[")
 		}
 	}
-	return h == "localhost" || strings.HasPrefix(h, "127.") || h == "::1"
+	ip := net.ParseIP(h)
+	return h == "localhost" || ip != nil && ip.IsLoopback()
 }

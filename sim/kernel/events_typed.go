@@ -68,8 +68,5 @@ func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
 func (e NetworkPartitionHealed) AppendJSON(b []byte) []byte {
 	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
 	b = enc.Int(enc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)
-	if e.RunEnded {
-		b = enc.Bool(b, "run_ended", true)
-	}
-	return b
+	return runEnded(b, e.RunEnded)
 }

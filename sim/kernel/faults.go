@@ -12,7 +12,8 @@ import (
 // delays, partitions and kills are its decisions, each logged"): a host
 // that stalls (a TaskManager process frozen by a long garbage collection
 // or a suspended VM: nothing is delivered to its actors until it wakes,
-// then everything held at once, in the order it was due), jitter on the
+// then everything held at once, in one step at its end, in the step's
+// order: receiver, sender, sequence), jitter on the
 // links between hosts (each envelope between two hosts later by a seeded
 // amount, the order of one sender's envelopes to one receiver kept, as one
 // TCP connection keeps it; across connections it is not), and the loss of
@@ -209,7 +210,8 @@ func (k *Kernel) endJitter(t vt.Time) {
 	j.end = min(j.end, t)
 }
 
-// stalledUntil is when the host of actor wakes (0: not stalled at t).
+// stalledUntil is the stall holding the host of actor at t (its end is
+// when the host wakes), and false when that host is not stalled at t.
 func (k *Kernel) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
 	h := k.hosts[actor]
 	if h == "" {
@@ -225,7 +227,8 @@ func (k *Kernel) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
 
 // faults applies the losses and stalls to a step's envelopes due at t: a
 // lost RPC is dropped and logged, an envelope to a stalled host is queued
-// again for the moment it wakes (in the order it was due). It returns the
+// again for the moment it wakes (all of them in one step then, in the step's
+// order). It returns the
 // rest, in order.
 func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
 	if len(k.loses) == 0 && (len(k.stalls) == 0 || k.closing) {
