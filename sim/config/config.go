@@ -289,6 +289,27 @@ type Config struct {
 	SegmentSize int64
 	// RecordBytes is sim.record.bytes: serialized size of one record.
 	RecordBytes int
+	// Buffer debloating (FLIP-183; BufferDebloatConfiguration), off by
+	// default as in Flink: every DebloatPeriod each input gate measures its
+	// throughput and announces to its producers the buffer size that lets
+	// the data in its buffers be consumed in DebloatTarget.
+	//
+	// DebloatEnabled is taskmanager.network.memory.buffer-debloat.enabled.
+	DebloatEnabled bool
+	// DebloatTarget is taskmanager.network.memory.buffer-debloat.target.
+	DebloatTarget time.Duration
+	// DebloatPeriod is taskmanager.network.memory.buffer-debloat.period.
+	DebloatPeriod time.Duration
+	// DebloatSamples is taskmanager.network.memory.buffer-debloat.samples
+	// (the moving average's number of samples).
+	DebloatSamples int
+	// DebloatThresholdPercentages is
+	// taskmanager.network.memory.buffer-debloat.threshold-percentages: a
+	// new size closer than this to the last announced one is not announced.
+	DebloatThresholdPercentages int
+	// MinSegmentSize is taskmanager.memory.min-segment-size (bytes): the
+	// smallest buffer size debloating announces.
+	MinSegmentSize int64
 }
 
 const mebibyte = 1 << 20
@@ -423,6 +444,11 @@ func Default() Config {
 		MaxOverdraftBuffersPerGate:  5,
 		CheckpointsAfterTasksFinish: true,
 		RecordBytes:                 100,
+		DebloatTarget:               time.Second,
+		DebloatPeriod:               200 * time.Millisecond,
+		DebloatSamples:              20,
+		DebloatThresholdPercentages: 25,
+		MinSegmentSize:              256,
 	}
 }
 

@@ -203,7 +203,13 @@ var setCases = map[string]setCase{
 	"taskmanager.memory.segment-size": {"64 kb", "64 kb", map[string]string{
 		"2 kb": "taskmanager.memory.segment-size: 2 kb is out of range (allowed: 4 kb..)",
 	}},
-	"sim.record.bytes": {"512", "512", map[string]string{"0": "sim.record.bytes: 0 is out of range (allowed: 1..1048576)"}},
+	"taskmanager.network.memory.buffer-debloat.enabled":               {"true", "true", map[string]string{"on": "Unrecognized option for boolean"}},
+	"taskmanager.network.memory.buffer-debloat.target":                {"500 ms", "500 ms", map[string]string{"0": "out of range"}},
+	"taskmanager.network.memory.buffer-debloat.period":                {"1 s", "1 s", map[string]string{"0": "out of range"}},
+	"taskmanager.network.memory.buffer-debloat.samples":               {"10", "10", map[string]string{"0": "out of range"}},
+	"taskmanager.network.memory.buffer-debloat.threshold-percentages": {"50", "50", map[string]string{"-1": "out of range"}},
+	"taskmanager.memory.min-segment-size":                             {"1 kb", "1 kb", map[string]string{"0": "out of range"}},
+	"sim.record.bytes":                                                {"512", "512", map[string]string{"0": "sim.record.bytes: 0 is out of range (allowed: 1..1048576)"}},
 }
 
 func TestSetEveryKey(t *testing.T) {

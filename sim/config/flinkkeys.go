@@ -118,9 +118,6 @@ var flinkKeys = []string{
 	"taskmanager.data.bind-port", "taskmanager.data.port", "taskmanager.data.ssl.enabled",
 	"taskmanager.network.batch-shuffle.compression.enabled", "taskmanager.network.blocking-shuffle.type",
 	"taskmanager.network.compression.codec", "taskmanager.network.detailed-metrics", "taskmanager.network.hybrid-shuffle.enable-new-mode",
-	"taskmanager.network.memory.buffer-debloat.enabled", "taskmanager.network.memory.buffer-debloat.period",
-	"taskmanager.network.memory.buffer-debloat.samples", "taskmanager.network.memory.buffer-debloat.target",
-	"taskmanager.network.memory.buffer-debloat.threshold-percentages",
 	"taskmanager.network.memory.read-buffer.required-per-gate.max",
 	"taskmanager.network.netty.client.connectTimeoutSec", "taskmanager.network.netty.client.numThreads",
 	"taskmanager.network.netty.client.tcp.keepCount", "taskmanager.network.netty.client.tcp.keepIdleSec",
@@ -199,7 +196,7 @@ var flinkKeys = []string{
 	// TaskManagerOptions, TaskManagerOptions memory (the sizes the simulator derives are rows of the registry)
 	"taskmanager.bind-host", "taskmanager.debug.memory.log", "taskmanager.debug.memory.log-interval",
 	"taskmanager.host", "taskmanager.jvm-exit-on-oom", "taskmanager.load-balance.mode", "taskmanager.log.path",
-	"taskmanager.memory.managed.consumer-weights", "taskmanager.memory.min-segment-size",
+	"taskmanager.memory.managed.consumer-weights",
 	"taskmanager.memory.framework.off-heap.batch-shuffle.size",
 	"taskmanager.registration.timeout", "taskmanager.resource-id", "taskmanager.rpc.bind-port", "taskmanager.rpc.port",
 	"taskmanager.runtime.large-record-handler", "taskmanager.runtime.max-fan",

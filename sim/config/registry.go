@@ -41,6 +41,10 @@ type Setting struct {
 	// accepted and listed, but the log header carries the settings it
 	// derives instead of it (Values leaves it out).
 	Input bool
+	// OmitDefault leaves the setting out of the log header (Values) while
+	// it has its default, so that logs written before it existed stay the
+	// same: the buffer debloating keys, off by default.
+	OmitDefault bool
 
 	set func(c *Config, value string) error
 	get func(c *Config) string
@@ -94,6 +98,13 @@ func rangeError(key, value, rng, flinkMsg string) *ValueError {
 		msg = key + ": " + msg
 	}
 	return &ValueError{Key: key, Value: value, Range: rng, Message: msg + " (allowed: " + rng + ")"}
+}
+
+// omitDefault marks s as left out of the header at its default
+// (Setting.OmitDefault).
+func omitDefault(s Setting) Setting {
+	s.OmitDefault = true
+	return s
 }
 
 // unbounded marks an int range without an upper bound (Java's int limit).
@@ -421,7 +432,7 @@ func (c Config) Get(key string) (string, error) {
 func (c Config) Values() []KV {
 	out := make([]KV, 0, len(registry))
 	for _, s := range registry {
-		if !s.Input {
+		if !s.Input && !(s.OmitDefault && s.get(&c) == s.SimDefault) {
 			out = append(out, KV{Key: s.Key, Value: s.get(&c), FlinkDefault: s.FlinkDefault})
 		}
 	}

@@ -60,6 +60,11 @@ func (c Config) Validate() error {
 		// ConfigurationParserUtils.checkConfigParameter on the page size
 		add("taskmanager.memory.segment-size %s: Memory segment size must be a power of 2.", FormatMemorySize(c.SegmentSize))
 	}
+	if c.MinSegmentSize > c.SegmentSize {
+		// the debloater's minimum buffer size can not exceed the segment
+		add("taskmanager.memory.min-segment-size %s > taskmanager.memory.segment-size %s: the smallest debloated buffer cannot be larger than a buffer.",
+			FormatMemorySize(c.MinSegmentSize), FormatMemorySize(c.SegmentSize))
+	}
 	if c.MaxParallelism != -1 && c.Parallelism > c.MaxParallelism {
 		add("parallelism.default %d > pipeline.max-parallelism %d: Maximum parallelism must not be smaller than parallelism.",
 			c.Parallelism, c.MaxParallelism)

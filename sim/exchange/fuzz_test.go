@@ -36,8 +36,8 @@ func FuzzPartition(f *testing.F) {
 		overdraft := int(data[3]/4) % 3
 		rpb := 1 + int(data[4])%5
 		p := NewResultPartition(n, pool, rpb, 8)
-		p.SetMaxBuffersPerChannel(maxPer)
-		p.SetMaxOverdraftBuffers(overdraft)
+		p.Pool().SetMaxBuffersPerChannel(maxPer)
+		p.Pool().SetMaxOverdraftBuffers(overdraft)
 		if data[5]%2 == 1 {
 			p.CarryPayloads()
 		}
@@ -78,7 +78,7 @@ func FuzzPartition(f *testing.F) {
 				total += h
 				atMax = atMax || (maxPer > 0 && h >= maxPer)
 			}
-			inUse := p.BuffersInUse()
+			inUse := p.Pool().BuffersInUse()
 			if total != inUse || inUse > pool+overdraft {
 				t.Fatalf("%s: held %v, %d in use of %d + %d", step, p.Held(), inUse, pool, overdraft)
 			}
@@ -87,7 +87,7 @@ func FuzzPartition(f *testing.F) {
 			if want := !p.Blocked() && inUse < pool && !atMax; p.Available() != want {
 				t.Fatalf("%s: Available %v with held %v of %d (max %d), blocked %v", step, p.Available(), p.Held(), pool, maxPer, p.Blocked())
 			}
-			if u := p.OutPoolUsage(); u != float64(inUse)/float64(pool) {
+			if u := p.Pool().OutPoolUsage(); u != float64(inUse)/float64(pool) {
 				t.Fatalf("%s: OutPoolUsage %v with %d of %d in use", step, u, inUse, pool)
 			}
 		}
@@ -142,7 +142,7 @@ func FuzzPartition(f *testing.F) {
 				p.Available()
 				p.Drained()
 				p.QueueLengths()
-				p.OutPoolUsage()
+				p.Pool().OutPoolUsage()
 				p.BarrierQueued(int64(arg))
 				p.AllEndsSent()
 				for j := range n {
@@ -171,12 +171,12 @@ func FuzzPartition(f *testing.F) {
 			}
 			poll("drain")
 			check("drain")
-			if ended && p.AllEndsSent() && p.BuffersInUse() == 0 {
+			if ended && p.AllEndsSent() && p.Pool().BuffersInUse() == 0 {
 				break
 			}
 		}
-		if !p.AllEndsSent() || p.BuffersInUse() != 0 || p.Blocked() {
-			t.Fatalf("drained: AllEndsSent %v BuffersInUse %d Blocked %v", p.AllEndsSent(), p.BuffersInUse(), p.Blocked())
+		if !p.AllEndsSent() || p.Pool().BuffersInUse() != 0 || p.Blocked() {
+			t.Fatalf("drained: AllEndsSent %v BuffersInUse %d Blocked %v", p.AllEndsSent(), p.Pool().BuffersInUse(), p.Blocked())
 		}
 		if int64(len(got)) != records {
 			t.Fatalf("received %d records, wrote %d", len(got), records)

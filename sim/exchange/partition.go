@@ -125,11 +125,7 @@ type Send struct {
 // makes the pool unavailable, so the producer stops before its next record.
 type ResultPartition struct {
 	subs             []Subpartition
-	poolSize         int
-	maxPerChannel    int // taskmanager.network.memory.max-buffers-per-channel (0: no limit)
-	maxOverdraft     int // taskmanager.network.memory.max-overdraft-buffers-per-gate
-	inUse            int // pool buffers taken (overdraft included): held by some subpartition
-	atMax            int // subpartitions holding maxPerChannel buffers (each makes the pool unavailable)
+	pool             LocalBufferPool
 	pending          []pendingWrite
 	recordsPerBuffer int
 	recordBytes      int
@@ -158,24 +154,9 @@ func NewResultPartition(n, poolSize, recordsPerBuffer, recordBytes int) *ResultP
 	if recordsPerBuffer < 1 {
 		recordsPerBuffer = 1
 	}
-	return &ResultPartition{subs: make([]Subpartition, n), poolSize: poolSize,
+	return &ResultPartition{subs: make([]Subpartition, n), pool: LocalBufferPool{size: poolSize},
 		recordsPerBuffer: recordsPerBuffer, recordBytes: recordBytes}
 }
-
-// SetMaxBuffersPerChannel sets taskmanager.network.memory.max-buffers-per-channel
-// (LocalBufferPool's maxBuffersPerChannel): while a subpartition holds that
-// many pool buffers the whole pool is unavailable, so the producer is
-// backpressured although the pool has buffers left. As in Flink 1.20 it
-// gates availability only: a record or broadcast already under way still
-// gets the buffers it needs for that subpartition. 0: no bound.
-func (p *ResultPartition) SetMaxBuffersPerChannel(n int) { p.maxPerChannel = n }
-
-// SetMaxOverdraftBuffers sets how many buffers beyond its size the pool may
-// lend to a task that needs one in the middle of writing a record or a
-// broadcast (taskmanager.network.memory.max-overdraft-buffers-per-gate,
-// FLIP-227; LocalBufferPool.requestOverdraftMemorySegmentFromGlobal). The
-// pool stays unavailable while any is in use.
-func (p *ResultPartition) SetMaxOverdraftBuffers(n int) { p.maxOverdraft = max(0, n) }
 
 // CarryPayloads makes every buffer carry each record's payload
 // (Buffer.Payloads, one entry per element): an edge whose consumer needs the
@@ -185,23 +166,6 @@ func (p *ResultPartition) CarryPayloads() { p.payloads = true }
 
 // NumSubpartitions is the number of subpartitions.
 func (p *ResultPartition) NumSubpartitions() int { return len(p.subs) }
-
-// BuffersInUse is the number of pool buffers taken, overdraft ones included.
-func (p *ResultPartition) BuffersInUse() int { return p.inUse }
-
-// PoolCapacity is the pool size in buffers.
-func (p *ResultPartition) PoolCapacity() int { return p.poolSize }
-
-// OutPoolUsage is Flink's outPoolUsage (OutputBufferPoolUsageGauge): the
-// pool's used buffers, overdraft ones included
-// (LocalBufferPool.bestEffortGetNumOfUsedBuffers), over its size; above 1
-// while overdraft buffers are in use.
-func (p *ResultPartition) OutPoolUsage() float64 {
-	if p.poolSize == 0 {
-		return 0
-	}
-	return float64(p.inUse) / float64(p.poolSize)
-}
 
 // Backlog is the backlog the producer announces for subpartition i, as
 // PipelinedSubpartition.getBuffersInBacklogUnsafe counts it: the data
@@ -253,7 +217,7 @@ func (p *ResultPartition) Credit(i int) int { return p.subs[i].credit }
 // LocalBufferPool's availability). A producer that is not available is
 // backpressured.
 func (p *ResultPartition) Available() bool {
-	return len(p.pending) == 0 && p.inUse < p.poolSize && p.atMax == 0
+	return len(p.pending) == 0 && p.pool.available()
 }
 
 // Blocked reports whether the producer's thread is blocked writing: an
@@ -261,40 +225,6 @@ func (p *ResultPartition) Available() bool {
 // give now (requestBufferBuilderBlocking). Nothing else runs on the task's
 // thread until it is written.
 func (p *ResultPartition) Blocked() bool { return len(p.pending) > 0 }
-
-// requestSegment takes a pool buffer for subpartition i: a free one of the
-// pool, else an overdraft one (LocalBufferPool.requestMemorySegment(
-// targetChannel)); false when neither is left.
-func (p *ResultPartition) requestSegment(i int) bool {
-	if p.inUse >= p.poolSize+p.maxOverdraft {
-		return false
-	}
-	p.take(i)
-	return true
-}
-
-// take lends subpartition i one pool buffer.
-func (p *ResultPartition) take(i int) {
-	s := &p.subs[i]
-	p.inUse++
-	s.held++
-	if p.maxPerChannel > 0 && s.held == p.maxPerChannel {
-		p.atMax++
-	}
-}
-
-// release returns one of subpartition i's pool buffers to the pool.
-func (p *ResultPartition) release(i int) {
-	s := &p.subs[i]
-	if p.maxPerChannel > 0 && s.held == p.maxPerChannel {
-		p.atMax--
-	}
-	p.inUse--
-	s.held--
-	if s.held < 0 || p.inUse < 0 {
-		panic("exchange: a pool buffer released twice")
-	}
-}
 
 // slabElements is the size of one chunk of an elementSlab (elements).
 const slabElements = 4096
@@ -326,7 +256,7 @@ func (sl *elementSlab) carve(b *messages.Buffer, n int) {
 // openBuffer starts a new data entry in subpartition i on a pool buffer; it
 // reports false when no buffer can be had now.
 func (p *ResultPartition) openBuffer(i int) bool {
-	if !p.requestSegment(i) {
+	if !p.pool.request(&p.subs[i]) {
 		return false
 	}
 	s := &p.subs[i]
@@ -443,7 +373,7 @@ func (p *ResultPartition) forcePending() {
 	for _, w := range p.pending {
 		s := &p.subs[w.sub]
 		if s.current == nil {
-			p.take(w.sub)
+			p.pool.take(s)
 			c := &bufferConsumer{b: &messages.Buffer{}}
 			s.queue = append(s.queue, c)
 			s.current = c
@@ -477,18 +407,18 @@ func (p *ResultPartition) finish(i int) {
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		s.backlog--
-		p.consumed(i, c)
+		p.subs[i].consumed(&p.pool, c)
 	}
 }
 
-// consumed is data entry c of subpartition i leaving the queue: its segment
+// consumed is data entry c leaving the subpartition's queue: its segment
 // goes back to the pool, unless a local consumer still reads a part of it.
-func (p *ResultPartition) consumed(i int, c *bufferConsumer) {
+func (s *Subpartition) consumed(pool *LocalBufferPool, c *bufferConsumer) {
 	c.removed = true
-	if p.subs[i].lent == c {
+	if s.lent == c {
 		return
 	}
-	p.release(i)
+	pool.release(s)
 }
 
 // FlushAll makes what every subpartition wrote so far readable (the
@@ -592,7 +522,7 @@ func (p *ResultPartition) Barrier(barrier *messages.Buffer) []InFlight {
 		for _, c := range s.queue {
 			persisted = appendInFlight(persisted, i, c)
 		}
-		p.addPriority(i, &bufferConsumer{b: b, finished: true, event: true})
+		s.addPriority(&bufferConsumer{b: b, finished: true, event: true})
 	}
 	return persisted
 }
@@ -602,11 +532,10 @@ func isPriority(c *bufferConsumer) bool {
 	return c.event && c.b.Kinds[0] == KindBarrier && c.b.Unaligned
 }
 
-// addPriority puts priority event c into subpartition i's queue after the
-// priority events already there and before everything else
+// addPriority puts priority event c into the queue after the priority
+// events already there and before everything else
 // (PrioritizedDeque.addPriorityElement), so barriers keep their order.
-func (p *ResultPartition) addPriority(i int, c *bufferConsumer) {
-	s := &p.subs[i]
+func (s *Subpartition) addPriority(c *bufferConsumer) {
 	k := 0
 	for k < len(s.queue) && isPriority(s.queue[k]) {
 		k++
@@ -614,10 +543,10 @@ func (p *ResultPartition) addPriority(i int, c *bufferConsumer) {
 	s.queue = slices.Insert(s.queue, k, c)
 }
 
-// barrierAt is the queue position of the aligned barrier of checkpoint id in
-// subpartition i, or -1.
-func (p *ResultPartition) barrierAt(i int, id int64) int {
-	for k, c := range p.subs[i].queue {
+// barrierAt is the queue position of the aligned barrier of checkpoint id,
+// or -1.
+func (s *Subpartition) barrierAt(id int64) int {
+	for k, c := range s.queue {
 		if b := c.b; c.event && b.Kinds[0] == KindBarrier && b.CheckpointId == id && !b.Unaligned {
 			return k
 		}
@@ -661,7 +590,7 @@ func (p *ResultPartition) Drained() bool {
 // waits in some subpartition's queue.
 func (p *ResultPartition) BarrierQueued(id int64) bool {
 	for i := range p.subs {
-		if p.barrierAt(i, id) >= 0 {
+		if p.subs[i].barrierAt(id) >= 0 {
 			return true
 		}
 	}
@@ -678,7 +607,7 @@ func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
 	var persisted []InFlight
 	for i := range p.subs {
 		s := &p.subs[i]
-		at := p.barrierAt(i, id)
+		at := p.subs[i].barrierAt(id)
 		if at < 0 {
 			continue
 		}
@@ -688,7 +617,7 @@ func (p *ResultPartition) TimeoutBarrier(id int64) []InFlight {
 		}
 		b.b.Unaligned = true
 		s.queue = slices.Delete(s.queue, at, at+1)
-		p.addPriority(i, b)
+		s.addPriority(b)
 	}
 	return persisted
 }
@@ -711,7 +640,7 @@ func (p *ResultPartition) AllEndsSent() bool {
 // BacklogAnnouncements (see Poll). A new request replaces the previous one.
 func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int) {
 	s := &p.subs[i]
-	p.returnLent(i)
+	s.returnLent(&p.pool)
 	p.writePending()
 	s.receiver = receiver
 	s.credit = credit
@@ -731,7 +660,7 @@ func (p *ResultPartition) OnPartitionRequest(i int, receiver string, credit int)
 // the recycle as the request for the next buffer.
 func (p *ResultPartition) OnLocalRequest(i int, receiver string) {
 	s := &p.subs[i]
-	p.returnLent(i)
+	s.returnLent(&p.pool)
 	p.writePending()
 	s.receiver = receiver
 	s.credit, s.initial, s.announced = 0, 0, false
@@ -739,14 +668,13 @@ func (p *ResultPartition) OnLocalRequest(i int, receiver string) {
 	s.demand = 1
 }
 
-// returnLent gives back the segment a former local consumer of subpartition
-// i was reading (a new consumer replaces it).
-func (p *ResultPartition) returnLent(i int) {
-	s := &p.subs[i]
+// returnLent gives back the segment a former local consumer of the
+// subpartition was reading (a new consumer replaces it).
+func (s *Subpartition) returnLent(pool *LocalBufferPool) {
 	if c := s.lent; c != nil {
 		s.lent = nil
 		if c.removed {
-			p.release(i)
+			pool.release(s)
 		}
 	}
 }
@@ -761,7 +689,7 @@ func (p *ResultPartition) OnLocalRecycle(i, n int) {
 	if n <= 0 || !s.local {
 		return
 	}
-	p.returnLent(i)
+	s.returnLent(&p.pool)
 	s.demand = 1
 	p.writePending()
 }
@@ -794,8 +722,9 @@ func (p *ResultPartition) OnAddCredit(i, credit int) bool {
 
 // slice hands out what entry c holds and was not read yet, as
 // BufferConsumer.build does: the whole buffer when nothing was read from
-// it, else a copy of the rest.
-func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
+// it, else a copy of the rest (its records recordBytes each), carved from
+// the slab.
+func (sl *elementSlab) slice(c *bufferConsumer, recordBytes int) *messages.Buffer {
 	b := c.b
 	from := c.read
 	c.read = len(b.Kinds)
@@ -804,7 +733,7 @@ func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
 	}
 	n := len(b.Kinds) - from
 	out := &messages.Buffer{}
-	p.slab.carve(out, n)
+	sl.carve(out, n)
 	out.Kinds = append(out.Kinds, b.Kinds[from:]...)
 	out.Keys = append(out.Keys, b.Keys[from:]...)
 	out.Timestamps = append(out.Timestamps, b.Timestamps[from:]...)
@@ -814,7 +743,7 @@ func (p *ResultPartition) slice(c *bufferConsumer) *messages.Buffer {
 	}
 	for _, k := range out.Kinds {
 		if k == KindRecord {
-			out.SizeBytes += int32(p.recordBytes)
+			out.SizeBytes += int32(recordBytes)
 		} else {
 			out.SizeBytes += elementBytes(k)
 		}
@@ -870,7 +799,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 				}
 			case (s.local && s.demand == 0) || (!s.local && s.credit == 0):
 			case c.finished || (s.flushRequested && c.unread() > 0):
-				b = p.slice(c)
+				b = p.slab.slice(c, p.recordBytes)
 				if c.finished {
 					s.queue[0] = nil
 					s.queue = s.queue[1:]
@@ -885,7 +814,7 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 					s.credit--
 				}
 				if c.finished {
-					p.consumed(i, c)
+					p.subs[i].consumed(&p.pool, c)
 				}
 			}
 			if b == nil {
@@ -919,13 +848,8 @@ func (p *ResultPartition) Poll(dst []Send) []Send {
 // invariants; the per-subpartition bound gates availability, it does not
 // refuse a buffer to a record under way).
 func (p *ResultPartition) CheckBounds() string {
-	total, atMax := 0, 0
 	for i := range p.subs {
 		s := &p.subs[i]
-		total += s.held
-		if p.maxPerChannel > 0 && s.held >= p.maxPerChannel {
-			atMax++
-		}
 		data := 0
 		for _, c := range s.queue {
 			if !c.event {
@@ -936,14 +860,5 @@ func (p *ResultPartition) CheckBounds() string {
 			return fmt.Sprintf("subpartition %d queues %d data buffers but holds %d pool buffers", i, data, s.held)
 		}
 	}
-	if p.inUse > p.poolSize+p.maxOverdraft {
-		return fmt.Sprintf("the output pool lends %d buffers, more than its %d and %d overdraft", p.inUse, p.poolSize, p.maxOverdraft)
-	}
-	if total != p.inUse {
-		return fmt.Sprintf("the output pool lends %d buffers but the subpartitions hold %d", p.inUse, total)
-	}
-	if (atMax > 0) != (p.atMax > 0) {
-		return fmt.Sprintf("%d subpartitions at max-buffers-per-channel but the pool counts %d", atMax, p.atMax)
-	}
-	return ""
+	return p.pool.checkBounds(p.subs)
 }

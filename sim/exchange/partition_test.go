@@ -131,7 +131,7 @@ func wantSends(t *testing.T, step string, got []Send, want ...string) {
 // state is the pool view of a partition: buffers in use, per-subpartition
 // queue lengths and held buffers, availability and blocking.
 func state(p *ResultPartition) string {
-	return fmt.Sprintf("inUse=%d queues=%v held=%v available=%v blocked=%v", p.BuffersInUse(), p.QueueLengths(), p.Held(), p.Available(), p.Blocked())
+	return fmt.Sprintf("inUse=%d queues=%v held=%v available=%v blocked=%v", p.Pool().BuffersInUse(), p.QueueLengths(), p.Held(), p.Available(), p.Blocked())
 }
 
 func wantState(t *testing.T, step string, p *ResultPartition, want string) {
@@ -168,8 +168,8 @@ func TestPoolSize(t *testing.T) {
 
 func TestNewResultPartition(t *testing.T) {
 	p := NewResultPartition(3, 5, 4, 10)
-	if p.NumSubpartitions() != 3 || p.PoolCapacity() != 5 {
-		t.Errorf("NumSubpartitions, PoolCapacity = %d, %d, want 3, 5", p.NumSubpartitions(), p.PoolCapacity())
+	if p.NumSubpartitions() != 3 || p.Pool().PoolCapacity() != 5 {
+		t.Errorf("NumSubpartitions, PoolCapacity = %d, %d, want 3, 5", p.NumSubpartitions(), p.Pool().PoolCapacity())
 	}
 	wantState(t, "new", p, "inUse=0 queues=[0 0 0] held=[0 0 0] available=true blocked=false")
 	for i := range 3 {
@@ -177,16 +177,16 @@ func TestNewResultPartition(t *testing.T) {
 			t.Errorf("subpartition %d: credit %d backlog %d, want 0 0", i, p.Credit(i), p.Backlog(i))
 		}
 	}
-	if p.AllEndsSent() || !p.Drained() || p.OutPoolUsage() != 0 || p.BarrierQueued(1) {
+	if p.AllEndsSent() || !p.Drained() || p.Pool().OutPoolUsage() != 0 || p.BarrierQueued(1) {
 		t.Errorf("AllEndsSent %v Drained %v OutPoolUsage %v BarrierQueued %v, want false true 0 false",
-			p.AllEndsSent(), p.Drained(), p.OutPoolUsage(), p.BarrierQueued(1))
+			p.AllEndsSent(), p.Drained(), p.Pool().OutPoolUsage(), p.BarrierQueued(1))
 	}
 	if got := p.Poll(nil); len(got) != 0 {
 		t.Errorf("Poll on a new partition sent %q", describe(got))
 	}
 	// a pool of 0 buffers is never available (0 < 0 is false) and its usage is 0
-	if empty := NewResultPartition(1, 0, 2, 1); empty.Available() || empty.OutPoolUsage() != 0 {
-		t.Errorf("pool of 0: Available %v OutPoolUsage %v, want false 0", empty.Available(), empty.OutPoolUsage())
+	if empty := NewResultPartition(1, 0, 2, 1); empty.Available() || empty.Pool().OutPoolUsage() != 0 {
+		t.Errorf("pool of 0: Available %v OutPoolUsage %v, want false 0", empty.Available(), empty.Pool().OutPoolUsage())
 	}
 }
 
@@ -197,14 +197,14 @@ func TestRecordsPerBufferAtLeastOne(t *testing.T) {
 		// clamped to 1 record a buffer: the record finishes its buffer
 		// (BuffersOut 1, 10 bytes); the last entry is a data buffer, so it is
 		// not backlog: max(1-1, 0) = 0
-		if p.Backlog(0) != 0 || p.BuffersInUse() != 1 || fmt.Sprint(p.QueueLengths()) != "[1]" || p.BuffersOut != 1 || p.BytesOut != 10 {
+		if p.Backlog(0) != 0 || p.Pool().BuffersInUse() != 1 || fmt.Sprint(p.QueueLengths()) != "[1]" || p.BuffersOut != 1 || p.BytesOut != 10 {
 			t.Errorf("recordsPerBuffer %d: backlog %d in use %d queues %v BuffersOut %d BytesOut %d, want 0 1 [1] 1 10",
-				give, p.Backlog(0), p.BuffersInUse(), p.QueueLengths(), p.BuffersOut, p.BytesOut)
+				give, p.Backlog(0), p.Pool().BuffersInUse(), p.QueueLengths(), p.BuffersOut, p.BytesOut)
 		}
 		p.AddRecord(0, "k1", 1, 1)
 		// [F F]: 2-1 = 1
-		if p.Backlog(0) != 1 || p.BuffersInUse() != 2 || p.BuffersOut != 2 {
-			t.Errorf("recordsPerBuffer %d: second record: backlog %d in use %d BuffersOut %d, want 1 2 2", give, p.Backlog(0), p.BuffersInUse(), p.BuffersOut)
+		if p.Backlog(0) != 1 || p.Pool().BuffersInUse() != 2 || p.BuffersOut != 2 {
+			t.Errorf("recordsPerBuffer %d: second record: backlog %d in use %d BuffersOut %d, want 1 2 2", give, p.Backlog(0), p.Pool().BuffersInUse(), p.BuffersOut)
 		}
 	}
 }
@@ -324,7 +324,7 @@ func TestWatermarksAreElementsOfDataBuffers(t *testing.T) {
 // only when a subpartition drops from max to max-1).
 func TestAvailableWithMaxBuffersPerChannel(t *testing.T) {
 	p := NewResultPartition(2, 6, 1, 1) // 1 record a buffer, pool 6, no overdraft
-	p.SetMaxBuffersPerChannel(2)
+	p.Pool().SetMaxBuffersPerChannel(2)
 	steps := []struct {
 		name string
 		do   func()
@@ -378,7 +378,7 @@ func TestAvailableWithMaxBuffersPerChannel(t *testing.T) {
 // use / pool size, above 1 while overdraft buffers are used.
 func TestOverdraftBuffers(t *testing.T) {
 	p := NewResultPartition(2, 2, 1, 10) // pool 2, 1 record a buffer
-	p.SetMaxOverdraftBuffers(2)
+	p.Pool().SetMaxOverdraftBuffers(2)
 	steps := []struct {
 		name  string
 		do    func()
@@ -415,7 +415,7 @@ func TestOverdraftBuffers(t *testing.T) {
 	for _, st := range steps {
 		st.do()
 		wantState(t, st.name, p, st.want)
-		if u := p.OutPoolUsage(); u != st.usage {
+		if u := p.Pool().OutPoolUsage(); u != st.usage {
 			t.Errorf("%s: OutPoolUsage = %v, want %v", st.name, u, st.usage)
 		}
 	}
@@ -607,8 +607,8 @@ func TestQueueLengthsCountEveryBufferConsumer(t *testing.T) {
 	if got := fmt.Sprint(p.QueueLengths()); got != "[5 3 1]" {
 		t.Errorf("after the poll QueueLengths = %s, want [5 3 1]", got)
 	}
-	if p.BuffersInUse() != 4 { // 3 + 1 segments; events take none
-		t.Errorf("BuffersInUse = %d, want 4", p.BuffersInUse())
+	if p.Pool().BuffersInUse() != 4 { // 3 + 1 segments; events take none
+		t.Errorf("BuffersInUse = %d, want 4", p.Pool().BuffersInUse())
 	}
 }
 
@@ -629,8 +629,8 @@ func TestEventsNeedNoCredit(t *testing.T) {
 	}
 	p.OnAddCredit(1, 1)
 	wantSends(t, "credit 1", p.Poll(nil), "R1 seq=0 backlog=0 [k0@0]", "R1 seq=1 backlog=0 [EOP]")
-	if !p.AllEndsSent() || p.Credit(1) != 0 || p.BuffersInUse() != 0 {
-		t.Errorf("AllEndsSent %v Credit(1) %d BuffersInUse %d, want true 0 0", p.AllEndsSent(), p.Credit(1), p.BuffersInUse())
+	if !p.AllEndsSent() || p.Credit(1) != 0 || p.Pool().BuffersInUse() != 0 {
+		t.Errorf("AllEndsSent %v Credit(1) %d BuffersInUse %d, want true 0 0", p.AllEndsSent(), p.Credit(1), p.Pool().BuffersInUse())
 	}
 	if p.BuffersOut != 1 || p.BytesOut != 1 {
 		t.Errorf("BuffersOut %d BytesOut %d, want 1 1 (events are not counted)", p.BuffersOut, p.BytesOut)
@@ -1077,8 +1077,8 @@ func TestBuffersOutCountedWhenBuilderFinishes(t *testing.T) {
 			t.Errorf("%s: BuffersOut %d BytesOut %d, want %d %d", st.name, p.BuffersOut, p.BytesOut, st.buffers, st.bytes)
 		}
 	}
-	if !p.AllEndsSent() || p.BuffersInUse() != 0 {
-		t.Errorf("AllEndsSent %v BuffersInUse %d, want true 0", p.AllEndsSent(), p.BuffersInUse())
+	if !p.AllEndsSent() || p.Pool().BuffersInUse() != 0 {
+		t.Errorf("AllEndsSent %v BuffersInUse %d, want true 0", p.AllEndsSent(), p.Pool().BuffersInUse())
 	}
 }
 
@@ -1310,9 +1310,9 @@ func TestEndOfPartition(t *testing.T) {
 	if !ev.IsEvent || ev.SizeBytes != 4 || len(ev.Keys) != 1 || len(ev.Timestamps) != 1 || len(ev.Values) != 1 {
 		t.Errorf("EndOfPartition buffer = %v, want an event buffer of 4 bytes with one element", ev)
 	}
-	if !p.AllEndsSent() || p.BuffersInUse() != 0 || p.BuffersOut != 1 || p.BytesOut != 2 {
+	if !p.AllEndsSent() || p.Pool().BuffersInUse() != 0 || p.BuffersOut != 1 || p.BytesOut != 2 {
 		t.Errorf("AllEndsSent %v BuffersInUse %d BuffersOut %d BytesOut %d, want true 0 1 2",
-			p.AllEndsSent(), p.BuffersInUse(), p.BuffersOut, p.BytesOut)
+			p.AllEndsSent(), p.Pool().BuffersInUse(), p.BuffersOut, p.BytesOut)
 	}
 	wantSends(t, "after the end", p.Poll(nil))
 }
@@ -1540,8 +1540,8 @@ func TestDrained(t *testing.T) {
 	p.FlushAll()
 	p.Poll(nil)
 	// all read, the segment still being written: drained
-	if !p.Drained() || p.BuffersInUse() != 1 {
-		t.Fatalf("Drained %v BuffersInUse %d, want true 1", p.Drained(), p.BuffersInUse())
+	if !p.Drained() || p.Pool().BuffersInUse() != 1 {
+		t.Fatalf("Drained %v BuffersInUse %d, want true 1", p.Drained(), p.Pool().BuffersInUse())
 	}
 	p.EndOfData() // only an event queued: drained
 	if !p.Drained() {
@@ -1602,10 +1602,10 @@ func TestCheckBounds(t *testing.T) {
 	})
 	t.Run("overdraft", func(t *testing.T) {
 		p := NewResultPartition(1, 1, 1, 1)
-		p.SetMaxOverdraftBuffers(1)
+		p.Pool().SetMaxOverdraftBuffers(1)
 		fill(p, 0, 0, 2) // the second record takes the overdraft buffer: 2 of 1 + 1
-		if msg := p.CheckBounds(); msg != "" || p.BuffersInUse() != 2 {
-			t.Fatalf("CheckBounds = %q with %d in use, want \"\" with 2 (the overdraft is within bounds)", msg, p.BuffersInUse())
+		if msg := p.CheckBounds(); msg != "" || p.Pool().BuffersInUse() != 2 {
+			t.Fatalf("CheckBounds = %q with %d in use, want \"\" with 2 (the overdraft is within bounds)", msg, p.Pool().BuffersInUse())
 		}
 		fill(p, 0, 2, 1) // waits
 		// a caller bug: the end forces k2 into a third buffer
@@ -1618,7 +1618,7 @@ func TestCheckBounds(t *testing.T) {
 	// it is within bounds (Flink's LocalBufferPool hands the buffer out)
 	t.Run("max buffers per channel", func(t *testing.T) {
 		p := NewResultPartition(1, 4, 1, 1)
-		p.SetMaxBuffersPerChannel(1)
+		p.Pool().SetMaxBuffersPerChannel(1)
 		fill(p, 0, 0, 1)
 		fill(p, 0, 1, 1) // a record under way: a second buffer past the quota
 		p.EndOfPartition()
@@ -1639,7 +1639,7 @@ func TestCheckBounds(t *testing.T) {
 // subpartition 0 exactly to max-buffers-per-channel.
 func TestForcedWriteKeepsAvailabilityAccounting(t *testing.T) {
 	p := NewResultPartition(2, 2, 1, 1) // pool 2, no overdraft
-	p.SetMaxBuffersPerChannel(2)
+	p.Pool().SetMaxBuffersPerChannel(2)
 	fill(p, 1, 0, 1)
 	fill(p, 0, 1, 1)
 	fill(p, 0, 2, 1) // the pool is used up: waits

@@ -567,8 +567,8 @@ func (m *model) check(t *rapid.T, p *ResultPartition) {
 	if msg := p.CheckBounds(); msg != "" {
 		t.Fatalf("CheckBounds: %s", msg)
 	}
-	if p.BuffersInUse() != m.inUse {
-		t.Fatalf("BuffersInUse = %d, model %d", p.BuffersInUse(), m.inUse)
+	if p.Pool().BuffersInUse() != m.inUse {
+		t.Fatalf("BuffersInUse = %d, model %d", p.Pool().BuffersInUse(), m.inUse)
 	}
 	if m.inUse > m.pool+m.overdraft {
 		t.Fatalf("model: %d buffers lent from %d + %d", m.inUse, m.pool, m.overdraft)
@@ -642,8 +642,8 @@ func (m *model) check(t *rapid.T, p *ResultPartition) {
 	}
 	// bestEffortGetNumOfUsedBuffers counts the overdraft buffers
 	if m.pool > 0 {
-		if want := float64(m.inUse) / float64(m.pool); p.OutPoolUsage() != want {
-			t.Fatalf("OutPoolUsage = %v, model %v (in use %d of %d)", p.OutPoolUsage(), want, m.inUse, m.pool)
+		if want := float64(m.inUse) / float64(m.pool); p.Pool().OutPoolUsage() != want {
+			t.Fatalf("OutPoolUsage = %v, model %v (in use %d of %d)", p.Pool().OutPoolUsage(), want, m.inUse, m.pool)
 		}
 	}
 	if p.BuffersOut != m.buffersOut || p.BytesOut != m.bytesOut {
@@ -685,8 +685,8 @@ func TestPartitionProperty(t *testing.T) {
 			payloads:    rapid.Bool().Draw(t, "carryPayloads"),
 		}
 		p := NewResultPartition(n, pool, m.rpb, m.recordBytes)
-		p.SetMaxBuffersPerChannel(m.maxPer)
-		p.SetMaxOverdraftBuffers(m.overdraft)
+		p.Pool().SetMaxBuffersPerChannel(m.maxPer)
+		p.Pool().SetMaxOverdraftBuffers(m.overdraft)
 		if m.payloads {
 			p.CarryPayloads()
 		}
@@ -938,8 +938,8 @@ func runModel(t *rapid.T, m *model, p *ResultPartition) {
 		m.poll(t, p)
 		m.check(t, p)
 	}
-	if !p.AllEndsSent() || p.BuffersInUse() != 0 || p.Blocked() {
-		t.Fatalf("at the end: AllEndsSent %v BuffersInUse %d Blocked %v", p.AllEndsSent(), p.BuffersInUse(), p.Blocked())
+	if !p.AllEndsSent() || p.Pool().BuffersInUse() != 0 || p.Blocked() {
+		t.Fatalf("at the end: AllEndsSent %v BuffersInUse %d Blocked %v", p.AllEndsSent(), p.Pool().BuffersInUse(), p.Blocked())
 	}
 	if got := p.Poll(nil); len(got) != 0 {
 		t.Fatalf("Poll after the end sent %q", describe(got))

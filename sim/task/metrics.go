@@ -40,7 +40,7 @@ func (t *StreamTask) metrics(o *kernel.Out) {
 			out[i] = int64(n)
 		}
 		m.HasOutput, m.NumBuffersOut, m.NumBytesOut = true, t.rp.BuffersOut, t.rp.BytesOut
-		m.OutPoolUsage, m.OutputQueueLengths = t.rp.OutPoolUsage(), out
+		m.OutPoolUsage, m.OutputQueueLengths = t.rp.Pool().OutPoolUsage(), out
 	}
 	t.head.addMetrics(&m)
 	o.Log(m)

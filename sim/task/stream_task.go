@@ -347,8 +347,8 @@ func (t *StreamTask) start(o *kernel.Out) {
 		t.rp = exchange.NewResultPartition(len(rp.Consumers),
 			exchange.PoolSize(len(rp.Consumers), t.cfg.BuffersPerChannel, t.cfg.FloatingBuffersPerGate),
 			t.cfg.RecordsPerBuffer(), t.cfg.RecordBytes)
-		t.rp.SetMaxBuffersPerChannel(t.cfg.MaxBuffersPerChannel)
-		t.rp.SetMaxOverdraftBuffers(t.cfg.MaxOverdraftBuffersPerGate)
+		t.rp.Pool().SetMaxBuffersPerChannel(t.cfg.MaxBuffersPerChannel)
+		t.rp.Pool().SetMaxOverdraftBuffers(t.cfg.MaxOverdraftBuffersPerGate)
 		if !t.hashOut {
 			// every edge but keyBy's leads to an operator that needs the
 			// record itself: ParseOrder or Filter the Kafka record's value,

@@ -133,8 +133,8 @@ func (t *StreamTask) Inspect(now vt.Time) any {
 	}
 	if t.rp != nil {
 		v.OutputQueueLengths, v.OutputBuffersHeld = t.rp.QueueLengths(), t.rp.Held()
-		v.OutPoolUsage = t.rp.OutPoolUsage()
-		v.OutPoolInUse, v.OutPoolSize = t.rp.BuffersInUse(), t.rp.PoolCapacity()
+		v.OutPoolUsage = t.rp.Pool().OutPoolUsage()
+		v.OutPoolInUse, v.OutPoolSize = t.rp.Pool().BuffersInUse(), t.rp.Pool().PoolCapacity()
 	}
 	t.head.inspect(v)
 	return v
