@@ -50,6 +50,7 @@ const (
 	TimerKind_TIMER_OUTPUT_BARRIER_TIMEOUT     TimerKind = 15 // the same timeout for a barrier still in the output
 	TimerKind_TIMER_REPORT_FINISHED            TimerKind = 16 // a finished task reports once its slice and broker requests are done
 	TimerKind_TIMER_INITIALIZED                TimerKind = 17 // sim.task.init-time: INITIALIZING ends, the task runs
+	TimerKind_TIMER_BUFFER_DEBLOAT             TimerKind = 18 // taskmanager.network.memory.buffer-debloat.period
 	// the JobMaster (sim/jobmaster)
 	TimerKind_TIMER_SLOT_REQUEST_TIMEOUT TimerKind = 20 // slot.request.timeout of the current attempt
 	TimerKind_TIMER_RESTART              TimerKind = 21 // the restart strategy's backoff
@@ -85,6 +86,7 @@ var (
 		15: "TIMER_OUTPUT_BARRIER_TIMEOUT",
 		16: "TIMER_REPORT_FINISHED",
 		17: "TIMER_INITIALIZED",
+		18: "TIMER_BUFFER_DEBLOAT",
 		20: "TIMER_SLOT_REQUEST_TIMEOUT",
 		21: "TIMER_RESTART",
 		22: "TIMER_SUBMIT_TASK_TIMEOUT",
@@ -113,6 +115,7 @@ var (
 		"TIMER_OUTPUT_BARRIER_TIMEOUT":            15,
 		"TIMER_REPORT_FINISHED":                   16,
 		"TIMER_INITIALIZED":                       17,
+		"TIMER_BUFFER_DEBLOAT":                    18,
 		"TIMER_SLOT_REQUEST_TIMEOUT":              20,
 		"TIMER_RESTART":                           21,
 		"TIMER_SUBMIT_TASK_TIMEOUT":               22,
@@ -602,6 +605,8 @@ type Envelope struct {
 	//	*Envelope_RestoreRequest
 	//	*Envelope_RestoreState
 	//	*Envelope_DisconnectJobManager
+	//	*Envelope_AnnounceBufferSize
+	//	*Envelope_NewBufferSize
 	Body          isEnvelope_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1174,6 +1179,24 @@ func (x *Envelope) GetDisconnectJobManager() *DisconnectJobManager {
 	return nil
 }
 
+func (x *Envelope) GetAnnounceBufferSize() *AnnounceBufferSize {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_AnnounceBufferSize); ok {
+			return x.AnnounceBufferSize
+		}
+	}
+	return nil
+}
+
+func (x *Envelope) GetNewBufferSize() *NewBufferSize {
+	if x != nil {
+		if x, ok := x.Body.(*Envelope_NewBufferSize); ok {
+			return x.NewBufferSize
+		}
+	}
+	return nil
+}
+
 type isEnvelope_Body interface {
 	isEnvelope_Body()
 }
@@ -1398,6 +1421,14 @@ type Envelope_DisconnectJobManager struct {
 	DisconnectJobManager *DisconnectJobManager `protobuf:"bytes,78,opt,name=disconnect_job_manager,json=disconnectJobManager,proto3,oneof"`
 }
 
+type Envelope_AnnounceBufferSize struct {
+	AnnounceBufferSize *AnnounceBufferSize `protobuf:"bytes,79,opt,name=announce_buffer_size,json=announceBufferSize,proto3,oneof"`
+}
+
+type Envelope_NewBufferSize struct {
+	NewBufferSize *NewBufferSize `protobuf:"bytes,80,opt,name=new_buffer_size,json=newBufferSize,proto3,oneof"`
+}
+
 func (*Envelope_Start) isEnvelope_Body() {}
 
 func (*Envelope_Timer) isEnvelope_Body() {}
@@ -1507,6 +1538,10 @@ func (*Envelope_RestoreRequest) isEnvelope_Body() {}
 func (*Envelope_RestoreState) isEnvelope_Body() {}
 
 func (*Envelope_DisconnectJobManager) isEnvelope_Body() {}
+
+func (*Envelope_AnnounceBufferSize) isEnvelope_Body() {}
+
+func (*Envelope_NewBufferSize) isEnvelope_Body() {}
 
 // Deliver hands an actor all of its envelopes of one scheduler step, in the
 // scheduler's order.
@@ -4981,8 +5016,12 @@ type ChannelBuffer struct {
 	ChannelIndex   int32                  `protobuf:"varint,1,opt,name=channel_index,json=channelIndex,proto3" json:"channel_index,omitempty"`
 	SequenceNumber int32                  `protobuf:"varint,2,opt,name=sequence_number,json=sequenceNumber,proto3" json:"sequence_number,omitempty"`
 	Buffer         *Buffer                `protobuf:"bytes,3,opt,name=buffer,proto3" json:"buffer,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// the producer's backlog the BufferResponse carried: with the gate's
+	// queue, the channel's buffers in use for buffer debloating
+	// (RemoteInputChannel / LocalInputChannel.getBuffersInUseCount)
+	Backlog       int32 `protobuf:"varint,4,opt,name=backlog,proto3" json:"backlog,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ChannelBuffer) Reset() {
@@ -5034,6 +5073,13 @@ func (x *ChannelBuffer) GetBuffer() *Buffer {
 		return x.Buffer
 	}
 	return nil
+}
+
+func (x *ChannelBuffer) GetBacklog() int32 {
+	if x != nil {
+		return x.Backlog
+	}
+	return 0
 }
 
 // RecycleBuffers: a subtask returns consumed buffers to an InputChannel.
@@ -6436,6 +6482,117 @@ func (x *ResumeConsumption) GetSubpartitionIndex() int32 {
 	return 0
 }
 
+// AnnounceBufferSize: a subtask's InputGate tells one of its InputChannels
+// the buffer size its BufferDebloater chose (SingleInputGate.
+// announceBufferSize -> InputChannel.announceBufferSize).
+type AnnounceBufferSize struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	BufferSize    int32                  `protobuf:"varint,1,opt,name=buffer_size,json=bufferSize,proto3" json:"buffer_size,omitempty"` // bytes
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnnounceBufferSize) Reset() {
+	*x = AnnounceBufferSize{}
+	mi := &file_messages_flinksim_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnnounceBufferSize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnnounceBufferSize) ProtoMessage() {}
+
+func (x *AnnounceBufferSize) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnnounceBufferSize.ProtoReflect.Descriptor instead.
+func (*AnnounceBufferSize) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *AnnounceBufferSize) GetBufferSize() int32 {
+	if x != nil {
+		return x.BufferSize
+	}
+	return 0
+}
+
+// NewBufferSize: an InputChannel tells its producer's subpartition the
+// buffer size to give its next buffers (NettyMessage.NewBufferSize from a
+// RemoteInputChannel; ResultSubpartitionView.notifyNewBufferSize from a
+// LocalInputChannel).
+type NewBufferSize struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	ReceiverId        string                 `protobuf:"bytes,1,opt,name=receiver_id,json=receiverId,proto3" json:"receiver_id,omitempty"`
+	BufferSize        int32                  `protobuf:"varint,2,opt,name=buffer_size,json=bufferSize,proto3" json:"buffer_size,omitempty"` // bytes
+	SubpartitionIndex int32                  `protobuf:"varint,3,opt,name=subpartition_index,json=subpartitionIndex,proto3" json:"subpartition_index,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *NewBufferSize) Reset() {
+	*x = NewBufferSize{}
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NewBufferSize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NewBufferSize) ProtoMessage() {}
+
+func (x *NewBufferSize) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_flinksim_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NewBufferSize.ProtoReflect.Descriptor instead.
+func (*NewBufferSize) Descriptor() ([]byte, []int) {
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *NewBufferSize) GetReceiverId() string {
+	if x != nil {
+		return x.ReceiverId
+	}
+	return ""
+}
+
+func (x *NewBufferSize) GetBufferSize() int32 {
+	if x != nil {
+		return x.BufferSize
+	}
+	return 0
+}
+
+func (x *NewBufferSize) GetSubpartitionIndex() int32 {
+	if x != nil {
+		return x.SubpartitionIndex
+	}
+	return 0
+}
+
 // ConnectionLost: the scheduler tells an actor that an envelope between it
 // and peer was lost to a network partition (partition-network): the
 // connection between their hosts broke. Each end hears it once per cut,
@@ -6449,7 +6606,7 @@ type ConnectionLost struct {
 
 func (x *ConnectionLost) Reset() {
 	*x = ConnectionLost{}
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6461,7 +6618,7 @@ func (x *ConnectionLost) String() string {
 func (*ConnectionLost) ProtoMessage() {}
 
 func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[75]
+	mi := &file_messages_flinksim_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6474,7 +6631,7 @@ func (x *ConnectionLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionLost.ProtoReflect.Descriptor instead.
 func (*ConnectionLost) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{75}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ConnectionLost) GetPeer() string {
@@ -6499,7 +6656,7 @@ type DisconnectJobManager struct {
 
 func (x *DisconnectJobManager) Reset() {
 	*x = DisconnectJobManager{}
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6511,7 +6668,7 @@ func (x *DisconnectJobManager) String() string {
 func (*DisconnectJobManager) ProtoMessage() {}
 
 func (x *DisconnectJobManager) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[76]
+	mi := &file_messages_flinksim_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6524,7 +6681,7 @@ func (x *DisconnectJobManager) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectJobManager.ProtoReflect.Descriptor instead.
 func (*DisconnectJobManager) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{76}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *DisconnectJobManager) GetJobId() string {
@@ -6553,7 +6710,7 @@ type FailTask struct {
 
 func (x *FailTask) Reset() {
 	*x = FailTask{}
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6565,7 +6722,7 @@ func (x *FailTask) String() string {
 func (*FailTask) ProtoMessage() {}
 
 func (x *FailTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[77]
+	mi := &file_messages_flinksim_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6578,7 +6735,7 @@ func (x *FailTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTask.ProtoReflect.Descriptor instead.
 func (*FailTask) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{77}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *FailTask) GetCause() string {
@@ -6601,7 +6758,7 @@ type WorkerTerminated struct {
 
 func (x *WorkerTerminated) Reset() {
 	*x = WorkerTerminated{}
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6613,7 +6770,7 @@ func (x *WorkerTerminated) String() string {
 func (*WorkerTerminated) ProtoMessage() {}
 
 func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[78]
+	mi := &file_messages_flinksim_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6626,7 +6783,7 @@ func (x *WorkerTerminated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerTerminated.ProtoReflect.Descriptor instead.
 func (*WorkerTerminated) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{78}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *WorkerTerminated) GetTaskManagerId() string {
@@ -6651,7 +6808,7 @@ type CheckpointVertex struct {
 
 func (x *CheckpointVertex) Reset() {
 	*x = CheckpointVertex{}
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6663,7 +6820,7 @@ func (x *CheckpointVertex) String() string {
 func (*CheckpointVertex) ProtoMessage() {}
 
 func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[79]
+	mi := &file_messages_flinksim_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6676,7 +6833,7 @@ func (x *CheckpointVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointVertex.ProtoReflect.Descriptor instead.
 func (*CheckpointVertex) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{79}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *CheckpointVertex) GetId() string {
@@ -6731,7 +6888,7 @@ type CheckpointCoordinatorStart struct {
 
 func (x *CheckpointCoordinatorStart) Reset() {
 	*x = CheckpointCoordinatorStart{}
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6743,7 +6900,7 @@ func (x *CheckpointCoordinatorStart) String() string {
 func (*CheckpointCoordinatorStart) ProtoMessage() {}
 
 func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[80]
+	mi := &file_messages_flinksim_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6756,7 +6913,7 @@ func (x *CheckpointCoordinatorStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointCoordinatorStart.ProtoReflect.Descriptor instead.
 func (*CheckpointCoordinatorStart) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{80}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *CheckpointCoordinatorStart) GetJobId() string {
@@ -6808,7 +6965,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6820,7 +6977,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[81]
+	mi := &file_messages_flinksim_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6833,7 +6990,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{81}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *Execution) GetName() string {
@@ -6876,7 +7033,7 @@ type ExecutionStates struct {
 
 func (x *ExecutionStates) Reset() {
 	*x = ExecutionStates{}
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6888,7 +7045,7 @@ func (x *ExecutionStates) String() string {
 func (*ExecutionStates) ProtoMessage() {}
 
 func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[82]
+	mi := &file_messages_flinksim_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6901,7 +7058,7 @@ func (x *ExecutionStates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionStates.ProtoReflect.Descriptor instead.
 func (*ExecutionStates) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{82}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *ExecutionStates) GetExecutions() []*Execution {
@@ -6923,7 +7080,7 @@ type JobStatusChanged struct {
 
 func (x *JobStatusChanged) Reset() {
 	*x = JobStatusChanged{}
-	mi := &file_messages_flinksim_proto_msgTypes[83]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6935,7 +7092,7 @@ func (x *JobStatusChanged) String() string {
 func (*JobStatusChanged) ProtoMessage() {}
 
 func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[83]
+	mi := &file_messages_flinksim_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6948,7 +7105,7 @@ func (x *JobStatusChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatusChanged.ProtoReflect.Descriptor instead.
 func (*JobStatusChanged) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{83}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *JobStatusChanged) GetStatus() JobStatus {
@@ -6969,7 +7126,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[84]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6981,7 +7138,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[84]
+	mi := &file_messages_flinksim_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6994,7 +7151,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{84}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *TriggerCheckpointRequest) GetKind() CheckpointKind {
@@ -7016,7 +7173,7 @@ type CheckpointRequestFailed struct {
 
 func (x *CheckpointRequestFailed) Reset() {
 	*x = CheckpointRequestFailed{}
-	mi := &file_messages_flinksim_proto_msgTypes[85]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7028,7 +7185,7 @@ func (x *CheckpointRequestFailed) String() string {
 func (*CheckpointRequestFailed) ProtoMessage() {}
 
 func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[85]
+	mi := &file_messages_flinksim_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7041,7 +7198,7 @@ func (x *CheckpointRequestFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequestFailed.ProtoReflect.Descriptor instead.
 func (*CheckpointRequestFailed) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{85}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *CheckpointRequestFailed) GetKind() CheckpointKind {
@@ -7070,7 +7227,7 @@ type FailJob struct {
 
 func (x *FailJob) Reset() {
 	*x = FailJob{}
-	mi := &file_messages_flinksim_proto_msgTypes[86]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7082,7 +7239,7 @@ func (x *FailJob) String() string {
 func (*FailJob) ProtoMessage() {}
 
 func (x *FailJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[86]
+	mi := &file_messages_flinksim_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7095,7 +7252,7 @@ func (x *FailJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailJob.ProtoReflect.Descriptor instead.
 func (*FailJob) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{86}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *FailJob) GetCause() string {
@@ -7121,7 +7278,7 @@ type RestoreRequest struct {
 
 func (x *RestoreRequest) Reset() {
 	*x = RestoreRequest{}
-	mi := &file_messages_flinksim_proto_msgTypes[87]
+	mi := &file_messages_flinksim_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7133,7 +7290,7 @@ func (x *RestoreRequest) String() string {
 func (*RestoreRequest) ProtoMessage() {}
 
 func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[87]
+	mi := &file_messages_flinksim_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7146,7 +7303,7 @@ func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
 func (*RestoreRequest) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{87}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *RestoreRequest) GetRequestId() int64 {
@@ -7189,7 +7346,7 @@ type SubtaskRestore struct {
 
 func (x *SubtaskRestore) Reset() {
 	*x = SubtaskRestore{}
-	mi := &file_messages_flinksim_proto_msgTypes[88]
+	mi := &file_messages_flinksim_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7201,7 +7358,7 @@ func (x *SubtaskRestore) String() string {
 func (*SubtaskRestore) ProtoMessage() {}
 
 func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[88]
+	mi := &file_messages_flinksim_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7214,7 +7371,7 @@ func (x *SubtaskRestore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskRestore.ProtoReflect.Descriptor instead.
 func (*SubtaskRestore) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{88}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *SubtaskRestore) GetVertex() string {
@@ -7260,7 +7417,7 @@ type RestoreState struct {
 
 func (x *RestoreState) Reset() {
 	*x = RestoreState{}
-	mi := &file_messages_flinksim_proto_msgTypes[89]
+	mi := &file_messages_flinksim_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7272,7 +7429,7 @@ func (x *RestoreState) String() string {
 func (*RestoreState) ProtoMessage() {}
 
 func (x *RestoreState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_flinksim_proto_msgTypes[89]
+	mi := &file_messages_flinksim_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7285,7 +7442,7 @@ func (x *RestoreState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreState.ProtoReflect.Descriptor instead.
 func (*RestoreState) Descriptor() ([]byte, []int) {
-	return file_messages_flinksim_proto_rawDescGZIP(), []int{89}
+	return file_messages_flinksim_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *RestoreState) GetRequestId() int64 {
@@ -7369,7 +7526,7 @@ var File_messages_flinksim_proto protoreflect.FileDescriptor
 
 const file_messages_flinksim_proto_rawDesc = "" +
 	"\n" +
-	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xa3$\n" +
+	"\x17messages/flinksim.proto\x12\x11flinksim.messages\"\xca%\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"deliver_at\x18\x01 \x01(\x03R\tdeliverAt\x12\x0e\n" +
@@ -7440,7 +7597,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\bfail_job\x18K \x01(\v2\x1a.flinksim.messages.FailJobH\x00R\afailJob\x12L\n" +
 	"\x0frestore_request\x18L \x01(\v2!.flinksim.messages.RestoreRequestH\x00R\x0erestoreRequest\x12F\n" +
 	"\rrestore_state\x18M \x01(\v2\x1f.flinksim.messages.RestoreStateH\x00R\frestoreState\x12_\n" +
-	"\x16disconnect_job_manager\x18N \x01(\v2'.flinksim.messages.DisconnectJobManagerH\x00R\x14disconnectJobManagerB\x06\n" +
+	"\x16disconnect_job_manager\x18N \x01(\v2'.flinksim.messages.DisconnectJobManagerH\x00R\x14disconnectJobManager\x12Y\n" +
+	"\x14announce_buffer_size\x18O \x01(\v2%.flinksim.messages.AnnounceBufferSizeH\x00R\x12announceBufferSize\x12J\n" +
+	"\x0fnew_buffer_size\x18P \x01(\v2 .flinksim.messages.NewBufferSizeH\x00R\rnewBufferSizeB\x06\n" +
 	"\x04body\"j\n" +
 	"\aDeliver\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
@@ -7710,11 +7869,12 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12\x18\n" +
 	"\abacklog\x18\x02 \x01(\x05R\abacklog\x12-\n" +
-	"\x12subpartition_index\x18\x03 \x01(\x05R\x11subpartitionIndex\"\x90\x01\n" +
+	"\x12subpartition_index\x18\x03 \x01(\x05R\x11subpartitionIndex\"\xaa\x01\n" +
 	"\rChannelBuffer\x12#\n" +
 	"\rchannel_index\x18\x01 \x01(\x05R\fchannelIndex\x12'\n" +
 	"\x0fsequence_number\x18\x02 \x01(\x05R\x0esequenceNumber\x121\n" +
-	"\x06buffer\x18\x03 \x01(\v2\x19.flinksim.messages.BufferR\x06buffer\"&\n" +
+	"\x06buffer\x18\x03 \x01(\v2\x19.flinksim.messages.BufferR\x06buffer\x12\x18\n" +
+	"\abacklog\x18\x04 \x01(\x05R\abacklog\"&\n" +
 	"\x0eRecycleBuffers\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x05R\x05count\"S\n" +
 	"\x16RequestFloatingBuffers\x12#\n" +
@@ -7823,7 +7983,16 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x11ResumeConsumption\x12\x1f\n" +
 	"\vreceiver_id\x18\x01 \x01(\tR\n" +
 	"receiverId\x12-\n" +
-	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"$\n" +
+	"\x12subpartition_index\x18\x02 \x01(\x05R\x11subpartitionIndex\"5\n" +
+	"\x12AnnounceBufferSize\x12\x1f\n" +
+	"\vbuffer_size\x18\x01 \x01(\x05R\n" +
+	"bufferSize\"\x80\x01\n" +
+	"\rNewBufferSize\x12\x1f\n" +
+	"\vreceiver_id\x18\x01 \x01(\tR\n" +
+	"receiverId\x12\x1f\n" +
+	"\vbuffer_size\x18\x02 \x01(\x05R\n" +
+	"bufferSize\x12-\n" +
+	"\x12subpartition_index\x18\x03 \x01(\x05R\x11subpartitionIndex\"$\n" +
 	"\x0eConnectionLost\x12\x12\n" +
 	"\x04peer\x18\x01 \x01(\tR\x04peer\"C\n" +
 	"\x14DisconnectJobManager\x12\x15\n" +
@@ -7889,7 +8058,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x10sink_parallelism\x18\v \x01(\x05R\x0fsinkParallelism\x1aF\n" +
 	"\x18RestoredParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*\xe4\x05\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01*\xfe\x05\n" +
 	"\tTimerKind\x12\x1a\n" +
 	"\x16TIMER_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rTIMER_METRICS\x10\x01\x12\x13\n" +
@@ -7904,7 +8073,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	" TIMER_ALIGNED_CHECKPOINT_TIMEOUT\x10\x0e\x12 \n" +
 	"\x1cTIMER_OUTPUT_BARRIER_TIMEOUT\x10\x0f\x12\x19\n" +
 	"\x15TIMER_REPORT_FINISHED\x10\x10\x12\x15\n" +
-	"\x11TIMER_INITIALIZED\x10\x11\x12\x1e\n" +
+	"\x11TIMER_INITIALIZED\x10\x11\x12\x18\n" +
+	"\x14TIMER_BUFFER_DEBLOAT\x10\x12\x12\x1e\n" +
 	"\x1aTIMER_SLOT_REQUEST_TIMEOUT\x10\x14\x12\x11\n" +
 	"\rTIMER_RESTART\x10\x15\x12\x1d\n" +
 	"\x19TIMER_SUBMIT_TASK_TIMEOUT\x10\x16\x12&\n" +
@@ -7979,7 +8149,7 @@ func file_messages_flinksim_proto_rawDescGZIP() []byte {
 }
 
 var file_messages_flinksim_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
+var file_messages_flinksim_proto_msgTypes = make([]protoimpl.MessageInfo, 93)
 var file_messages_flinksim_proto_goTypes = []any{
 	(TimerKind)(0),                      // 0: flinksim.messages.TimerKind
 	(ActionVerb)(0),                     // 1: flinksim.messages.ActionVerb
@@ -8063,22 +8233,24 @@ var file_messages_flinksim_proto_goTypes = []any{
 	(*TxnRequest)(nil),                  // 79: flinksim.messages.TxnRequest
 	(*CommitOffsets)(nil),               // 80: flinksim.messages.CommitOffsets
 	(*ResumeConsumption)(nil),           // 81: flinksim.messages.ResumeConsumption
-	(*ConnectionLost)(nil),              // 82: flinksim.messages.ConnectionLost
-	(*DisconnectJobManager)(nil),        // 83: flinksim.messages.DisconnectJobManager
-	(*FailTask)(nil),                    // 84: flinksim.messages.FailTask
-	(*WorkerTerminated)(nil),            // 85: flinksim.messages.WorkerTerminated
-	(*CheckpointVertex)(nil),            // 86: flinksim.messages.CheckpointVertex
-	(*CheckpointCoordinatorStart)(nil),  // 87: flinksim.messages.CheckpointCoordinatorStart
-	(*Execution)(nil),                   // 88: flinksim.messages.Execution
-	(*ExecutionStates)(nil),             // 89: flinksim.messages.ExecutionStates
-	(*JobStatusChanged)(nil),            // 90: flinksim.messages.JobStatusChanged
-	(*TriggerCheckpointRequest)(nil),    // 91: flinksim.messages.TriggerCheckpointRequest
-	(*CheckpointRequestFailed)(nil),     // 92: flinksim.messages.CheckpointRequestFailed
-	(*FailJob)(nil),                     // 93: flinksim.messages.FailJob
-	(*RestoreRequest)(nil),              // 94: flinksim.messages.RestoreRequest
-	(*SubtaskRestore)(nil),              // 95: flinksim.messages.SubtaskRestore
-	(*RestoreState)(nil),                // 96: flinksim.messages.RestoreState
-	nil,                                 // 97: flinksim.messages.RestoreState.RestoredParallelismEntry
+	(*AnnounceBufferSize)(nil),          // 82: flinksim.messages.AnnounceBufferSize
+	(*NewBufferSize)(nil),               // 83: flinksim.messages.NewBufferSize
+	(*ConnectionLost)(nil),              // 84: flinksim.messages.ConnectionLost
+	(*DisconnectJobManager)(nil),        // 85: flinksim.messages.DisconnectJobManager
+	(*FailTask)(nil),                    // 86: flinksim.messages.FailTask
+	(*WorkerTerminated)(nil),            // 87: flinksim.messages.WorkerTerminated
+	(*CheckpointVertex)(nil),            // 88: flinksim.messages.CheckpointVertex
+	(*CheckpointCoordinatorStart)(nil),  // 89: flinksim.messages.CheckpointCoordinatorStart
+	(*Execution)(nil),                   // 90: flinksim.messages.Execution
+	(*ExecutionStates)(nil),             // 91: flinksim.messages.ExecutionStates
+	(*JobStatusChanged)(nil),            // 92: flinksim.messages.JobStatusChanged
+	(*TriggerCheckpointRequest)(nil),    // 93: flinksim.messages.TriggerCheckpointRequest
+	(*CheckpointRequestFailed)(nil),     // 94: flinksim.messages.CheckpointRequestFailed
+	(*FailJob)(nil),                     // 95: flinksim.messages.FailJob
+	(*RestoreRequest)(nil),              // 96: flinksim.messages.RestoreRequest
+	(*SubtaskRestore)(nil),              // 97: flinksim.messages.SubtaskRestore
+	(*RestoreState)(nil),                // 98: flinksim.messages.RestoreState
+	nil,                                 // 99: flinksim.messages.RestoreState.RestoredParallelismEntry
 }
 var file_messages_flinksim_proto_depIdxs = []int32{
 	13,  // 0: flinksim.messages.Envelope.start:type_name -> flinksim.messages.Start
@@ -8124,81 +8296,83 @@ var file_messages_flinksim_proto_depIdxs = []int32{
 	80,  // 40: flinksim.messages.Envelope.commit_offsets:type_name -> flinksim.messages.CommitOffsets
 	81,  // 41: flinksim.messages.Envelope.resume_consumption:type_name -> flinksim.messages.ResumeConsumption
 	56,  // 42: flinksim.messages.Envelope.local_buffer_recycled:type_name -> flinksim.messages.LocalBufferRecycled
-	82,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
-	84,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
-	85,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
-	87,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
-	89,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
-	90,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
-	91,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
-	92,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
-	93,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
-	94,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
-	96,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
-	83,  // 54: flinksim.messages.Envelope.disconnect_job_manager:type_name -> flinksim.messages.DisconnectJobManager
-	7,   // 55: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
-	7,   // 56: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
-	11,  // 57: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
-	10,  // 58: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
-	12,  // 59: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
-	0,   // 60: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
-	1,   // 61: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
-	36,  // 62: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
-	20,  // 63: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
-	22,  // 64: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
-	17,  // 65: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
-	18,  // 66: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
-	19,  // 67: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
-	2,   // 68: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
-	21,  // 69: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
-	25,  // 70: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	25,  // 71: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
-	30,  // 72: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
-	33,  // 73: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
-	34,  // 74: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
-	73,  // 75: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
-	36,  // 76: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
-	4,   // 77: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
-	39,  // 78: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
-	43,  // 79: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
-	45,  // 80: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
-	47,  // 81: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
-	48,  // 82: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
-	47,  // 83: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
-	5,   // 84: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
-	53,  // 85: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
-	53,  // 86: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
-	5,   // 87: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
-	69,  // 88: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
-	68,  // 89: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
-	68,  // 90: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
-	67,  // 91: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
-	70,  // 92: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
-	71,  // 93: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
-	72,  // 94: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
-	72,  // 95: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
-	73,  // 96: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
-	5,   // 97: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
-	6,   // 98: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
-	43,  // 99: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
-	86,  // 100: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
-	36,  // 101: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
-	4,   // 102: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
-	88,  // 103: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
-	3,   // 104: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
-	5,   // 105: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
-	5,   // 106: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
-	86,  // 107: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
-	73,  // 108: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
-	5,   // 109: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
-	95,  // 110: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
-	43,  // 111: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
-	97,  // 112: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
-	113, // [113:113] is the sub-list for method output_type
-	113, // [113:113] is the sub-list for method input_type
-	113, // [113:113] is the sub-list for extension type_name
-	113, // [113:113] is the sub-list for extension extendee
-	0,   // [0:113] is the sub-list for field type_name
+	84,  // 43: flinksim.messages.Envelope.connection_lost:type_name -> flinksim.messages.ConnectionLost
+	86,  // 44: flinksim.messages.Envelope.fail_task:type_name -> flinksim.messages.FailTask
+	87,  // 45: flinksim.messages.Envelope.worker_terminated:type_name -> flinksim.messages.WorkerTerminated
+	89,  // 46: flinksim.messages.Envelope.checkpoint_coordinator_start:type_name -> flinksim.messages.CheckpointCoordinatorStart
+	91,  // 47: flinksim.messages.Envelope.execution_states:type_name -> flinksim.messages.ExecutionStates
+	92,  // 48: flinksim.messages.Envelope.job_status_changed:type_name -> flinksim.messages.JobStatusChanged
+	93,  // 49: flinksim.messages.Envelope.trigger_checkpoint_request:type_name -> flinksim.messages.TriggerCheckpointRequest
+	94,  // 50: flinksim.messages.Envelope.checkpoint_request_failed:type_name -> flinksim.messages.CheckpointRequestFailed
+	95,  // 51: flinksim.messages.Envelope.fail_job:type_name -> flinksim.messages.FailJob
+	96,  // 52: flinksim.messages.Envelope.restore_request:type_name -> flinksim.messages.RestoreRequest
+	98,  // 53: flinksim.messages.Envelope.restore_state:type_name -> flinksim.messages.RestoreState
+	85,  // 54: flinksim.messages.Envelope.disconnect_job_manager:type_name -> flinksim.messages.DisconnectJobManager
+	82,  // 55: flinksim.messages.Envelope.announce_buffer_size:type_name -> flinksim.messages.AnnounceBufferSize
+	83,  // 56: flinksim.messages.Envelope.new_buffer_size:type_name -> flinksim.messages.NewBufferSize
+	7,   // 57: flinksim.messages.Deliver.envelopes:type_name -> flinksim.messages.Envelope
+	7,   // 58: flinksim.messages.Done.out:type_name -> flinksim.messages.Envelope
+	11,  // 59: flinksim.messages.Done.events:type_name -> flinksim.messages.LogEvent
+	10,  // 60: flinksim.messages.Done.spawned:type_name -> flinksim.messages.Spawned
+	12,  // 61: flinksim.messages.LogEvent.fields:type_name -> flinksim.messages.Field
+	0,   // 62: flinksim.messages.Timer.kind:type_name -> flinksim.messages.TimerKind
+	1,   // 63: flinksim.messages.Action.verb:type_name -> flinksim.messages.ActionVerb
+	36,  // 64: flinksim.messages.Action.setting:type_name -> flinksim.messages.Setting
+	20,  // 65: flinksim.messages.Action.event:type_name -> flinksim.messages.ActionEvent
+	22,  // 66: flinksim.messages.Action.cut:type_name -> flinksim.messages.NetworkCut
+	17,  // 67: flinksim.messages.Action.stall:type_name -> flinksim.messages.HostStall
+	18,  // 68: flinksim.messages.Action.jitter:type_name -> flinksim.messages.NetworkJitter
+	19,  // 69: flinksim.messages.Action.lose:type_name -> flinksim.messages.LoseRPC
+	2,   // 70: flinksim.messages.LoseRPC.rpc:type_name -> flinksim.messages.LostRPC
+	21,  // 71: flinksim.messages.ActionEvent.given:type_name -> flinksim.messages.ActionField
+	25,  // 72: flinksim.messages.RegisterTaskExecutor.default_slot_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	25,  // 73: flinksim.messages.RegisterTaskExecutor.total_resource_profile:type_name -> flinksim.messages.ResourceProfile
+	30,  // 74: flinksim.messages.OfferSlots.offers:type_name -> flinksim.messages.SlotOffer
+	33,  // 75: flinksim.messages.SubmitTask.input_gate:type_name -> flinksim.messages.InputGateDeployment
+	34,  // 76: flinksim.messages.SubmitTask.result_partition:type_name -> flinksim.messages.ResultPartitionDeployment
+	73,  // 77: flinksim.messages.SubmitTask.restore:type_name -> flinksim.messages.TaskStateSnapshot
+	36,  // 78: flinksim.messages.SubmitTask.job_configuration:type_name -> flinksim.messages.Setting
+	4,   // 79: flinksim.messages.TaskExecutionState.state:type_name -> flinksim.messages.ExecutionState
+	39,  // 80: flinksim.messages.AddSplits.splits:type_name -> flinksim.messages.KafkaSplit
+	43,  // 81: flinksim.messages.ListOffsetsResult.offsets:type_name -> flinksim.messages.PartitionOffset
+	45,  // 82: flinksim.messages.Fetch.partitions:type_name -> flinksim.messages.FetchPartition
+	47,  // 83: flinksim.messages.PartitionRecords.records:type_name -> flinksim.messages.KafkaRecord
+	48,  // 84: flinksim.messages.FetchResponse.partitions:type_name -> flinksim.messages.PartitionRecords
+	47,  // 85: flinksim.messages.Produce.records:type_name -> flinksim.messages.KafkaRecord
+	5,   // 86: flinksim.messages.Buffer.checkpoint_kind:type_name -> flinksim.messages.CheckpointKind
+	53,  // 87: flinksim.messages.BufferResponse.buffer:type_name -> flinksim.messages.Buffer
+	53,  // 88: flinksim.messages.ChannelBuffer.buffer:type_name -> flinksim.messages.Buffer
+	5,   // 89: flinksim.messages.TriggerCheckpoint.kind:type_name -> flinksim.messages.CheckpointKind
+	69,  // 90: flinksim.messages.KeyedWindowState.windows:type_name -> flinksim.messages.WindowEntry
+	68,  // 91: flinksim.messages.KeyedWindowState.event_time_timers:type_name -> flinksim.messages.WindowTimer
+	68,  // 92: flinksim.messages.KeyedWindowState.processing_time_timers:type_name -> flinksim.messages.WindowTimer
+	67,  // 93: flinksim.messages.TaskStateSnapshot.splits:type_name -> flinksim.messages.SplitState
+	70,  // 94: flinksim.messages.TaskStateSnapshot.windows:type_name -> flinksim.messages.KeyedWindowState
+	71,  // 95: flinksim.messages.TaskStateSnapshot.values:type_name -> flinksim.messages.ValueStateEntry
+	72,  // 96: flinksim.messages.TaskStateSnapshot.input_channel_state:type_name -> flinksim.messages.InFlightRecord
+	72,  // 97: flinksim.messages.TaskStateSnapshot.output_channel_state:type_name -> flinksim.messages.InFlightRecord
+	73,  // 98: flinksim.messages.AcknowledgeCheckpoint.state:type_name -> flinksim.messages.TaskStateSnapshot
+	5,   // 99: flinksim.messages.NotifyCheckpointComplete.kind:type_name -> flinksim.messages.CheckpointKind
+	6,   // 100: flinksim.messages.TxnRequest.op:type_name -> flinksim.messages.TxnRequest.Op
+	43,  // 101: flinksim.messages.CommitOffsets.offsets:type_name -> flinksim.messages.PartitionOffset
+	88,  // 102: flinksim.messages.CheckpointCoordinatorStart.vertices:type_name -> flinksim.messages.CheckpointVertex
+	36,  // 103: flinksim.messages.CheckpointCoordinatorStart.job_configuration:type_name -> flinksim.messages.Setting
+	4,   // 104: flinksim.messages.Execution.state:type_name -> flinksim.messages.ExecutionState
+	90,  // 105: flinksim.messages.ExecutionStates.executions:type_name -> flinksim.messages.Execution
+	3,   // 106: flinksim.messages.JobStatusChanged.status:type_name -> flinksim.messages.JobStatus
+	5,   // 107: flinksim.messages.TriggerCheckpointRequest.kind:type_name -> flinksim.messages.CheckpointKind
+	5,   // 108: flinksim.messages.CheckpointRequestFailed.kind:type_name -> flinksim.messages.CheckpointKind
+	88,  // 109: flinksim.messages.RestoreRequest.vertices:type_name -> flinksim.messages.CheckpointVertex
+	73,  // 110: flinksim.messages.SubtaskRestore.state:type_name -> flinksim.messages.TaskStateSnapshot
+	5,   // 111: flinksim.messages.RestoreState.kind:type_name -> flinksim.messages.CheckpointKind
+	97,  // 112: flinksim.messages.RestoreState.subtasks:type_name -> flinksim.messages.SubtaskRestore
+	43,  // 113: flinksim.messages.RestoreState.source_offsets:type_name -> flinksim.messages.PartitionOffset
+	99,  // 114: flinksim.messages.RestoreState.restored_parallelism:type_name -> flinksim.messages.RestoreState.RestoredParallelismEntry
+	115, // [115:115] is the sub-list for method output_type
+	115, // [115:115] is the sub-list for method input_type
+	115, // [115:115] is the sub-list for extension type_name
+	115, // [115:115] is the sub-list for extension extendee
+	0,   // [0:115] is the sub-list for field type_name
 }
 
 func init() { file_messages_flinksim_proto_init() }
@@ -8262,6 +8436,8 @@ func file_messages_flinksim_proto_init() {
 		(*Envelope_RestoreRequest)(nil),
 		(*Envelope_RestoreState)(nil),
 		(*Envelope_DisconnectJobManager)(nil),
+		(*Envelope_AnnounceBufferSize)(nil),
+		(*Envelope_NewBufferSize)(nil),
 	}
 	file_messages_flinksim_proto_msgTypes[5].OneofWrappers = []any{
 		(*Field_Int)(nil),
@@ -8276,7 +8452,7 @@ func file_messages_flinksim_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_flinksim_proto_rawDesc), len(file_messages_flinksim_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   91,
+			NumMessages:   93,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

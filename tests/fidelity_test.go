@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flinksim/flinksim/cluster"
+	"github.com/flinksim/flinksim/sim/exchange"
 )
 
 // TestAlignedCheckpointTimeoutInTheInput: with
@@ -257,8 +258,25 @@ func TestAlignedCheckpointsUnderBackpressureAreSteady(t *testing.T) {
 	cfg := settings(t, "sim.duration=240 s", "sim.seed=2", "execution.checkpointing.interval=5 s", "sim.cost.window=3 ms")
 	_, log := run(t, cfg, cluster.Options{})
 	evs := parseLog(t, log)
-	const perBuffer, cost = 327, 3 // records, ms
-	const most = 30 * perBuffer * cost
+	// the bounds from Flink 1.20's sizes, computed here from the settings:
+	// NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition gives a
+	// pipelined partition of n subpartitions a pool of at most
+	// max(n + 1, n * buffers-per-channel + floating-buffers-per-gate)
+	n, bpc, fpg, mpc := cfg.Parallelism, cfg.BuffersPerChannel, cfg.FloatingBuffersPerGate, cfg.MaxBuffersPerChannel
+	if pool := max(n+1, n*bpc+fpg); pool != 12 || exchange.PoolSize(n, bpc, fpg) != pool {
+		t.Fatalf("output pool of %d buffers (exchange.PoolSize %d), want 2 * 2 + 8 = 12", pool, exchange.PoolSize(n, bpc, fpg))
+	}
+	// a window subtask's barriers come through a local subpartition (at
+	// most max-buffers-per-channel buffers) and a remote path: the
+	// producer's subpartition (max-buffers-per-channel) and the
+	// RemoteInputChannel (its exclusive buffers and the gate's floating
+	// ones, SingleInputGate / BufferManager)
+	perBuffer := int(cfg.SegmentSize) / cfg.RecordBytes // 32 kb / 100 bytes = 327 records
+	const cost = 3                                      // ms a record: 333 records/s
+	most := int64((mpc + mpc + bpc + fpg) * perBuffer * cost)
+	if perBuffer != 327 || most != 29430 {
+		t.Fatalf("%d records a buffer, at most %d ms ahead of a barrier; want 327 and 30 buffers, 29430 ms", perBuffer, most)
+	}
 	trigger := map[int64]int64{}
 	for _, e := range eventsOf(evs, "checkpoint_triggered") {
 		trigger[e.num("checkpoint_id")] = e.num("vt")
@@ -292,12 +310,72 @@ func TestAlignedCheckpointsUnderBackpressureAreSteady(t *testing.T) {
 	}
 	slices.Sort(steady)
 	med := steady[len(steady)/2]
-	if least := int64(8 * perBuffer * cost); med < least {
+	// at the trigger the source is backpressured: its local subpartition
+	// holds max-buffers-per-channel buffers, 8 of them full ahead of the
+	// barrier (one just opened, one being read): 8 * 327 records, 7.8 s.
+	// At most 60 / 7.8 = 7 checkpoints a minute: the issue's 8 in 60 s
+	// cannot be had with Flink's default buffers.
+	if least := int64((mpc - 2) * perBuffer * cost); med < least || 60_000/least >= 8 {
 		t.Errorf("steady checkpoints take %d ms, less than the %d ms the bounded local subpartition holds for certain", med, least)
 	}
 	for _, d := range steady {
 		if d < med*97/100 || d > med*103/100 {
 			t.Errorf("steady checkpoints %v: %d ms is more than 3%% off their median %d ms", steady, d, med)
 		}
+	}
+}
+
+// TestBufferDebloatBoundsCheckpointsByTime: the same job with buffer
+// debloating (taskmanager.network.memory.buffer-debloat.enabled, FLIP-183)
+// over the minute the issue asks for. The windows' gates measure 333
+// records/s of 100 bytes, 33,300 bytes/s, and announce buffer sizes that
+// let their buffers in use be consumed in the 1 s target; once the full
+// 32 kb buffers queued before are consumed, the data ahead of a barrier is
+// about a second of input, so each aligned checkpoint takes about the
+// target plus its alignment, and every 5 s interval gets one: at least 8 in
+// 60 s.
+func TestBufferDebloatBoundsCheckpointsByTime(t *testing.T) {
+	cfg := settings(t, "sim.duration=60 s", "sim.seed=2", "execution.checkpointing.interval=5 s", "sim.cost.window=3 ms",
+		"taskmanager.network.memory.buffer-debloat.enabled=true")
+	_, log := run(t, cfg, cluster.Options{})
+	evs := parseLog(t, log)
+	done := eventsOf(evs, "checkpoint_completed")
+	if len(done) < 8 {
+		t.Fatalf("%d checkpoints completed in 60 s, want at least 8", len(done))
+	}
+	target := cfg.DebloatTarget.Milliseconds()
+	steady := 0
+	for _, c := range done {
+		if c.num("vt") < 20_000_000 {
+			continue // the buffers of 32 kb queued before the first announcements
+		}
+		steady++
+		d, align := c.num("duration_ms"), c.num("max_alignment_ms")
+		if d < target/2 || d > target+align+300 {
+			t.Errorf("checkpoint %d took %d ms (alignment %d ms), want about the %d ms target plus its alignment",
+				c.num("checkpoint_id"), d, align, target)
+		}
+	}
+	if steady < 7 {
+		t.Errorf("%d checkpoints completed after 20 s, want 7", steady)
+	}
+	ann := eventsOf(evs, "buffer_size_announced")
+	if len(ann) == 0 {
+		t.Fatal("no buffer size announced")
+	}
+	for _, a := range ann {
+		if a.num("throughput") > 0 && (a.num("buffer_size") < cfg.MinSegmentSize || a.num("buffer_size") > cfg.SegmentSize) {
+			t.Errorf("announced %d bytes, outside [%d, %d]", a.num("buffer_size"), cfg.MinSegmentSize, cfg.SegmentSize)
+		}
+	}
+	// the gates measure what the windows take: 333 records/s of 100 bytes
+	var metrics int
+	for _, m := range eventsOf(evs, "task_metrics") {
+		if strings.HasPrefix(m.str("actor"), "window") && m["debloatedBufferSize"] != nil {
+			metrics++
+		}
+	}
+	if metrics == 0 {
+		t.Error("no debloatedBufferSize in the windows' task_metrics")
 	}
 }

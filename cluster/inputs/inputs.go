@@ -72,8 +72,8 @@ func LoadSettings(configFile string, sets []string) (Settings, error) {
 		lc.Explicit[k] = true
 	}
 	def := config.Default()
-	for i, kv := range lc.Config.Values() {
-		if kv.Value != def.Values()[i].Value {
+	for _, kv := range lc.Config.Values() {
+		if d, _ := def.Get(kv.Key); kv.Value != d {
 			lc.Explicit[kv.Key] = true
 		}
 	}

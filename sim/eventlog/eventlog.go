@@ -99,6 +99,7 @@ const (
 	KindPartitionRequest    Kind = "partition_request"
 	KindNettyFrame          Kind = "netty_frame"
 	KindBacklogAnnouncement Kind = "backlog_announcement"
+	KindBufferSizeAnnounced Kind = "buffer_size_announced"
 	KindChannelFinished     Kind = "end_of_partition"
 
 	// operators

@@ -80,6 +80,10 @@ func decodeFields(kind Kind, list []*messages.Field) Event {
 	case KindBacklogAnnouncement:
 		return BacklogAnnouncement{Producer: f.str("producer"), Backlog: f.int("backlog"), FreeBuffers: f.int("free_buffers"),
 			BuffersInUse: f.int("buffers_in_use"), FloatingBuffers: f.int("floating_buffers")}
+	case KindBufferSizeAnnounced:
+		return BufferSizeAnnounced{BufferSize: f.int("buffer_size"), PreviousSize: f.int("previous_size"),
+			Throughput: f.int("throughput"), BuffersInUse: f.int("buffers_in_use"),
+			EstimatedTimeToConsumeMs: f.int("estimated_time_to_consume_ms"), Channels: f.int("channels")}
 	case KindNetworkPartition:
 		return NetworkPartition{HostA: f.str("host_a"), HostB: f.str("host_b"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
 	case KindHostStalled:
@@ -328,6 +332,28 @@ func (e Restore) AppendJSON(b []byte) []byte {
 	if e.Reason != "" {
 		b = enc.Str(b, "reason", e.Reason)
 	}
+	return b
+}
+
+// BufferSizeAnnounced is a subtask's input gate announcing a new buffer
+// size to its channels' producers (buffer debloating:
+// SingleInputGate.triggerDebloating -> announceBufferSize): the size in
+// bytes, the last one announced (the segment size before the first), the
+// throughput measured (bytes/s), the buffers in use, the time they take to
+// consume at the new size, and how many channels it goes to.
+type BufferSizeAnnounced struct {
+	BufferSize, PreviousSize, Throughput, BuffersInUse, EstimatedTimeToConsumeMs, Channels int64
+}
+
+func (BufferSizeAnnounced) Kind() Kind { return KindBufferSizeAnnounced }
+
+func (e BufferSizeAnnounced) AppendJSON(b []byte) []byte {
+	b = enc.Int(b, "buffer_size", e.BufferSize)
+	b = enc.Int(b, "previous_size", e.PreviousSize)
+	b = enc.Int(b, "throughput", e.Throughput)
+	b = enc.Int(b, "buffers_in_use", e.BuffersInUse)
+	b = enc.Int(b, "estimated_time_to_consume_ms", e.EstimatedTimeToConsumeMs)
+	b = enc.Int(b, "channels", e.Channels)
 	return b
 }
 

@@ -127,6 +127,10 @@ type TaskMetrics struct {
 	InPoolUsage              float64
 	InputQueueLength         int64
 	InputQueueLengths        []int64
+	// buffer debloating's gauges (HasDebloat: an InputGate's task with
+	// taskmanager.network.memory.buffer-debloat.enabled)
+	HasDebloat                                           bool
+	DebloatedBufferSize, EstimatedTimeToConsumeBuffersMs int64
 	// the chain's process function (HasProcess: keys, expired_state_reads)
 	// or window operator (HasWindow: keys, windows, numLateRecordsDropped)
 	HasProcess                       bool
@@ -157,6 +161,10 @@ func (e TaskMetrics) AppendJSON(b []byte) []byte {
 		b = enc.Float(b, "inPoolUsage", e.InPoolUsage)
 		b = enc.Int(b, "inputQueueLength", e.InputQueueLength)
 		b = appendInts(enc.Key(b, "inputQueueLengths"), e.InputQueueLengths)
+		if e.HasDebloat {
+			b = enc.Int(b, "debloatedBufferSize", e.DebloatedBufferSize)
+			b = enc.Int(b, "estimatedTimeToConsumeBuffersMs", e.EstimatedTimeToConsumeBuffersMs)
+		}
 	case e.HasWatermark:
 		b = enc.Int(b, "currentOutputWatermark", e.Watermark)
 		b = enc.Int(b, "assignedSplits", e.AssignedSplits)
@@ -198,6 +206,10 @@ func taskMetricsOf(f fields) TaskMetrics {
 		m.Watermark, m.HasWatermark, m.InputWatermark = x.GetInt(), true, true
 		m.NumBuffersIn, m.NumBytesIn, m.InPoolUsage = f.int("numBuffersIn"), f.int("numBytesIn"), f.float("inPoolUsage")
 		m.InputQueueLength, m.InputQueueLengths = f.int("inputQueueLength"), f.ints("inputQueueLengths")
+		if f.get("debloatedBufferSize") != nil {
+			m.HasDebloat, m.DebloatedBufferSize = true, f.int("debloatedBufferSize")
+			m.EstimatedTimeToConsumeBuffersMs = f.int("estimatedTimeToConsumeBuffersMs")
+		}
 	} else if x := f.get("currentOutputWatermark"); x != nil {
 		m.Watermark, m.HasWatermark, m.AssignedSplits = x.GetInt(), true, f.int("assignedSplits")
 	}

@@ -113,6 +113,8 @@ func (c *InputChannel) Step(o *kernel.Out, env *messages.Envelope) {
 		m := b.BacklogAnnouncement
 		o.Log(eventlog.BacklogAnnouncement{Producer: c.producer, Backlog: int64(m.Backlog), FreeBuffers: int64(c.bm.Available), BuffersInUse: int64(c.bm.InUse), FloatingBuffers: int64(c.bm.Floating)})
 		c.onSenderBacklog(o, int(m.Backlog))
+	case *messages.Envelope_AnnounceBufferSize:
+		c.announceBufferSize(o, b.AnnounceBufferSize.BufferSize)
 	case *messages.Envelope_EndOfRun:
 		fields := []eventlog.Value{eventlog.I("channel_buffers_in", c.buffersIn), eventlog.I("channel_records_in", c.recordsIn),
 			eventlog.I("channel_bytes_in", c.bytesIn)}
@@ -139,7 +141,7 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 			c.bytesIn += int64(m.Buffer.SizeBytes)
 		}
 		o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
-			ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
+			ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer, Backlog: m.Backlog}})
 		return
 	}
 	if !m.Buffer.IsEvent {
@@ -152,7 +154,7 @@ func (c *InputChannel) onBuffer(o *kernel.Out, m *messages.BufferResponse) {
 		c.bytesIn += int64(m.Buffer.SizeBytes)
 	}
 	o.Send(c.consumer, 0, &messages.Envelope_ChannelBuffer{ChannelBuffer: &messages.ChannelBuffer{
-		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer}})
+		ChannelIndex: int32(c.index), SequenceNumber: m.SequenceNumber, Buffer: m.Buffer, Backlog: m.Backlog}})
 	if b := m.Buffer; b.IsEvent && b.Kinds[0] == KindBarrier && !b.Unaligned && c.bm.Exclusive == 0 {
 		// an aligned barrier blocks the producer until ResumeConsumption:
 		// a channel without exclusive buffers gives its free floating
@@ -216,6 +218,22 @@ func (c *InputChannel) announce(o *kernel.Out, n int) {
 		ReceiverId: o.Name(), Credit: int32(n), SubpartitionIndex: int32(c.subpartition)}})
 }
 
+// announceBufferSize tells the producer's subpartition the buffer size the
+// gate's debloater chose: a RemoteInputChannel sends NettyMessage.
+// NewBufferSize over its connection (notifyNewBufferSize); a
+// LocalInputChannel calls its subpartition view (ResultSubpartitionView.
+// notifyNewBufferSize), carried here as a message with the local latency.
+func (c *InputChannel) announceBufferSize(o *kernel.Out, size int32) {
+	if !c.local {
+		c.nettyBytes += int64(newBufferSizeFrameLength)
+		if c.cfg.LogNettyFrames {
+			LogFrame(o, c.producer, netty.NewBufferSize{BufferSize: size, ReceiverID: ChannelID(o.Name())})
+		}
+	}
+	o.Send(c.producer, c.latency, &messages.Envelope_NewBufferSize{NewBufferSize: &messages.NewBufferSize{
+		ReceiverId: o.Name(), BufferSize: size, SubpartitionIndex: int32(c.subpartition)}})
+}
+
 func countRecords(b *messages.Buffer) int {
 	n := 0
 	for _, k := range b.Kinds {
@@ -232,4 +250,5 @@ var (
 	partitionRequestFrameLength  = netty.FrameLength(netty.PartitionRequest{})
 	addCreditFrameLength         = netty.FrameLength(netty.AddCredit{})
 	resumeConsumptionFrameLength = netty.FrameLength(netty.ResumeConsumption{})
+	newBufferSizeFrameLength     = netty.FrameLength(netty.NewBufferSize{})
 )

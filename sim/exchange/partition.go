@@ -94,6 +94,8 @@ type Subpartition struct {
 	blocked        bool              // an aligned barrier went out: nothing more until ResumeConsumption
 	last           int               // elements of the last buffer finished (the size hint of the next)
 	held           int               // pool buffers requested for this subpartition and not yet recycled
+	bufferSize     int               // bytes its consumer's debloater announced (NewBufferSize); 0: none, a full segment
+	limit          int               // records the buffer being written holds when full
 }
 
 // pendingWrite is a stream element the task could not write yet: no buffer
@@ -260,10 +262,11 @@ func (p *ResultPartition) openBuffer(i int) bool {
 		return false
 	}
 	s := &p.subs[i]
+	s.limit = s.bufferRecords(p.recordsPerBuffer, p.recordBytes)
 	b := &messages.Buffer{}
 	// room for as many elements as the subpartition's last buffer held, and
 	// a few watermarks, up to a full buffer
-	p.slab.carve(b, min(p.recordsPerBuffer, max(1, s.last))+4)
+	p.slab.carve(b, min(s.limit, max(1, s.last))+4)
 	if p.payloads {
 		b.Payloads = make([][]byte, 0, cap(b.Kinds))
 	}
@@ -271,6 +274,33 @@ func (p *ResultPartition) openBuffer(i int) bool {
 	s.queue = append(s.queue, c)
 	s.current = c
 	s.backlog++
+	return true
+}
+
+// bufferRecords is how many records the subpartition's next buffer holds:
+// a full segment's, full (sim.buffer.records, or segment-size /
+// sim.record.bytes), or, once its consumer's buffer debloater announced a
+// size, as many records as fit in that size, at least one and at most a
+// segment's (PipelinedSubpartition.bufferSize sizes the BufferBuilders
+// BufferWritingResultPartition requests next; Flink lets a record span two
+// buffers, here a buffer holds whole records).
+func (s *Subpartition) bufferRecords(full, recordBytes int) int {
+	if s.bufferSize <= 0 {
+		return full
+	}
+	return min(full, max(1, s.bufferSize/max(1, recordBytes)))
+}
+
+// SetBufferSize is NewBufferSize for subpartition i: its consumer's buffer
+// debloater announced size bytes (> 0), which the subpartition's next
+// buffers take; the buffer being written keeps its size
+// (PipelinedSubpartition.bufferSize). It reports false for a size that is
+// not positive.
+func (p *ResultPartition) SetBufferSize(i, size int) bool {
+	if size <= 0 {
+		return false
+	}
+	p.subs[i].bufferSize = size
 	return true
 }
 
@@ -330,7 +360,7 @@ func (p *ResultPartition) write(w pendingWrite) bool {
 	if w.kind == KindRecord {
 		b.SizeBytes += int32(p.recordBytes)
 		s.records++
-		if s.records >= p.recordsPerBuffer {
+		if s.records >= s.limit {
 			p.finish(w.sub)
 		}
 	} else {
@@ -374,6 +404,7 @@ func (p *ResultPartition) forcePending() {
 		s := &p.subs[w.sub]
 		if s.current == nil {
 			p.pool.take(s)
+			s.limit = s.bufferRecords(p.recordsPerBuffer, p.recordBytes)
 			c := &bufferConsumer{b: &messages.Buffer{}}
 			s.queue = append(s.queue, c)
 			s.current = c

@@ -30,6 +30,7 @@ type oneInputStreamTask struct {
 	lastInputWm int64                      // the operator's last input watermark (ms)
 	replayIn    []*messages.InFlightRecord // restored input channel state, processed first
 	barriers    singleCheckpointBarrierHandler
+	debloat     *gateDebloat // nil: buffer debloating off
 }
 
 var _ streamTaskHead = (*oneInputStreamTask)(nil)
@@ -54,6 +55,7 @@ func (g *oneInputStreamTask) init(o *kernel.Out) bool {
 		local[i] = at == t.tm
 	}
 	g.gate = exchange.NewInputGate(len(d.InputGate.Producers), t.cfg.FloatingBuffersPerGate, local)
+	g.debloat = g.newGateDebloat(len(d.InputGate.Producers))
 	g.valve, _ = watermark.NewStatusWatermarkValve(g.gate.NumChannels())
 	g.lastInputWm = math.MinInt64
 	if !t.chain.initKeyed(o) {
@@ -71,6 +73,9 @@ func (g *oneInputStreamTask) init(o *kernel.Out) bool {
 func (g *oneInputStreamTask) onChannelBuffer(o *kernel.Out, m *messages.ChannelBuffer) {
 	ci, buf := int(m.ChannelIndex), m.Buffer
 	g.gate.Count(buf)
+	if g.debloat != nil {
+		g.debloat.backlog[ci] = int(m.Backlog)
+	}
 	barrier := buf.IsEvent && buf.Kinds[0] == exchange.KindBarrier
 	if barrier {
 		if buf.Unaligned {
@@ -112,6 +117,11 @@ func (g *oneInputStreamTask) processInput(o *kernel.Out) (cost vt.Time) {
 	}
 	for cost == 0 && g.gateReady() && !t.mb.Blocked() {
 		cost = g.gateSlice(o)
+	}
+	if !g.gateReady() {
+		// once this slice is done the task finds nothing in the gate
+		// (getNextBufferOrEvent): the throughput's clock pauses then
+		g.debloat.idle(o.Now() + cost)
 	}
 	g.maybeFinish(o)
 	return cost
@@ -163,6 +173,7 @@ func (g *oneInputStreamTask) gateSlice(o *kernel.Out) (cost vt.Time) {
 		if !ok {
 			return 0
 		}
+		g.debloat.took(o.Now(), buf)
 		g.in = deserializing{buf: buf, ch: ci}
 	}
 	ci, buf := g.in.ch, g.in.buf
@@ -280,6 +291,7 @@ func (g *oneInputStreamTask) addMetrics(m *eventlog.TaskMetrics) {
 	m.Watermark, m.HasWatermark, m.InputWatermark = g.valve.LastOutputWatermark(), true, true
 	m.NumBuffersIn, m.NumBytesIn, m.InPoolUsage = g.gate.BuffersIn, g.gate.BytesIn, usage
 	m.InputQueueLength, m.InputQueueLengths = queued, lengths
+	g.addDebloatMetrics(m)
 	t.chain.addMetrics(m)
 }
 

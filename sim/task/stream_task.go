@@ -226,6 +226,12 @@ func (t *StreamTask) step(o *kernel.Out, env *messages.Envelope) {
 		t.rp.OnLocalRecycle(int(b.LocalBufferRecycled.SubpartitionIndex), int(b.LocalBufferRecycled.Count))
 	case *messages.Envelope_ResumeConsumption:
 		t.rp.OnResumeConsumption(int(b.ResumeConsumption.SubpartitionIndex))
+	case *messages.Envelope_NewBufferSize:
+		m := b.NewBufferSize
+		if !t.rp.SetBufferSize(int(m.SubpartitionIndex), int(m.BufferSize)) {
+			o.Invariant("buffer_size_positive", "%s got NewBufferSize %d from %s", o.Name(), m.BufferSize, env.From)
+			return
+		}
 	case *messages.Envelope_CancelTask:
 		t.cancel(o)
 		return
@@ -298,6 +304,11 @@ func (t *StreamTask) onTimer(o *kernel.Out, tm *messages.Timer) {
 		t.ck.outputBarrierTimeout(o, tm.Arg)
 	case timerProcessingTime:
 		t.chain.onProcessingTime(o)
+	case timerDebloat:
+		t.input.triggerDebloating(o)
+		if !t.finishedAll {
+			o.Timer(vt.FromDuration(t.cfg.DebloatPeriod), timerDebloat, 0)
+		}
 	}
 }
 
@@ -370,6 +381,10 @@ func (t *StreamTask) start(o *kernel.Out) {
 	}
 	t.mb = NewMailbox(o.Now())
 	o.Timer(1_000_000, timerMetrics, 0)
+	if t.input != nil && t.cfg.DebloatEnabled {
+		// StreamTask.scheduleBufferDebloater: only a task with input gates
+		o.Timer(vt.FromDuration(t.cfg.DebloatPeriod), timerDebloat, 0)
+	}
 	t.ck.init(o)
 	t.setState(o, status.Running, "")
 }

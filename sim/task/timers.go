@@ -15,4 +15,5 @@ const (
 	timerCheckpointOutput    = messages.TimerKind_TIMER_OUTPUT_BARRIER_TIMEOUT     // the same timeout for a barrier still in the output
 	timerReport              = messages.TimerKind_TIMER_REPORT_FINISHED            // a finished task reports once its slice and broker requests are done
 	timerInitialized         = messages.TimerKind_TIMER_INITIALIZED                // sim.task.init-time: INITIALIZING ends, the task runs
+	timerDebloat             = messages.TimerKind_TIMER_BUFFER_DEBLOAT             // taskmanager.network.memory.buffer-debloat.period
 )
