@@ -192,6 +192,14 @@ func TestDerivedDefaultsInTheHeader(t *testing.T) {
 			t.Errorf("%s in the header", kv.Key)
 		}
 	}
+	// the buffer debloating keys show only once one is set (OmitDefault)
+	on := Default()
+	if err := on.Set("taskmanager.network.memory.buffer-debloat.enabled", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(on.Values()); n != 101 {
+		t.Errorf("with buffer debloating on the header has %d settings, want 95 + its 6", n)
+	}
 	if n := len(Default().Values()); n != 95 {
 		t.Errorf("the header has %d settings; it had 78 before the memory inputs came, 80 with taskmanager.memory.segment-size and max-buffers-per-channel, 81 with sim.events.gap, 84 with sim.rpc.latency and sim.task.deploy-time / init-time, 87 with job.source, job.window and job.sink.parallelism, 88 with pekko.ask.timeout, 95 with max-overdraft-buffers-per-gate, checkpoints-after-tasks-finish and the checkpoint's costs (sim.checkpoint.channel-state-speed, sync-time, file-time, ack-time, state.storage.fs.memory-threshold)", n)
 	}

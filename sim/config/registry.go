@@ -42,8 +42,9 @@ type Setting struct {
 	// derives instead of it (Values leaves it out).
 	Input bool
 	// OmitDefault leaves the setting out of the log header (Values) while
-	// it has its default, so that logs written before it existed stay the
-	// same: the buffer debloating keys, off by default.
+	// it and every other OmitDefault setting have their defaults, so that
+	// logs written before they existed stay the same: the buffer
+	// debloating keys, off by default, which all show once one is set.
 	OmitDefault bool
 
 	set func(c *Config, value string) error
@@ -431,8 +432,14 @@ func (c Config) Get(key string) (string, error) {
 // Input settings (Setting.Input) are left out: what they derive is in.
 func (c Config) Values() []KV {
 	out := make([]KV, 0, len(registry))
+	omit := true // every OmitDefault setting at its default
 	for _, s := range registry {
-		if !s.Input && !(s.OmitDefault && s.get(&c) == s.SimDefault) {
+		if s.OmitDefault && s.get(&c) != s.SimDefault {
+			omit = false
+		}
+	}
+	for _, s := range registry {
+		if !s.Input && !(s.OmitDefault && omit) {
 			out = append(out, KV{Key: s.Key, Value: s.get(&c), FlinkDefault: s.FlinkDefault})
 		}
 	}
