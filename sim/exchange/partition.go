@@ -7,7 +7,9 @@
 // ...partition.consumer.SingleInputGate, RemoteInputChannel,
 // LocalInputChannel).
 //
-// A buffer holds a fixed number of records (sim.buffer.records). Watermarks
+// A buffer holds a fixed number of records (sim.buffer.records, by default
+// as many as fit in a segment), or fewer once buffer debloating announced a
+// smaller size for its subpartition (debloat.go, SetBufferSize). Watermarks
 // and watermark statuses are stream elements written into the same buffers
 // as records, as RecordWriter.broadcastEmit does; EndOfPartitionEvent,
 // EndOfData and CheckpointBarrier are event buffers, which Flink sends
