@@ -653,6 +653,15 @@ func (l *loop) publish() {
 	} else if st.Ended {
 		full.Job.Status = full.Stats.JobStatus
 	}
+	if full.Job.Status == "" {
+		// submitted, its JobMaster not running yet (or a JobMaster that has
+		// not reported a status): Flink's Dispatcher lists such a job as
+		// INITIALIZING (JobStatus.INITIALIZING), as the REST paths do
+		full.Job.Status = "INITIALIZING"
+	}
+	if full.Stats.JobStatus == "" {
+		full.Stats.JobStatus = full.Job.Status
+	}
 	if v.kafka != nil {
 		k := v.kafka
 		full.Output.Open, full.Output.PreCommitted, full.Output.Committed = k.SinkOpen, k.SinkPreCommitted, k.SinkCommitted
