@@ -36,7 +36,6 @@ const archMaxFloors = 9
 // exemption goes with the split.
 var archOverLimit = map[string]string{
 	"sim/exchange.ResultPartition": "helper debloat splits it into Flink's ResultPartition pieces",
-	"sim/kafka.Broker":             "issue 27: split into the partition log, group and transaction coordinators next",
 	"sim/jobmaster.JobMaster":      "issue 27: split into SlotPool, scheduler and deployment tracker pieces next",
 }
 
