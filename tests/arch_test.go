@@ -208,10 +208,10 @@ func TestArchFloors(t *testing.T) {
 	}
 }
 
-// TestHouseFloors fails when a chain of imports inside the module has more
-// than archMaxFloors edges (issue 27: components do not import what they
-// spawn, so the house stays low).
-func TestHouseFloors(t *testing.T) {
+// archModuleImports is every package of the module with its imports inside
+// the module, as import paths (go list).
+func archModuleImports(t *testing.T) map[string][]string {
+	t.Helper()
 	cmd := exec.Command("go", "list", "-json", "./...")
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
@@ -232,19 +232,24 @@ func TestHouseFloors(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("decoding go list output: %v", err)
 		}
+		pkgs[p.ImportPath] = nil
 		for _, imp := range p.Imports {
 			if strings.HasPrefix(imp, purityModule+"/") {
 				pkgs[p.ImportPath] = append(pkgs[p.ImportPath], imp)
 			}
 		}
-		if _, ok := pkgs[p.ImportPath]; !ok {
-			pkgs[p.ImportPath] = nil
-		}
 	}
 	if len(pkgs) < 20 {
 		t.Fatalf("go list gave only %d packages", len(pkgs))
 	}
-	chain := archFloors(pkgs)
+	return pkgs
+}
+
+// TestHouseFloors fails when a chain of imports inside the module has more
+// than archMaxFloors edges (issue 27: components do not import what they
+// spawn, so the house stays low).
+func TestHouseFloors(t *testing.T) {
+	chain := archFloors(archModuleImports(t))
 	for i := range chain {
 		chain[i] = strings.TrimPrefix(chain[i], purityModule+"/")
 	}
@@ -252,5 +257,62 @@ func TestHouseFloors(t *testing.T) {
 		t.Errorf("%d floors, more than %d: %s", floors, archMaxFloors, strings.Join(chain, " -> "))
 	} else {
 		t.Logf("%d floors: %s", floors, strings.Join(chain, " -> "))
+	}
+}
+
+// archIntoSubtree reports whether package from importing package to (paths
+// inside the module) reaches into another package's subtree: to sits below
+// a package directory two or more levels deep (sim/eventlog/x) that does not
+// hold from. A package below a top-level directory (sim/kernel,
+// cluster/session) is anyone's to import; one below sim/eventlog is
+// sim/eventlog's own.
+func archIntoSubtree(from, to string) bool {
+	i := strings.LastIndexByte(to, '/')
+	if i < 0 {
+		return false
+	}
+	parent := to[:i]
+	if !strings.Contains(parent, "/") {
+		return false
+	}
+	return from != parent && !strings.HasPrefix(from, parent+"/")
+}
+
+func TestArchIntoSubtree(t *testing.T) {
+	for _, tt := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"sim/kernel", "sim/eventlog/enc", true},
+		{"sim/eventlog", "sim/eventlog/enc", false},
+		{"sim/eventlog/x", "sim/eventlog/enc", false},
+		{"cmd/flinksim", "cluster/session", false},
+		{"cluster/session/wasm", "cluster/session", false},
+		{"actors", "sim/kernel", false},
+		{"cmd/flinksim", "cluster/session/wasm", true},
+	} {
+		if got := archIntoSubtree(tt.from, tt.to); got != tt.want {
+			t.Errorf("archIntoSubtree(%s, %s) = %v, want %v", tt.from, tt.to, got, tt.want)
+		}
+	}
+}
+
+// TestNoImportIntoSiblingSubtree fails naming every import that reaches
+// into the subtree of a package that does not hold the importer (issue 27:
+// sim/kernel imported sim/eventlog/enc; the encoder is sim/logenc now).
+func TestNoImportIntoSiblingSubtree(t *testing.T) {
+	pkgs := archModuleImports(t)
+	var names []string
+	for p := range pkgs {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		from := strings.TrimPrefix(p, purityModule+"/")
+		for _, imp := range pkgs[p] {
+			if to := strings.TrimPrefix(imp, purityModule+"/"); archIntoSubtree(from, to) {
+				t.Errorf("%s imports %s, below a package that does not hold it: move %s up a level", from, to, to)
+			}
+		}
 	}
 }

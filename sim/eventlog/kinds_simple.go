@@ -3,7 +3,7 @@ package eventlog
 // Typed events of the kinds that have one shape, each a flat struct of its
 // fields in the log's order (README.md documents each kind).
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // AbortLingering is the KindAbortLingering event (fields in the log's order): prefix, subtask, from_checkpoint, aborted, producer.
 type AbortLingering struct {
@@ -17,11 +17,11 @@ type AbortLingering struct {
 func (AbortLingering) Kind() Kind { return KindAbortLingering }
 
 func (e AbortLingering) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "prefix", e.Prefix)
-	b = enc.Int(b, "subtask", e.Subtask)
-	b = enc.Int(b, "from_checkpoint", e.FromCheckpoint)
-	b = enc.Raw(b, "aborted", e.Aborted)
-	b = enc.Str(b, "producer", e.Producer)
+	b = logenc.Str(b, "prefix", e.Prefix)
+	b = logenc.Int(b, "subtask", e.Subtask)
+	b = logenc.Int(b, "from_checkpoint", e.FromCheckpoint)
+	b = logenc.Raw(b, "aborted", e.Aborted)
+	b = logenc.Str(b, "producer", e.Producer)
 	return b
 }
 
@@ -33,7 +33,7 @@ type ActorStarted struct {
 func (ActorStarted) Kind() Kind { return KindActorStarted }
 
 func (e ActorStarted) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "component", e.Component)
+	b = logenc.Str(b, "component", e.Component)
 	return b
 }
 
@@ -47,9 +47,9 @@ type WatermarkAlignment struct {
 func (WatermarkAlignment) Kind() Kind { return KindAlignment }
 
 func (e WatermarkAlignment) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "group", e.Group)
-	b = enc.Int(b, "combined_watermark", e.CombinedWatermark)
-	b = enc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
+	b = logenc.Str(b, "group", e.Group)
+	b = logenc.Int(b, "combined_watermark", e.CombinedWatermark)
+	b = logenc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
 	return b
 }
 
@@ -63,9 +63,9 @@ type Backfill struct {
 func (Backfill) Kind() Kind { return KindBackfill }
 
 func (e Backfill) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "topic", e.Topic)
-	b = enc.Int(b, "records", e.Records)
-	b = enc.Raw(b, "end_offsets", e.EndOffsets)
+	b = logenc.Str(b, "topic", e.Topic)
+	b = logenc.Int(b, "records", e.Records)
+	b = logenc.Raw(b, "end_offsets", e.EndOffsets)
 	return b
 }
 
@@ -78,8 +78,8 @@ type BarrierTimedOut struct {
 func (BarrierTimedOut) Kind() Kind { return KindBarrierTimedOut }
 
 func (e BarrierTimedOut) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Int(b, "persisted_records", e.PersistedRecords)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Int(b, "persisted_records", e.PersistedRecords)
 	return b
 }
 
@@ -92,8 +92,8 @@ type ChannelFinished struct {
 func (ChannelFinished) Kind() Kind { return KindChannelFinished }
 
 func (e ChannelFinished) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "channel", e.Channel)
-	b = enc.Str(b, "producer", e.Producer)
+	b = logenc.Int(b, "channel", e.Channel)
+	b = logenc.Str(b, "producer", e.Producer)
 	return b
 }
 
@@ -107,9 +107,9 @@ type CheckpointAckIgnored struct {
 func (CheckpointAckIgnored) Kind() Kind { return KindCheckpointAckIgnored }
 
 func (e CheckpointAckIgnored) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "task", e.Task)
-	b = enc.Str(b, "message", e.Message)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "task", e.Task)
+	b = logenc.Str(b, "message", e.Message)
 	return b
 }
 
@@ -123,9 +123,9 @@ type CheckpointDeclined struct {
 func (CheckpointDeclined) Kind() Kind { return KindCheckpointDeclined }
 
 func (e CheckpointDeclined) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Str(b, "reason", e.Reason)
-	b = enc.Str(b, "message", e.Message)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Str(b, "reason", e.Reason)
+	b = logenc.Str(b, "message", e.Message)
 	return b
 }
 
@@ -138,8 +138,8 @@ type CheckpointDeclinedByTask struct {
 func (CheckpointDeclinedByTask) Kind() Kind { return KindCheckpointDeclinedByTask }
 
 func (e CheckpointDeclinedByTask) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "reason", e.Reason)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "reason", e.Reason)
 	return b
 }
 
@@ -159,15 +159,15 @@ type CheckpointSnapshot struct {
 func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
 
 func (e CheckpointSnapshot) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Bool(b, "unaligned", e.Unaligned)
-	b = enc.Int(b, "state_size", e.StateSize)
-	b = enc.Int(b, "checkpointed_size", e.CheckpointedSize)
-	b = enc.Int(b, "persisted_records", e.PersistedRecords)
-	b = enc.Int(b, "start_delay_ms", e.StartDelayMs)
-	b = enc.Int(b, "alignment_ms", e.AlignmentMs)
-	b = enc.Int(b, "sync_ms", e.SyncMs)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Bool(b, "unaligned", e.Unaligned)
+	b = logenc.Int(b, "state_size", e.StateSize)
+	b = logenc.Int(b, "checkpointed_size", e.CheckpointedSize)
+	b = logenc.Int(b, "persisted_records", e.PersistedRecords)
+	b = logenc.Int(b, "start_delay_ms", e.StartDelayMs)
+	b = logenc.Int(b, "alignment_ms", e.AlignmentMs)
+	b = logenc.Int(b, "sync_ms", e.SyncMs)
 	return b
 }
 
@@ -183,11 +183,11 @@ type EventSent struct {
 func (EventSent) Kind() Kind { return KindEventSent }
 
 func (e EventSent) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
-	b = enc.Int(b, "offset", e.Offset)
-	b = enc.Str(b, "key", e.Key)
-	b = enc.Int(b, "timestamp", e.Timestamp)
-	b = enc.Raw(b, "value", e.Value)
+	b = logenc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "offset", e.Offset)
+	b = logenc.Str(b, "key", e.Key)
+	b = logenc.Int(b, "timestamp", e.Timestamp)
+	b = logenc.Raw(b, "value", e.Value)
 	return b
 }
 
@@ -202,10 +202,10 @@ type GeneratorStarted struct {
 func (GeneratorStarted) Kind() Kind { return KindGeneratorStarted }
 
 func (e GeneratorStarted) AppendJSON(b []byte) []byte {
-	b = enc.Float(b, "rate_per_second", e.RatePerSecond)
-	b = enc.Int(b, "keys", e.Keys)
-	b = enc.Str(b, "disorder", e.Disorder)
-	b = enc.Float(b, "late_fraction", e.LateFraction)
+	b = logenc.Float(b, "rate_per_second", e.RatePerSecond)
+	b = logenc.Int(b, "keys", e.Keys)
+	b = logenc.Str(b, "disorder", e.Disorder)
+	b = logenc.Float(b, "late_fraction", e.LateFraction)
 	return b
 }
 
@@ -222,12 +222,12 @@ type JobGraph struct {
 func (JobGraph) Kind() Kind { return KindJobGraph }
 
 func (e JobGraph) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_name", e.JobName)
-	b = enc.Raw(b, "vertices", e.Vertices)
-	b = enc.Raw(b, "edges", e.Edges)
-	b = enc.Int(b, "max_parallelism", e.MaxParallelism)
-	b = enc.Int(b, "slots_needed", e.SlotsNeeded)
-	b = enc.Bool(b, "bounded", e.Bounded)
+	b = logenc.Str(b, "job_name", e.JobName)
+	b = logenc.Raw(b, "vertices", e.Vertices)
+	b = logenc.Raw(b, "edges", e.Edges)
+	b = logenc.Int(b, "max_parallelism", e.MaxParallelism)
+	b = logenc.Int(b, "slots_needed", e.SlotsNeeded)
+	b = logenc.Bool(b, "bounded", e.Bounded)
 	return b
 }
 
@@ -242,10 +242,10 @@ type NettyFrame struct {
 func (NettyFrame) Kind() Kind { return KindNettyFrame }
 
 func (e NettyFrame) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "peer", e.Peer)
-	b = enc.Str(b, "message", e.Message)
-	b = enc.Int(b, "frame_length", e.FrameLength)
-	b = enc.Str(b, "hex", e.Hex)
+	b = logenc.Str(b, "peer", e.Peer)
+	b = logenc.Str(b, "message", e.Message)
+	b = logenc.Int(b, "frame_length", e.FrameLength)
+	b = logenc.Str(b, "hex", e.Hex)
 	return b
 }
 
@@ -260,10 +260,10 @@ type NoResourceAvailable struct {
 func (NoResourceAvailable) Kind() Kind { return KindNoResourceAvailable }
 
 func (e NoResourceAvailable) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "slots_needed", e.SlotsNeeded)
-	b = enc.Int(b, "slots_offered", e.SlotsOffered)
-	b = enc.Str(b, "slot_request_timeout", e.SlotRequestTimeout)
-	b = enc.Str(b, "exception", e.Exception)
+	b = logenc.Int(b, "slots_needed", e.SlotsNeeded)
+	b = logenc.Int(b, "slots_offered", e.SlotsOffered)
+	b = logenc.Str(b, "slot_request_timeout", e.SlotRequestTimeout)
+	b = logenc.Str(b, "exception", e.Exception)
 	return b
 }
 
@@ -277,9 +277,9 @@ type OfferSlots struct {
 func (OfferSlots) Kind() Kind { return KindOfferSlots }
 
 func (e OfferSlots) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_manager", e.JobManager)
-	b = enc.Int(b, "slot", e.Slot)
-	b = enc.Str(b, "allocation_id", e.AllocationID)
+	b = logenc.Str(b, "job_manager", e.JobManager)
+	b = logenc.Int(b, "slot", e.Slot)
+	b = logenc.Str(b, "allocation_id", e.AllocationID)
 	return b
 }
 
@@ -294,10 +294,10 @@ type OffsetsCommitted struct {
 func (OffsetsCommitted) Kind() Kind { return KindOffsetsCommitted }
 
 func (e OffsetsCommitted) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "group", e.Group)
-	b = enc.Str(b, "reader", e.Reader)
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Raw(b, "offsets", e.Offsets)
+	b = logenc.Str(b, "group", e.Group)
+	b = logenc.Str(b, "reader", e.Reader)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Raw(b, "offsets", e.Offsets)
 	return b
 }
 
@@ -309,7 +309,7 @@ type PartitionPaused struct {
 func (PartitionPaused) Kind() Kind { return KindPartitionPaused }
 
 func (e PartitionPaused) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "partition", e.Partition)
 	return b
 }
 
@@ -322,8 +322,8 @@ type PartitionResumed struct {
 func (PartitionResumed) Kind() Kind { return KindPartitionResumed }
 
 func (e PartitionResumed) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
-	b = enc.Int(b, "held_records", e.HeldRecords)
+	b = logenc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "held_records", e.HeldRecords)
 	return b
 }
 
@@ -336,8 +336,8 @@ type ReaderNoSplits struct {
 func (ReaderNoSplits) Kind() Kind { return KindReaderNoSplits }
 
 func (e ReaderNoSplits) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "reader", e.Reader)
-	b = enc.Str(b, "note", e.Note)
+	b = logenc.Str(b, "reader", e.Reader)
+	b = logenc.Str(b, "note", e.Note)
 	return b
 }
 
@@ -352,10 +352,10 @@ type RegisterTaskExecutor struct {
 func (RegisterTaskExecutor) Kind() Kind { return KindRegisterTaskExecutor }
 
 func (e RegisterTaskExecutor) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "resource_manager", e.ResourceManager)
-	b = enc.Int(b, "num_slots", e.NumSlots)
-	b = enc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
-	b = enc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
+	b = logenc.Str(b, "resource_manager", e.ResourceManager)
+	b = logenc.Int(b, "num_slots", e.NumSlots)
+	b = logenc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
+	b = logenc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
 	return b
 }
 
@@ -367,7 +367,7 @@ type RegistrationResponse struct {
 func (RegistrationResponse) Kind() Kind { return KindRegistrationResponse }
 
 func (e RegistrationResponse) AppendJSON(b []byte) []byte {
-	b = enc.Bool(b, "success", e.Success)
+	b = logenc.Bool(b, "success", e.Success)
 	return b
 }
 
@@ -381,9 +381,9 @@ type RequestSlot struct {
 func (RequestSlot) Kind() Kind { return KindRequestSlot }
 
 func (e RequestSlot) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Int(b, "slot", e.Slot)
-	b = enc.Str(b, "allocation_id", e.AllocationID)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Int(b, "slot", e.Slot)
+	b = logenc.Str(b, "allocation_id", e.AllocationID)
 	return b
 }
 
@@ -397,9 +397,9 @@ type ResourceRequirements struct {
 func (ResourceRequirements) Kind() Kind { return KindResourceRequirements }
 
 func (e ResourceRequirements) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_id", e.JobID)
-	b = enc.Int(b, "slots", e.Slots)
-	b = enc.Int(b, "free_slots", e.FreeSlots)
+	b = logenc.Str(b, "job_id", e.JobID)
+	b = logenc.Int(b, "slots", e.Slots)
+	b = logenc.Int(b, "free_slots", e.FreeSlots)
 	return b
 }
 
@@ -412,8 +412,8 @@ type RestartStrategy struct {
 func (RestartStrategy) Kind() Kind { return KindRestartStrategy }
 
 func (e RestartStrategy) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "strategy", e.Strategy)
-	b = enc.Str(b, "description", e.Description)
+	b = logenc.Str(b, "strategy", e.Strategy)
+	b = logenc.Str(b, "description", e.Description)
 	return b
 }
 
@@ -426,8 +426,8 @@ type SplitFinished struct {
 func (SplitFinished) Kind() Kind { return KindSplitFinished }
 
 func (e SplitFinished) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
-	b = enc.Int(b, "offset", e.Offset)
+	b = logenc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "offset", e.Offset)
 	return b
 }
 
@@ -441,9 +441,9 @@ type SplitPaused struct {
 func (SplitPaused) Kind() Kind { return KindSplitPaused }
 
 func (e SplitPaused) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "split", e.Split)
-	b = enc.Int(b, "split_watermark", e.SplitWatermark)
-	b = enc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
+	b = logenc.Str(b, "split", e.Split)
+	b = logenc.Int(b, "split_watermark", e.SplitWatermark)
+	b = logenc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
 	return b
 }
 
@@ -457,9 +457,9 @@ type SplitResumed struct {
 func (SplitResumed) Kind() Kind { return KindSplitResumed }
 
 func (e SplitResumed) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "split", e.Split)
-	b = enc.Int(b, "split_watermark", e.SplitWatermark)
-	b = enc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
+	b = logenc.Str(b, "split", e.Split)
+	b = logenc.Int(b, "split_watermark", e.SplitWatermark)
+	b = logenc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
 	return b
 }
 
@@ -472,8 +472,8 @@ type SplitsAssigned struct {
 func (SplitsAssigned) Kind() Kind { return KindSplitsAssigned }
 
 func (e SplitsAssigned) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "reader", e.Reader)
-	b = enc.Raw(b, "partitions", e.Partitions)
+	b = logenc.Str(b, "reader", e.Reader)
+	b = logenc.Raw(b, "partitions", e.Partitions)
 	return b
 }
 
@@ -490,12 +490,12 @@ type StateRestored struct {
 func (StateRestored) Kind() Kind { return KindStateRestored }
 
 func (e StateRestored) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Int(b, "window_keys", e.WindowKeys)
-	b = enc.Int(b, "value_keys", e.ValueKeys)
-	b = enc.Int(b, "input_channel_records", e.InputChannelRecords)
-	b = enc.Int(b, "output_channel_records", e.OutputChannelRecords)
-	b = enc.Raw(b, "committables", e.Committables)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Int(b, "window_keys", e.WindowKeys)
+	b = logenc.Int(b, "value_keys", e.ValueKeys)
+	b = logenc.Int(b, "input_channel_records", e.InputChannelRecords)
+	b = logenc.Int(b, "output_channel_records", e.OutputChannelRecords)
+	b = logenc.Raw(b, "committables", e.Committables)
 	return b
 }
 
@@ -512,12 +512,12 @@ type SubmitTask struct {
 func (SubmitTask) Kind() Kind { return KindSubmitTask }
 
 func (e SubmitTask) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task", e.Task)
-	b = enc.Str(b, "task_name", e.TaskName)
-	b = enc.Int(b, "attempt", e.Attempt)
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Int(b, "slot", e.Slot)
-	b = enc.Str(b, "allocation_id", e.AllocationID)
+	b = logenc.Str(b, "task", e.Task)
+	b = logenc.Str(b, "task_name", e.TaskName)
+	b = logenc.Int(b, "attempt", e.Attempt)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Int(b, "slot", e.Slot)
+	b = logenc.Str(b, "allocation_id", e.AllocationID)
 	return b
 }
 
@@ -531,9 +531,9 @@ type TaskExecutorRegistered struct {
 func (TaskExecutorRegistered) Kind() Kind { return KindTaskExecutorRegistered }
 
 func (e TaskExecutorRegistered) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Int(b, "num_slots", e.NumSlots)
-	b = enc.Int(b, "registered_task_managers", e.RegisteredTaskManagers)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Int(b, "num_slots", e.NumSlots)
+	b = logenc.Int(b, "registered_task_managers", e.RegisteredTaskManagers)
 	return b
 }
 
@@ -546,8 +546,8 @@ type TaskManagerKilled struct {
 func (TaskManagerKilled) Kind() Kind { return KindTaskManagerKilled }
 
 func (e TaskManagerKilled) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "action", e.Action)
-	b = enc.Int(b, "tasks", e.Tasks)
+	b = logenc.Str(b, "action", e.Action)
+	b = logenc.Int(b, "tasks", e.Tasks)
 	return b
 }
 
@@ -561,9 +561,9 @@ type TaskManagerLost struct {
 func (TaskManagerLost) Kind() Kind { return KindTaskManagerLost }
 
 func (e TaskManagerLost) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Str(b, "cause", e.Cause)
-	b = enc.Str(b, "replacement", e.Replacement)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Str(b, "cause", e.Cause)
+	b = logenc.Str(b, "replacement", e.Replacement)
 	return b
 }
 
@@ -577,9 +577,9 @@ type TaskManagerStarted struct {
 func (TaskManagerStarted) Kind() Kind { return KindTaskManagerStarted }
 
 func (e TaskManagerStarted) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "num_slots", e.NumSlots)
-	b = enc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
-	b = enc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
+	b = logenc.Int(b, "num_slots", e.NumSlots)
+	b = logenc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
+	b = logenc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
 	return b
 }
 
@@ -592,8 +592,8 @@ type TopicCreated struct {
 func (TopicCreated) Kind() Kind { return KindTopicCreated }
 
 func (e TopicCreated) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "topic", e.Topic)
-	b = enc.Int(b, "partitions", e.Partitions)
+	b = logenc.Str(b, "topic", e.Topic)
+	b = logenc.Int(b, "partitions", e.Partitions)
 	return b
 }
 
@@ -605,7 +605,7 @@ type WatermarkStatus struct {
 func (WatermarkStatus) Kind() Kind { return KindWatermarkStatus }
 
 func (e WatermarkStatus) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "status", e.Status)
+	b = logenc.Str(b, "status", e.Status)
 	return b
 }
 
@@ -619,9 +619,9 @@ type WorkerTerminated struct {
 func (WorkerTerminated) Kind() Kind { return KindWorkerTerminated }
 
 func (e WorkerTerminated) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Str(b, "cause", e.Cause)
-	b = enc.Str(b, "replacement", e.Replacement)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Str(b, "cause", e.Cause)
+	b = logenc.Str(b, "replacement", e.Replacement)
 	return b
 }
 

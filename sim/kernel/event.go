@@ -2,12 +2,12 @@ package kernel
 
 import (
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/eventlog/enc"
+	"github.com/flinksim/flinksim/sim/logenc"
 )
 
 // Payload is the typed body of a log event: a flat struct of the event's
 // fields that stays as it is until its line is written, and then appends
-// those fields straight to the line's bytes (package enc writes them as
+// those fields straight to the line's bytes (package logenc writes them as
 // zerolog did), with no field object on the way. sim/eventlog holds the
 // payloads of every kind; observers read them with eventlog.Decode.
 type Payload interface {
@@ -45,15 +45,15 @@ func AppendFields(dst []byte, fields []*messages.Field) []byte {
 	for _, f := range fields {
 		switch v := f.Value.(type) {
 		case *messages.Field_Int:
-			dst = enc.Int(dst, f.Key, v.Int)
+			dst = logenc.Int(dst, f.Key, v.Int)
 		case *messages.Field_Str:
-			dst = enc.Str(dst, f.Key, v.Str)
+			dst = logenc.Str(dst, f.Key, v.Str)
 		case *messages.Field_Bool:
-			dst = enc.Bool(dst, f.Key, v.Bool)
+			dst = logenc.Bool(dst, f.Key, v.Bool)
 		case *messages.Field_Float:
-			dst = enc.Float(dst, f.Key, v.Float)
+			dst = logenc.Float(dst, f.Key, v.Float)
 		case *messages.Field_RawJson:
-			dst = enc.Raw(dst, f.Key, v.RawJson)
+			dst = logenc.Raw(dst, f.Key, v.RawJson)
 		}
 	}
 	return dst

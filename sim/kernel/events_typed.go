@@ -1,6 +1,6 @@
 package kernel
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // The kernel's own events. sim/eventlog names them too (aliases), with the
 // payloads of every other kind.
@@ -14,7 +14,7 @@ type Action struct {
 func (Action) Kind() Kind { return KindAction }
 
 func (e Action) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(b, "action", e.Action), "to", e.To)
+	return logenc.Str(logenc.Str(b, "action", e.Action), "to", e.To)
 }
 
 // ActionIgnored is a user action that was not carried out, and why.
@@ -26,7 +26,7 @@ type ActionIgnored struct {
 func (ActionIgnored) Kind() Kind { return KindActionIgnored }
 
 func (e ActionIgnored) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(b, "action", e.Action), "reason", e.Reason)
+	return logenc.Str(logenc.Str(b, "action", e.Action), "reason", e.Reason)
 }
 
 // Failure is a broken invariant that ended the run.
@@ -38,7 +38,7 @@ type Failure struct {
 func (Failure) Kind() Kind { return KindFailure }
 
 func (e Failure) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(b, "invariant", e.Invariant), "what", e.What)
+	return logenc.Str(logenc.Str(b, "invariant", e.Invariant), "what", e.What)
 }
 
 // NetworkPartition is the start of a network cut between two hosts.
@@ -51,8 +51,8 @@ type NetworkPartition struct {
 func (NetworkPartition) Kind() Kind { return KindNetworkPartition }
 
 func (e NetworkPartition) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
-	return enc.Str(enc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
+	b = logenc.Str(logenc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
+	return logenc.Str(logenc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
 }
 
 // NetworkPartitionHealed is the end of a network cut: the envelopes it
@@ -66,7 +66,7 @@ type NetworkPartitionHealed struct {
 func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
 
 func (e NetworkPartitionHealed) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
-	b = enc.Int(enc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)
+	b = logenc.Str(logenc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
+	b = logenc.Int(logenc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)
 	return runEnded(b, e.RunEnded)
 }

@@ -1,6 +1,6 @@
 package kernel
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // The events of the scheduler's other faults (faults.go); sim/eventlog
 // names them too (aliases).
@@ -15,7 +15,7 @@ type HostStalled struct {
 func (HostStalled) Kind() Kind { return KindHostStalled }
 
 func (e HostStalled) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Int(enc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
+	return logenc.Str(logenc.Int(logenc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
 }
 
 // HostResumed is the end of a stall: the envelopes held for the host
@@ -29,7 +29,7 @@ type HostResumed struct {
 func (HostResumed) Kind() Kind { return KindHostResumed }
 
 func (e HostResumed) AppendJSON(b []byte) []byte {
-	return runEnded(enc.Int(enc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
+	return runEnded(logenc.Int(logenc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
 }
 
 // NetworkJitter is the start of jitter on the links between hosts.
@@ -41,7 +41,7 @@ type NetworkJitter struct {
 func (NetworkJitter) Kind() Kind { return KindNetworkJitter }
 
 func (e NetworkJitter) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Int(enc.Int(b, "duration_ms", e.DurationMs), "max_jitter_us", e.MaxJitterUs), "action", e.Action)
+	return logenc.Str(logenc.Int(logenc.Int(b, "duration_ms", e.DurationMs), "max_jitter_us", e.MaxJitterUs), "action", e.Action)
 }
 
 // NetworkJitterEnded is the end of jitter: the envelopes it delayed.
@@ -53,7 +53,7 @@ type NetworkJitterEnded struct {
 func (NetworkJitterEnded) Kind() Kind { return KindJitterEnded }
 
 func (e NetworkJitterEnded) AppendJSON(b []byte) []byte {
-	return runEnded(enc.Int(b, "jittered_envelopes", e.JitteredEnvelopes), e.RunEnded)
+	return runEnded(logenc.Int(b, "jittered_envelopes", e.JitteredEnvelopes), e.RunEnded)
 }
 
 // RPCLost is an RPC the network lost (lose-rpc).
@@ -64,7 +64,7 @@ type RPCLost struct {
 func (RPCLost) Kind() Kind { return KindRPCLost }
 
 func (e RPCLost) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(enc.Str(b, "rpc", e.RPC), "from", e.From), "to", e.To)
+	return logenc.Str(logenc.Str(logenc.Str(b, "rpc", e.RPC), "from", e.From), "to", e.To)
 }
 
 // RPCLossUnused is a lose-rpc that found no RPC to lose in its time.
@@ -76,12 +76,12 @@ type RPCLossUnused struct {
 func (RPCLossUnused) Kind() Kind { return KindRPCLossUnused }
 
 func (e RPCLossUnused) AppendJSON(b []byte) []byte {
-	return runEnded(enc.Str(b, "rpc", e.RPC), e.RunEnded)
+	return runEnded(logenc.Str(b, "rpc", e.RPC), e.RunEnded)
 }
 
 func runEnded(b []byte, ended bool) []byte {
 	if ended {
-		b = enc.Bool(b, "run_ended", true)
+		b = logenc.Bool(b, "run_ended", true)
 	}
 	return b
 }
