@@ -36,7 +36,6 @@ const archMaxFloors = 9
 // exemption goes with the split.
 var archOverLimit = map[string]string{
 	"sim/exchange.ResultPartition": "helper debloat splits it into Flink's ResultPartition pieces",
-	"sim/jobmaster.JobMaster":      "issue 27: split into SlotPool, scheduler and deployment tracker pieces next",
 }
 
 // archGenerated is Go's marker of a generated file (go help generate).
