@@ -17,8 +17,10 @@ type Failover struct {
 	NextAttempt int64 // Restart only
 }
 
+// Kind is KindFailover.
 func (Failover) Kind() Kind { return KindFailover }
 
+// AppendJSON appends the Failover event's fields to b in the log's order.
 func (e Failover) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Bool(logenc.Str(b, "cause", e.Cause), "restart", e.Restart), "strategy", e.Strategy)
 	if e.Restart {
@@ -41,8 +43,10 @@ type HeartbeatTimeout struct {
 	Cause                                    string
 }
 
+// Kind is KindHeartbeatTimeout.
 func (HeartbeatTimeout) Kind() Kind { return KindHeartbeatTimeout }
 
+// AppendJSON appends the HeartbeatTimeout event's fields to b in the log's order.
 func (e HeartbeatTimeout) AppendJSON(b []byte) []byte {
 	switch {
 	case e.TaskManager != "":
@@ -64,8 +68,10 @@ type KafkaError struct {
 	Producer                        string
 }
 
+// Kind is KindKafkaError.
 func (KafkaError) Kind() Kind { return KindKafkaError }
 
+// AppendJSON appends the KafkaError event's fields to b in the log's order.
 func (e KafkaError) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Str(logenc.Str(b, "request", e.Request), "transactional_id", e.TransactionalID), "error", e.Error)
 	if e.HasRecords {
@@ -81,8 +87,10 @@ type Reconfigure struct {
 	Step, Result, Setting, Value, Cause, SavepointPath string
 }
 
+// Kind is KindReconfigure.
 func (Reconfigure) Kind() Kind { return KindReconfigure }
 
+// AppendJSON appends the Reconfigure event's fields to b in the log's order.
 func (e Reconfigure) AppendJSON(b []byte) []byte {
 	if e.Result != "" {
 		return logenc.Str(logenc.Str(logenc.Str(b, "result", e.Result), "setting", e.Setting), "cause", e.Cause)
@@ -108,8 +116,10 @@ type Rescale struct {
 	FromParallelism, ToParallelism, MaxParallelism int64
 }
 
+// Kind is KindRescale.
 func (Rescale) Kind() Kind { return KindRescale }
 
+// AppendJSON appends the Rescale event's fields to b in the log's order.
 func (e Rescale) AppendJSON(b []byte) []byte {
 	switch {
 	case e.Result != "":
@@ -130,8 +140,10 @@ type TaskState struct {
 	Note, AllocationID, Reason string
 }
 
+// Kind is KindTaskState.
 func (TaskState) Kind() Kind { return KindTaskState }
 
+// AppendJSON appends the TaskState event's fields to b in the log's order.
 func (e TaskState) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Str(b, "task", e.Task), "state", e.State)
 	if e.Note != "" {
@@ -154,8 +166,10 @@ type Transaction struct {
 	Producer, Note             string
 }
 
+// Kind is KindTransaction.
 func (Transaction) Kind() Kind { return KindTransaction }
 
+// AppendJSON appends the Transaction event's fields to b in the log's order.
 func (e Transaction) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Str(logenc.Str(b, "op", e.Op), "transactional_id", e.TransactionalID), "state", e.State)
 	b = logenc.Str(logenc.Int(b, "records", e.Records), "producer", e.Producer)
@@ -176,8 +190,10 @@ type PartitionRequest struct {
 	ConnectionID      string
 }
 
+// Kind is KindPartitionRequest.
 func (PartitionRequest) Kind() Kind { return KindPartitionRequest }
 
+// AppendJSON appends the PartitionRequest event's fields to b in the log's order.
 func (e PartitionRequest) AppendJSON(b []byte) []byte {
 	b = logenc.Int(logenc.Str(logenc.Str(b, "channel", e.Channel), "producer", e.Producer), "subpartition", e.Subpartition)
 	if e.Remote {
@@ -197,8 +213,10 @@ type KafkaMetrics struct {
 	SinkPlain, LastStableOffset                            int64
 }
 
+// Kind is KindKafkaMetrics.
 func (KafkaMetrics) Kind() Kind { return KindKafkaMetrics }
 
+// AppendJSON appends the KafkaMetrics event's fields to b in the log's order.
 func (e KafkaMetrics) AppendJSON(b []byte) []byte {
 	b = logenc.Int(logenc.Raw(logenc.Str(b, "topic", e.Topic), "partitions", e.Partitions), "sink_records", e.SinkRecords)
 	b = logenc.Int(logenc.Int(b, "sink_open", e.SinkOpen), "sink_pre_committed", e.SinkPreCommitted)

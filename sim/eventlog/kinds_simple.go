@@ -14,8 +14,10 @@ type AbortLingering struct {
 	Producer       string
 }
 
+// Kind is KindAbortLingering.
 func (AbortLingering) Kind() Kind { return KindAbortLingering }
 
+// AppendJSON appends the AbortLingering event's fields to b in the log's order.
 func (e AbortLingering) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "prefix", e.Prefix)
 	b = logenc.Int(b, "subtask", e.Subtask)
@@ -30,8 +32,10 @@ type ActorStarted struct {
 	Component string
 }
 
+// Kind is KindActorStarted.
 func (ActorStarted) Kind() Kind { return KindActorStarted }
 
+// AppendJSON appends the ActorStarted event's fields to b in the log's order.
 func (e ActorStarted) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "component", e.Component)
 	return b
@@ -44,8 +48,10 @@ type WatermarkAlignment struct {
 	MaxAllowedWatermark int64
 }
 
+// Kind is KindAlignment.
 func (WatermarkAlignment) Kind() Kind { return KindAlignment }
 
+// AppendJSON appends the WatermarkAlignment event's fields to b in the log's order.
 func (e WatermarkAlignment) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "group", e.Group)
 	b = logenc.Int(b, "combined_watermark", e.CombinedWatermark)
@@ -60,8 +66,10 @@ type Backfill struct {
 	EndOffsets string // raw JSON
 }
 
+// Kind is KindBackfill.
 func (Backfill) Kind() Kind { return KindBackfill }
 
+// AppendJSON appends the Backfill event's fields to b in the log's order.
 func (e Backfill) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "topic", e.Topic)
 	b = logenc.Int(b, "records", e.Records)
@@ -75,8 +83,10 @@ type BarrierTimedOut struct {
 	PersistedRecords int64
 }
 
+// Kind is KindBarrierTimedOut.
 func (BarrierTimedOut) Kind() Kind { return KindBarrierTimedOut }
 
+// AppendJSON appends the BarrierTimedOut event's fields to b in the log's order.
 func (e BarrierTimedOut) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Int(b, "persisted_records", e.PersistedRecords)
@@ -89,8 +99,10 @@ type ChannelFinished struct {
 	Producer string
 }
 
+// Kind is KindChannelFinished.
 func (ChannelFinished) Kind() Kind { return KindChannelFinished }
 
+// AppendJSON appends the ChannelFinished event's fields to b in the log's order.
 func (e ChannelFinished) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "channel", e.Channel)
 	b = logenc.Str(b, "producer", e.Producer)
@@ -104,8 +116,10 @@ type CheckpointAckIgnored struct {
 	Message      string
 }
 
+// Kind is KindCheckpointAckIgnored.
 func (CheckpointAckIgnored) Kind() Kind { return KindCheckpointAckIgnored }
 
+// AppendJSON appends the CheckpointAckIgnored event's fields to b in the log's order.
 func (e CheckpointAckIgnored) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Str(b, "task", e.Task)
@@ -120,8 +134,10 @@ type CheckpointDeclined struct {
 	Message        string
 }
 
+// Kind is KindCheckpointDeclined.
 func (CheckpointDeclined) Kind() Kind { return KindCheckpointDeclined }
 
+// AppendJSON appends the CheckpointDeclined event's fields to b in the log's order.
 func (e CheckpointDeclined) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "kind", e.CheckpointKind)
 	b = logenc.Str(b, "reason", e.Reason)
@@ -135,8 +151,10 @@ type CheckpointDeclinedByTask struct {
 	Reason       string
 }
 
+// Kind is KindCheckpointDeclinedByTask.
 func (CheckpointDeclinedByTask) Kind() Kind { return KindCheckpointDeclinedByTask }
 
+// AppendJSON appends the CheckpointDeclinedByTask event's fields to b in the log's order.
 func (e CheckpointDeclinedByTask) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Str(b, "reason", e.Reason)
@@ -156,8 +174,10 @@ type CheckpointSnapshot struct {
 	SyncMs           int64
 }
 
+// Kind is KindCheckpointSnapshot.
 func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
 
+// AppendJSON appends the CheckpointSnapshot event's fields to b in the log's order.
 func (e CheckpointSnapshot) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Str(b, "kind", e.CheckpointKind)
@@ -180,8 +200,10 @@ type EventSent struct {
 	Value     string // raw JSON
 }
 
+// Kind is KindEventSent.
 func (EventSent) Kind() Kind { return KindEventSent }
 
+// AppendJSON appends the EventSent event's fields to b in the log's order.
 func (e EventSent) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "partition", e.Partition)
 	b = logenc.Int(b, "offset", e.Offset)
@@ -199,8 +221,10 @@ type GeneratorStarted struct {
 	LateFraction  float64
 }
 
+// Kind is KindGeneratorStarted.
 func (GeneratorStarted) Kind() Kind { return KindGeneratorStarted }
 
+// AppendJSON appends the GeneratorStarted event's fields to b in the log's order.
 func (e GeneratorStarted) AppendJSON(b []byte) []byte {
 	b = logenc.Float(b, "rate_per_second", e.RatePerSecond)
 	b = logenc.Int(b, "keys", e.Keys)
@@ -219,8 +243,10 @@ type JobGraph struct {
 	Bounded        bool
 }
 
+// Kind is KindJobGraph.
 func (JobGraph) Kind() Kind { return KindJobGraph }
 
+// AppendJSON appends the JobGraph event's fields to b in the log's order.
 func (e JobGraph) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "job_name", e.JobName)
 	b = logenc.Raw(b, "vertices", e.Vertices)
@@ -239,8 +265,10 @@ type NettyFrame struct {
 	Hex         string
 }
 
+// Kind is KindNettyFrame.
 func (NettyFrame) Kind() Kind { return KindNettyFrame }
 
+// AppendJSON appends the NettyFrame event's fields to b in the log's order.
 func (e NettyFrame) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "peer", e.Peer)
 	b = logenc.Str(b, "message", e.Message)
@@ -257,8 +285,10 @@ type NoResourceAvailable struct {
 	Exception          string
 }
 
+// Kind is KindNoResourceAvailable.
 func (NoResourceAvailable) Kind() Kind { return KindNoResourceAvailable }
 
+// AppendJSON appends the NoResourceAvailable event's fields to b in the log's order.
 func (e NoResourceAvailable) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "slots_needed", e.SlotsNeeded)
 	b = logenc.Int(b, "slots_offered", e.SlotsOffered)
@@ -274,8 +304,10 @@ type OfferSlots struct {
 	AllocationID string
 }
 
+// Kind is KindOfferSlots.
 func (OfferSlots) Kind() Kind { return KindOfferSlots }
 
+// AppendJSON appends the OfferSlots event's fields to b in the log's order.
 func (e OfferSlots) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "job_manager", e.JobManager)
 	b = logenc.Int(b, "slot", e.Slot)
@@ -291,8 +323,10 @@ type OffsetsCommitted struct {
 	Offsets      string // raw JSON
 }
 
+// Kind is KindOffsetsCommitted.
 func (OffsetsCommitted) Kind() Kind { return KindOffsetsCommitted }
 
+// AppendJSON appends the OffsetsCommitted event's fields to b in the log's order.
 func (e OffsetsCommitted) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "group", e.Group)
 	b = logenc.Str(b, "reader", e.Reader)
@@ -306,8 +340,10 @@ type PartitionPaused struct {
 	Partition int64
 }
 
+// Kind is KindPartitionPaused.
 func (PartitionPaused) Kind() Kind { return KindPartitionPaused }
 
+// AppendJSON appends the PartitionPaused event's fields to b in the log's order.
 func (e PartitionPaused) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "partition", e.Partition)
 	return b
@@ -319,8 +355,10 @@ type PartitionResumed struct {
 	HeldRecords int64
 }
 
+// Kind is KindPartitionResumed.
 func (PartitionResumed) Kind() Kind { return KindPartitionResumed }
 
+// AppendJSON appends the PartitionResumed event's fields to b in the log's order.
 func (e PartitionResumed) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "partition", e.Partition)
 	b = logenc.Int(b, "held_records", e.HeldRecords)
@@ -333,8 +371,10 @@ type ReaderNoSplits struct {
 	Note   string
 }
 
+// Kind is KindReaderNoSplits.
 func (ReaderNoSplits) Kind() Kind { return KindReaderNoSplits }
 
+// AppendJSON appends the ReaderNoSplits event's fields to b in the log's order.
 func (e ReaderNoSplits) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "reader", e.Reader)
 	b = logenc.Str(b, "note", e.Note)
@@ -349,8 +389,10 @@ type RegisterTaskExecutor struct {
 	TotalResourceProfile       string // raw JSON
 }
 
+// Kind is KindRegisterTaskExecutor.
 func (RegisterTaskExecutor) Kind() Kind { return KindRegisterTaskExecutor }
 
+// AppendJSON appends the RegisterTaskExecutor event's fields to b in the log's order.
 func (e RegisterTaskExecutor) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "resource_manager", e.ResourceManager)
 	b = logenc.Int(b, "num_slots", e.NumSlots)
@@ -364,8 +406,10 @@ type RegistrationResponse struct {
 	Success bool
 }
 
+// Kind is KindRegistrationResponse.
 func (RegistrationResponse) Kind() Kind { return KindRegistrationResponse }
 
+// AppendJSON appends the RegistrationResponse event's fields to b in the log's order.
 func (e RegistrationResponse) AppendJSON(b []byte) []byte {
 	b = logenc.Bool(b, "success", e.Success)
 	return b
@@ -378,8 +422,10 @@ type RequestSlot struct {
 	AllocationID string
 }
 
+// Kind is KindRequestSlot.
 func (RequestSlot) Kind() Kind { return KindRequestSlot }
 
+// AppendJSON appends the RequestSlot event's fields to b in the log's order.
 func (e RequestSlot) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "task_manager", e.TaskManager)
 	b = logenc.Int(b, "slot", e.Slot)
@@ -394,8 +440,10 @@ type ResourceRequirements struct {
 	FreeSlots int64
 }
 
+// Kind is KindResourceRequirements.
 func (ResourceRequirements) Kind() Kind { return KindResourceRequirements }
 
+// AppendJSON appends the ResourceRequirements event's fields to b in the log's order.
 func (e ResourceRequirements) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "job_id", e.JobID)
 	b = logenc.Int(b, "slots", e.Slots)
@@ -409,8 +457,10 @@ type RestartStrategy struct {
 	Description string
 }
 
+// Kind is KindRestartStrategy.
 func (RestartStrategy) Kind() Kind { return KindRestartStrategy }
 
+// AppendJSON appends the RestartStrategy event's fields to b in the log's order.
 func (e RestartStrategy) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "strategy", e.Strategy)
 	b = logenc.Str(b, "description", e.Description)
@@ -423,8 +473,10 @@ type SplitFinished struct {
 	Offset    int64
 }
 
+// Kind is KindSplitFinished.
 func (SplitFinished) Kind() Kind { return KindSplitFinished }
 
+// AppendJSON appends the SplitFinished event's fields to b in the log's order.
 func (e SplitFinished) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "partition", e.Partition)
 	b = logenc.Int(b, "offset", e.Offset)
@@ -438,8 +490,10 @@ type SplitPaused struct {
 	MaxAllowedWatermark int64
 }
 
+// Kind is KindSplitPaused.
 func (SplitPaused) Kind() Kind { return KindSplitPaused }
 
+// AppendJSON appends the SplitPaused event's fields to b in the log's order.
 func (e SplitPaused) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "split", e.Split)
 	b = logenc.Int(b, "split_watermark", e.SplitWatermark)
@@ -454,8 +508,10 @@ type SplitResumed struct {
 	MaxAllowedWatermark int64
 }
 
+// Kind is KindSplitResumed.
 func (SplitResumed) Kind() Kind { return KindSplitResumed }
 
+// AppendJSON appends the SplitResumed event's fields to b in the log's order.
 func (e SplitResumed) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "split", e.Split)
 	b = logenc.Int(b, "split_watermark", e.SplitWatermark)
@@ -469,8 +525,10 @@ type SplitsAssigned struct {
 	Partitions string // raw JSON
 }
 
+// Kind is KindSplitsAssigned.
 func (SplitsAssigned) Kind() Kind { return KindSplitsAssigned }
 
+// AppendJSON appends the SplitsAssigned event's fields to b in the log's order.
 func (e SplitsAssigned) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "reader", e.Reader)
 	b = logenc.Raw(b, "partitions", e.Partitions)
@@ -487,8 +545,10 @@ type StateRestored struct {
 	Committables         string // raw JSON
 }
 
+// Kind is KindStateRestored.
 func (StateRestored) Kind() Kind { return KindStateRestored }
 
+// AppendJSON appends the StateRestored event's fields to b in the log's order.
 func (e StateRestored) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Int(b, "window_keys", e.WindowKeys)
@@ -509,8 +569,10 @@ type SubmitTask struct {
 	AllocationID string
 }
 
+// Kind is KindSubmitTask.
 func (SubmitTask) Kind() Kind { return KindSubmitTask }
 
+// AppendJSON appends the SubmitTask event's fields to b in the log's order.
 func (e SubmitTask) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "task", e.Task)
 	b = logenc.Str(b, "task_name", e.TaskName)
@@ -528,8 +590,10 @@ type TaskExecutorRegistered struct {
 	RegisteredTaskManagers int64
 }
 
+// Kind is KindTaskExecutorRegistered.
 func (TaskExecutorRegistered) Kind() Kind { return KindTaskExecutorRegistered }
 
+// AppendJSON appends the TaskExecutorRegistered event's fields to b in the log's order.
 func (e TaskExecutorRegistered) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "task_manager", e.TaskManager)
 	b = logenc.Int(b, "num_slots", e.NumSlots)
@@ -543,8 +607,10 @@ type TaskManagerKilled struct {
 	Tasks  int64
 }
 
+// Kind is KindTaskManagerKilled.
 func (TaskManagerKilled) Kind() Kind { return KindTaskManagerKilled }
 
+// AppendJSON appends the TaskManagerKilled event's fields to b in the log's order.
 func (e TaskManagerKilled) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "action", e.Action)
 	b = logenc.Int(b, "tasks", e.Tasks)
@@ -558,8 +624,10 @@ type TaskManagerLost struct {
 	Replacement string
 }
 
+// Kind is KindTaskManagerLost.
 func (TaskManagerLost) Kind() Kind { return KindTaskManagerLost }
 
+// AppendJSON appends the TaskManagerLost event's fields to b in the log's order.
 func (e TaskManagerLost) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "task_manager", e.TaskManager)
 	b = logenc.Str(b, "cause", e.Cause)
@@ -574,8 +642,10 @@ type TaskManagerStarted struct {
 	DefaultSlotResourceProfile string // raw JSON
 }
 
+// Kind is KindTaskManagerStarted.
 func (TaskManagerStarted) Kind() Kind { return KindTaskManagerStarted }
 
+// AppendJSON appends the TaskManagerStarted event's fields to b in the log's order.
 func (e TaskManagerStarted) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "num_slots", e.NumSlots)
 	b = logenc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
@@ -589,8 +659,10 @@ type TopicCreated struct {
 	Partitions int64
 }
 
+// Kind is KindTopicCreated.
 func (TopicCreated) Kind() Kind { return KindTopicCreated }
 
+// AppendJSON appends the TopicCreated event's fields to b in the log's order.
 func (e TopicCreated) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "topic", e.Topic)
 	b = logenc.Int(b, "partitions", e.Partitions)
@@ -602,8 +674,10 @@ type WatermarkStatus struct {
 	Status string
 }
 
+// Kind is KindWatermarkStatus.
 func (WatermarkStatus) Kind() Kind { return KindWatermarkStatus }
 
+// AppendJSON appends the WatermarkStatus event's fields to b in the log's order.
 func (e WatermarkStatus) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "status", e.Status)
 	return b
@@ -616,8 +690,10 @@ type WorkerTerminated struct {
 	Replacement string
 }
 
+// Kind is KindWorkerTerminated.
 func (WorkerTerminated) Kind() Kind { return KindWorkerTerminated }
 
+// AppendJSON appends the WorkerTerminated event's fields to b in the log's order.
 func (e WorkerTerminated) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "task_manager", e.TaskManager)
 	b = logenc.Str(b, "cause", e.Cause)

@@ -150,8 +150,10 @@ type JobStatus struct {
 	Cause    string // "" when there is none
 }
 
+// Kind is KindJobStatus.
 func (JobStatus) Kind() Kind { return KindJobStatus }
 
+// AppendJSON appends the JobStatus event's fields to b in the log's order.
 func (e JobStatus) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "job_id", e.JobID)
 	b = logenc.Str(b, "status", e.Status)
@@ -171,8 +173,10 @@ type OutputView struct {
 	FromOffset int64
 }
 
+// Kind is KindOutputView.
 func (OutputView) Kind() Kind { return KindOutputView }
 
+// AppendJSON appends the OutputView event's fields to b in the log's order.
 func (e OutputView) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "topic", e.Topic)
 	b = logenc.Int(b, "from_offset", e.FromOffset)
@@ -188,8 +192,10 @@ type WindowFired struct {
 	Watermark              int64 // the operator's watermark when it fired (ms)
 }
 
+// Kind is KindWindowFired.
 func (WindowFired) Kind() Kind { return KindWindowFired }
 
+// AppendJSON appends the WindowFired event's fields to b in the log's order.
 func (e WindowFired) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "key", e.Key)
 	b = logenc.Int(b, "window_start", e.WindowStart)
@@ -207,8 +213,10 @@ type OutputIsolation struct {
 	IsolationLevel string // read_uncommitted or read_committed
 }
 
+// Kind is KindOutputIsolation.
 func (OutputIsolation) Kind() Kind { return KindOutputIsolation }
 
+// AppendJSON appends the OutputIsolation event's fields to b in the log's order.
 func (e OutputIsolation) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "isolation_level", e.IsolationLevel)
 	return b
@@ -221,8 +229,10 @@ type LateSideOutput struct {
 	Timestamp int64 // ms
 }
 
+// Kind is KindLateSideOutput.
 func (LateSideOutput) Kind() Kind { return KindLateSideOutput }
 
+// AppendJSON appends the LateSideOutput event's fields to b in the log's order.
 func (e LateSideOutput) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "key", e.Key)
 	b = logenc.Int(b, "timestamp", e.Timestamp)
@@ -239,8 +249,10 @@ type CheckpointTriggered struct {
 	Unaligned      bool
 }
 
+// Kind is KindCheckpointTriggered.
 func (CheckpointTriggered) Kind() Kind { return KindCheckpointTriggered }
 
+// AppendJSON appends the CheckpointTriggered event's fields to b in the log's order.
 func (e CheckpointTriggered) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Str(b, "kind", e.CheckpointKind)
@@ -264,8 +276,10 @@ type CheckpointCompleted struct {
 	SavepointPath                                    string // "" for a checkpoint
 }
 
+// Kind is KindCheckpointCompleted.
 func (CheckpointCompleted) Kind() Kind { return KindCheckpointCompleted }
 
+// AppendJSON appends the CheckpointCompleted event's fields to b in the log's order.
 func (e CheckpointCompleted) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Str(b, "kind", e.CheckpointKind)
@@ -296,8 +310,10 @@ type CheckpointFailed struct {
 	Task                            string
 }
 
+// Kind is KindCheckpointFailed.
 func (CheckpointFailed) Kind() Kind { return KindCheckpointFailed }
 
+// AppendJSON appends the CheckpointFailed event's fields to b in the log's order.
 func (e CheckpointFailed) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	b = logenc.Str(b, "kind", e.CheckpointKind)
@@ -318,8 +334,10 @@ type Restore struct {
 	Reason       string
 }
 
+// Kind is KindRestore.
 func (Restore) Kind() Kind { return KindRestore }
 
+// AppendJSON appends the Restore event's fields to b in the log's order.
 func (e Restore) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "from", e.From)
 	if e.From == "checkpoint" {
@@ -338,8 +356,10 @@ type BacklogAnnouncement struct {
 	Backlog, FreeBuffers, BuffersInUse, FloatingBuffers int64
 }
 
+// Kind is KindBacklogAnnouncement.
 func (BacklogAnnouncement) Kind() Kind { return KindBacklogAnnouncement }
 
+// AppendJSON appends the BacklogAnnouncement event's fields to b in the log's order.
 func (e BacklogAnnouncement) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "producer", e.Producer)
 	b = logenc.Int(b, "backlog", e.Backlog)
@@ -355,8 +375,10 @@ type ChannelError struct {
 	Producer, ConnectionID, Cause string
 }
 
+// Kind is KindChannelError.
 func (ChannelError) Kind() Kind { return KindChannelError }
 
+// AppendJSON appends the ChannelError event's fields to b in the log's order.
 func (e ChannelError) AppendJSON(b []byte) []byte {
 	b = logenc.Str(b, "producer", e.Producer)
 	b = logenc.Str(b, "connection_id", e.ConnectionID)

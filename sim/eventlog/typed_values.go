@@ -86,8 +86,10 @@ type FinalCounters struct {
 	List []Value
 }
 
+// Kind is KindFinal.
 func (FinalCounters) Kind() Kind { return KindFinal }
 
+// AppendJSON appends the FinalCounters event's fields to b in the log's order.
 func (e FinalCounters) AppendJSON(b []byte) []byte { return appendValues(b, e.List) }
 
 // Ints calls f for every integer counter, in order.
@@ -135,8 +137,10 @@ type TaskMetrics struct {
 	WindowKeys, Windows, LateDropped int64
 }
 
+// Kind is KindTaskMetrics.
 func (TaskMetrics) Kind() Kind { return KindTaskMetrics }
 
+// AppendJSON appends the TaskMetrics event's fields to b in the log's order.
 func (e TaskMetrics) AppendJSON(b []byte) []byte {
 	b = logenc.Int(b, "busyTimeMsPerSecond", e.BusyTimeMsPerSecond)
 	b = logenc.Int(b, "backPressuredTimeMsPerSecond", e.BackPressuredTimeMsPerSecond)

@@ -36,8 +36,10 @@ type Fields struct {
 	List []*messages.Field
 }
 
+// Kind is the kind the fields are logged under.
 func (f Fields) Kind() Kind { return f.K }
 
+// AppendJSON appends the fields to dst in their order (AppendFields).
 func (f Fields) AppendJSON(dst []byte) []byte { return AppendFields(dst, f.List) }
 
 // AppendFields appends proto fields as the log writes them.
@@ -68,8 +70,10 @@ type RawJSON struct {
 	JSON []byte
 }
 
+// Kind is the kind the event's JSON text was logged under.
 func (r RawJSON) Kind() Kind { return r.K }
 
+// AppendJSON appends the event's JSON text to dst as it came.
 func (r RawJSON) AppendJSON(dst []byte) []byte { return append(dst, r.JSON...) }
 
 // Done is what one delivery did (Out's Ready): the envelopes it sent, its

@@ -11,8 +11,10 @@ type Action struct {
 	To     string // the actor it was delivered to
 }
 
+// Kind is KindAction.
 func (Action) Kind() Kind { return KindAction }
 
+// AppendJSON appends the Action event's fields to b in the log's order.
 func (e Action) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Str(b, "action", e.Action), "to", e.To)
 }
@@ -23,8 +25,10 @@ type ActionIgnored struct {
 	Reason string
 }
 
+// Kind is KindActionIgnored.
 func (ActionIgnored) Kind() Kind { return KindActionIgnored }
 
+// AppendJSON appends the ActionIgnored event's fields to b in the log's order.
 func (e ActionIgnored) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Str(b, "action", e.Action), "reason", e.Reason)
 }
@@ -35,8 +39,10 @@ type Failure struct {
 	What      string
 }
 
+// Kind is KindFailure.
 func (Failure) Kind() Kind { return KindFailure }
 
+// AppendJSON appends the Failure event's fields to b in the log's order.
 func (e Failure) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Str(b, "invariant", e.Invariant), "what", e.What)
 }
@@ -48,8 +54,10 @@ type NetworkPartition struct {
 	Action       string
 }
 
+// Kind is KindNetworkPartition.
 func (NetworkPartition) Kind() Kind { return KindNetworkPartition }
 
+// AppendJSON appends the NetworkPartition event's fields to b in the log's order.
 func (e NetworkPartition) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
 	return logenc.Str(logenc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
@@ -63,8 +71,10 @@ type NetworkPartitionHealed struct {
 	RunEnded                          bool
 }
 
+// Kind is KindNetworkPartitionHealed.
 func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
 
+// AppendJSON appends the NetworkPartitionHealed event's fields to b in the log's order.
 func (e NetworkPartitionHealed) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
 	b = logenc.Int(logenc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)

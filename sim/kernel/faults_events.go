@@ -12,8 +12,10 @@ type HostStalled struct {
 	Action     string
 }
 
+// Kind is KindHostStalled.
 func (HostStalled) Kind() Kind { return KindHostStalled }
 
+// AppendJSON appends the HostStalled event's fields to b in the log's order.
 func (e HostStalled) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Int(logenc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
 }
@@ -26,8 +28,10 @@ type HostResumed struct {
 	RunEnded      bool
 }
 
+// Kind is KindHostResumed.
 func (HostResumed) Kind() Kind { return KindHostResumed }
 
+// AppendJSON appends the HostResumed event's fields to b in the log's order.
 func (e HostResumed) AppendJSON(b []byte) []byte {
 	return runEnded(logenc.Int(logenc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
 }
@@ -38,8 +42,10 @@ type NetworkJitter struct {
 	Action                  string
 }
 
+// Kind is KindNetworkJitter.
 func (NetworkJitter) Kind() Kind { return KindNetworkJitter }
 
+// AppendJSON appends the NetworkJitter event's fields to b in the log's order.
 func (e NetworkJitter) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Int(logenc.Int(b, "duration_ms", e.DurationMs), "max_jitter_us", e.MaxJitterUs), "action", e.Action)
 }
@@ -50,8 +56,10 @@ type NetworkJitterEnded struct {
 	RunEnded          bool
 }
 
+// Kind is KindJitterEnded.
 func (NetworkJitterEnded) Kind() Kind { return KindJitterEnded }
 
+// AppendJSON appends the NetworkJitterEnded event's fields to b in the log's order.
 func (e NetworkJitterEnded) AppendJSON(b []byte) []byte {
 	return runEnded(logenc.Int(b, "jittered_envelopes", e.JitteredEnvelopes), e.RunEnded)
 }
@@ -61,8 +69,10 @@ type RPCLost struct {
 	RPC, From, To string
 }
 
+// Kind is KindRPCLost.
 func (RPCLost) Kind() Kind { return KindRPCLost }
 
+// AppendJSON appends the RPCLost event's fields to b in the log's order.
 func (e RPCLost) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Str(logenc.Str(b, "rpc", e.RPC), "from", e.From), "to", e.To)
 }
@@ -73,8 +83,10 @@ type RPCLossUnused struct {
 	RunEnded bool
 }
 
+// Kind is KindRPCLossUnused.
 func (RPCLossUnused) Kind() Kind { return KindRPCLossUnused }
 
+// AppendJSON appends the RPCLossUnused event's fields to b in the log's order.
 func (e RPCLossUnused) AppendJSON(b []byte) []byte {
 	return runEnded(logenc.Str(b, "rpc", e.RPC), e.RunEnded)
 }
