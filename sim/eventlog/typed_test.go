@@ -368,3 +368,12 @@ func TestSimpleKindsMatchZerolog(t *testing.T) {
 		t.Errorf("%d simple kinds, want the 38 of kinds_simple.go", len(kinds))
 	}
 }
+
+func TestFinalCountersInt(t *testing.T) {
+	e := FinalCounters{List: []Value{S("task", "window-0"), I("records_in", 60000), I("numLateRecordsDropped", 7)}}
+	for key, want := range map[string]int64{"records_in": 60000, "numLateRecordsDropped": 7, "task": 0, "absent": 0} {
+		if got := e.Int(key); got != want {
+			t.Errorf("Int(%q) = %d, want %d", key, got, want)
+		}
+	}
+}

@@ -101,6 +101,18 @@ func (e FinalCounters) Ints(f func(key string, v int64)) {
 	}
 }
 
+// Int is the integer counter key (the last one of that key), 0 when there
+// is none.
+func (e FinalCounters) Int(key string) int64 {
+	var v int64
+	for _, x := range e.List {
+		if x.Type == TypeInt && x.Key == key {
+			v = x.Int
+		}
+	}
+	return v
+}
+
 func finalCountersOf(list []*messages.Field) FinalCounters {
 	return FinalCounters{List: valuesOf(list)}
 }

@@ -100,10 +100,18 @@ func (d *Done) Proto() *messages.Done {
 	p := &messages.Done{Step: d.Step, Actor: d.Actor, Out: d.Out, Spawned: d.Spawned, Stopped: d.Stopped,
 		Failure: d.Failure, Invariant: d.Invariant, EndRun: d.EndRun, Cancelled: d.Cancelled}
 	if len(d.Events) > 0 {
+		// the events and their JSON texts are carved from one slice each,
+		// not allocated one by one (a text written past the buffer's room
+		// moves it; the texts cut before keep the old array)
 		p.Events = make([]*messages.LogEvent, len(d.Events))
+		evs := make([]messages.LogEvent, len(d.Events))
+		buf := make([]byte, 0, 96*len(d.Events))
 		for i := range d.Events {
 			e := &d.Events[i]
-			p.Events[i] = &messages.LogEvent{Vt: e.Vt, Actor: e.Actor, Seq: e.Seq, Kind: string(e.Body.Kind()), Json: e.Body.AppendJSON(nil)}
+			from := len(buf)
+			buf = e.Body.AppendJSON(buf)
+			evs[i].Vt, evs[i].Actor, evs[i].Seq, evs[i].Kind, evs[i].Json = e.Vt, e.Actor, e.Seq, string(e.Body.Kind()), buf[from:len(buf):len(buf)]
+			p.Events[i] = &evs[i]
 		}
 	}
 	return p
