@@ -10,17 +10,11 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
-	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
-
-// name is the execution id of subtask index of vertex in the current attempt.
-func (j *JobMaster) name(vertex string, index int) string {
-	return jobgraph.SubtaskName(vertex, index, j.attempt)
-}
 
 // startFailover sets up the restart strategy and the heartbeat timer.
 func (j *JobMaster) startFailover(o *kernel.Out) {
@@ -80,10 +74,6 @@ func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 		o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DisconnectJobManager{DisconnectJobManager: &messages.DisconnectJobManager{
 			JobId: j.jobID(), Cause: "java.util.concurrent.TimeoutException: " + cause}})
 	})
-}
-
-func (j *JobMaster) terminal() bool {
-	return j.status.Terminal()
 }
 
 // failover restarts the whole pipelined region (here the whole job, whose
