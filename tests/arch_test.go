@@ -1,16 +1,12 @@
 package tests
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -211,30 +207,12 @@ func TestArchFloors(t *testing.T) {
 // the module, as import paths (go list).
 func archModuleImports(t *testing.T) map[string][]string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json", "./...")
-	cmd.Dir = ".."
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -json ./...: %v\n%s", err, stderr.String())
-	}
 	pkgs := map[string][]string{}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("decoding go list output: %v", err)
-		}
-		pkgs[p.ImportPath] = nil
+	for path, p := range goList(t, "./...") {
+		pkgs[path] = nil
 		for _, imp := range p.Imports {
 			if strings.HasPrefix(imp, purityModule+"/") {
-				pkgs[p.ImportPath] = append(pkgs[p.ImportPath], imp)
+				pkgs[path] = append(pkgs[path], imp)
 			}
 		}
 	}
