@@ -30,9 +30,7 @@ const archMaxFloors = 9
 // archOverLimit are the types allowed over archMaxMethods for now, each with
 // why; the test fails once one of them is back within the limit, so that the
 // exemption goes with the split.
-var archOverLimit = map[string]string{
-	"sim/exchange.ResultPartition": "helper debloat splits it into Flink's ResultPartition pieces",
-}
+var archOverLimit = map[string]string{}
 
 // archGenerated is Go's marker of a generated file (go help generate).
 var archGenerated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
