@@ -71,30 +71,18 @@ const (
 	NetworkJitter = Verb(messages.ActionVerb_ACTION_NETWORK_JITTER)
 	// LoseRPC has the network lose the next RPC of a kind within a while
 	// (Pekko delivers at most once): "RPC [on TASK] within D" (Lose), RPC
-	// one of LostRPCs, TASK a subtask it goes to or comes from.
+	// one of messages.LostRPCKinds, TASK a subtask it goes to or comes from.
 	LoseRPC = Verb(messages.ActionVerb_ACTION_LOSE_RPC)
 )
 
-// LostRPCs are the RPCs lose-rpc can lose, by their --action word: the
-// checkpoint's messages between the tasks and the CheckpointCoordinator
-// (CheckpointCoordinatorGateway.acknowledgeCheckpoint and
-// declineCheckpoint, TaskExecutorGateway.confirmCheckpoint).
-var LostRPCs = []string{"acknowledge-checkpoint", "decline-checkpoint", "notify-checkpoint-complete"}
-
-var lostRPCWire = map[string]messages.LostRPC{
-	"acknowledge-checkpoint":     messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT,
-	"decline-checkpoint":         messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT,
-	"notify-checkpoint-complete": messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE,
-}
-
-// LostRPCName is the --action word of an RPC on the wire ("" for none).
-func LostRPCName(r messages.LostRPC) string {
-	for _, n := range LostRPCs {
-		if lostRPCWire[n] == r {
-			return n
-		}
+// lostRPCWords are the words of the RPCs lose-rpc can lose
+// (messages.LostRPCKinds), for the help and the errors.
+func lostRPCWords() string {
+	var w []string
+	for _, k := range messages.LostRPCKinds {
+		w = append(w, k.Word)
 	}
-	return ""
+	return strings.Join(w, ", ")
 }
 
 var verbNames = map[Verb]string{
@@ -265,7 +253,7 @@ func (a Action) Message(live bool) *messages.Action {
 	case NetworkJitter:
 		m.Jitter = &messages.NetworkJitter{MaxNanos: int64(a.Jitter.Max), DurationNanos: int64(a.Jitter.Duration)}
 	case LoseRPC:
-		m.Lose = &messages.LoseRPC{Rpc: lostRPCWire[a.Lose.RPC], WithinNanos: int64(a.Lose.Within), Task: a.Lose.Task}
+		m.Lose = &messages.LoseRPC{Rpc: a.Lose.RPC, WithinNanos: int64(a.Lose.Within), Task: a.Lose.Task}
 	}
 	return m
 }
@@ -295,7 +283,7 @@ func FromMessage(m *messages.Action) Action {
 		a.Jitter = Jitter{Max: time.Duration(j.MaxNanos), Duration: time.Duration(j.DurationNanos)}
 	}
 	if l := m.GetLose(); l != nil {
-		a.Lose = Lose{RPC: LostRPCName(l.Rpc), Task: l.Task, Within: time.Duration(l.WithinNanos)}
+		a.Lose = Lose{RPC: l.Rpc, Task: l.Task, Within: time.Duration(l.WithinNanos)}
 	}
 	return a
 }
@@ -664,7 +652,7 @@ func (j Jitter) String() string { return compact(j.Max) + " for " + compact(j.Du
 
 // Lose is a parsed lose-rpc argument.
 type Lose struct {
-	RPC string // one of LostRPCs
+	RPC messages.LostRPC // one of messages.LostRPCKinds
 	// Task, when set, is the subtask (VERTEX-INDEX: window-1, any attempt)
 	// the RPC goes to or comes from
 	Task   string
@@ -683,16 +671,17 @@ func ParseLose(arg string) (Lose, error) {
 		f = append(f[:1], f[3:]...)
 	}
 	if len(f) < 3 || f[1] != "within" {
-		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC [on TASK] within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s' or 'lose-rpc notify-checkpoint-complete on window-1 within 5s'", strings.Join(LostRPCs, ", "))
+		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC [on TASK] within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s' or 'lose-rpc notify-checkpoint-complete on window-1 within 5s'", lostRPCWords())
 	}
-	if !slices.Contains(LostRPCs, f[0]) {
-		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], strings.Join(LostRPCs, ", "))
+	rpc, ok := messages.LostRPCNamed(f[0])
+	if !ok {
+		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], lostRPCWords())
 	}
 	d, err := positive("lose-rpc", f[2:])
 	if err != nil {
 		return Lose{}, err
 	}
-	l.RPC, l.Within = f[0], d
+	l.RPC, l.Within = rpc, d
 	return l, nil
 }
 
@@ -702,7 +691,7 @@ func (l Lose) String() string {
 	if l.Task != "" {
 		on = " on " + l.Task
 	}
-	return l.RPC + on + " within " + compact(l.Within)
+	return l.RPC.Word() + on + " within " + compact(l.Within)
 }
 
 // positive reads a duration of a verb's argument that must be above 0.

@@ -77,38 +77,18 @@ func faultOf(a *messages.Action) (Fault, bool) {
 		}
 	case messages.ActionVerb_ACTION_LOSE_RPC:
 		if l := a.GetLose(); l != nil {
-			if m, name := rpcMatcher(l.Rpc); m != nil {
+			if rk, ok := l.Rpc.Kind(); ok {
+				m := rk.Is
 				if task := l.Task; task != "" {
-					kind := m
 					m = func(e *messages.Envelope) bool {
-						return kind(e) && (baseName(e.To) == task || baseName(e.From) == task)
+						return rk.Is(e) && (baseName(e.To) == task || baseName(e.From) == task)
 					}
 				}
-				return Fault{Lose: &Lose{RPC: name, Match: m, Within: d(l.WithinNanos)}}, true
+				return Fault{Lose: &Lose{RPC: rk.Word, Match: m, Within: d(l.WithinNanos)}}, true
 			}
 		}
 	}
 	return Fault{}, false
-}
-
-// rpcMatcher recognises the envelopes of an RPC lose-rpc can lose, and
-// names it as the action does: the acknowledgement and the decline a task
-// sends the CheckpointCoordinator (CheckpointCoordinatorGateway), the
-// completion the coordinator sends a task
-// (TaskExecutorGateway.confirmCheckpoint, notifyCheckpointComplete).
-func rpcMatcher(r messages.LostRPC) (func(*messages.Envelope) bool, string) {
-	switch r {
-	case messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT:
-		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_AcknowledgeCheckpoint); return ok }, "acknowledge-checkpoint"
-	case messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT:
-		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_DeclineCheckpoint); return ok }, "decline-checkpoint"
-	case messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE:
-		return func(e *messages.Envelope) bool {
-			_, ok := e.Body.(*messages.Envelope_NotifyCheckpointComplete)
-			return ok
-		}, "notify-checkpoint-complete"
-	}
-	return nil, ""
 }
 
 // baseName is a subtask's name without its attempt (window-1#2: window-1).
@@ -123,6 +103,9 @@ type activeStall struct {
 	Stall
 	end  vt.Time
 	held int64
+	// starts are the subtasks whose submission (SubmitTask) it holds: the
+	// actors the host starts when it wakes
+	starts map[string]bool
 }
 
 type activeJitter struct {
@@ -155,11 +138,11 @@ func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
 		k.stalls = append(k.stalls, &activeStall{Stall: *f.Stall, end: t + f.Stall.Duration})
 		k.log(t, SchedulerName, HostStalled{Host: f.Stall.Host, DurationMs: vt.Millis(f.Stall.Duration), Action: text})
 	case f.Jitter != nil:
-		k.cutID++
+		k.jitterID++
 		if k.jitter != nil && !k.jitter.logged {
 			k.endJitter(t)
 		}
-		k.jitter = &activeJitter{Jitter: *f.Jitter, id: uint64(k.cutID), end: t + f.Jitter.Duration}
+		k.jitter = &activeJitter{Jitter: *f.Jitter, id: k.jitterID, end: t + f.Jitter.Duration}
 		if k.linkLast == nil {
 			k.linkLast = map[[2]string]vt.Time{}
 		}
@@ -234,6 +217,20 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 	if len(k.loses) == 0 && (len(k.stalls) == 0 || k.closing) {
 		return envs
 	}
+	if len(k.stalls) > 0 && !k.closing {
+		// first the submissions held: a request to a subtask a stalled
+		// host starts may come before its submission in the step's order
+		for _, e := range envs {
+			if sub, ok := e.Body.(*messages.Envelope_SubmitTask); ok && e.From != UserName {
+				if s, ok := k.stalledUntil(t, e.To); ok {
+					if s.starts == nil {
+						s.starts = map[string]bool{}
+					}
+					s.starts[sub.SubmitTask.ExecutionId] = true
+				}
+			}
+		}
+	}
 	out := envs[:0]
 	for _, e := range envs {
 		if k.lost(t, e) {
@@ -260,24 +257,23 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 	return out
 }
 
-// unborn reports whether actor is not started yet while a host is stalled,
-// and when an envelope to it is due again: just after the last stalled
-// host wakes. It may be an actor that a stalled host starts when it wakes
-// (a task whose submission is held, and a consumer's partition request to
-// it, which in Flink waits in the frozen process's socket); if it still
-// does not exist then, the envelope goes to an unknown receiver as any
-// other.
+// unborn reports whether actor is not started yet and a stalled host
+// starts it when it wakes (a subtask whose submission the stall holds, or
+// one of its input channels), and when an envelope to it is due again:
+// just after that host wakes. In Flink such an envelope (a consumer's
+// partition request) waits in the frozen process's socket; an envelope to
+// any other actor not started goes to an unknown receiver as always.
 func (k *Kernel) unborn(t vt.Time, actor string) (vt.Time, bool) {
 	if len(k.stalls) == 0 || k.live[actor] || k.dead[actor] || actor == SchedulerName {
 		return 0, false
 	}
-	var end vt.Time
+	task, _, _ := strings.Cut(actor, "/") // an input channel: consumer/ch-N
 	for _, s := range k.stalls {
-		if t < s.end {
-			end = max(end, s.end+1)
+		if t < s.end && s.starts[task] {
+			return s.end + 1, true
 		}
 	}
-	return end, end > 0
+	return 0, false
 }
 
 // lost drops e if an armed loss matches it (between two actors on

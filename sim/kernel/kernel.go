@@ -155,6 +155,7 @@ type Kernel struct {
 	// the other faults in progress (faults.go)
 	stalls   []*activeStall
 	jitter   *activeJitter
+	jitterID uint64                // the jitters so far: each one's id, hashed into its delays
 	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
 	loses    []*activeLose
 	// envelopes their senders withdrew (Done.cancelled), still queued

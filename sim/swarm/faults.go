@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 )
@@ -363,7 +364,7 @@ func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration, p int) F
 	}
 	f := Fault{Kind: []FaultKind{FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}[weighted(r, w...)], At: t}
 	interval := time.Duration(s.IntervalMs) * time.Millisecond
-	lose := func(rpc, task string, within, effect time.Duration) {
+	lose := func(rpc messages.LostRPC, task string, within, effect time.Duration) {
 		a := at(t, action.LoseRPC)
 		a.Lose = action.Lose{RPC: rpc, Task: task, Within: within}
 		f.Actions = []action.Action{a}
@@ -390,13 +391,13 @@ func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration, p int) F
 	case FaultLoseAck:
 		// the next checkpoint's acknowledgement; its checkpoint expires
 		// after the timeout (a failover without tolerable failures)
-		lose("acknowledge-checkpoint", "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+		lose(messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT, "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
 	case FaultLoseDecline:
-		lose("decline-checkpoint", "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+		lose(messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT, "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
 	case FaultLoseNotify:
 		// to a subtask of the sink's chain: its writer's transaction
 		// waits for the next notification
-		lose("notify-checkpoint-complete", s.sinkSubtask(r, p), interval+time.Second, 2*interval+time.Second)
+		lose(messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE, s.sinkSubtask(r, p), interval+time.Second, 2*interval+time.Second)
 	}
 	return f
 }
