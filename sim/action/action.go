@@ -16,6 +16,8 @@
 //	at=90s stall-taskmanager tm-2 for 12s
 //	at=95s network-jitter 3ms for 10s
 //	at=99s lose-rpc acknowledge-checkpoint within 5s
+//	at=100s fail-checkpoint-storage for 4s
+//	at=110s kafka-unavailable for 20s
 //
 // The time is a Flink duration (sim/config.ParseDuration) from the start of
 // the run.
@@ -73,6 +75,14 @@ const (
 	// (Pekko delivers at most once): "RPC [on TASK] within D" (Lose), RPC
 	// one of messages.LostRPCKinds, TASK a subtask it goes to or comes from.
 	LoseRPC = Verb(messages.ActionVerb_ACTION_LOSE_RPC)
+	// FailCheckpointStorage makes the checkpoint storage fail every write
+	// for a while: "for D" (Outage). A task whose snapshot uploads then
+	// declines the checkpoint (CHECKPOINT_ASYNC_EXCEPTION).
+	FailCheckpointStorage = Verb(messages.ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE)
+	// KafkaUnavailable makes the Kafka broker unreachable for a while: "for
+	// D" (Outage). Fetches, produces and transaction requests wait for it
+	// (the clients retry), the broker's own timers go on.
+	KafkaUnavailable = Verb(messages.ActionVerb_ACTION_KAFKA_UNAVAILABLE)
 )
 
 // lostRPCWords are the words of the RPCs lose-rpc can lose
@@ -90,6 +100,7 @@ var verbNames = map[Verb]string{
 	StopWithSavepoint: "stop-with-savepoint", Rescale: "rescale", SendEvent: "send-event", PausePartition: "pause-partition",
 	ResumePartition: "resume-partition", Set: "set", PartitionNetwork: "partition-network",
 	StallTaskManager: "stall-taskmanager", NetworkJitter: "network-jitter", LoseRPC: "lose-rpc",
+	FailCheckpointStorage: "fail-checkpoint-storage", KafkaUnavailable: "kafka-unavailable",
 }
 
 // String is the verb as the --action syntax spells it.
@@ -112,7 +123,8 @@ func verbNamed(s string) (Verb, bool) {
 
 // verbs are the action verbs, in the order the help lists them.
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
-	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC}
+	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC,
+	FailCheckpointStorage, KafkaUnavailable}
 
 // SetKeys are the settings `set` may change during a run, and how each is
 // applied (README.md, "Actions"): the first two are job configuration, which
@@ -143,6 +155,8 @@ type Action struct {
 	Stall  Stall
 	Jitter Jitter
 	Lose   Lose
+	// Outage is how long fail-checkpoint-storage and kafka-unavailable last.
+	Outage time.Duration
 }
 
 // Arg renders the action's argument in the syntax Parse reads ("" for a
@@ -171,6 +185,8 @@ func (a Action) Arg() string {
 		return a.Jitter.String()
 	case LoseRPC:
 		return a.Lose.String()
+	case FailCheckpointStorage, KafkaUnavailable:
+		return "for " + compact(a.Outage)
 	}
 	return ""
 }
@@ -254,6 +270,8 @@ func (a Action) Message(live bool) *messages.Action {
 		m.Jitter = &messages.NetworkJitter{MaxNanos: int64(a.Jitter.Max), DurationNanos: int64(a.Jitter.Duration)}
 	case LoseRPC:
 		m.Lose = &messages.LoseRPC{Rpc: a.Lose.RPC, WithinNanos: int64(a.Lose.Within), Task: a.Lose.Task}
+	case FailCheckpointStorage, KafkaUnavailable:
+		m.DurationNanos = int64(a.Outage)
 	}
 	return m
 }
@@ -263,7 +281,7 @@ func (a Action) Message(live bool) *messages.Action {
 func FromMessage(m *messages.Action) Action {
 	a := Action{At: time.Duration(m.GetAtNanos()), Verb: Verb(m.GetVerb()), TaskManager: m.GetTaskManager(),
 		Parallelism: int(m.GetParallelism()), MaxParallelism: int(m.GetMaxParallelism()), Partition: int(m.GetPartition()),
-		Key: m.GetSetting().GetKey(), Value: m.GetSetting().GetValue()}
+		Key: m.GetSetting().GetKey(), Value: m.GetSetting().GetValue(), Outage: time.Duration(m.GetDurationNanos())}
 	if e := m.GetEvent(); e != nil {
 		a.Event = Event{Key: e.Key, Ts: e.Ts, Now: e.TsNow, Partition: int(e.Partition)}
 		for _, f := range e.Given {
@@ -405,6 +423,15 @@ func Parse(s string) (Action, error) {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
 		a.Lose = l
+	case FailCheckpointStorage, KafkaUnavailable:
+		if len(args) < 2 || args[0] != "for" {
+			return Action{}, fmt.Errorf("action %q: %s needs 'for DURATION', e.g. '%s for 5s'", s, a.Verb, a.Verb)
+		}
+		d, err := positive(a.Verb.String(), args[1:])
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Outage = d
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)

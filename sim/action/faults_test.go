@@ -24,6 +24,8 @@ func TestParseSchedulerFaults(t *testing.T) {
 		{"at=9s lose-rpc notify-checkpoint-complete within 2 s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE, "", 2 * time.Second}}},
 		{"at=9s lose-rpc notify-checkpoint-complete on window-1 within 2s", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE, "window-1", 2 * time.Second}}},
 		{"at=9s lose-rpc decline-checkpoint within 300ms", Action{At: 9 * time.Second, Verb: LoseRPC, Lose: Lose{messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT, "", 300 * time.Millisecond}}},
+		{"at=20s fail-checkpoint-storage for 4s", Action{At: 20 * time.Second, Verb: FailCheckpointStorage, Outage: 4 * time.Second}},
+		{"at=20s kafka-unavailable for 1 min", Action{At: 20 * time.Second, Verb: KafkaUnavailable, Outage: time.Minute}},
 	} {
 		got, err := Parse(c.give)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -52,6 +54,10 @@ func TestParseSchedulerFaults(t *testing.T) {
 		"at=1s lose-rpc acknowledge-checkpoint on window-1#2 within 1s": "a subtask is VERTEX-INDEX",
 		"at=1s lose-rpc acknowledge-checkpoint on tm within 1s":         "a subtask is VERTEX-INDEX",
 		"at=1s lose-rpc acknowledge-checkpoint within soon":             "within soon",
+		"at=1s fail-checkpoint-storage":                                 "needs 'for DURATION'",
+		"at=1s fail-checkpoint-storage 5s":                              "needs 'for DURATION'",
+		"at=1s kafka-unavailable for 0s":                                "must be more than 0 ms",
+		"at=1s kafka-unavailable for ever":                              "kafka-unavailable: ever",
 	} {
 		if _, err := Parse(give); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) error %v, want it to contain %q", give, err, want)

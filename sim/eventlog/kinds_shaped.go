@@ -156,6 +156,11 @@ type Transaction struct {
 
 func (Transaction) Kind() Kind { return KindTransaction }
 
+// NoteTransactionTimedOut is the note of the broker's abort of a
+// transaction still open transaction.timeout.ms after it began (Kafka's
+// TransactionCoordinator): what it held is never visible to read_committed.
+const NoteTransactionTimedOut = "transaction.timeout.ms expired: the broker aborted it"
+
 func (e Transaction) AppendJSON(b []byte) []byte {
 	b = enc.Str(enc.Str(enc.Str(b, "op", e.Op), "transactional_id", e.TransactionalID), "state", e.State)
 	b = enc.Str(enc.Int(b, "records", e.Records), "producer", e.Producer)

@@ -37,6 +37,7 @@ type Fault struct {
 	Stall  *Stall
 	Jitter *Jitter
 	Lose   *Lose
+	Outage *Outage // outages.go
 }
 
 // Stall freezes a host for a while.
@@ -74,6 +75,10 @@ func faultOf(a *messages.Action) (Fault, bool) {
 	case messages.ActionVerb_ACTION_NETWORK_JITTER:
 		if j := a.GetJitter(); j != nil {
 			return Fault{Jitter: &Jitter{Max: d(j.MaxNanos), Duration: d(j.DurationNanos)}}, true
+		}
+	case messages.ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE, messages.ActionVerb_ACTION_KAFKA_UNAVAILABLE:
+		if n := a.GetDurationNanos(); n > 0 {
+			return Fault{Outage: &Outage{Storage: a.GetVerb() == messages.ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE, Duration: d(n)}}, true
 		}
 	case messages.ActionVerb_ACTION_LOSE_RPC:
 		if l := a.GetLose(); l != nil {
@@ -149,6 +154,8 @@ func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
 		k.log(t, SchedulerName, NetworkJitter{DurationMs: vt.Millis(f.Jitter.Duration), MaxJitterUs: f.Jitter.Max.Micros(), Action: text})
 	case f.Lose != nil:
 		k.loses = append(k.loses, &activeLose{Lose: *f.Lose, end: t + f.Lose.Within})
+	case f.Outage != nil:
+		k.startOutage(t, *f.Outage, text)
 	}
 }
 
@@ -156,6 +163,7 @@ func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
 // A stall's held envelopes are due at its end, so its end is a step of its
 // own and logged in order.
 func (k *Kernel) expireFaults(t vt.Time, runEnded bool) {
+	k.expireOutages(t, runEnded)
 	if len(k.stalls) > 0 {
 		kept := k.stalls[:0]
 		for _, s := range k.stalls {
@@ -214,7 +222,7 @@ func (k *Kernel) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
 // order). It returns the
 // rest, in order.
 func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
-	if len(k.loses) == 0 && (len(k.stalls) == 0 || k.closing) {
+	if len(k.loses) == 0 && (len(k.stalls) == 0 || k.closing) && len(k.outages.list) == 0 {
 		return envs
 	}
 	if len(k.stalls) > 0 && !k.closing {
@@ -234,6 +242,9 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 	out := envs[:0]
 	for _, e := range envs {
 		if k.lost(t, e) {
+			continue
+		}
+		if len(k.outages.list) > 0 && !k.closing && k.outage(t, e) {
 			continue
 		}
 		if !k.closing && e.From != UserName {

@@ -158,6 +158,7 @@ type Kernel struct {
 	jitterID uint64                // the jitters so far: each one's id, hashed into its delays
 	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
 	loses    []*activeLose
+	outages  outages // checkpoint storage and Kafka outages (outages.go)
 	// envelopes their senders withdrew (Done.cancelled), still queued
 	cancelled map[sentKey]struct{}
 }

@@ -118,7 +118,7 @@ func (k *Kernel) network(t vt.Time, envs []*messages.Envelope) []*messages.Envel
 	if len(k.cuts) > 0 {
 		k.heal(t, false)
 	}
-	if len(k.stalls) > 0 || k.jitter != nil || len(k.loses) > 0 {
+	if len(k.stalls) > 0 || k.jitter != nil || len(k.loses) > 0 || k.outages.open > 0 {
 		k.expireFaults(t, false)
 	}
 	kept := envs[:0]

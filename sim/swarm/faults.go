@@ -218,8 +218,10 @@ func kill(d time.Duration, tm string) action.Action {
 // (rp), then the phases: the heal after the last fault, the flush, the
 // deadline. A fault of the kinds added later (a stall, jitter, a lost RPC)
 // is drawn from rn, which decides for each fault first: a scenario that
-// draws none of them is the one it was before they came.
-func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
+// draws none of them is the one it was before they came. An outage (of the
+// checkpoint storage, of the Kafka broker) is drawn from ro, which decides
+// before rn the same way.
+func (s *Scenario) genFaults(r, rp, rn, ro *rand.Rand) {
 	c := newCluster(s)
 	n := pickInt(r, []int{0, 1, 2, 3, 4}, 5, 35, 30, 20, 10)
 	if s.Starved {
@@ -230,6 +232,13 @@ func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
 	lastKill := time.Duration(-1)
 	var maxCut time.Duration
 	for i := 0; i < n; i++ {
+		if ro.IntN(8) == 0 {
+			f := s.outageFault(ro, t)
+			s.Faults = append(s.Faults, f)
+			maxCut = max(maxCut, f.Until-f.At)
+			t = f.Until + between(ro, 500*time.Millisecond, 8*time.Second)
+			continue
+		}
 		if rn.IntN(4) == 0 {
 			f := s.moreFault(rn, c, t, p)
 			s.Faults = append(s.Faults, f)
