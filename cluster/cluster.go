@@ -95,6 +95,10 @@ type Result struct {
 	FailedActor string
 	Interrupted bool             // cut short by an interrupt (or StopAt)
 	Counters    map[string]int64 // sums of the final_counters fields over all actors
+	// AttemptsLost is whether some task attempt ended without reporting its
+	// final counters (a TaskManager killed, a failover): Counters then are
+	// those of the attempts that ran to the end (eventlog.Tally).
+	AttemptsLost bool
 	// MaxBackPressure is the highest backPressuredTimeMsPerSecond any
 	// subtask reported, and MaxBackPressureTask the first subtask that did.
 	MaxBackPressure     int64

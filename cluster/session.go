@@ -465,7 +465,7 @@ func (s *Session) finishResult(kr kernel.Result) *sessionResult {
 		Invariant: kr.Invariant, Failure: kr.Failure, FailureVT: kr.FailureVT, FailedActor: kr.FailedActor,
 		Interrupted: kr.Interrupted, Counters: t.Counters, MaxBackPressure: t.MaxBackPressure,
 		MaxBackPressureTask: t.MaxBackPressureTask, FailureCause: t.FailureCause, OutputViewFrom: t.OutputViewFrom,
-		IgnoredActions: t.IgnoredActions, Source: s.broker.SourceTopic().Total()}}
+		IgnoredActions: t.IgnoredActions, AttemptsLost: t.AttemptsLost, Source: s.broker.SourceTopic().Total()}}
 	sink := s.broker.SinkLog()
 	var recs []*messages.KafkaRecord
 	isolation := s.cfg.OutputIsolation

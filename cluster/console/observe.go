@@ -92,6 +92,9 @@ func ParseKinds(flag string, lists []string) (map[string]bool, error) {
 				for _, k := range g {
 					out[string(k)] = true
 				}
+				if name == "actions" {
+					out[byAction] = true
+				}
 				continue
 			}
 			if !slices.Contains(allKinds, eventlog.Kind(name)) {
@@ -162,12 +165,31 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
-// pass reports whether an event of kind is printed.
-func (f KindFilter) pass(kind string) bool {
-	if f.only != nil && !f.only[kind] {
+// byAction stands in a kind set for every event a user action caused: a
+// line with an "action" member (taskmanager_killed, network_partition,
+// checkpoint_triggered, ...), for the actions given on the command line log
+// no "action" event of their own. No kind has this name.
+const byAction = "(action)"
+
+// byActionAsked reports whether the filter names the actions group.
+func (f KindFilter) byActionAsked() bool { return f.only[byAction] || f.exclude[byAction] }
+
+// actedOn reports whether a log line's fields (the JSON members after the
+// event's kind) carry the user action that caused the event.
+func actedOn(fields []byte) bool { return bytes.Contains(fields, []byte(`"action":"`)) }
+
+// passEvent reports whether a typed event is printed.
+func (f KindFilter) passEvent(ev *eventlog.LogEvent) bool {
+	return f.pass(string(ev.Kind()), f.byActionAsked() && actedOn(ev.Body.AppendJSON(nil)))
+}
+
+// pass reports whether an event of kind is printed; acted tells whether a
+// user action caused it (asked only when byActionAsked).
+func (f KindFilter) pass(kind string, acted bool) bool {
+	if f.only != nil && !f.only[kind] && !(acted && f.only[byAction]) {
 		return false
 	}
-	return !f.exclude[kind]
+	return !f.exclude[kind] && !(acted && f.exclude[byAction])
 }
 
 // active reports whether the filter removes anything.
@@ -195,7 +217,7 @@ func (fw *filterWriter) Write(p []byte) (int, error) {
 			line = append(fw.pending, line...)
 			fw.pending = fw.pending[:0]
 		}
-		if fw.f.pass(lineKind(line)) {
+		if fw.f.pass(lineKind(line), fw.f.byActionAsked() && actedOn(line)) {
 			if err := fw.w(line); err != nil {
 				return 0, err
 			}

@@ -153,7 +153,7 @@ func NewView(s *Screen, cfg config.Config, filter KindFilter, quiet bool) *View 
 
 // show prints one event line unless the filter or --quiet hides its kind.
 func (v *View) show(ev *eventlog.LogEvent, tag string, attr color.Attribute, text string) {
-	if v.quiet || !v.filter.pass(string(ev.Kind())) {
+	if v.quiet || !v.filter.passEvent(ev) {
 		return
 	}
 	v.s.line(v.s.out, v.s.paint(color.Faint, fmtVT(ev.Vt))+"  "+v.s.paint(attr, fmt.Sprintf("%-10s", tag))+" "+text)

@@ -64,7 +64,7 @@ func TestKindFilters(t *testing.T) {
 		t.Fatalf("%v %v", only, err)
 	}
 	f := KindFilter{only: only, exclude: map[string]bool{"checkpoint_triggered": true}}
-	if !f.pass("checkpoint_completed") || f.pass("checkpoint_triggered") || f.pass("task_metrics") {
+	if !f.pass("checkpoint_completed", false) || f.pass("checkpoint_triggered", false) || f.pass("task_metrics", false) {
 		t.Error("pass")
 	}
 	if _, err := ParseKinds("--exclude", []string{"metrix"}); err == nil || !strings.Contains(err.Error(), `did you mean "metrics"?`) {
@@ -84,6 +84,25 @@ func TestKindFilters(t *testing.T) {
 	}
 	if out.String() != `{"vt":2,"actor":"w","event":"window_fired"}`+"\n" {
 		t.Errorf("Filtered %q", out.String())
+	}
+	// the actions group passes what an action given on the command line
+	// caused (its line carries the action), and --exclude actions hides it
+	acts, err := ParseKinds("--only", []string{"actions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"vt":1,"actor":"tm-1","event":"taskmanager_killed","action":"at=1s kill-taskmanager tm-1","tasks":2}` + "\n" +
+		`{"vt":2,"actor":"jobmanager","event":"taskmanager_lost","taskmanager":"tm-1"}` + "\n" +
+		`{"vt":3,"actor":"scheduler","event":"action_ignored","action":"x","reason":"y"}` + "\n"
+	out.Reset()
+	Filtered(&out, KindFilter{only: acts}).Write([]byte(lines))
+	if got := strings.Count(out.String(), "\n"); got != 2 || strings.Contains(out.String(), "taskmanager_lost") {
+		t.Errorf("--only actions printed %q", out.String())
+	}
+	out.Reset()
+	Filtered(&out, KindFilter{exclude: acts}).Write([]byte(lines))
+	if out.String() != `{"vt":2,"actor":"jobmanager","event":"taskmanager_lost","taskmanager":"tm-1"}`+"\n" {
+		t.Errorf("--exclude actions printed %q", out.String())
 	}
 }
 

@@ -590,6 +590,18 @@ func (l *loop) publish() {
 			}
 		}
 	}
+	if v.coord != nil {
+		// the CheckpointCoordinator's own counts of acknowledgements, before
+		// any checkpoint is copied: every copy of this snapshot shows the
+		// same counts, whatever snapshots were taken before (a checkpoint
+		// no longer in the coordinator's history keeps the counts its
+		// completion gave it, see observer)
+		for _, h := range v.coord.History {
+			if c := o.checkpoint(h.ID); c != nil {
+				c.Acknowledged, c.Tasks = h.NumAcknowledged, h.NumTasks
+			}
+		}
+	}
 	var cp *Checkpoint
 	if n := len(o.checkpoints); n > 0 {
 		c := o.checkpoints[n-1].clone()
@@ -604,13 +616,6 @@ func (l *loop) publish() {
 		}
 	}
 	accumulated(full.Vertices, o)
-	if v.coord != nil { // the CheckpointCoordinator's own counts of acknowledgements
-		for _, h := range v.coord.History {
-			if c := o.checkpoint(h.ID); c != nil {
-				c.Acknowledged, c.Tasks = h.NumAcknowledged, h.NumTasks
-			}
-		}
-	}
 	ck := make([]*Checkpoint, 0, len(o.checkpoints))
 	oc := obsCopy{statuses: slices.Clone(o.statuses), counts: o.counts, restVT: o.restoredVT, jobs: map[string]*jobCheckpoints{}}
 	for _, c := range o.checkpoints {
@@ -652,6 +657,15 @@ func (l *loop) publish() {
 		}
 	} else if st.Ended {
 		full.Job.Status = full.Stats.JobStatus
+	}
+	if full.Job.Status == "" {
+		// submitted, its JobMaster not running yet (or a JobMaster that has
+		// not reported a status): Flink's Dispatcher lists such a job as
+		// INITIALIZING (JobStatus.INITIALIZING), as the REST paths do
+		full.Job.Status = "INITIALIZING"
+	}
+	if full.Stats.JobStatus == "" {
+		full.Stats.JobStatus = full.Job.Status
 	}
 	if v.kafka != nil {
 		k := v.kafka

@@ -341,6 +341,14 @@ func (o *observer) observe(ev *eventlog.LogEvent) {
 			if e.SourceOffsets != "" {
 				c.SourceOffsets = json.RawMessage(e.SourceOffsets)
 			}
+			if e.Tasks != "" {
+				// a completed checkpoint was acknowledged by every task it
+				// lists, whether or not a snapshot saw the coordinator count
+				var tasks []struct{}
+				if json.Unmarshal([]byte(e.Tasks), &tasks) == nil {
+					c.Acknowledged, c.Tasks = len(tasks), len(tasks)
+				}
+			}
 			j := o.jobStats(c.Job)
 			j.counts.completed++
 			// CompletedCheckpointStatsSummary.updateSummary

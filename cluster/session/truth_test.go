@@ -348,3 +348,18 @@ func TestSettingsJSONRefusesDuplicateKeys(t *testing.T) {
 		t.Fatalf("a good object: generation %d, vertices %v", s.Generation, s.Vertices)
 	}
 }
+
+// Before the JobMaster runs, the JobManager box and the Stats read
+// INITIALIZING, as Flink's Dispatcher lists a job whose JobMaster is not up
+// yet (and as /jobs/overview says), never an empty state.
+func TestJobInitializingBeforeTheJobMaster(t *testing.T) {
+	ts := newTestServer(t, recipeOf(t))
+	s := ts.state(t)
+	if s.Job.Status != "INITIALIZING" || s.Stats.JobStatus != "INITIALIZING" {
+		t.Errorf("at vt %d the JobManager box reads %q, Stats %q, want INITIALIZING", s.VT, s.Job.Status, s.Stats.JobStatus)
+	}
+	ts.mustPost(t, "/sim/seek", "10s")
+	if s = ts.state(t); s.Job.Status != "RUNNING" {
+		t.Errorf("at 10 s the job reads %q", s.Job.Status)
+	}
+}

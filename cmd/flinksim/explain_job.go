@@ -105,7 +105,8 @@ func writeExplainJobTable(out io.Writer, r explain.Job) error {
 		fmt.Fprintf(tw, "%s -> %s\t%s\t%d\t%s\n", e.From, e.To, e.ShipStrategy, e.Channels, shipStrategyHow[e.ShipStrategy])
 	}
 	if len(r.KeyGroups) > 0 {
-		fmt.Fprintf(tw, "\nkey groups of %s (KeyGroupRangeAssignment, max parallelism %d)\t\n", jobgraph.VertexKeyed, r.MaxParallelism)
+		fmt.Fprintf(tw, "\nkey groups of %s (KeyGroupRangeAssignment, max parallelism %d)\n", jobgraph.VertexKeyed, r.MaxParallelism)
+		fmt.Fprintln(tw, "subtask\tkey groups")
 		for _, k := range r.KeyGroups {
 			fmt.Fprintf(tw, "%s\t[%d, %d]\n", k.Subtask, k.Start, k.End)
 		}

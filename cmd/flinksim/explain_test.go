@@ -561,7 +561,7 @@ func TestExplainJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"window -> sink    REBALANCE", "the cluster offers only 2 slots", "--set sim.taskmanagers=3", "window-2                                                             [86, 127]", "2     window-2"} {
+	for _, want := range []string{"window -> sink    REBALANCE", "the cluster offers only 2 slots", "--set sim.taskmanagers=3", "window-2  [86, 127]", "2     window-2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

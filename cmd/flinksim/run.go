@@ -94,7 +94,8 @@ ends FINISHED when every window has fired.
 ` + actionVerbsHelp + `
 
 --only and --exclude take event kinds (window_fired, checkpoint_completed, ...) or
-groups (bring-up, checkpoints, failures, metrics, network, sink, source, windows),
+groups (actions, bring-up, checkpoints, failures, metrics, network, sink, source, windows;
+actions: every event an action caused, such as taskmanager_killed),
 comma-separated; they filter what is printed, never --log.`,
 		Example: `  flinksim run
   flinksim run --events examples/data/playground-clicks.jsonl --set job.window.size=15s --output out.jsonl

@@ -212,9 +212,14 @@ func runJob(cmd *cobra.Command, f runFlags, run runner) error {
 	// the one-line summary, unless the person's view on the same terminal
 	// has just said it (its last lines are the summary)
 	if v == nil || !stdoutTerm || !isTerminal(stderr) {
-		fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s read, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
+		read := " read"
+		if res.AttemptsLost {
+			// a lost attempt's reads died with it, as its metrics do in Flink
+			read = " read by the last attempts"
+		}
+		fmt.Fprintf(stderr, "job %s in %s virtual, %.2f s wall, %s%s, %s written, %d visible to a %s consumer (%s, %d uncommitted)\n",
 			res.JobStatus, config.FormatDuration(time.Duration(res.EndVT/1000)*time.Millisecond), wall.Seconds(),
-			console.Plural(res.Counters["records_read"], "record"), console.Plural(res.Counters["results_written"], "result"),
+			console.Plural(res.Counters["records_read"], "record"), read, console.Plural(res.Counters["results_written"], "result"),
 			len(res.Sink), res.OutputIsolation, console.Plural(res.Duplicates, "duplicate"), res.Uncommitted)
 	}
 	if f.output != "" {

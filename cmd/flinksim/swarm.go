@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/flinksim/flinksim/cluster/console"
 	"os"
 	"runtime"
 	"strconv"
@@ -164,8 +165,8 @@ func swarmMain(cmd *cobra.Command, f swarmFlags) (err error) {
 		rows[i] = r.TallyRow()
 	}
 	worst := campaign.Summarize(out, rows)
-	fmt.Fprintf(out, "\n%d seeds in %.1fs wall on %d workers: %.2f seeds/s\n", len(results), wall.Seconds(), f.parallel,
-		float64(len(results))/wall.Seconds())
+	fmt.Fprintf(out, "\n%d seeds in %.1fs wall on %s: %.2f seeds/s\n", len(results), wall.Seconds(),
+		console.Plural(int64(f.parallel), "worker"), float64(len(results))/wall.Seconds())
 	for _, r := range results {
 		if r.Verdict.Class != swarm.ClassOK {
 			c.Report(out, r, f.keep)

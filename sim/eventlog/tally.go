@@ -22,6 +22,11 @@ type Tally struct {
 	// OutputIsolation is the output consumer's isolation.level when a set
 	// action changed it during the run ("" otherwise).
 	OutputIsolation string
+	// AttemptsLost is whether a task attempt ended without its final
+	// counters: a TaskManager killed, or a failover (RESTARTING). Counters
+	// then count only the attempts that ran to the end, as Flink's metrics
+	// are those of the current attempts.
+	AttemptsLost bool
 }
 
 // NewTally returns an empty tally.
@@ -30,8 +35,13 @@ func NewTally() *Tally { return &Tally{Counters: map[string]int64{}} }
 // Observe takes the next event of the log.
 func (t *Tally) Observe(ev *LogEvent) {
 	switch e := Decode(ev).(type) {
+	case TaskManagerKilled:
+		t.AttemptsLost = true
 	case JobStatus:
 		t.JobStatus = e.Status
+		if e.Status == "RESTARTING" {
+			t.AttemptsLost = true
+		}
 		if e.Status == "FAILED" && e.Cause != "" {
 			t.FailureCause = e.Cause
 		}
