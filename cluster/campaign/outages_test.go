@@ -26,7 +26,7 @@ func TestSwarmSeed105KafkaTxnTimeoutIsExpected(t *testing.T) {
 	sc := swarm.Generate(105)
 	if len(sc.Faults) != 1 || sc.Faults[0].Kind != swarm.FaultKafkaTxnTimeout || sc.TransactionTimeout == 0 ||
 		sc.Faults[0].Actions[0].Outage <= sc.TransactionTimeout {
-		t.Fatalf("seed 105: %s (transaction timeout %s), want one kafka-txn-timeout longer than it", sc.Summary(), sc.TransactionTimeout)
+		t.Fatalf("seed 105: %s (transaction timeout %s), want one kafka-txn-trap longer than it", sc.Summary(), sc.TransactionTimeout)
 	}
 	// in the log: the broker aborts each transaction transaction.timeout.ms
 	// after it began, while the outage lasts, and the commit after it fails

@@ -12,7 +12,7 @@ const (
 	storageOutageMin = 500 * time.Millisecond
 	kafkaOutageMin   = time.Second
 	kafkaOutageMax   = 15 * time.Second // well below the producer's max.block.ms (60 s) and delivery.timeout.ms (120 s)
-	// a kafka-txn-timeout's transaction.timeout.ms is above the longest a
+	// a kafka-txn-trap's transaction.timeout.ms is above the longest a
 	// transaction stays open without it: the checkpoint timeout (10 s), three
 	// intervals (checkpoints a storage outage fails within the tolerable
 	// failures) and this margin

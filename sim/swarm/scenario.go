@@ -62,7 +62,7 @@ const (
 	FaultKafka          FaultKind = "kafka-outage"    // kafka-unavailable: fetches, produces and transactions wait
 	// FaultKafkaTxnTimeout is a kafka-unavailable longer than a short
 	// transaction.timeout.ms: Flink's documented data-loss trap
-	FaultKafkaTxnTimeout FaultKind = "kafka-txn-timeout"
+	FaultKafkaTxnTimeout FaultKind = "kafka-txn-trap"
 )
 
 // FaultKinds lists every kind, in the order the summary prints them.
@@ -166,7 +166,7 @@ type Scenario struct {
 	// lost waits before it expires
 	CheckpointTimeout time.Duration
 	// TransactionTimeout is properties.transaction.timeout.ms where the
-	// scenario sets it (a kafka-txn-timeout; 0: KafkaSinkBuilder's 1 h)
+	// scenario sets it (a kafka-txn-trap; 0: KafkaSinkBuilder's 1 h)
 	TransactionTimeout time.Duration
 }
 
