@@ -296,11 +296,11 @@ func (*Frame_Bye) isFrame_Body() {}
 
 // Challenge is the jobmanager's first word on a new connection: a fresh
 // nonce that the join token's MAC covers (so that a recorded join does not
-// join again), and the jobmanager's build fingerprint.
+// join again). Nothing else: what it says goes to whoever connects, before
+// any proof (the build fingerprint was field 2 and is no longer sent).
 type Challenge struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Nonce         []byte                 `protobuf:"bytes,1,opt,name=nonce,proto3" json:"nonce,omitempty"`
-	Fingerprint   string                 `protobuf:"bytes,2,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -340,13 +340,6 @@ func (x *Challenge) GetNonce() []byte {
 		return x.Nonce
 	}
 	return nil
-}
-
-func (x *Challenge) GetFingerprint() string {
-	if x != nil {
-		return x.Fingerprint
-	}
-	return ""
 }
 
 // JoinRequest is a taskmanager process asking the jobmanager to take part in
@@ -457,8 +450,11 @@ type JoinAccepted struct {
 	// the process gives the jobmanager up after this much wall time without a
 	// Ping (ms)
 	WatchdogTimeoutMs int64 `protobuf:"varint,5,opt,name=watchdog_timeout_ms,json=watchdogTimeoutMs,proto3" json:"watchdog_timeout_ms,omitempty"`
-	// with a join token: HMAC-SHA256 under the token over both nonces, so that
-	// the process knows the jobmanager holds the token too
+	// with a join token: HMAC-SHA256 under the token over both nonces, the
+	// process's name and the SHA-256 of this message with mac empty (every
+	// other field: header, watchdog, position, expected, spare), so that the
+	// process knows the jobmanager holds the token and that nobody changed
+	// what it was told (remote.acceptMAC)
 	Mac           []byte `protobuf:"bytes,6,opt,name=mac,proto3" json:"mac,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1148,10 +1144,9 @@ const file_messages_remote_proto_rawDesc = "" +
 	"\rinspect_reply\x18\v \x01(\v2\x1f.flinksim.messages.InspectReplyH\x00R\finspectReply\x127\n" +
 	"\brun_over\x18\f \x01(\v2\x1a.flinksim.messages.RunOverH\x00R\arunOver\x12*\n" +
 	"\x03bye\x18\r \x01(\v2\x16.flinksim.messages.ByeH\x00R\x03byeB\x06\n" +
-	"\x04body\"C\n" +
+	"\x04body\"'\n" +
 	"\tChallenge\x12\x14\n" +
-	"\x05nonce\x18\x01 \x01(\fR\x05nonce\x12 \n" +
-	"\vfingerprint\x18\x02 \x01(\tR\vfingerprint\"\xac\x01\n" +
+	"\x05nonce\x18\x01 \x01(\fR\x05nonceJ\x04\b\x02\x10\x03\"\xac\x01\n" +
 	"\vJoinRequest\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x1f\n" +
 	"\vresource_id\x18\x02 \x01(\tR\n" +

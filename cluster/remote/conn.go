@@ -194,6 +194,22 @@ func joinMAC(token []byte, who string, jmNonce, tmNonce []byte, fields ...string
 	return m.Sum(nil)
 }
 
+// acceptMAC is the jobmanager's proof on its JoinAccepted a: joinMAC over
+// both nonces, the process's name and the SHA-256 of a as it is with mac
+// empty (deterministic encoding), so that it covers every field of the
+// answer, those added later too: nobody between the two can change the
+// settings, the watchdog or the position the process is told.
+func acceptMAC(token, jmNonce, tmNonce []byte, resourceID string, a *messages.JoinAccepted) []byte {
+	c := proto.Clone(a).(*messages.JoinAccepted)
+	c.Mac = nil
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	if err != nil {
+		return nil // never equal to a MAC: the join fails
+	}
+	sum := sha256.Sum256(b)
+	return joinMAC(token, RoleJobManager, jmNonce, tmNonce, resourceID, string(sum[:]))
+}
+
 // isLoopback reports whether a is a loopback address.
 func isLoopback(a net.Addr) bool {
 	t, ok := a.(*net.TCPAddr)

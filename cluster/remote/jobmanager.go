@@ -73,8 +73,10 @@ type JobManager struct {
 	engine   *actor.Engine
 	listener net.Listener
 	joining  chan struct{} // a slot per connection not joined yet
-	self     *actor.PID    // the hub
-	addr     string        // this process's advertised address
+	done     chan struct{} // closed by Close: the watchdog's ticker stops
+	doneOnce sync.Once
+	self     *actor.PID // the hub
+	addr     string     // this process's advertised address
 
 	mu        sync.Mutex
 	peers     []*peer          // accepted and not left before the run, in join order
@@ -88,9 +90,13 @@ type JobManager struct {
 	problems  []string          // protocol errors of members: the run goes on, the process exits non-zero
 	dropShown map[string]int    // drops said on stderr, by source
 	dropWhy   map[string]uint64 // drops by kind of reason
+	// joiningFrom counts the connections not joined yet by host (at most
+	// maxJoiningPerHost each), unjoined holds them (Close closes them)
+	joiningFrom map[string]int
+	unjoined    map[net.Conn]bool
 
-	joined chan struct{}  // a process joined or left before the run
-	losses chan *lossNote // processes lost during the run, for the driver
+	joined chan struct{} // a process joined or left before the run
+	losses []*lossNote   // processes lost during the run, for the driver (takeLosses)
 
 	liveMu sync.Mutex
 	live   []action.Action // live actions given so far (the kills), in order
@@ -145,12 +151,23 @@ const maxRoundTrips = 100_000
 // goes on).
 const maxDropsShown = 10
 
-// handshakeTimeout bounds a connection's way to its JoinRequest.
-const handshakeTimeout = 10 * time.Second
+// tlsHandshakeTimeout bounds a connection's TLS handshake, and
+// joinRequestTimeout the wait for its JoinRequest after the Challenge left
+// (an honest taskmanager answers at once): a connection that holds a
+// joining slot without joining loses it within their sum.
+const (
+	tlsHandshakeTimeout = 5 * time.Second
+	joinRequestTimeout  = 3 * time.Second
+)
 
-// maxJoining bounds the connections that have not joined yet: a flood of
-// them is dropped at once instead of holding a goroutine each.
-const maxJoining = 64
+// maxJoining bounds the connections that have not joined yet, and
+// maxJoiningPerHost those from one host (IP address): a flood of them is
+// dropped at once instead of holding a goroutine each, and one host cannot
+// hold every slot.
+const (
+	maxJoining        = 64
+	maxJoiningPerHost = 8
+)
 
 type peer struct {
 	id, addr string
@@ -163,7 +180,7 @@ type peer struct {
 	over     bool              // told RunOver: its Bye is expected
 	tm       string            // the TaskManager it hosts ("": none yet)
 	names    map[string]bool   // live actors it hosts
-	inspects map[string]uint64 // inspection asked of its actors, by actor
+	inspects map[uint64]string // inspections asked of its actors: the actor by request id
 	inflight *inflight         // the step it has not answered
 	answered uint64            // the last step it answered
 	pending  []*inflight       // steps waiting for the rebuild of its actors (lost)
@@ -223,8 +240,8 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 		cfg.Stderr = io.Discard
 	}
 	j := &JobManager{cfg: cfg, byAddr: map[string]*peer{}, pingAt: map[uint64]time.Time{},
-		dropShown: map[string]int{}, dropWhy: map[string]uint64{},
-		joined: make(chan struct{}, 1), losses: make(chan *lossNote, 64), byes: make(chan struct{}, 64)}
+		dropShown: map[string]int{}, dropWhy: map[string]uint64{}, joiningFrom: map[string]int{}, unjoined: map[net.Conn]bool{},
+		joined: make(chan struct{}, 1), byes: make(chan struct{}, 64), done: make(chan struct{})}
 	installLog(cfg.Stderr, "jobmanager")
 	host, port, err := SplitAddress("listen address", cfg.Endpoint.Advertise)
 	if err != nil {
@@ -248,8 +265,14 @@ func StartJobManager(cfg JobManagerConfig) (*JobManager, error) {
 	go j.serve()
 	go func() {
 		t := time.NewTicker(cfg.WatchdogInterval)
-		for range t.C {
-			e.Send(j.self, hubTick{})
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				e.Send(j.self, hubTick{})
+			case <-j.done:
+				return
+			}
 		}
 	}()
 	return j, nil
@@ -280,10 +303,7 @@ func (j *JobManager) drop(source, kind, why string) {
 func (j *JobManager) dropLocked(source, kind, why string) {
 	j.stats.Dropped++
 	j.dropWhy[kind]++
-	host := source // a member's name, or the host of a connection's address
-	if h, _, err := net.SplitHostPort(source); err == nil {
-		host = h
-	}
+	host := hostOf(source) // a member's name, or the host of a connection's address
 	j.dropShown[host]++
 	switch n := j.dropShown[host]; {
 	case n <= maxDropsShown:
@@ -300,14 +320,52 @@ func (j *JobManager) serve() {
 		if err != nil {
 			return
 		}
-		select {
-		case j.joining <- struct{}{}:
-			go j.handshake(c)
-		default:
-			j.drop(c.RemoteAddr().String(), "too many joining", fmt.Sprintf("a connection beyond the %d that may be joining at once", maxJoining))
-			_ = c.Close() // dropped, and said so
+		from := c.RemoteAddr().String()
+		host := hostOf(from)
+		j.mu.Lock()
+		perHost := j.joiningFrom[host] < maxJoiningPerHost
+		if perHost {
+			select {
+			case j.joining <- struct{}{}:
+				j.joiningFrom[host]++
+				j.unjoined[c] = true
+			default:
+				j.mu.Unlock()
+				j.drop(from, "too many joining", fmt.Sprintf("a connection beyond the %d that may be joining at once", maxJoining))
+				_ = c.Close() // dropped, and said so
+				continue
+			}
 		}
+		j.mu.Unlock()
+		if !perHost {
+			j.drop(from, "too many joining", fmt.Sprintf("a connection beyond the %d that one host may have joining at once", maxJoiningPerHost))
+			_ = c.Close() // dropped, and said so
+			continue
+		}
+		go j.handshake(c)
 	}
+}
+
+// hostOf is the host of a host:port (the whole string when it is none).
+func hostOf(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}
+
+// leftJoining gives back raw's joining slot (it joined, or it is gone).
+func (j *JobManager) leftJoining(raw net.Conn) {
+	j.mu.Lock()
+	if j.unjoined[raw] {
+		delete(j.unjoined, raw)
+		host := hostOf(raw.RemoteAddr().String())
+		if j.joiningFrom[host]--; j.joiningFrom[host] <= 0 {
+			delete(j.joiningFrom, host)
+		}
+		<-j.joining
+	}
+	j.mu.Unlock()
 }
 
 // handshake admits a connection or drops it, then reads its member's
@@ -315,12 +373,7 @@ func (j *JobManager) serve() {
 // taskmanager certificate, or it proves the join token, or (with neither
 // configured) it comes from loopback.
 func (j *JobManager) handshake(raw net.Conn) {
-	joined := false
-	defer func() {
-		if !joined {
-			<-j.joining
-		}
-	}()
+	defer j.leftJoining(raw) // a no-op once it joined
 	from := raw.RemoteAddr().String()
 	if j.cfg.TLS == nil && j.cfg.JoinToken == nil && !isLoopback(raw.RemoteAddr()) {
 		j.drop(from, "not loopback", "a connection from outside loopback, and this jobmanager has neither TLS (--tls-cert, --tls-key, --tls-ca) nor a join token (--join-token-file)")
@@ -334,24 +387,32 @@ func (j *JobManager) handshake(raw net.Conn) {
 		c.flushClose(time.Second)
 		return
 	}
-	if err := raw.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
-		j.drop(from, "no deadline", "the handshake cannot be bounded in time: "+err.Error())
-		_ = raw.Close() // dropped, and said so
-		return
-	}
 	nc := raw
 	if j.cfg.TLS != nil {
+		if err := raw.SetDeadline(time.Now().Add(tlsHandshakeTimeout)); err != nil {
+			j.drop(from, "no deadline", "the handshake cannot be bounded in time: "+err.Error())
+			_ = raw.Close() // dropped, and said so
+			return
+		}
 		tc := tls.Server(raw, j.cfg.TLS)
 		if err := tc.Handshake(); err != nil {
+			// the only report of it: capped per host by drop
 			j.drop(from, "TLS refused", "TLS handshake failed: "+err.Error())
 			_ = raw.Close() // dropped, and said so
 			return
 		}
 		nc = tc
 	}
+	if err := raw.SetDeadline(time.Now().Add(joinRequestTimeout)); err != nil {
+		j.drop(from, "no deadline", "the handshake cannot be bounded in time: "+err.Error())
+		_ = raw.Close() // dropped, and said so
+		return
+	}
 	c := newConn(nc)
 	jn := nonce()
-	c.send(&messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: jn, Fingerprint: Fingerprint()}}})
+	// nothing but the nonce before the peer proved anything (the build
+	// fingerprint is named only in a refusal, after the proof)
+	c.send(&messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: jn}}})
 	f, err := c.read()
 	if err != nil {
 		if errors.Is(err, errUndecodable) {
@@ -384,8 +445,7 @@ func (j *JobManager) handshake(raw net.Conn) {
 		j.printf("%s joined, but its connection keeps the handshake's deadline: %v", from, err)
 	}
 	c.member()
-	joined = true
-	<-j.joining
+	j.leftJoining(raw)
 	for {
 		f, err := c.read()
 		if err != nil {
@@ -527,14 +587,12 @@ func (j *JobManager) Run(cfg config.Config, opt cluster.Options) (*cluster.Resul
 	st := sess.Status()
 	for !st.Ended {
 		st = sess.RunUntil(st.Now + slice)
-		for drained := false; !drained && !st.Ended; {
-			select {
-			case l := <-j.losses:
-				j.kill(sess, l)
-				st = sess.Status()
-			default:
-				drained = true
+		for _, l := range j.takeLosses() {
+			if st.Ended {
+				break
 			}
+			j.kill(sess, l)
+			st = sess.Status()
 		}
 	}
 	res := sess.Finish()
@@ -583,6 +641,15 @@ func (j *JobManager) dropSummary() string {
 	return fmt.Sprintf("%d messages dropped from non-members or out of the protocol (%s)", j.stats.Dropped, strings.Join(kinds, ", "))
 }
 
+// takeLosses returns the losses queued since the last call, in order.
+func (j *JobManager) takeLosses() []*lossNote {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	l := j.losses
+	j.losses = nil
+	return l
+}
+
 // kill injects the loss of l's process as a live action.
 func (j *JobManager) kill(sess *cluster.Session, l *lossNote) {
 	if l.kill == "" {
@@ -605,8 +672,12 @@ func (j *JobManager) kill(sess *cluster.Session, l *lossNote) {
 // Close tells every process still reachable that the run is over (failed:
 // given up) and waits a little for their answers.
 func (j *JobManager) Close(reason string, failed bool) {
+	j.doneOnce.Do(func() { close(j.done) })
 	j.mu.Lock()
 	j.closing = true
+	for raw := range j.unjoined {
+		_ = raw.Close() // shutting down: its handshake ends, its slot is given back
+	}
 	n := 0
 	var conns []*conn
 	for _, p := range j.peers {
@@ -725,7 +796,7 @@ func (t *transport) Send(e *actor.Engine, self, pid *actor.PID, req *messages.In
 	switch {
 	case p != nil && !p.lost:
 		name := strings.TrimPrefix(pid.ID, "node/")
-		p.inspects[name] = req.Id
+		p.inspects[req.Id] = name
 		p.c.send(&messages.Frame{Body: &messages.Frame_Inspect{Inspect: &messages.InspectForward{To: name, Request: req}}})
 	case p != nil && p.adopted:
 		e.SendWithSender(actor.NewPID(e.Address(), pid.ID), req, self)
@@ -834,13 +905,13 @@ func (j *JobManager) fromMember(p *peer, f *messages.Frame) {
 	case *messages.Frame_InspectReply:
 		m := b.InspectReply
 		j.mu.Lock()
-		id, asked := p.inspects[m.Actor]
-		if !asked || id != m.Id || p.lost {
+		actor, asked := p.inspects[m.Id]
+		if !asked || actor != m.Actor || p.lost {
 			j.dropLocked(p.String(), "unasked", fmt.Sprintf("a view of %q that was not asked of it", m.Actor))
 			j.mu.Unlock()
 			return
 		}
-		delete(p.inspects, m.Actor)
+		delete(p.inspects, m.Id)
 		s := j.scheduler
 		j.mu.Unlock()
 		if s != nil {
@@ -890,6 +961,11 @@ func (j *JobManager) join(c *conn, m *messages.JoinRequest, jmNonce []byte, from
 		return refuse("the run is over")
 	}
 	for _, p := range j.peers {
+		if p.addr == from && p.lost {
+			// its actors' PIDs name the address: a newcomer there would get
+			// the steps meant for the lost process's actors (rebuilt here)
+			return refuse(fmt.Sprintf("the address %s is that of taskmanager process %d, lost in this run: join from another port", from, p.position))
+		}
 		if p.lost {
 			continue
 		}
@@ -902,15 +978,15 @@ func (j *JobManager) join(c *conn, m *messages.JoinRequest, jmNonce []byte, from
 			j.cfg.TaskManagers, j.cfg.Spares, n))
 	}
 	p := &peer{id: m.ResourceId, addr: from, c: c, position: len(j.peers) + 1, lastPong: time.Now(),
-		names: map[string]bool{}, inspects: map[string]uint64{}, spare: j.started}
+		names: map[string]bool{}, inspects: map[uint64]string{}, spare: j.started}
 	j.peers = append(j.peers, p)
 	j.byAddr[p.addr] = p
-	var mac []byte
+	a := &messages.JoinAccepted{Position: int32(p.position), Expected: int32(j.cfg.TaskManagers),
+		Spare: p.spare, Header: j.cfg.Header, WatchdogTimeoutMs: j.cfg.WatchdogTimeout.Milliseconds()}
 	if j.cfg.JoinToken != nil {
-		mac = joinMAC(j.cfg.JoinToken, RoleJobManager, jmNonce, m.Nonce, m.ResourceId)
+		a.Mac = acceptMAC(j.cfg.JoinToken, jmNonce, m.Nonce, m.ResourceId, a)
 	}
-	c.send(&messages.Frame{Body: &messages.Frame_JoinAccepted{JoinAccepted: &messages.JoinAccepted{Position: int32(p.position), Expected: int32(j.cfg.TaskManagers),
-		Spare: p.spare, Header: j.cfg.Header, WatchdogTimeoutMs: j.cfg.WatchdogTimeout.Milliseconds(), Mac: mac}}})
+	c.send(&messages.Frame{Body: &messages.Frame_JoinAccepted{JoinAccepted: a}})
 	if p.spare {
 		j.printf("spare taskmanager process %d joined: %s", p.position, p)
 	} else {
@@ -989,11 +1065,7 @@ func (j *JobManager) lose(p *peer, cause string) {
 	if p.tm != "" && p.names[p.tm] {
 		l.kill = p.tm
 	}
-	select {
-	case j.losses <- l:
-	default:
-		go func() { j.losses <- l }()
-	}
+	j.losses = append(j.losses, l) // the driver takes it between two slices
 	j.startRebuild()
 }
 

@@ -135,8 +135,9 @@ func RoleURI(role string) string { return "flinksim://role/" + role }
 // jobmanager, nor one without a role a taskmanager). This process's own
 // certificate must name its role. A taskmanager checks that the
 // jobmanager's certificate names the host it dials (DNS or IP SAN). A
-// refused peer is reported on stderr with its address.
-func LoadTLS(certFile, keyFile, caFile string, stderr io.Writer, role string) (*tls.Config, error) {
+// refused peer's error names its address (the jobmanager's drop says it on
+// stderr, at most maxDropsShown times per host).
+func LoadTLS(certFile, keyFile, caFile string, role string) (*tls.Config, error) {
 	if certFile == "" || keyFile == "" || caFile == "" {
 		return nil, fmt.Errorf("TLS needs all of --tls-cert, --tls-key and --tls-ca")
 	}
@@ -185,11 +186,11 @@ func LoadTLS(certFile, keyFile, caFile string, stderr io.Writer, role string) (*
 		c := base.Clone()
 		c.ClientAuth = tls.RequestClientCert
 		c.VerifyConnection = func(cs tls.ConnectionState) error {
-			err := verifyClient(cs, pool)
-			if err != nil {
-				fmt.Fprintf(stderr, "jobmanager: refused a TLS connection from %s: %v\n", peer, err)
+			// said on stderr by the jobmanager's drop, capped per host
+			if err := verifyClient(cs, pool); err != nil {
+				return fmt.Errorf("refused the certificate of %s: %w", peer, err)
 			}
-			return err
+			return nil
 		}
 		return c, nil
 	}

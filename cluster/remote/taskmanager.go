@@ -295,8 +295,8 @@ func (g *gateway) fromJobManager(f *messages.Frame) {
 	switch b := f.Body.(type) {
 	case *messages.Frame_JoinAccepted:
 		m := b.JoinAccepted
-		if g.token != nil && !hmac.Equal(m.Mac, joinMAC(g.token, RoleJobManager, g.jmNonce, g.req.Nonce, g.req.ResourceId)) {
-			g.tell(tmEvent{fatal: fmt.Errorf("the jobmanager at %s accepted this process without proving the join token (--join-token-file): not trusted", g.jm)})
+		if g.token != nil && !hmac.Equal(m.Mac, acceptMAC(g.token, g.jmNonce, g.req.Nonce, g.req.ResourceId, m)) {
+			g.tell(tmEvent{fatal: fmt.Errorf("the jobmanager at %s accepted this process without proving the join token over its whole answer (--join-token-file; a changed answer fails too): not trusted", g.jm)})
 			return
 		}
 		cfg, err := cluster.ConfigFromHeader(m.Header)

@@ -40,7 +40,7 @@ func (t tlsFlags) load(role string) (*tls.Config, error) {
 	if t.cert == "" && t.key == "" && t.ca == "" {
 		return nil, nil
 	}
-	c, err := remote.LoadTLS(t.cert, t.key, t.ca, os.Stderr, role)
+	c, err := remote.LoadTLS(t.cert, t.key, t.ca, role)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,12 +168,13 @@ func TestUndecodableReplyFromTaskManager(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "log")
 	c := startCluster(t, repo, spec{tms: 1, args: []string{"--duration", "30s", "--log", logPath}})
 	c.jm.waitFor(t, "process 1 of 2 joined", 20*time.Second)
-	conn, ch := dialJM(t, c.addr)
+	conn, _ := dialJM(t, c.addr)
 	defer conn.Close()
-	// the fake takes its fingerprint from the Challenge: the check is for
-	// honest mistakes, not for a peer that lies (README, "Threat model")
+	// the fake takes its fingerprint from what the jobmanager prints (the
+	// Challenge names none): the check is for honest mistakes, not for a
+	// peer that lies (README, "Threat model")
 	writeFrame(conn, &messages.Frame{Body: &messages.Frame_JoinRequest{JoinRequest: &messages.JoinRequest{
-		Version: remote.Version(), ResourceId: "fake", Fingerprint: ch.Fingerprint}}})
+		Version: remote.Version(), ResourceId: "fake", Fingerprint: jmBuild(t, c.jm.stderr.String())}}})
 	go func() {
 		for {
 			f, err := readFrame(conn)
@@ -230,4 +232,15 @@ func TestJobManagerWithoutTokenNotTrusted(t *testing.T) {
 	if len(req.Nonce) != 32 || len(req.Mac) != 32 {
 		t.Errorf("the join carries a nonce of %d bytes and a MAC of %d, want 32 and 32", len(req.Nonce), len(req.Mac))
 	}
+}
+
+// jmBuild is the build fingerprint a jobmanager's stderr names when it
+// starts listening.
+func jmBuild(t *testing.T, stderr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`; build (.*)\); waiting up to`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("the jobmanager names no build:\n%s", stderr)
+	}
+	return m[1]
 }

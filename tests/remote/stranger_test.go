@@ -102,6 +102,12 @@ func TestStrangerCannotDisturb(t *testing.T) {
 		t.Helper()
 		attacks++
 		conn, ch := dialJM(t, c.addr)
+		// before any proof the jobmanager says nothing but its nonce (no
+		// build fingerprint, no version)
+		if got, want := frameBytes(&messages.Frame{Body: &messages.Frame_Challenge{Challenge: ch}}),
+			frameBytes(&messages.Frame{Body: &messages.Frame_Challenge{Challenge: &messages.Challenge{Nonce: ch.Nonce}}}); !bytes.Equal(got, want) || len(ch.Nonce) != 32 {
+			t.Fatalf("the Challenge says more than a 32-byte nonce: %x", got)
+		}
 		defer conn.Close()
 		send(conn, ch)
 		if !closedSoon(conn, 5*time.Second) {
@@ -129,7 +135,7 @@ func TestStrangerCannotDisturb(t *testing.T) {
 	}
 	attack("a join without the token", func(c net.Conn, ch *messages.Challenge) {
 		writeFrame(c, &messages.Frame{Body: &messages.Frame_JoinRequest{JoinRequest: &messages.JoinRequest{
-			Version: remote.Version(), ResourceId: "stranger", Fingerprint: ch.Fingerprint}}})
+			Version: remote.Version(), ResourceId: "stranger", Fingerprint: remote.Fingerprint()}}})
 	})
 	attack("a recorded join and its answers played again", func(c net.Conn, _ *messages.Challenge) { c.Write(rec.recorded()) })
 

@@ -127,9 +127,31 @@ func TestTLSRefusesTaskManagerWithoutCA(t *testing.T) {
 	if code != 5 || !strings.Contains(stderr, "refused this process's certificate") {
 		t.Errorf("a taskmanager with a certificate of another CA: exit %d:\n%s", code, stderr)
 	}
-	c.jm.waitFor(t, "refused a TLS connection from 127.0.0.1:", 10*time.Second)
-	if !strings.Contains(c.jm.stderr.String(), "not signed by the CA") {
-		t.Errorf("the jobmanager does not say why:\n%s", c.jm.stderr)
+	c.jm.waitFor(t, "TLS handshake failed", 10*time.Second)
+	if !strings.Contains(c.jm.stderr.String(), "refused the certificate of 127.0.0.1:") || !strings.Contains(c.jm.stderr.String(), "not signed by the CA") {
+		t.Errorf("the jobmanager does not say whom it refused and why:\n%s", c.jm.stderr)
+	}
+	// a flood of refused handshakes is said at most 10 times per host in
+	// all (the drop's cap), then counted
+	cert, err := tls.LoadX509KeyPair(rogue[1], rogue[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 15; i++ {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", c.addr,
+			&tls.Config{Certificates: []tls.Certificate{cert}, InsecureSkipVerify: true}) // the test is the server's refusal
+		if err == nil {
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			_, err = conn.Read(make([]byte, 1)) // TLS 1.3: the refusal comes after the client's Finished
+			conn.Close()
+		}
+		if err == nil {
+			t.Fatalf("handshake %d with a certificate of another CA was not refused", i)
+		}
+	}
+	c.jm.waitFor(t, "further drops from 127.0.0.1 are counted, not shown", 10*time.Second)
+	if n := strings.Count(c.jm.stderr.String(), "TLS handshake failed"); n > 10 {
+		t.Errorf("%d refused handshakes said on stderr, want at most 10:\n%s", n, c.jm.stderr)
 	}
 	// no TLS at all
 	stderr, code = tm("taskmanager without TLS")
