@@ -66,49 +66,49 @@ type outages struct {
 	open int
 }
 
-func (k *Kernel) startOutage(t vt.Time, o Outage, text string) {
+func (n *network) startOutage(t vt.Time, o Outage, text string) {
 	a := &activeOutage{Outage: o, start: t, end: t + o.Duration}
-	k.outages.list = append(k.outages.list, a)
-	k.outages.open++
+	n.outages.list = append(n.outages.list, a)
+	n.outages.open++
 	if o.Storage {
-		k.log(t, SchedulerName, StorageUnavailable{DurationMs: vt.Millis(o.Duration), Action: text})
+		n.k.log(t, SchedulerName, StorageUnavailable{DurationMs: vt.Millis(o.Duration), Action: text})
 		return
 	}
-	k.log(t, SchedulerName, KafkaUnavailable{Host: KafkaHost, DurationMs: vt.Millis(o.Duration), Action: text})
+	n.k.log(t, SchedulerName, KafkaUnavailable{Host: KafkaHost, DurationMs: vt.Millis(o.Duration), Action: text})
 }
 
 // expireOutages logs the end of the outages over by t (all of them when
 // the run ends); a Kafka outage over is dropped (what it held is due at
 // its end, a step of its own).
-func (k *Kernel) expireOutages(t vt.Time, runEnded bool) {
-	if k.outages.open == 0 {
+func (n *network) expireOutages(t vt.Time, runEnded bool) {
+	if n.outages.open == 0 {
 		return
 	}
-	kept := k.outages.list[:0]
-	for _, a := range k.outages.list {
+	kept := n.outages.list[:0]
+	for _, a := range n.outages.list {
 		if !a.logged && (a.end <= t || runEnded) {
 			a.logged = true
-			k.outages.open--
+			n.outages.open--
 			if a.Storage {
-				k.log(min(a.end, t), SchedulerName, StorageAvailable{FailedUploads: a.count, RunEnded: a.end > t})
+				n.k.log(min(a.end, t), SchedulerName, StorageAvailable{FailedUploads: a.count, RunEnded: a.end > t})
 			} else {
-				k.log(min(a.end, t), SchedulerName, KafkaAvailable{Host: KafkaHost, HeldEnvelopes: a.count, RunEnded: a.end > t})
+				n.k.log(min(a.end, t), SchedulerName, KafkaAvailable{Host: KafkaHost, HeldEnvelopes: a.count, RunEnded: a.end > t})
 			}
 		}
 		if a.Storage || !a.logged {
 			kept = append(kept, a)
 		}
 	}
-	clear(k.outages.list[len(kept):])
-	k.outages.list = kept
+	clear(n.outages.list[len(kept):])
+	n.outages.list = kept
 }
 
 // outage applies the outages to e, due at t: an acknowledgement whose
 // upload overlapped a storage outage becomes the task's decline (false: e
 // is delivered, changed), an envelope between the broker's host and
 // another host during a Kafka outage is queued again for its end (true).
-func (k *Kernel) outage(t vt.Time, e *messages.Envelope) bool {
-	for _, a := range k.outages.list {
+func (n *network) outage(t vt.Time, e *messages.Envelope) bool {
+	for _, a := range n.outages.list {
 		if a.Storage {
 			ack, ok := e.Body.(*messages.Envelope_AcknowledgeCheckpoint)
 			// the upload runs from the snapshot (when the acknowledgement
@@ -116,7 +116,7 @@ func (k *Kernel) outage(t vt.Time, e *messages.Envelope) bool {
 			if ok && e.From != SchedulerName && e.From != UserName && a.start <= t && vt.Of(e.SentAt) < a.end {
 				a.count++
 				id, task := ack.AcknowledgeCheckpoint.CheckpointId, ack.AcknowledgeCheckpoint.Task
-				k.log(t, SchedulerName, UploadFailed{Task: e.From, CheckpointID: id})
+				n.k.log(t, SchedulerName, UploadFailed{Task: e.From, CheckpointID: id})
 				e.Body = &messages.Envelope_DeclineCheckpoint{DeclineCheckpoint: &messages.DeclineCheckpoint{
 					CheckpointId: id, Task: task, Reason: ReasonAsyncException}}
 			}
@@ -125,10 +125,10 @@ func (k *Kernel) outage(t vt.Time, e *messages.Envelope) bool {
 		if t < a.start || t >= a.end || e.From == UserName || e.From == SchedulerName {
 			continue
 		}
-		if hf, ht := k.hosts[e.From], k.hosts[e.To]; hf != ht && (hf == KafkaHost || ht == KafkaHost) {
+		if hf, ht := n.hosts[e.From], n.hosts[e.To]; hf != ht && (hf == KafkaHost || ht == KafkaHost) {
 			a.count++
 			e.DeliverAt = a.end.Micros()
-			k.q.Push(e)
+			n.k.q.Push(e)
 			return true
 		}
 	}
