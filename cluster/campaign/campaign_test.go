@@ -296,3 +296,26 @@ func TestSwarmSeed1000078LivenessCheckpoint(t *testing.T) {
 func TestSwarmSeed2000880ExactlyOnceOutput(t *testing.T) {
 	runRegression(t, "seed-2000880-exactly_once_output")
 }
+
+// Watermark alignment with idleness: once partition 0 was paused, source-1
+// was the only active reader of the group and kept waiting for the
+// alignment announcement that it had itself held back. Its idleness clock
+// ran on while it waited, so 1 s into a wait it went IDLE, the window
+// operators' watermark followed source-0 alone past the windows source-1
+// still had records for, and those records arrived after their window had
+// fired. A sliding window's record whose other window was still open is
+// neither counted nor sent to the late side output (WindowOperator skips a
+// late window, and side-outputs only a record late for all of them): the
+// reference run counted user-13's [13 s, 15 s) window 12 where the faulty
+// run, timed differently, counted all 18. Flink (FLIP-471, FLINK-36751 in
+// 1.20.1) stops a source's activity clocks while it waits for alignment.
+func TestSwarmSeed6001841AtLeastOnceOutput(t *testing.T) {
+	runRegression(t, "seed-6001841-at_least_once_output")
+}
+
+// The same cause as seed 6001841: in the reference run source-1 went idle
+// every few seconds while waiting for alignment (source-0 idle), and sliding
+// windows lost a record each to it; the faulty run counted one more.
+func TestSwarmSeed5557655AtLeastOnceOutput(t *testing.T) {
+	runRegression(t, "seed-5557655-at_least_once_output")
+}

@@ -196,7 +196,7 @@ func settings() []Setting {
 			"Bound of WatermarkStrategy.forBoundedOutOfOrderness: watermark = max timestamp - bound - 1 ms.",
 			func(c *Config) *time.Duration { return &c.OutOfOrderness }),
 		durationSetting("job.watermark.idleness", "", durRange{min: 0, max: noMax},
-			"WatermarkStrategy.withIdleness: a split without records for this long is marked idle, time the source task is backpressured not counted (its idleness clock, PausableRelativeClock, stands still then); 0 means off (withIdleness not called).",
+			"WatermarkStrategy.withIdleness: a split without records for this long is marked idle, time the source task is backpressured or held back by watermark alignment not counted (its idleness clock, PausableRelativeClock, stands still then); 0 means off (withIdleness not called).",
 			func(c *Config) *time.Duration { return &c.Idleness }),
 		stringSetting("job.watermark.alignment.group", false, "Watermark alignment group (WatermarkStrategy.withWatermarkAlignment); empty means alignment is off.",
 			func(c *Config) *string { return &c.AlignmentGroup }),

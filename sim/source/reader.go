@@ -301,9 +301,11 @@ type AlignmentChange struct {
 // OnWatermarkAlignment applies the coordinator's max allowed watermark
 // (SourceOperator.handleOperatorEvent(WatermarkAlignmentEvent)): splits
 // whose watermark is ahead of it are paused, paused ones that fell back
-// behind it resume; a reader with a single split waits as a whole.
-func (r *Reader) OnWatermarkAlignment(maxAllowed int64) (paused, resumed []AlignmentChange) {
-	pause, resume := r.mux.OnWatermarkAlignment(maxAllowed)
+// behind it resume; a reader with a single split waits as a whole. nowMs
+// is the task's activity clock (the idleness clocks stand still while the
+// reader or a split is held back).
+func (r *Reader) OnWatermarkAlignment(maxAllowed, nowMs int64) (paused, resumed []AlignmentChange) {
+	pause, resume := r.mux.OnWatermarkAlignment(maxAllowed, nowMs)
 	for _, id := range pause {
 		if st := r.split(id); st != nil {
 			st.Paused = true

@@ -87,7 +87,7 @@ func (s *sourceStreamTask) reportWatermark(o *kernel.Out) {
 // alignWatermarks applies the coordinator's max allowed watermark and logs
 // the splits it paused and resumed.
 func (s *sourceStreamTask) alignWatermarks(o *kernel.Out, maxAllowed int64) {
-	paused, resumed := s.src.OnWatermarkAlignment(maxAllowed)
+	paused, resumed := s.src.OnWatermarkAlignment(maxAllowed, vt.Millis(s.t.mb.ActivityClock(o.Now())))
 	for _, c := range paused {
 		o.Log(eventlog.SplitPaused{Split: c.Split.ID, SplitWatermark: c.Watermark, MaxAllowedWatermark: maxAllowed})
 	}

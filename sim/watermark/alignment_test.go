@@ -117,7 +117,7 @@ func TestAlignmentEndToEnd(t *testing.T) {
 		t.Fatalf("announcements %+v, want max allowed 999+1000", ann)
 	}
 	for _, sub := range ann[0].Subtasks {
-		readers[sub].OnWatermarkAlignment(ann[0].MaxAllowedWatermark)
+		readers[sub].OnWatermarkAlignment(ann[0].MaxAllowedWatermark, 0)
 	}
 	if readers[0].WaitingForAlignment() || !readers[1].WaitingForAlignment() {
 		t.Errorf("want reader 0 polling, reader 1 (4999 > 1999) waiting")

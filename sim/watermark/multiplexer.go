@@ -28,6 +28,8 @@ type SplitMultiplexerConfig struct {
 type splitOutput struct {
 	id  string
 	gen generator
+	// clock is the split's input activity clock, which its idleness timer reads.
+	clock pausableClock
 	// PartialWatermark state (CombinedWatermarkStatus.PartialWatermark).
 	watermark int64
 	idle      bool
@@ -69,6 +71,13 @@ type splitOutput struct {
 //
 // Watermark alignment (FLIP-182/FLIP-217, SourceOperator) is tracked too: see
 // OnWatermarkAlignment, WaitingForAlignment, ReportedWatermark and PausedSplits.
+// Time spent held back by alignment does not count toward idleness (FLIP-471,
+// FLINK-35886 and FLINK-36751, in 1.20.1): the main output's activity clock
+// (SourceOperator's mainInputActivityClock) stands still while the reader waits for
+// alignment, and a split's (ProgressiveTimestampsAndWatermarks' per-split
+// inputActivityClock) while alignment pauses the split, or, for a reader given a single
+// split, while the reader waits. The times passed in are already the task's activity
+// clock (backpressure left out by the caller).
 //
 // Costs: OnPeriodicEmit is O(splits); the others are O(1) except RemoveSplit (O(splits))
 // and the alignment calls (O(splits log splits)). The zero value is not usable; use
@@ -84,8 +93,9 @@ type SplitMultiplexer struct {
 	combinedWatermark int64
 	combinedIdle      bool
 
-	// StreamingReaderOutput's generator.
-	main generator
+	// StreamingReaderOutput's generator and SourceOperator's mainInputActivityClock.
+	main      generator
+	mainClock pausableClock
 
 	// IdlenessManager: both IdlenessAwareWatermarkOutputs start idle.
 	splitLocalIdle bool
@@ -195,7 +205,7 @@ func (m *SplitMultiplexer) OnPeriodicEmit(nowMs int64) (wm int64, idle bool, cha
 	before := m.out.forwarded
 	if !m.finished {
 		for _, s := range m.splits {
-			e := s.gen.onPeriodicEmit(nowMs)
+			e := s.gen.onPeriodicEmit(s.clock.at(nowMs))
 			switch e.Kind {
 			case EmissionWatermark:
 				m.setSplitWatermark(s, e.Watermark)
@@ -205,7 +215,7 @@ func (m *SplitMultiplexer) OnPeriodicEmit(nowMs int64) (wm int64, idle bool, cha
 		}
 		m.updateCombinedWatermark()
 
-		e := m.main.onPeriodicEmit(nowMs)
+		e := m.main.onPeriodicEmit(m.mainClock.at(nowMs))
 		switch e.Kind {
 		case EmissionWatermark:
 			m.out.EmitWatermark(e.Watermark)
@@ -214,8 +224,21 @@ func (m *SplitMultiplexer) OnPeriodicEmit(nowMs int64) (wm int64, idle bool, cha
 			m.mainIdle = true
 			m.maybeMarkIdle()
 		}
+		m.syncClocks(nowMs)
 	}
 	return m.out.current, m.out.idle, m.out.forwarded != before
+}
+
+// syncClocks pauses or resumes the activity clocks at nowMs after the alignment state
+// may have changed (SourceOperator.checkWatermarkAlignment pausing
+// mainInputActivityClock; pauseOrResumeSplits pausing a split's clock, a single split
+// with the reader since FLINK-36751).
+func (m *SplitMultiplexer) syncClocks(nowMs int64) {
+	waiting := m.WaitingForAlignment()
+	m.mainClock.set(waiting, nowMs)
+	for _, s := range m.splits {
+		s.clock.set(m.paused[s.id] || (m.numSplits <= 1 && waiting), nowMs)
+	}
 }
 
 // setSplitWatermark is a deferred-output emitWatermark (PartialWatermark.setWatermark):
@@ -331,9 +354,11 @@ func (m *SplitMultiplexer) SplitWatermark(splitID string) (wm int64, idle bool, 
 // every split whose watermark is above it is paused and every paused split at or below
 // it is resumed (SourceOperator.checkSplitWatermarkAlignment). It returns the splits
 // newly paused and the splits resumed, each sorted by ID. With a single split nothing is
-// paused: the whole reader waits instead (see WaitingForAlignment).
-func (m *SplitMultiplexer) OnWatermarkAlignment(maxAllowedWatermark int64) (pause, resume []string) {
+// paused: the whole reader waits instead (see WaitingForAlignment). nowMs is the task's
+// activity clock, at which the activity clocks pause or resume.
+func (m *SplitMultiplexer) OnWatermarkAlignment(maxAllowedWatermark, nowMs int64) (pause, resume []string) {
 	m.maxDesiredWatermark = maxAllowedWatermark
+	defer m.syncClocks(nowMs)
 	if m.numSplits <= 1 {
 		return nil, nil
 	}
@@ -401,4 +426,35 @@ func (m *SplitMultiplexer) ReportedWatermark() (wm int64, ok bool) {
 		return MaxWatermark, true
 	}
 	return m.out.current, true
+}
+
+// pausableClock is Flink's PausableRelativeClock over the caller's clock: time stands
+// still while it is paused. One cause pauses it here (the caller has already left
+// backpressure out), so a flag does for Flink's pause counter.
+type pausableClock struct {
+	paused bool
+	since  int64 // when the current pause began
+	total  int64 // time paused before it
+}
+
+// set pauses or resumes the clock at nowMs; setting the state it has does nothing.
+func (c *pausableClock) set(paused bool, nowMs int64) {
+	if paused == c.paused {
+		return
+	}
+	if paused {
+		c.since = nowMs
+	} else {
+		c.total += nowMs - c.since
+	}
+	c.paused = paused
+}
+
+// at is the clock's time when the caller's clock reads nowMs.
+func (c *pausableClock) at(nowMs int64) int64 {
+	t := c.total
+	if c.paused {
+		t += nowMs - c.since
+	}
+	return nowMs - t
 }

@@ -220,7 +220,7 @@ func TestMultiplexerSplitAlignment(t *testing.T) {
 	if r, ok := m.ReportedWatermark(); !ok || r != 999 {
 		t.Fatalf("reported %d %v", r, ok)
 	}
-	pause, resume := m.OnWatermarkAlignment(2000)
+	pause, resume := m.OnWatermarkAlignment(2000, 0)
 	if !reflect.DeepEqual(pause, []string{"p1"}) || resume != nil {
 		t.Fatalf("pause %v resume %v, want p1 paused (4999 > 2000)", pause, resume)
 	}
@@ -238,7 +238,7 @@ func TestMultiplexerSplitAlignment(t *testing.T) {
 	if !m.WaitingForAlignment() {
 		t.Error("reader at 2999 > 2000 must wait")
 	}
-	pause, resume = m.OnWatermarkAlignment(6000)
+	pause, resume = m.OnWatermarkAlignment(6000, 0)
 	if pause != nil || !reflect.DeepEqual(resume, []string{"p0", "p1"}) {
 		t.Fatalf("pause %v resume %v, want both resumed", pause, resume)
 	}
@@ -252,7 +252,7 @@ func TestMultiplexerSingleSplitAlignmentWaitsInsteadOfPausing(t *testing.T) {
 	m.AddSplit("p0")
 	mustEvent(t, m, "p0", 1000, 100)
 	emit(m, 200)
-	pause, resume := m.OnWatermarkAlignment(0)
+	pause, resume := m.OnWatermarkAlignment(0, 0)
 	if pause != nil || resume != nil {
 		t.Fatalf("one split: no split pausing, got %v %v", pause, resume)
 	}
@@ -268,7 +268,7 @@ func TestMultiplexerSingleSplitAlignmentWaitsInsteadOfPausing(t *testing.T) {
 	if len(m.Splits()) != 1 {
 		t.Errorf("splits %v", m.Splits())
 	}
-	if pause, _ := m.OnWatermarkAlignment(0); !reflect.DeepEqual(pause, []string{"p0"}) {
+	if pause, _ := m.OnWatermarkAlignment(0, 0); !reflect.DeepEqual(pause, []string{"p0"}) {
 		t.Errorf("numSplits 2: want p0 paused, got %v", pause)
 	}
 }
@@ -300,5 +300,65 @@ func TestMultiplexerConfigErrors(t *testing.T) {
 		if _, err := NewSplitMultiplexer(tt.give); !errors.Is(err, tt.want) {
 			t.Errorf("%+v: %v, want %v", tt.give, err, tt.want)
 		}
+	}
+}
+
+// A reader waiting for alignment is not idle: its activity clocks stand still
+// while it waits (SourceOperator pauses mainInputActivityClock, and a single
+// split's clock with it, FLINK-36751). Without that, a single-split reader ahead
+// of its group went IDLE 1 s into the wait and the downstream watermark ran
+// past its backlog (swarm seeds 6001841, 5557655).
+func TestMultiplexerWaitingForAlignmentIsNotIdle(t *testing.T) {
+	m := newMux(t, 0, 1000)
+	m.AddSplit("p0")
+	mustEvent(t, m, "p0", 1000, 100)
+	emit(m, 200) // activity seen: the split's countdown resets; the main output's starts at 200
+	m.OnWatermarkAlignment(0, 200)
+	if !m.WaitingForAlignment() {
+		t.Fatal("reader at 999 > 0 waits")
+	}
+	for now := int64(400); now <= 3000; now += 200 {
+		if got := emit(m, now); got.idle {
+			t.Fatalf("t=%d: idle while waiting for alignment", now)
+		}
+	}
+	m.OnWatermarkAlignment(5000, 3000) // resumes at 3000; the clocks read 200 there
+	// The countdowns began at clock 200 (the split's at the first emit without
+	// activity, t=400, clock 200); idle once more than 1000 passed: clock 1201+,
+	// the emit at t=4200 (clock 1400), not the one at t=4000 (clock 1200).
+	for now := int64(3200); now <= 4000; now += 200 {
+		if got := emit(m, now); got.idle {
+			t.Fatalf("t=%d: idle %d ms of activity clock after the countdown began", now, now-3000)
+		}
+	}
+	if got := emit(m, 4200); !got.idle || !got.changed {
+		t.Fatalf("t=4200: %+v, want idle", got)
+	}
+}
+
+// A split paused by alignment is not idle while it is paused (the per-split
+// inputActivityClock of ProgressiveTimestampsAndWatermarks, FLIP-471), so the
+// reader's watermark stays the minimum over both splits.
+func TestMultiplexerPausedSplitIsNotIdle(t *testing.T) {
+	m := newMux(t, 0, 1000)
+	m.AddSplit("p0")
+	m.AddSplit("p1")
+	mustEvent(t, m, "p0", 1000, 100)
+	mustEvent(t, m, "p1", 5000, 100)
+	emit(m, 200)
+	if pause, _ := m.OnWatermarkAlignment(2000, 200); !reflect.DeepEqual(pause, []string{"p1"}) {
+		t.Fatalf("pause %v, want p1", pause)
+	}
+	ts := int64(1000)
+	for now := int64(400); now <= 3000; now += 200 {
+		ts += 50 // p0 keeps reading, below the limit
+		mustEvent(t, m, "p0", ts, now-1)
+		emit(m, now)
+		if _, idle, _ := m.SplitWatermark("p1"); idle {
+			t.Fatalf("t=%d: paused p1 idle", now)
+		}
+	}
+	if wm := m.CurrentWatermark(); wm != ts-1 {
+		t.Fatalf("watermark %d, want p0's %d (the minimum; p1 not left out)", wm, ts-1)
 	}
 }
