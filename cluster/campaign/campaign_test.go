@@ -319,3 +319,41 @@ func TestSwarmSeed6001841AtLeastOnceOutput(t *testing.T) {
 func TestSwarmSeed5557655AtLeastOnceOutput(t *testing.T) {
 	runRegression(t, "seed-5557655-at_least_once_output")
 }
+
+// A producer backpressured by a consumer without exclusive buffers slept
+// until the next buffer timeout: with buffers-per-channel 0 and one
+// floating buffer per gate, parse-0's pool (3 buffers) filled with buffers
+// for window-1 waiting for credit; window-1's AddCredit let one go, which
+// gave its segment back to the pool, but the task had already looked at
+// its output before the send and did not run again until its next mail, the
+// 100 ms flush. The job moved a few buffers of 4 records a flush per channel,
+// 360 records/s for the 500 produced: the reference run fell 20 s behind and the
+// faulty run, 10 s more behind after its restore, missed the horizon by
+// 5.7 s. In Flink the recycled segment completes LocalBufferPool's
+// availability future and the mailbox goes on at once.
+func TestSwarmSeed5559879LivenessWatermark(t *testing.T) {
+	runRegression(t, "seed-5559879-liveness_watermark")
+}
+
+// The same as seed 5559879 (no exclusive buffers, one floating buffer per
+// gate, 4 records a buffer): the producers, woken only by the 100 ms flush
+// after each credit, fell behind the 400 records/s produced, and after three
+// kills the faulty run's sink watermark was 11.2 s short of the horizon.
+func TestSwarmSeed5559121LivenessWatermark(t *testing.T) {
+	runRegression(t, "seed-5559121-liveness_watermark")
+}
+
+// Every unaligned checkpoint after the stall expired and the job restarted
+// for ever (liveness_watermark; liveness_job_running once producers woke at
+// a credit, seed 5559879). parse-3, its output pool and overdraft buffers all queued for
+// window-0 (one record a buffer, a watermark broadcast needing a buffer in
+// each of 7 subpartitions), was blocked writing and never took its
+// barrier. window-0, with no exclusive buffers, had asked for a floating
+// buffer for parse-3's channel, but its channels with a long backlog kept
+// every floating buffer they had used as a credit, so that request waited
+// for ever. A used floating buffer goes back to the gate's LocalBufferPool,
+// which gives it to the channel waiting longest (BufferManager,
+// LocalBufferPool.recycle).
+func TestSwarmSeed4000833LivenessWatermark(t *testing.T) {
+	runRegression(t, "seed-4000833-liveness_watermark")
+}

@@ -18,6 +18,10 @@ type BufferManager struct {
 	InUse     int // buffers holding data, handed to the task
 	Requested int // floating buffers asked of the gate, not yet granted
 	Required  int // backlog + exclusive buffers (numRequiredBuffers)
+	// InUseFloating are the floating buffers among InUse: a data buffer
+	// takes a free floating buffer before an exclusive one
+	// (AvailableBufferQueue.takeBuffer).
+	InUseFloating int
 }
 
 // NewBufferManager returns the accounting of a channel with exclusive
@@ -31,6 +35,9 @@ func NewBufferManager(exclusive int) BufferManager {
 func (b *BufferManager) Take() bool {
 	if b.Available <= 0 {
 		return false
+	}
+	if b.Floating > b.InUseFloating {
+		b.InUseFloating++
 	}
 	b.Available--
 	b.InUse++
@@ -62,13 +69,24 @@ func (b *BufferManager) OnFloatingGranted(n int) (credit, back int) {
 	return keep, n - keep
 }
 
-// Recycle frees n buffers the task consumed: a floating buffer the channel
-// no longer needs goes back to the gate, any other becomes a credit again
-// (BufferManager.recycle).
+// Recycle frees n buffers the task consumed. A floating buffer goes back to
+// the gate: its recycler is the gate's LocalBufferPool, which hands it to
+// the channel waiting longest for one (LocalBufferPool.recycle notifies its
+// BufferListeners in order), so a channel with a long backlog cannot keep the
+// gate's floating buffers from the others. An exclusive buffer comes back
+// to the channel as a credit, and a free floating buffer the backlog no
+// longer needs goes back instead (BufferManager.recycle,
+// AvailableBufferQueue.addExclusiveBuffer).
 func (b *BufferManager) Recycle(n int) (credit, back int) {
 	b.InUse -= n
 	for i := 0; i < n; i++ {
-		if b.Floating > 0 && b.Available >= b.Required {
+		if b.InUseFloating > 0 {
+			b.InUseFloating--
+			b.Floating--
+			back++
+			continue
+		}
+		if b.Floating > b.InUseFloating && b.Available >= b.Required {
 			b.Floating--
 			back++
 			continue
@@ -88,7 +106,7 @@ func (b *BufferManager) OnAlignedBarrier() (back int) {
 	if b.Exclusive != 0 {
 		return 0
 	}
-	back = min(b.Floating, b.Available)
+	back = min(b.Floating-b.InUseFloating, b.Available)
 	b.Floating -= back
 	b.Available -= back
 	b.Required = 0

@@ -72,3 +72,30 @@ func TestBufferManagerAlignedBarrier(t *testing.T) {
 		t.Fatalf("exclusive channel changed on a barrier: %d, %+v", back, e)
 	}
 }
+
+// A floating buffer that held data goes back to the gate when the task
+// recycles it, even while the channel's backlog still wants it: its
+// recycler is the gate's LocalBufferPool, which gives it to the channel
+// waiting longest. The channel asks again with its next backlog. (It kept
+// it as a credit before, so channels with a long backlog held every
+// floating buffer and a channel that asked later starved: swarm seed
+// 4000833.) An exclusive buffer comes back as a credit; a data buffer takes
+// a floating buffer before an exclusive one.
+func TestBufferManagerUsedFloatingBufferGoesBackToTheGate(t *testing.T) {
+	b := NewBufferManager(1)
+	b.OnSenderBacklog(5, 8) // wants 5 + 1 - 1 = 5 floating
+	b.OnFloatingGranted(2)  // credit 3: 1 exclusive, 2 floating
+	for i := 0; i < 3; i++ {
+		if !b.Take() {
+			t.Fatalf("take %d: no credit", i)
+		}
+	}
+	if b.InUseFloating != 2 {
+		t.Fatalf("%d floating buffers in use, want 2 (taken before the exclusive one)", b.InUseFloating)
+	}
+	b.OnSenderBacklog(4, 8)
+	credit, back := b.Recycle(3)
+	if back != 2 || credit != 1 || b.Floating != 0 || b.Available != 1 || b.InUse != 0 {
+		t.Fatalf("recycle of 3 with backlog 4: credit %d back %d, %+v; want both floating back, the exclusive one a credit", credit, back, b)
+	}
+}

@@ -256,6 +256,16 @@ func (t *StreamTask) step(o *kernel.Out, env *messages.Envelope) {
 	}
 	t.work(o)
 	t.flushSends(o, 0)
+	if t.rp != nil && t.mb.Blocked() && t.rp.Available() {
+		// What was just sent gave pool buffers back (a remote consumer's
+		// credit let a queued buffer go): the task, backpressured in its
+		// output, goes on at once, as LocalBufferPool completes the
+		// availability future the mailbox waits on when a segment is
+		// recycled. Without this it slept until its next mail, often the
+		// next buffer-timeout flush.
+		t.work(o)
+		t.flushSends(o, 0)
+	}
 }
 
 // onTimer handles one of the task's own timers.
