@@ -231,6 +231,13 @@ func actionTarget(a action.Action) string {
 // goroutine, between or during steps, always in log order).
 func (s *Session) log(ev *eventlog.LogEvent) {
 	s.w.Write(ev)
+	if _, raw := ev.Body.(kernel.RawJSON); raw {
+		// an event that crossed the remote transport: its JSON text is
+		// read into its typed form once here, not once by every observer
+		typed := *ev
+		typed.Body = eventlog.Decode(ev)
+		ev = &typed
+	}
 	s.tally.Observe(ev)
 	if s.opt.Observe != nil {
 		s.opt.Observe(ev)
@@ -350,21 +357,24 @@ func (s *Session) Act(text string) (action.Action, error) {
 	if err != nil {
 		return action.Action{}, err
 	}
-	if at := vt.FromDuration(a.At); at < now {
-		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", text, at, now)
-	}
-	return a, s.inject(a)
+	return s.schedule(a, text)
 }
 
 // Schedule has action a, parsed already, happen at its At, which must not
 // be before the clock (a timeline's actions re-injected after a jump). It
 // returns the action as scheduled.
 func (s *Session) Schedule(a action.Action) (action.Action, error) {
+	return s.schedule(a, a.String())
+}
+
+// schedule injects a at its At, refusing a time before the clock; text is
+// the action as an error names it.
+func (s *Session) schedule(a action.Action, text string) (action.Action, error) {
 	if s.status.Ended {
 		return action.Action{}, fmt.Errorf("the run has ended")
 	}
 	if at, now := vt.FromDuration(a.At), s.injectTime(); at < now {
-		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", a.String(), at, now)
+		return action.Action{}, fmt.Errorf("action %q: at=%s is in the past (the run is at %s)", text, at, now)
 	}
 	return a, s.inject(a)
 }

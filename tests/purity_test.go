@@ -98,17 +98,17 @@ type purityPackage struct {
 	Error      *struct{ Err string }
 }
 
-// TestSimDoesNotDependOnActorRuntime lists every package under sim/ with its
-// transitive dependencies and fails, naming the import that leads there, if
-// one depends on hollywood, actors/ or cluster/.
-func TestSimDoesNotDependOnActorRuntime(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-json", "./sim/...")
+// goList runs go list -json with args in the module and returns its
+// packages by import path.
+func goList(t *testing.T, args ...string) map[string]*purityPackage {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json"}, args...)...)
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps -json ./sim/...: %v\n%s", err, stderr.String())
+		t.Fatalf("go list -json %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	pkgs := map[string]*purityPackage{}
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -121,6 +121,14 @@ func TestSimDoesNotDependOnActorRuntime(t *testing.T) {
 		}
 		pkgs[p.ImportPath] = &p
 	}
+	return pkgs
+}
+
+// TestSimDoesNotDependOnActorRuntime lists every package under sim/ with its
+// transitive dependencies and fails, naming the import that leads there, if
+// one depends on hollywood, actors/ or cluster/.
+func TestSimDoesNotDependOnActorRuntime(t *testing.T) {
+	pkgs := goList(t, "-deps", "./sim/...")
 	var sims []string
 	for path := range pkgs {
 		if puritySimPackage(path) {

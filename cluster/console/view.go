@@ -268,11 +268,7 @@ func (v *View) Observe(ev *eventlog.LogEvent) {
 		v.kafkaMetrics(ev, e)
 	case eventlog.FinalCounters:
 		if st, ok := v.subtasks[ev.Actor]; ok {
-			e.Ints(func(k string, d int64) {
-				if k == "numLateRecordsDropped" && d > st.late {
-					st.late = d
-				}
-			})
+			st.late = max(st.late, e.Int("numLateRecordsDropped"))
 		}
 	}
 	v.s.Draw(false)

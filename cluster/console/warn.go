@@ -78,17 +78,7 @@ func (w *Warner) Observe(ev *eventlog.LogEvent) {
 	case eventlog.TaskMetrics:
 		w.metrics(ev, e)
 	case eventlog.FinalCounters:
-		var late, unfired, unfiredIn int64
-		e.Ints(func(k string, v int64) {
-			switch k {
-			case "numLateRecordsDropped":
-				late = v
-			case "unfired_windows":
-				unfired = v
-			case "records_in_unfired_windows":
-				unfiredIn = v
-			}
-		})
+		late, unfired, unfiredIn := e.Int("numLateRecordsDropped"), e.Int("unfired_windows"), e.Int("records_in_unfired_windows")
 		if late > 0 {
 			w.late(late)
 		}

@@ -109,7 +109,8 @@ type pendingCheckpoint struct {
 // expires, declines and subsumes pending checkpoints and keeps their statistics, following
 // org.apache.flink.runtime.checkpoint.CheckpointCoordinator with its
 // CheckpointRequestDecider, PendingCheckpoint, CheckpointFailureManager and
-// DefaultCheckpointStatsTracker (Flink 1.20).
+// DefaultCheckpointStatsTracker (Flink 1.20). The decider's queue is a requestDecider
+// (request_decider.go), the tolerable-failure count a failureManager (failure_manager.go).
 //
 // It is a pure state machine: it keeps no clock and sends nothing. Every method that
 // depends on time takes the virtual time nowMs (milliseconds, never decreasing across
@@ -143,7 +144,7 @@ type Coordinator struct {
 	nextSeq int64
 
 	pending map[int64]*pendingCheckpoint
-	queue   []*request // sorted by request.before
+	decider requestDecider
 
 	periodicScheduling bool
 	nextTriggerMs      int64
@@ -153,12 +154,10 @@ type Coordinator struct {
 	hasCompleted     bool
 	lastCompletionMs int64
 
-	latest         *CompletedCheckpoint
-	history        []CheckpointStats
-	recentExpired  []int64
-	failureCounter int
-	countedIDs     map[int64]bool
-	lastSucceeded  int64
+	latest        *CompletedCheckpoint
+	history       []CheckpointStats
+	recentExpired []int64
+	failures      failureManager
 
 	// the request of the Trigger call in progress, and its outcome
 	currentSeq int64
@@ -197,8 +196,7 @@ func NewCoordinator(cfg CoordinatorConfig, tasks []string) (*Coordinator, error)
 		pending:       make(map[int64]*pendingCheckpoint),
 		nextTriggerMs: noTrigger,
 		tasksRunning:  true,
-		countedIDs:    make(map[int64]bool),
-		lastSucceeded: math.MinInt64,
+		failures:      newFailureManager(n.TolerableFailures),
 	}, nil
 }
 
@@ -348,61 +346,35 @@ func (c *Coordinator) Trigger(nowMs int64, kind Kind) TriggerResult {
 // submit is CheckpointRequestDecider.chooseRequestToExecute(newRequest, ...) followed by
 // starting whatever it chooses, repeatedly (onTriggerSuccess -> executeQueuedRequest).
 func (c *Coordinator) submit(r *request, nowMs int64) {
-	if len(c.queue) >= maxQueuedRequests && !c.queue[len(c.queue)-1].periodic {
-		// only user-submitted requests are queued: keep them, drop the new one
-		c.decline(r, ReasonTooManyCheckpointRequests, nowMs)
-		return
-	}
-	i := sort.Search(len(c.queue), func(i int) bool { return r.before(c.queue[i]) })
-	c.queue = append(c.queue, nil)
-	copy(c.queue[i+1:], c.queue[i:])
-	c.queue[i] = r
-	if len(c.queue) > maxQueuedRequests {
-		last := c.queue[len(c.queue)-1]
-		c.queue = c.queue[:len(c.queue)-1]
-		c.decline(last, ReasonTooManyCheckpointRequests, nowMs)
+	if dropped := c.decider.enqueue(r); dropped != nil {
+		c.decline(dropped, ReasonTooManyCheckpointRequests, nowMs)
 	}
 	c.executeQueued(nowMs)
 }
 
 // executeQueued starts queued requests while the decider allows
 // (CheckpointCoordinator.executeQueuedRequest after every trigger, completion and abort).
+// A periodic request the min pause turns away is declined and moves the periodic trigger to
+// when the pause is over (rescheduleTrigger).
 func (c *Coordinator) executeQueued(nowMs int64) {
 	for {
-		r := c.chooseQueued(nowMs)
+		pauseLeft := int64(0)
+		if c.hasCompleted {
+			pauseLeft = c.lastCompletionMs + c.cfg.MinPauseMs - nowMs
+		}
+		r, tooEarly := c.decider.chooseQueued(len(c.pending), c.cfg.MaxConcurrent, pauseLeft)
+		if tooEarly {
+			c.decline(r, ReasonMinimumTimeBetweenCheckpoints, nowMs)
+			if c.periodicScheduling {
+				c.nextTriggerMs = nowMs + pauseLeft // rescheduleTrigger
+			}
+			return
+		}
 		if r == nil {
 			return
 		}
 		c.start(r, nowMs)
 	}
-}
-
-// chooseQueued is CheckpointRequestDecider.chooseRequestToExecute(isTriggering=false, ...).
-func (c *Coordinator) chooseQueued(nowMs int64) *request {
-	if len(c.queue) == 0 {
-		return nil
-	}
-	first := c.queue[0]
-	if len(c.pending) >= c.cfg.MaxConcurrent {
-		if first.force {
-			c.queue = c.queue[1:]
-			return first
-		}
-		return nil
-	}
-	if !first.force && first.periodic && c.hasCompleted {
-		delay := c.lastCompletionMs + c.cfg.MinPauseMs - nowMs
-		if delay > 0 {
-			c.queue = c.queue[1:]
-			c.decline(first, ReasonMinimumTimeBetweenCheckpoints, nowMs)
-			if c.periodicScheduling {
-				c.nextTriggerMs = nowMs + delay // rescheduleTrigger
-			}
-			return nil
-		}
-	}
-	c.queue = c.queue[1:]
-	return first
 }
 
 // start is startTriggeringCheckpoint + createPendingCheckpoint.
@@ -542,7 +514,7 @@ func (c *Coordinator) complete(p *pendingCheckpoint, nowMs int64) *CompletedChec
 		cc.Tasks = append(cc.Tasks, TaskState{Task: t, Ack: p.acks[t]})
 	}
 	delete(c.pending, p.id)
-	c.handleSuccess(p.id)
+	c.failures.handleCheckpointSuccess(p.id)
 	if !p.req.kind.IsSavepoint() {
 		c.latest = cc
 	}
@@ -626,7 +598,7 @@ func (c *Coordinator) AbortAll(reason FailureReason, nowMs int64) []FailedCheckp
 
 func (c *Coordinator) abortPendingAndQueued(reason FailureReason, nowMs int64) []FailedCheckpoint {
 	var out []FailedCheckpoint
-	for _, r := range c.queue {
+	for _, r := range c.decider.takeAll() {
 		out = append(out, FailedCheckpoint{
 			RequestID: r.seq,
 			Kind:      r.kind,
@@ -635,7 +607,6 @@ func (c *Coordinator) abortPendingAndQueued(reason FailureReason, nowMs int64) [
 			Message:   reason.Message(),
 		})
 	}
-	c.queue = nil
 	for _, p := range c.pendingInOrder() {
 		out = append(out, c.abort(p, reason, "", nowMs))
 	}
@@ -668,67 +639,12 @@ func (c *Coordinator) abort(p *pendingCheckpoint, reason FailureReason, task str
 		Message:      reason.Message(),
 		Task:         task,
 		NotifyTasks:  true,
-		JobFailure:   c.handleFailure(reason, p.id, p.req.kind, task != ""),
+		JobFailure:   c.failures.handleCheckpointException(reason, p.id, p.req.kind, task != ""),
 	}
-}
-
-// ExceededTolerableFailuresMessage is CheckpointFailureManager's
-// EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE.
-const ExceededTolerableFailuresMessage = "Exceeded checkpoint tolerable failure threshold."
-
-// handleFailure is CheckpointFailureManager.handleCheckpointException; it returns the
-// message of the exception the job must fail with, or "".
-func (c *Coordinator) handleFailure(reason FailureReason, id int64, kind Kind, fromTask bool) string {
-	jobLevel := reason.PreFlight() || !fromTask
-	if jobLevel {
-		if kind.IsSavepoint() {
-			return "" // savepoint failures on the JobManager are a manual action's business
-		}
-		return c.checkAgainstCounter(reason, id)
-	}
-	if kind == KindStopWithSavepoint {
-		return reason.Message() // failJob(exception): a failed synchronous savepoint fails the job
-	}
-	return c.checkAgainstCounter(reason, id)
-}
-
-// checkAgainstCounter is CheckpointFailureManager.checkFailureAgainstCounter with
-// checkFailureCounter.
-func (c *Coordinator) checkAgainstCounter(reason FailureReason, id int64) string {
-	if id != unknownCheckpointID && id <= c.lastSucceeded {
-		return ""
-	}
-	if reason.CountsAgainstTolerableFailures() {
-		if id == unknownCheckpointID || !c.countedIDs[id] {
-			if id != unknownCheckpointID {
-				c.countedIDs[id] = true
-			}
-			c.failureCounter++
-		}
-	}
-	if c.failureCounter > c.cfg.TolerableFailures {
-		c.clearFailureCount()
-		return fmt.Sprintf("%s The latest checkpoint failed due to %s, view the Checkpoint History tab or the Job Manager log to find out why continuous checkpoints failed.",
-			ExceededTolerableFailuresMessage, reason.Message())
-	}
-	return ""
-}
-
-// handleSuccess is CheckpointFailureManager.handleCheckpointSuccess.
-func (c *Coordinator) handleSuccess(id int64) {
-	if id > c.lastSucceeded {
-		c.lastSucceeded = id
-		c.clearFailureCount()
-	}
-}
-
-func (c *Coordinator) clearFailureCount() {
-	c.failureCounter = 0
-	clear(c.countedIDs)
 }
 
 // ConsecutiveFailures returns CheckpointFailureManager's continuous failure counter.
-func (c *Coordinator) ConsecutiveFailures() int { return c.failureCounter }
+func (c *Coordinator) ConsecutiveFailures() int { return c.failures.counter }
 
 func (c *Coordinator) pendingInOrder() []*pendingCheckpoint {
 	out := make([]*pendingCheckpoint, 0, len(c.pending))
@@ -767,4 +683,4 @@ func (c *Coordinator) Pending() []int64 {
 }
 
 // NumQueuedRequests returns how many trigger requests wait in the decider's queue.
-func (c *Coordinator) NumQueuedRequests() int { return len(c.queue) }
+func (c *Coordinator) NumQueuedRequests() int { return len(c.decider.queue) }

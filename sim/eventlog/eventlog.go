@@ -3,7 +3,7 @@
 // (settings, seed, actions). The first line is the header, the last the
 // summary, both written with zerolog; every event line between them is a
 // typed payload (typed.go, kinds_*.go) appended straight to the line's
-// bytes by package enc, byte for byte what zerolog wrote. Only the
+// bytes by package logenc, byte for byte what zerolog wrote. Only the
 // scheduler writes it.
 package eventlog
 
@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/eventlog/enc"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/logenc"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -163,12 +163,12 @@ func (w *Writer) Header(seed uint64, build string, settings, flinkDefaults [][2]
 }
 
 // Write writes one event line: vt (virtual µs), actor, event, then the
-// payload's fields, appended straight to the line's bytes (package enc
+// payload's fields, appended straight to the line's bytes (package logenc
 // writes them as zerolog does: the line is the one zerolog wrote from the
 // same fields, byte for byte; TestWriterMatchesZerolog) and handed to the
 // output in one Write, as zerolog hands it.
 func (w *Writer) Write(ev *LogEvent) {
-	b := enc.Line(w.buf[:0], ev.Vt, ev.Actor, string(ev.Body.Kind()))
+	b := logenc.Line(w.buf[:0], ev.Vt, ev.Actor, string(ev.Body.Kind()))
 	b = ev.Body.AppendJSON(b)
 	b = append(b, '}', '\n')
 	if _, err := w.w.Write(b); err != nil {

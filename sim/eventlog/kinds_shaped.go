@@ -3,7 +3,7 @@ package eventlog
 // Typed events of the kinds whose fields depend on the case: each writes
 // the fields its case has, in the log's order.
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // Failover is the JobManager failing over the job (Flink's
 // ExecutionFailureHandler): with Restart, the restart strategy's backoff
@@ -17,16 +17,18 @@ type Failover struct {
 	NextAttempt int64 // Restart only
 }
 
+// Kind is KindFailover.
 func (Failover) Kind() Kind { return KindFailover }
 
+// AppendJSON appends the Failover event's fields to b in the log's order.
 func (e Failover) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Bool(enc.Str(b, "cause", e.Cause), "restart", e.Restart), "strategy", e.Strategy)
+	b = logenc.Str(logenc.Bool(logenc.Str(b, "cause", e.Cause), "restart", e.Restart), "strategy", e.Strategy)
 	if e.Restart {
-		b = enc.Int(b, "backoff_ms", e.BackoffMs)
+		b = logenc.Int(b, "backoff_ms", e.BackoffMs)
 	}
-	b = enc.Int(b, "restarts", e.Restarts)
+	b = logenc.Int(b, "restarts", e.Restarts)
 	if e.Restart {
-		b = enc.Int(b, "next_attempt", e.NextAttempt)
+		b = logenc.Int(b, "next_attempt", e.NextAttempt)
 	}
 	return b
 }
@@ -41,18 +43,20 @@ type HeartbeatTimeout struct {
 	Cause                                    string
 }
 
+// Kind is KindHeartbeatTimeout.
 func (HeartbeatTimeout) Kind() Kind { return KindHeartbeatTimeout }
 
+// AppendJSON appends the HeartbeatTimeout event's fields to b in the log's order.
 func (e HeartbeatTimeout) AppendJSON(b []byte) []byte {
 	switch {
 	case e.TaskManager != "":
-		b = enc.Str(b, "task_manager", e.TaskManager)
+		b = logenc.Str(b, "task_manager", e.TaskManager)
 	case e.ResourceManager != "":
-		b = enc.Str(b, "resource_manager", e.ResourceManager)
+		b = logenc.Str(b, "resource_manager", e.ResourceManager)
 	default:
-		b = enc.Str(b, "job_manager", e.JobManager)
+		b = logenc.Str(b, "job_manager", e.JobManager)
 	}
-	return enc.Str(enc.Int(b, "last_heartbeat_ms", e.LastHeartbeatMs), "cause", e.Cause)
+	return logenc.Str(logenc.Int(b, "last_heartbeat_ms", e.LastHeartbeatMs), "cause", e.Cause)
 }
 
 // KafkaError is the broker refusing a produce or transaction request:
@@ -64,14 +68,16 @@ type KafkaError struct {
 	Producer                        string
 }
 
+// Kind is KindKafkaError.
 func (KafkaError) Kind() Kind { return KindKafkaError }
 
+// AppendJSON appends the KafkaError event's fields to b in the log's order.
 func (e KafkaError) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(enc.Str(b, "request", e.Request), "transactional_id", e.TransactionalID), "error", e.Error)
+	b = logenc.Str(logenc.Str(logenc.Str(b, "request", e.Request), "transactional_id", e.TransactionalID), "error", e.Error)
 	if e.HasRecords {
-		b = enc.Int(b, "records", e.Records)
+		b = logenc.Int(b, "records", e.Records)
 	}
-	return enc.Str(b, "producer", e.Producer)
+	return logenc.Str(b, "producer", e.Producer)
 }
 
 // Reconfigure is a set action's restart with a new setting: its
@@ -81,15 +87,17 @@ type Reconfigure struct {
 	Step, Result, Setting, Value, Cause, SavepointPath string
 }
 
+// Kind is KindReconfigure.
 func (Reconfigure) Kind() Kind { return KindReconfigure }
 
+// AppendJSON appends the Reconfigure event's fields to b in the log's order.
 func (e Reconfigure) AppendJSON(b []byte) []byte {
 	if e.Result != "" {
-		return enc.Str(enc.Str(enc.Str(b, "result", e.Result), "setting", e.Setting), "cause", e.Cause)
+		return logenc.Str(logenc.Str(logenc.Str(b, "result", e.Result), "setting", e.Setting), "cause", e.Cause)
 	}
-	b = enc.Str(enc.Str(enc.Str(b, "step", e.Step), "setting", e.Setting), "value", e.Value)
+	b = logenc.Str(logenc.Str(logenc.Str(b, "step", e.Step), "setting", e.Setting), "value", e.Value)
 	if e.Step == RescaleSubmit {
-		b = enc.Str(b, "savepoint_path", e.SavepointPath)
+		b = logenc.Str(b, "savepoint_path", e.SavepointPath)
 	}
 	return b
 }
@@ -108,18 +116,20 @@ type Rescale struct {
 	FromParallelism, ToParallelism, MaxParallelism int64
 }
 
+// Kind is KindRescale.
 func (Rescale) Kind() Kind { return KindRescale }
 
+// AppendJSON appends the Rescale event's fields to b in the log's order.
 func (e Rescale) AppendJSON(b []byte) []byte {
 	switch {
 	case e.Result != "":
-		return enc.Str(enc.Str(b, "result", e.Result), "cause", e.Cause)
+		return logenc.Str(logenc.Str(b, "result", e.Result), "cause", e.Cause)
 	case e.Step == RescaleSubmit:
-		b = enc.Str(enc.Str(b, "step", e.Step), "savepoint_path", e.SavepointPath)
-		b = enc.Int(enc.Int(b, "from_parallelism", e.FromParallelism), "to_parallelism", e.ToParallelism)
-		return enc.Int(b, "max_parallelism", e.MaxParallelism)
+		b = logenc.Str(logenc.Str(b, "step", e.Step), "savepoint_path", e.SavepointPath)
+		b = logenc.Int(logenc.Int(b, "from_parallelism", e.FromParallelism), "to_parallelism", e.ToParallelism)
+		return logenc.Int(b, "max_parallelism", e.MaxParallelism)
 	}
-	return enc.Int(enc.Str(b, "step", e.Step), "to_parallelism", e.ToParallelism)
+	return logenc.Int(logenc.Str(b, "step", e.Step), "to_parallelism", e.ToParallelism)
 }
 
 // TaskState is an execution's state (ExecutionState) as the JobManager or
@@ -130,18 +140,20 @@ type TaskState struct {
 	Note, AllocationID, Reason string
 }
 
+// Kind is KindTaskState.
 func (TaskState) Kind() Kind { return KindTaskState }
 
+// AppendJSON appends the TaskState event's fields to b in the log's order.
 func (e TaskState) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(b, "task", e.Task), "state", e.State)
+	b = logenc.Str(logenc.Str(b, "task", e.Task), "state", e.State)
 	if e.Note != "" {
-		b = enc.Str(b, "note", e.Note)
+		b = logenc.Str(b, "note", e.Note)
 	}
 	if e.AllocationID != "" {
-		b = enc.Str(b, "allocation_id", e.AllocationID)
+		b = logenc.Str(b, "allocation_id", e.AllocationID)
 	}
 	if e.Reason != "" {
-		b = enc.Str(b, "reason", e.Reason)
+		b = logenc.Str(b, "reason", e.Reason)
 	}
 	return b
 }
@@ -154,13 +166,15 @@ type Transaction struct {
 	Producer, Note             string
 }
 
+// Kind is KindTransaction.
 func (Transaction) Kind() Kind { return KindTransaction }
 
+// AppendJSON appends the Transaction event's fields to b in the log's order.
 func (e Transaction) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(enc.Str(b, "op", e.Op), "transactional_id", e.TransactionalID), "state", e.State)
-	b = enc.Str(enc.Int(b, "records", e.Records), "producer", e.Producer)
+	b = logenc.Str(logenc.Str(logenc.Str(b, "op", e.Op), "transactional_id", e.TransactionalID), "state", e.State)
+	b = logenc.Str(logenc.Int(b, "records", e.Records), "producer", e.Producer)
 	if e.Note != "" {
-		b = enc.Str(b, "note", e.Note)
+		b = logenc.Str(b, "note", e.Note)
 	}
 	return b
 }
@@ -176,12 +190,14 @@ type PartitionRequest struct {
 	ConnectionID      string
 }
 
+// Kind is KindPartitionRequest.
 func (PartitionRequest) Kind() Kind { return KindPartitionRequest }
 
+// AppendJSON appends the PartitionRequest event's fields to b in the log's order.
 func (e PartitionRequest) AppendJSON(b []byte) []byte {
-	b = enc.Int(enc.Str(enc.Str(b, "channel", e.Channel), "producer", e.Producer), "subpartition", e.Subpartition)
+	b = logenc.Int(logenc.Str(logenc.Str(b, "channel", e.Channel), "producer", e.Producer), "subpartition", e.Subpartition)
 	if e.Remote {
-		b = enc.Str(enc.Int(b, "initial_credit", e.InitialCredit), "connection_id", e.ConnectionID)
+		b = logenc.Str(logenc.Int(b, "initial_credit", e.InitialCredit), "connection_id", e.ConnectionID)
 	}
 	return b
 }
@@ -197,13 +213,15 @@ type KafkaMetrics struct {
 	SinkPlain, LastStableOffset                            int64
 }
 
+// Kind is KindKafkaMetrics.
 func (KafkaMetrics) Kind() Kind { return KindKafkaMetrics }
 
+// AppendJSON appends the KafkaMetrics event's fields to b in the log's order.
 func (e KafkaMetrics) AppendJSON(b []byte) []byte {
-	b = enc.Int(enc.Raw(enc.Str(b, "topic", e.Topic), "partitions", e.Partitions), "sink_records", e.SinkRecords)
-	b = enc.Int(enc.Int(b, "sink_open", e.SinkOpen), "sink_pre_committed", e.SinkPreCommitted)
-	b = enc.Int(enc.Int(b, "sink_committed", e.SinkCommitted), "sink_aborted", e.SinkAborted)
-	return enc.Int(enc.Int(b, "sink_plain", e.SinkPlain), "last_stable_offset", e.LastStableOffset)
+	b = logenc.Int(logenc.Raw(logenc.Str(b, "topic", e.Topic), "partitions", e.Partitions), "sink_records", e.SinkRecords)
+	b = logenc.Int(logenc.Int(b, "sink_open", e.SinkOpen), "sink_pre_committed", e.SinkPreCommitted)
+	b = logenc.Int(logenc.Int(b, "sink_committed", e.SinkCommitted), "sink_aborted", e.SinkAborted)
+	return logenc.Int(logenc.Int(b, "sink_plain", e.SinkPlain), "last_stable_offset", e.LastStableOffset)
 }
 
 func decodeShaped(kind Kind, f fields) Event {

@@ -3,7 +3,7 @@ package eventlog
 // Typed events of the kinds that have one shape, each a flat struct of its
 // fields in the log's order (README.md documents each kind).
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // AbortLingering is the KindAbortLingering event (fields in the log's order): prefix, subtask, from_checkpoint, aborted, producer.
 type AbortLingering struct {
@@ -14,14 +14,16 @@ type AbortLingering struct {
 	Producer       string
 }
 
+// Kind is KindAbortLingering.
 func (AbortLingering) Kind() Kind { return KindAbortLingering }
 
+// AppendJSON appends the AbortLingering event's fields to b in the log's order.
 func (e AbortLingering) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "prefix", e.Prefix)
-	b = enc.Int(b, "subtask", e.Subtask)
-	b = enc.Int(b, "from_checkpoint", e.FromCheckpoint)
-	b = enc.Raw(b, "aborted", e.Aborted)
-	b = enc.Str(b, "producer", e.Producer)
+	b = logenc.Str(b, "prefix", e.Prefix)
+	b = logenc.Int(b, "subtask", e.Subtask)
+	b = logenc.Int(b, "from_checkpoint", e.FromCheckpoint)
+	b = logenc.Raw(b, "aborted", e.Aborted)
+	b = logenc.Str(b, "producer", e.Producer)
 	return b
 }
 
@@ -30,10 +32,12 @@ type ActorStarted struct {
 	Component string
 }
 
+// Kind is KindActorStarted.
 func (ActorStarted) Kind() Kind { return KindActorStarted }
 
+// AppendJSON appends the ActorStarted event's fields to b in the log's order.
 func (e ActorStarted) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "component", e.Component)
+	b = logenc.Str(b, "component", e.Component)
 	return b
 }
 
@@ -44,12 +48,14 @@ type WatermarkAlignment struct {
 	MaxAllowedWatermark int64
 }
 
+// Kind is KindAlignment.
 func (WatermarkAlignment) Kind() Kind { return KindAlignment }
 
+// AppendJSON appends the WatermarkAlignment event's fields to b in the log's order.
 func (e WatermarkAlignment) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "group", e.Group)
-	b = enc.Int(b, "combined_watermark", e.CombinedWatermark)
-	b = enc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
+	b = logenc.Str(b, "group", e.Group)
+	b = logenc.Int(b, "combined_watermark", e.CombinedWatermark)
+	b = logenc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
 	return b
 }
 
@@ -60,12 +66,14 @@ type Backfill struct {
 	EndOffsets string // raw JSON
 }
 
+// Kind is KindBackfill.
 func (Backfill) Kind() Kind { return KindBackfill }
 
+// AppendJSON appends the Backfill event's fields to b in the log's order.
 func (e Backfill) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "topic", e.Topic)
-	b = enc.Int(b, "records", e.Records)
-	b = enc.Raw(b, "end_offsets", e.EndOffsets)
+	b = logenc.Str(b, "topic", e.Topic)
+	b = logenc.Int(b, "records", e.Records)
+	b = logenc.Raw(b, "end_offsets", e.EndOffsets)
 	return b
 }
 
@@ -75,11 +83,13 @@ type BarrierTimedOut struct {
 	PersistedRecords int64
 }
 
+// Kind is KindBarrierTimedOut.
 func (BarrierTimedOut) Kind() Kind { return KindBarrierTimedOut }
 
+// AppendJSON appends the BarrierTimedOut event's fields to b in the log's order.
 func (e BarrierTimedOut) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Int(b, "persisted_records", e.PersistedRecords)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Int(b, "persisted_records", e.PersistedRecords)
 	return b
 }
 
@@ -89,11 +99,13 @@ type ChannelFinished struct {
 	Producer string
 }
 
+// Kind is KindChannelFinished.
 func (ChannelFinished) Kind() Kind { return KindChannelFinished }
 
+// AppendJSON appends the ChannelFinished event's fields to b in the log's order.
 func (e ChannelFinished) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "channel", e.Channel)
-	b = enc.Str(b, "producer", e.Producer)
+	b = logenc.Int(b, "channel", e.Channel)
+	b = logenc.Str(b, "producer", e.Producer)
 	return b
 }
 
@@ -104,12 +116,14 @@ type CheckpointAckIgnored struct {
 	Message      string
 }
 
+// Kind is KindCheckpointAckIgnored.
 func (CheckpointAckIgnored) Kind() Kind { return KindCheckpointAckIgnored }
 
+// AppendJSON appends the CheckpointAckIgnored event's fields to b in the log's order.
 func (e CheckpointAckIgnored) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "task", e.Task)
-	b = enc.Str(b, "message", e.Message)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "task", e.Task)
+	b = logenc.Str(b, "message", e.Message)
 	return b
 }
 
@@ -120,12 +134,14 @@ type CheckpointDeclined struct {
 	Message        string
 }
 
+// Kind is KindCheckpointDeclined.
 func (CheckpointDeclined) Kind() Kind { return KindCheckpointDeclined }
 
+// AppendJSON appends the CheckpointDeclined event's fields to b in the log's order.
 func (e CheckpointDeclined) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Str(b, "reason", e.Reason)
-	b = enc.Str(b, "message", e.Message)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Str(b, "reason", e.Reason)
+	b = logenc.Str(b, "message", e.Message)
 	return b
 }
 
@@ -135,11 +151,13 @@ type CheckpointDeclinedByTask struct {
 	Reason       string
 }
 
+// Kind is KindCheckpointDeclinedByTask.
 func (CheckpointDeclinedByTask) Kind() Kind { return KindCheckpointDeclinedByTask }
 
+// AppendJSON appends the CheckpointDeclinedByTask event's fields to b in the log's order.
 func (e CheckpointDeclinedByTask) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "reason", e.Reason)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "reason", e.Reason)
 	return b
 }
 
@@ -156,18 +174,20 @@ type CheckpointSnapshot struct {
 	SyncMs           int64
 }
 
+// Kind is KindCheckpointSnapshot.
 func (CheckpointSnapshot) Kind() Kind { return KindCheckpointSnapshot }
 
+// AppendJSON appends the CheckpointSnapshot event's fields to b in the log's order.
 func (e CheckpointSnapshot) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Bool(b, "unaligned", e.Unaligned)
-	b = enc.Int(b, "state_size", e.StateSize)
-	b = enc.Int(b, "checkpointed_size", e.CheckpointedSize)
-	b = enc.Int(b, "persisted_records", e.PersistedRecords)
-	b = enc.Int(b, "start_delay_ms", e.StartDelayMs)
-	b = enc.Int(b, "alignment_ms", e.AlignmentMs)
-	b = enc.Int(b, "sync_ms", e.SyncMs)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Bool(b, "unaligned", e.Unaligned)
+	b = logenc.Int(b, "state_size", e.StateSize)
+	b = logenc.Int(b, "checkpointed_size", e.CheckpointedSize)
+	b = logenc.Int(b, "persisted_records", e.PersistedRecords)
+	b = logenc.Int(b, "start_delay_ms", e.StartDelayMs)
+	b = logenc.Int(b, "alignment_ms", e.AlignmentMs)
+	b = logenc.Int(b, "sync_ms", e.SyncMs)
 	return b
 }
 
@@ -180,14 +200,16 @@ type EventSent struct {
 	Value     string // raw JSON
 }
 
+// Kind is KindEventSent.
 func (EventSent) Kind() Kind { return KindEventSent }
 
+// AppendJSON appends the EventSent event's fields to b in the log's order.
 func (e EventSent) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
-	b = enc.Int(b, "offset", e.Offset)
-	b = enc.Str(b, "key", e.Key)
-	b = enc.Int(b, "timestamp", e.Timestamp)
-	b = enc.Raw(b, "value", e.Value)
+	b = logenc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "offset", e.Offset)
+	b = logenc.Str(b, "key", e.Key)
+	b = logenc.Int(b, "timestamp", e.Timestamp)
+	b = logenc.Raw(b, "value", e.Value)
 	return b
 }
 
@@ -199,13 +221,15 @@ type GeneratorStarted struct {
 	LateFraction  float64
 }
 
+// Kind is KindGeneratorStarted.
 func (GeneratorStarted) Kind() Kind { return KindGeneratorStarted }
 
+// AppendJSON appends the GeneratorStarted event's fields to b in the log's order.
 func (e GeneratorStarted) AppendJSON(b []byte) []byte {
-	b = enc.Float(b, "rate_per_second", e.RatePerSecond)
-	b = enc.Int(b, "keys", e.Keys)
-	b = enc.Str(b, "disorder", e.Disorder)
-	b = enc.Float(b, "late_fraction", e.LateFraction)
+	b = logenc.Float(b, "rate_per_second", e.RatePerSecond)
+	b = logenc.Int(b, "keys", e.Keys)
+	b = logenc.Str(b, "disorder", e.Disorder)
+	b = logenc.Float(b, "late_fraction", e.LateFraction)
 	return b
 }
 
@@ -219,15 +243,17 @@ type JobGraph struct {
 	Bounded        bool
 }
 
+// Kind is KindJobGraph.
 func (JobGraph) Kind() Kind { return KindJobGraph }
 
+// AppendJSON appends the JobGraph event's fields to b in the log's order.
 func (e JobGraph) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_name", e.JobName)
-	b = enc.Raw(b, "vertices", e.Vertices)
-	b = enc.Raw(b, "edges", e.Edges)
-	b = enc.Int(b, "max_parallelism", e.MaxParallelism)
-	b = enc.Int(b, "slots_needed", e.SlotsNeeded)
-	b = enc.Bool(b, "bounded", e.Bounded)
+	b = logenc.Str(b, "job_name", e.JobName)
+	b = logenc.Raw(b, "vertices", e.Vertices)
+	b = logenc.Raw(b, "edges", e.Edges)
+	b = logenc.Int(b, "max_parallelism", e.MaxParallelism)
+	b = logenc.Int(b, "slots_needed", e.SlotsNeeded)
+	b = logenc.Bool(b, "bounded", e.Bounded)
 	return b
 }
 
@@ -239,13 +265,15 @@ type NettyFrame struct {
 	Hex         string
 }
 
+// Kind is KindNettyFrame.
 func (NettyFrame) Kind() Kind { return KindNettyFrame }
 
+// AppendJSON appends the NettyFrame event's fields to b in the log's order.
 func (e NettyFrame) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "peer", e.Peer)
-	b = enc.Str(b, "message", e.Message)
-	b = enc.Int(b, "frame_length", e.FrameLength)
-	b = enc.Str(b, "hex", e.Hex)
+	b = logenc.Str(b, "peer", e.Peer)
+	b = logenc.Str(b, "message", e.Message)
+	b = logenc.Int(b, "frame_length", e.FrameLength)
+	b = logenc.Str(b, "hex", e.Hex)
 	return b
 }
 
@@ -257,13 +285,15 @@ type NoResourceAvailable struct {
 	Exception          string
 }
 
+// Kind is KindNoResourceAvailable.
 func (NoResourceAvailable) Kind() Kind { return KindNoResourceAvailable }
 
+// AppendJSON appends the NoResourceAvailable event's fields to b in the log's order.
 func (e NoResourceAvailable) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "slots_needed", e.SlotsNeeded)
-	b = enc.Int(b, "slots_offered", e.SlotsOffered)
-	b = enc.Str(b, "slot_request_timeout", e.SlotRequestTimeout)
-	b = enc.Str(b, "exception", e.Exception)
+	b = logenc.Int(b, "slots_needed", e.SlotsNeeded)
+	b = logenc.Int(b, "slots_offered", e.SlotsOffered)
+	b = logenc.Str(b, "slot_request_timeout", e.SlotRequestTimeout)
+	b = logenc.Str(b, "exception", e.Exception)
 	return b
 }
 
@@ -274,12 +304,14 @@ type OfferSlots struct {
 	AllocationID string
 }
 
+// Kind is KindOfferSlots.
 func (OfferSlots) Kind() Kind { return KindOfferSlots }
 
+// AppendJSON appends the OfferSlots event's fields to b in the log's order.
 func (e OfferSlots) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_manager", e.JobManager)
-	b = enc.Int(b, "slot", e.Slot)
-	b = enc.Str(b, "allocation_id", e.AllocationID)
+	b = logenc.Str(b, "job_manager", e.JobManager)
+	b = logenc.Int(b, "slot", e.Slot)
+	b = logenc.Str(b, "allocation_id", e.AllocationID)
 	return b
 }
 
@@ -291,13 +323,15 @@ type OffsetsCommitted struct {
 	Offsets      string // raw JSON
 }
 
+// Kind is KindOffsetsCommitted.
 func (OffsetsCommitted) Kind() Kind { return KindOffsetsCommitted }
 
+// AppendJSON appends the OffsetsCommitted event's fields to b in the log's order.
 func (e OffsetsCommitted) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "group", e.Group)
-	b = enc.Str(b, "reader", e.Reader)
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Raw(b, "offsets", e.Offsets)
+	b = logenc.Str(b, "group", e.Group)
+	b = logenc.Str(b, "reader", e.Reader)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Raw(b, "offsets", e.Offsets)
 	return b
 }
 
@@ -306,10 +340,12 @@ type PartitionPaused struct {
 	Partition int64
 }
 
+// Kind is KindPartitionPaused.
 func (PartitionPaused) Kind() Kind { return KindPartitionPaused }
 
+// AppendJSON appends the PartitionPaused event's fields to b in the log's order.
 func (e PartitionPaused) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "partition", e.Partition)
 	return b
 }
 
@@ -319,11 +355,13 @@ type PartitionResumed struct {
 	HeldRecords int64
 }
 
+// Kind is KindPartitionResumed.
 func (PartitionResumed) Kind() Kind { return KindPartitionResumed }
 
+// AppendJSON appends the PartitionResumed event's fields to b in the log's order.
 func (e PartitionResumed) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
-	b = enc.Int(b, "held_records", e.HeldRecords)
+	b = logenc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "held_records", e.HeldRecords)
 	return b
 }
 
@@ -333,11 +371,13 @@ type ReaderNoSplits struct {
 	Note   string
 }
 
+// Kind is KindReaderNoSplits.
 func (ReaderNoSplits) Kind() Kind { return KindReaderNoSplits }
 
+// AppendJSON appends the ReaderNoSplits event's fields to b in the log's order.
 func (e ReaderNoSplits) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "reader", e.Reader)
-	b = enc.Str(b, "note", e.Note)
+	b = logenc.Str(b, "reader", e.Reader)
+	b = logenc.Str(b, "note", e.Note)
 	return b
 }
 
@@ -349,13 +389,15 @@ type RegisterTaskExecutor struct {
 	TotalResourceProfile       string // raw JSON
 }
 
+// Kind is KindRegisterTaskExecutor.
 func (RegisterTaskExecutor) Kind() Kind { return KindRegisterTaskExecutor }
 
+// AppendJSON appends the RegisterTaskExecutor event's fields to b in the log's order.
 func (e RegisterTaskExecutor) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "resource_manager", e.ResourceManager)
-	b = enc.Int(b, "num_slots", e.NumSlots)
-	b = enc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
-	b = enc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
+	b = logenc.Str(b, "resource_manager", e.ResourceManager)
+	b = logenc.Int(b, "num_slots", e.NumSlots)
+	b = logenc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
+	b = logenc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
 	return b
 }
 
@@ -364,10 +406,12 @@ type RegistrationResponse struct {
 	Success bool
 }
 
+// Kind is KindRegistrationResponse.
 func (RegistrationResponse) Kind() Kind { return KindRegistrationResponse }
 
+// AppendJSON appends the RegistrationResponse event's fields to b in the log's order.
 func (e RegistrationResponse) AppendJSON(b []byte) []byte {
-	b = enc.Bool(b, "success", e.Success)
+	b = logenc.Bool(b, "success", e.Success)
 	return b
 }
 
@@ -378,12 +422,14 @@ type RequestSlot struct {
 	AllocationID string
 }
 
+// Kind is KindRequestSlot.
 func (RequestSlot) Kind() Kind { return KindRequestSlot }
 
+// AppendJSON appends the RequestSlot event's fields to b in the log's order.
 func (e RequestSlot) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Int(b, "slot", e.Slot)
-	b = enc.Str(b, "allocation_id", e.AllocationID)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Int(b, "slot", e.Slot)
+	b = logenc.Str(b, "allocation_id", e.AllocationID)
 	return b
 }
 
@@ -394,12 +440,14 @@ type ResourceRequirements struct {
 	FreeSlots int64
 }
 
+// Kind is KindResourceRequirements.
 func (ResourceRequirements) Kind() Kind { return KindResourceRequirements }
 
+// AppendJSON appends the ResourceRequirements event's fields to b in the log's order.
 func (e ResourceRequirements) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_id", e.JobID)
-	b = enc.Int(b, "slots", e.Slots)
-	b = enc.Int(b, "free_slots", e.FreeSlots)
+	b = logenc.Str(b, "job_id", e.JobID)
+	b = logenc.Int(b, "slots", e.Slots)
+	b = logenc.Int(b, "free_slots", e.FreeSlots)
 	return b
 }
 
@@ -409,11 +457,13 @@ type RestartStrategy struct {
 	Description string
 }
 
+// Kind is KindRestartStrategy.
 func (RestartStrategy) Kind() Kind { return KindRestartStrategy }
 
+// AppendJSON appends the RestartStrategy event's fields to b in the log's order.
 func (e RestartStrategy) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "strategy", e.Strategy)
-	b = enc.Str(b, "description", e.Description)
+	b = logenc.Str(b, "strategy", e.Strategy)
+	b = logenc.Str(b, "description", e.Description)
 	return b
 }
 
@@ -423,11 +473,13 @@ type SplitFinished struct {
 	Offset    int64
 }
 
+// Kind is KindSplitFinished.
 func (SplitFinished) Kind() Kind { return KindSplitFinished }
 
+// AppendJSON appends the SplitFinished event's fields to b in the log's order.
 func (e SplitFinished) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "partition", e.Partition)
-	b = enc.Int(b, "offset", e.Offset)
+	b = logenc.Int(b, "partition", e.Partition)
+	b = logenc.Int(b, "offset", e.Offset)
 	return b
 }
 
@@ -438,12 +490,14 @@ type SplitPaused struct {
 	MaxAllowedWatermark int64
 }
 
+// Kind is KindSplitPaused.
 func (SplitPaused) Kind() Kind { return KindSplitPaused }
 
+// AppendJSON appends the SplitPaused event's fields to b in the log's order.
 func (e SplitPaused) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "split", e.Split)
-	b = enc.Int(b, "split_watermark", e.SplitWatermark)
-	b = enc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
+	b = logenc.Str(b, "split", e.Split)
+	b = logenc.Int(b, "split_watermark", e.SplitWatermark)
+	b = logenc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
 	return b
 }
 
@@ -454,12 +508,14 @@ type SplitResumed struct {
 	MaxAllowedWatermark int64
 }
 
+// Kind is KindSplitResumed.
 func (SplitResumed) Kind() Kind { return KindSplitResumed }
 
+// AppendJSON appends the SplitResumed event's fields to b in the log's order.
 func (e SplitResumed) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "split", e.Split)
-	b = enc.Int(b, "split_watermark", e.SplitWatermark)
-	b = enc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
+	b = logenc.Str(b, "split", e.Split)
+	b = logenc.Int(b, "split_watermark", e.SplitWatermark)
+	b = logenc.Int(b, "max_allowed_watermark", e.MaxAllowedWatermark)
 	return b
 }
 
@@ -469,11 +525,13 @@ type SplitsAssigned struct {
 	Partitions string // raw JSON
 }
 
+// Kind is KindSplitsAssigned.
 func (SplitsAssigned) Kind() Kind { return KindSplitsAssigned }
 
+// AppendJSON appends the SplitsAssigned event's fields to b in the log's order.
 func (e SplitsAssigned) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "reader", e.Reader)
-	b = enc.Raw(b, "partitions", e.Partitions)
+	b = logenc.Str(b, "reader", e.Reader)
+	b = logenc.Raw(b, "partitions", e.Partitions)
 	return b
 }
 
@@ -487,15 +545,17 @@ type StateRestored struct {
 	Committables         string // raw JSON
 }
 
+// Kind is KindStateRestored.
 func (StateRestored) Kind() Kind { return KindStateRestored }
 
+// AppendJSON appends the StateRestored event's fields to b in the log's order.
 func (e StateRestored) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Int(b, "window_keys", e.WindowKeys)
-	b = enc.Int(b, "value_keys", e.ValueKeys)
-	b = enc.Int(b, "input_channel_records", e.InputChannelRecords)
-	b = enc.Int(b, "output_channel_records", e.OutputChannelRecords)
-	b = enc.Raw(b, "committables", e.Committables)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Int(b, "window_keys", e.WindowKeys)
+	b = logenc.Int(b, "value_keys", e.ValueKeys)
+	b = logenc.Int(b, "input_channel_records", e.InputChannelRecords)
+	b = logenc.Int(b, "output_channel_records", e.OutputChannelRecords)
+	b = logenc.Raw(b, "committables", e.Committables)
 	return b
 }
 
@@ -509,15 +569,17 @@ type SubmitTask struct {
 	AllocationID string
 }
 
+// Kind is KindSubmitTask.
 func (SubmitTask) Kind() Kind { return KindSubmitTask }
 
+// AppendJSON appends the SubmitTask event's fields to b in the log's order.
 func (e SubmitTask) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task", e.Task)
-	b = enc.Str(b, "task_name", e.TaskName)
-	b = enc.Int(b, "attempt", e.Attempt)
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Int(b, "slot", e.Slot)
-	b = enc.Str(b, "allocation_id", e.AllocationID)
+	b = logenc.Str(b, "task", e.Task)
+	b = logenc.Str(b, "task_name", e.TaskName)
+	b = logenc.Int(b, "attempt", e.Attempt)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Int(b, "slot", e.Slot)
+	b = logenc.Str(b, "allocation_id", e.AllocationID)
 	return b
 }
 
@@ -528,12 +590,14 @@ type TaskExecutorRegistered struct {
 	RegisteredTaskManagers int64
 }
 
+// Kind is KindTaskExecutorRegistered.
 func (TaskExecutorRegistered) Kind() Kind { return KindTaskExecutorRegistered }
 
+// AppendJSON appends the TaskExecutorRegistered event's fields to b in the log's order.
 func (e TaskExecutorRegistered) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Int(b, "num_slots", e.NumSlots)
-	b = enc.Int(b, "registered_task_managers", e.RegisteredTaskManagers)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Int(b, "num_slots", e.NumSlots)
+	b = logenc.Int(b, "registered_task_managers", e.RegisteredTaskManagers)
 	return b
 }
 
@@ -543,11 +607,13 @@ type TaskManagerKilled struct {
 	Tasks  int64
 }
 
+// Kind is KindTaskManagerKilled.
 func (TaskManagerKilled) Kind() Kind { return KindTaskManagerKilled }
 
+// AppendJSON appends the TaskManagerKilled event's fields to b in the log's order.
 func (e TaskManagerKilled) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "action", e.Action)
-	b = enc.Int(b, "tasks", e.Tasks)
+	b = logenc.Str(b, "action", e.Action)
+	b = logenc.Int(b, "tasks", e.Tasks)
 	return b
 }
 
@@ -558,12 +624,14 @@ type TaskManagerLost struct {
 	Replacement string
 }
 
+// Kind is KindTaskManagerLost.
 func (TaskManagerLost) Kind() Kind { return KindTaskManagerLost }
 
+// AppendJSON appends the TaskManagerLost event's fields to b in the log's order.
 func (e TaskManagerLost) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Str(b, "cause", e.Cause)
-	b = enc.Str(b, "replacement", e.Replacement)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Str(b, "cause", e.Cause)
+	b = logenc.Str(b, "replacement", e.Replacement)
 	return b
 }
 
@@ -574,12 +642,14 @@ type TaskManagerStarted struct {
 	DefaultSlotResourceProfile string // raw JSON
 }
 
+// Kind is KindTaskManagerStarted.
 func (TaskManagerStarted) Kind() Kind { return KindTaskManagerStarted }
 
+// AppendJSON appends the TaskManagerStarted event's fields to b in the log's order.
 func (e TaskManagerStarted) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "num_slots", e.NumSlots)
-	b = enc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
-	b = enc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
+	b = logenc.Int(b, "num_slots", e.NumSlots)
+	b = logenc.Raw(b, "total_resource_profile", e.TotalResourceProfile)
+	b = logenc.Raw(b, "default_slot_resource_profile", e.DefaultSlotResourceProfile)
 	return b
 }
 
@@ -589,11 +659,13 @@ type TopicCreated struct {
 	Partitions int64
 }
 
+// Kind is KindTopicCreated.
 func (TopicCreated) Kind() Kind { return KindTopicCreated }
 
+// AppendJSON appends the TopicCreated event's fields to b in the log's order.
 func (e TopicCreated) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "topic", e.Topic)
-	b = enc.Int(b, "partitions", e.Partitions)
+	b = logenc.Str(b, "topic", e.Topic)
+	b = logenc.Int(b, "partitions", e.Partitions)
 	return b
 }
 
@@ -602,10 +674,12 @@ type WatermarkStatus struct {
 	Status string
 }
 
+// Kind is KindWatermarkStatus.
 func (WatermarkStatus) Kind() Kind { return KindWatermarkStatus }
 
+// AppendJSON appends the WatermarkStatus event's fields to b in the log's order.
 func (e WatermarkStatus) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "status", e.Status)
+	b = logenc.Str(b, "status", e.Status)
 	return b
 }
 
@@ -616,12 +690,14 @@ type WorkerTerminated struct {
 	Replacement string
 }
 
+// Kind is KindWorkerTerminated.
 func (WorkerTerminated) Kind() Kind { return KindWorkerTerminated }
 
+// AppendJSON appends the WorkerTerminated event's fields to b in the log's order.
 func (e WorkerTerminated) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "task_manager", e.TaskManager)
-	b = enc.Str(b, "cause", e.Cause)
-	b = enc.Str(b, "replacement", e.Replacement)
+	b = logenc.Str(b, "task_manager", e.TaskManager)
+	b = logenc.Str(b, "cause", e.Cause)
+	b = logenc.Str(b, "replacement", e.Replacement)
 	return b
 }
 

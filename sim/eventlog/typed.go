@@ -2,8 +2,8 @@ package eventlog
 
 import (
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/eventlog/enc"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/logenc"
 )
 
 // Event is a typed log event: a flat struct of its fields that its
@@ -150,16 +150,18 @@ type JobStatus struct {
 	Cause    string // "" when there is none
 }
 
+// Kind is KindJobStatus.
 func (JobStatus) Kind() Kind { return KindJobStatus }
 
+// AppendJSON appends the JobStatus event's fields to b in the log's order.
 func (e JobStatus) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "job_id", e.JobID)
-	b = enc.Str(b, "status", e.Status)
+	b = logenc.Str(b, "job_id", e.JobID)
+	b = logenc.Str(b, "status", e.Status)
 	if e.Previous != "" {
-		b = enc.Str(b, "previous", e.Previous)
+		b = logenc.Str(b, "previous", e.Previous)
 	}
 	if e.Cause != "" {
-		b = enc.Str(b, "cause", e.Cause)
+		b = logenc.Str(b, "cause", e.Cause)
 	}
 	return b
 }
@@ -171,11 +173,13 @@ type OutputView struct {
 	FromOffset int64
 }
 
+// Kind is KindOutputView.
 func (OutputView) Kind() Kind { return KindOutputView }
 
+// AppendJSON appends the OutputView event's fields to b in the log's order.
 func (e OutputView) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "topic", e.Topic)
-	b = enc.Int(b, "from_offset", e.FromOffset)
+	b = logenc.Str(b, "topic", e.Topic)
+	b = logenc.Int(b, "from_offset", e.FromOffset)
 	return b
 }
 
@@ -188,15 +192,17 @@ type WindowFired struct {
 	Watermark              int64 // the operator's watermark when it fired (ms)
 }
 
+// Kind is KindWindowFired.
 func (WindowFired) Kind() Kind { return KindWindowFired }
 
+// AppendJSON appends the WindowFired event's fields to b in the log's order.
 func (e WindowFired) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "key", e.Key)
-	b = enc.Int(b, "window_start", e.WindowStart)
-	b = enc.Int(b, "window_end", e.WindowEnd)
-	b = enc.Float(b, "value", e.Value)
-	b = enc.Int(b, "firing", e.Firing)
-	b = enc.Int(b, "watermark", e.Watermark)
+	b = logenc.Str(b, "key", e.Key)
+	b = logenc.Int(b, "window_start", e.WindowStart)
+	b = logenc.Int(b, "window_end", e.WindowEnd)
+	b = logenc.Float(b, "value", e.Value)
+	b = logenc.Int(b, "firing", e.Firing)
+	b = logenc.Int(b, "watermark", e.Watermark)
 	return b
 }
 
@@ -207,10 +213,12 @@ type OutputIsolation struct {
 	IsolationLevel string // read_uncommitted or read_committed
 }
 
+// Kind is KindOutputIsolation.
 func (OutputIsolation) Kind() Kind { return KindOutputIsolation }
 
+// AppendJSON appends the OutputIsolation event's fields to b in the log's order.
 func (e OutputIsolation) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "isolation_level", e.IsolationLevel)
+	b = logenc.Str(b, "isolation_level", e.IsolationLevel)
 	return b
 }
 
@@ -221,11 +229,13 @@ type LateSideOutput struct {
 	Timestamp int64 // ms
 }
 
+// Kind is KindLateSideOutput.
 func (LateSideOutput) Kind() Kind { return KindLateSideOutput }
 
+// AppendJSON appends the LateSideOutput event's fields to b in the log's order.
 func (e LateSideOutput) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "key", e.Key)
-	b = enc.Int(b, "timestamp", e.Timestamp)
+	b = logenc.Str(b, "key", e.Key)
+	b = logenc.Int(b, "timestamp", e.Timestamp)
 	return b
 }
 
@@ -239,13 +249,15 @@ type CheckpointTriggered struct {
 	Unaligned      bool
 }
 
+// Kind is KindCheckpointTriggered.
 func (CheckpointTriggered) Kind() Kind { return KindCheckpointTriggered }
 
+// AppendJSON appends the CheckpointTriggered event's fields to b in the log's order.
 func (e CheckpointTriggered) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Int(b, "timestamp_ms", e.TimestampMs)
-	b = enc.Bool(b, "unaligned", e.Unaligned)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Int(b, "timestamp_ms", e.TimestampMs)
+	b = logenc.Bool(b, "unaligned", e.Unaligned)
 	return b
 }
 
@@ -264,25 +276,27 @@ type CheckpointCompleted struct {
 	SavepointPath                                    string // "" for a checkpoint
 }
 
+// Kind is KindCheckpointCompleted.
 func (CheckpointCompleted) Kind() Kind { return KindCheckpointCompleted }
 
+// AppendJSON appends the CheckpointCompleted event's fields to b in the log's order.
 func (e CheckpointCompleted) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Int(b, "duration_ms", e.DurationMs)
-	b = enc.Int(b, "state_size", e.StateSize)
-	b = enc.Int(b, "checkpointed_size", e.CheckpointedSize)
-	b = enc.Int(b, "persisted_records", e.PersistedRecords)
-	b = enc.Int(b, "persisted_bytes", e.PersistedBytes)
-	b = enc.Int(b, "max_alignment_ms", e.MaxAlignmentMs)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Int(b, "duration_ms", e.DurationMs)
+	b = logenc.Int(b, "state_size", e.StateSize)
+	b = logenc.Int(b, "checkpointed_size", e.CheckpointedSize)
+	b = logenc.Int(b, "persisted_records", e.PersistedRecords)
+	b = logenc.Int(b, "persisted_bytes", e.PersistedBytes)
+	b = logenc.Int(b, "max_alignment_ms", e.MaxAlignmentMs)
 	if e.SourceOffsets != "" {
-		b = enc.Raw(b, "source_offsets", e.SourceOffsets)
+		b = logenc.Raw(b, "source_offsets", e.SourceOffsets)
 	}
 	if e.Tasks != "" {
-		b = enc.Raw(b, "tasks", e.Tasks)
+		b = logenc.Raw(b, "tasks", e.Tasks)
 	}
 	if e.SavepointPath != "" {
-		b = enc.Str(b, "savepoint_path", e.SavepointPath)
+		b = logenc.Str(b, "savepoint_path", e.SavepointPath)
 	}
 	return b
 }
@@ -296,15 +310,17 @@ type CheckpointFailed struct {
 	Task                            string
 }
 
+// Kind is KindCheckpointFailed.
 func (CheckpointFailed) Kind() Kind { return KindCheckpointFailed }
 
+// AppendJSON appends the CheckpointFailed event's fields to b in the log's order.
 func (e CheckpointFailed) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "checkpoint_id", e.CheckpointID)
-	b = enc.Str(b, "kind", e.CheckpointKind)
-	b = enc.Str(b, "reason", e.Reason)
-	b = enc.Str(b, "message", e.Message)
+	b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
+	b = logenc.Str(b, "kind", e.CheckpointKind)
+	b = logenc.Str(b, "reason", e.Reason)
+	b = logenc.Str(b, "message", e.Message)
 	if e.Task != "" {
-		b = enc.Str(b, "task", e.Task)
+		b = logenc.Str(b, "task", e.Task)
 	}
 	return b
 }
@@ -318,15 +334,17 @@ type Restore struct {
 	Reason       string
 }
 
+// Kind is KindRestore.
 func (Restore) Kind() Kind { return KindRestore }
 
+// AppendJSON appends the Restore event's fields to b in the log's order.
 func (e Restore) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "from", e.From)
+	b = logenc.Str(b, "from", e.From)
 	if e.From == "checkpoint" {
-		b = enc.Int(b, "checkpoint_id", e.CheckpointID)
+		b = logenc.Int(b, "checkpoint_id", e.CheckpointID)
 	}
 	if e.Reason != "" {
-		b = enc.Str(b, "reason", e.Reason)
+		b = logenc.Str(b, "reason", e.Reason)
 	}
 	return b
 }
@@ -338,14 +356,16 @@ type BacklogAnnouncement struct {
 	Backlog, FreeBuffers, BuffersInUse, FloatingBuffers int64
 }
 
+// Kind is KindBacklogAnnouncement.
 func (BacklogAnnouncement) Kind() Kind { return KindBacklogAnnouncement }
 
+// AppendJSON appends the BacklogAnnouncement event's fields to b in the log's order.
 func (e BacklogAnnouncement) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "producer", e.Producer)
-	b = enc.Int(b, "backlog", e.Backlog)
-	b = enc.Int(b, "free_buffers", e.FreeBuffers)
-	b = enc.Int(b, "buffers_in_use", e.BuffersInUse)
-	b = enc.Int(b, "floating_buffers", e.FloatingBuffers)
+	b = logenc.Str(b, "producer", e.Producer)
+	b = logenc.Int(b, "backlog", e.Backlog)
+	b = logenc.Int(b, "free_buffers", e.FreeBuffers)
+	b = logenc.Int(b, "buffers_in_use", e.BuffersInUse)
+	b = logenc.Int(b, "floating_buffers", e.FloatingBuffers)
 	return b
 }
 
@@ -355,11 +375,13 @@ type ChannelError struct {
 	Producer, ConnectionID, Cause string
 }
 
+// Kind is KindChannelError.
 func (ChannelError) Kind() Kind { return KindChannelError }
 
+// AppendJSON appends the ChannelError event's fields to b in the log's order.
 func (e ChannelError) AppendJSON(b []byte) []byte {
-	b = enc.Str(b, "producer", e.Producer)
-	b = enc.Str(b, "connection_id", e.ConnectionID)
-	b = enc.Str(b, "cause", e.Cause)
+	b = logenc.Str(b, "producer", e.Producer)
+	b = logenc.Str(b, "connection_id", e.ConnectionID)
+	b = logenc.Str(b, "cause", e.Cause)
 	return b
 }

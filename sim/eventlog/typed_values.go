@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/eventlog/enc"
 	"github.com/flinksim/flinksim/sim/kernel"
+	"github.com/flinksim/flinksim/sim/logenc"
 )
 
 // ValueType is the JSON type of a Value.
@@ -47,15 +47,15 @@ func appendValues(b []byte, vs []Value) []byte {
 		v := &vs[i]
 		switch v.Type {
 		case TypeInt:
-			b = enc.Int(b, v.Key, v.Int)
+			b = logenc.Int(b, v.Key, v.Int)
 		case TypeStr:
-			b = enc.Str(b, v.Key, v.Str)
+			b = logenc.Str(b, v.Key, v.Str)
 		case TypeBool:
-			b = enc.Bool(b, v.Key, v.Bool)
+			b = logenc.Bool(b, v.Key, v.Bool)
 		case TypeFloat:
-			b = enc.Float(b, v.Key, v.F)
+			b = logenc.Float(b, v.Key, v.F)
 		case TypeRaw:
-			b = enc.Raw(b, v.Key, v.Str)
+			b = logenc.Raw(b, v.Key, v.Str)
 		}
 	}
 	return b
@@ -86,8 +86,10 @@ type FinalCounters struct {
 	List []Value
 }
 
+// Kind is KindFinal.
 func (FinalCounters) Kind() Kind { return KindFinal }
 
+// AppendJSON appends the FinalCounters event's fields to b in the log's order.
 func (e FinalCounters) AppendJSON(b []byte) []byte { return appendValues(b, e.List) }
 
 // Ints calls f for every integer counter, in order.
@@ -97,6 +99,18 @@ func (e FinalCounters) Ints(f func(key string, v int64)) {
 			f(x.Key, x.Int)
 		}
 	}
+}
+
+// Int is the integer counter key (the last one of that key), 0 when there
+// is none.
+func (e FinalCounters) Int(key string) int64 {
+	var v int64
+	for _, x := range e.List {
+		if x.Type == TypeInt && x.Key == key {
+			v = x.Int
+		}
+	}
+	return v
 }
 
 func finalCountersOf(list []*messages.Field) FinalCounters {
@@ -135,40 +149,42 @@ type TaskMetrics struct {
 	WindowKeys, Windows, LateDropped int64
 }
 
+// Kind is KindTaskMetrics.
 func (TaskMetrics) Kind() Kind { return KindTaskMetrics }
 
+// AppendJSON appends the TaskMetrics event's fields to b in the log's order.
 func (e TaskMetrics) AppendJSON(b []byte) []byte {
-	b = enc.Int(b, "busyTimeMsPerSecond", e.BusyTimeMsPerSecond)
-	b = enc.Int(b, "backPressuredTimeMsPerSecond", e.BackPressuredTimeMsPerSecond)
-	b = enc.Int(b, "idleTimeMsPerSecond", e.IdleTimeMsPerSecond)
-	b = enc.Int(b, "numRecordsIn", e.NumRecordsIn)
-	b = enc.Int(b, "numRecordsOut", e.NumRecordsOut)
+	b = logenc.Int(b, "busyTimeMsPerSecond", e.BusyTimeMsPerSecond)
+	b = logenc.Int(b, "backPressuredTimeMsPerSecond", e.BackPressuredTimeMsPerSecond)
+	b = logenc.Int(b, "idleTimeMsPerSecond", e.IdleTimeMsPerSecond)
+	b = logenc.Int(b, "numRecordsIn", e.NumRecordsIn)
+	b = logenc.Int(b, "numRecordsOut", e.NumRecordsOut)
 	if e.HasOutput {
-		b = enc.Int(b, "numBuffersOut", e.NumBuffersOut)
-		b = enc.Int(b, "numBytesOut", e.NumBytesOut)
-		b = enc.Float(b, "outPoolUsage", e.OutPoolUsage)
-		b = appendInts(enc.Key(b, "outputQueueLengths"), e.OutputQueueLengths)
+		b = logenc.Int(b, "numBuffersOut", e.NumBuffersOut)
+		b = logenc.Int(b, "numBytesOut", e.NumBytesOut)
+		b = logenc.Float(b, "outPoolUsage", e.OutPoolUsage)
+		b = appendInts(logenc.Key(b, "outputQueueLengths"), e.OutputQueueLengths)
 	}
 	switch {
 	case e.HasWatermark && e.InputWatermark:
-		b = enc.Int(b, "currentInputWatermark", e.Watermark)
-		b = enc.Int(b, "numBuffersIn", e.NumBuffersIn)
-		b = enc.Int(b, "numBytesIn", e.NumBytesIn)
-		b = enc.Float(b, "inPoolUsage", e.InPoolUsage)
-		b = enc.Int(b, "inputQueueLength", e.InputQueueLength)
-		b = appendInts(enc.Key(b, "inputQueueLengths"), e.InputQueueLengths)
+		b = logenc.Int(b, "currentInputWatermark", e.Watermark)
+		b = logenc.Int(b, "numBuffersIn", e.NumBuffersIn)
+		b = logenc.Int(b, "numBytesIn", e.NumBytesIn)
+		b = logenc.Float(b, "inPoolUsage", e.InPoolUsage)
+		b = logenc.Int(b, "inputQueueLength", e.InputQueueLength)
+		b = appendInts(logenc.Key(b, "inputQueueLengths"), e.InputQueueLengths)
 	case e.HasWatermark:
-		b = enc.Int(b, "currentOutputWatermark", e.Watermark)
-		b = enc.Int(b, "assignedSplits", e.AssignedSplits)
+		b = logenc.Int(b, "currentOutputWatermark", e.Watermark)
+		b = logenc.Int(b, "assignedSplits", e.AssignedSplits)
 	}
 	if e.HasProcess {
-		b = enc.Int(b, "keys", e.ProcessKeys)
-		b = enc.Int(b, "expired_state_reads", e.ExpiredStateReads)
+		b = logenc.Int(b, "keys", e.ProcessKeys)
+		b = logenc.Int(b, "expired_state_reads", e.ExpiredStateReads)
 	}
 	if e.HasWindow {
-		b = enc.Int(b, "keys", e.WindowKeys)
-		b = enc.Int(b, "windows", e.Windows)
-		b = enc.Int(b, "numLateRecordsDropped", e.LateDropped)
+		b = logenc.Int(b, "keys", e.WindowKeys)
+		b = logenc.Int(b, "windows", e.Windows)
+		b = logenc.Int(b, "numLateRecordsDropped", e.LateDropped)
 	}
 	return b
 }

@@ -9,47 +9,73 @@ import (
 	"github.com/flinksim/flinksim/sim/spawn"
 	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
-	"github.com/flinksim/flinksim/sim/watermark"
-	"math"
 )
 
 // The JobMaster's side of checkpoints: it starts the CheckpointCoordinator
-// actor (checkpoint_coordinator.go) for each job, keeps it informed of the
+// actor (sim/checkpoint.Service) for each job, keeps it informed of the
 // executions and the job status, forwards checkpoint requests, and asks it
 // for the state to restore. The coordinator is spawned when the job first
 // needs it: at submission when periodic checkpointing is configured,
 // otherwise with the first checkpoint request (a run that never checkpoints
 // has no coordinator to message).
 
+// checkpointGateway is the JobMaster's link to the CheckpointCoordinator
+// actor: the job's status it hears of (CheckpointCoordinatorDeActivator, a
+// JobStatusListener), the executions and their states it plans checkpoints
+// with (the ExecutionGraph it reads in Flink), and the requests for the
+// state a deployment restores (SchedulerBase.restoreState).
+type checkpointGateway struct {
+	started    bool  // the CheckpointCoordinator actor is there
+	restoreReq int64 // the last RestoreRequest's id
+}
+
+// sendStatus tells the coordinator the job's status st.
+func (c *checkpointGateway) sendStatus(o *kernel.Out, st status.Job) {
+	if c.started {
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: st.Proto()}})
+	}
+}
+
+// sendExecutions tells the coordinator the current attempt's executions and
+// their states.
+func (c *checkpointGateway) sendExecutions(o *kernel.Out, ex *executions) {
+	if c.started {
+		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: ex.states()})
+	}
+}
+
+// requestRestore asks the coordinator for the state of the next
+// deployment; the answer comes back as RestoreState (JobMaster.restored).
+func (c *checkpointGateway) requestRestore(o *kernel.Out, m *messages.RestoreRequest) {
+	c.restoreReq++
+	m.RequestId = c.restoreReq
+	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_RestoreRequest{RestoreRequest: m})
+}
+
 // ensureCoordinator spawns the coordinator if it is not there yet and
 // hands it the current job.
 func (j *JobMaster) ensureCoordinator(o *kernel.Out) {
-	if j.cc {
+	if j.ckpt.started {
 		return
 	}
-	j.cc = true
+	j.ckpt.started = true
 	o.Spawn(jobgraph.CheckpointCoordinatorName, spawn.CoordinatorSpec{})
 	j.startCoordinatorJob(o, 0)
 	if j.status != 0 {
-		j.sendStatus(o)
+		j.ckpt.sendStatus(o, j.status)
 	}
-	j.sendExecutions(o)
+	j.ckpt.sendExecutions(o, &j.exec)
 }
 
 // startCoordinatorJob tells the coordinator about the submitted job, which
 // restored checkpoint restoredID (0: none).
 func (j *JobMaster) startCoordinatorJob(o *kernel.Out, restoredID int64) {
-	if !j.cc {
+	if !j.ckpt.started {
 		return
 	}
 	m := &messages.CheckpointCoordinatorStart{JobId: j.jobID(), MaxParallelism: int32(j.graph.MaxParallelism),
-		JobConfiguration: j.overrides, RestoredCheckpointId: restoredID, Vertices: j.checkpointVertices()}
+		JobConfiguration: j.overrides, RestoredCheckpointId: restoredID, Vertices: checkpointVertices(j.graph)}
 	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_CheckpointCoordinatorStart{CheckpointCoordinatorStart: m})
-}
-
-// checkpointVertices is the job graph as the coordinator plans with it.
-func (j *JobMaster) checkpointVertices() []*messages.CheckpointVertex {
-	return checkpointVertices(j.graph)
 }
 
 // checkpointVertices is g as the coordinator plans and assigns state with
@@ -67,45 +93,15 @@ func checkpointVertices(g jobgraph.JobGraph) []*messages.CheckpointVertex {
 	return out
 }
 
-// sendStatus tells the coordinator the job's status
-// (CheckpointCoordinatorDeActivator).
-func (j *JobMaster) sendStatus(o *kernel.Out) {
-	if j.cc {
-		o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_JobStatusChanged{JobStatusChanged: &messages.JobStatusChanged{Status: j.status.Proto()}})
-	}
-}
-
-// sendExecutions tells the coordinator the current attempt's executions and
-// their states.
-func (j *JobMaster) sendExecutions(o *kernel.Out) {
-	if !j.cc {
-		return
-	}
-	m := &messages.ExecutionStates{}
-	for _, name := range j.order {
-		v, i := j.vertexOf[name].vertex, j.vertexOf[name].index
-		m.Executions = append(m.Executions, &messages.Execution{Name: name, Vertex: v, Index: int32(i), State: j.tasks[name].Proto()})
-	}
-	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_ExecutionStates{ExecutionStates: m})
-}
-
 // requestCheckpoint asks the coordinator for a checkpoint of kind.
 func (j *JobMaster) requestCheckpoint(o *kernel.Out, k messages.CheckpointKind) {
 	j.ensureCoordinator(o)
 	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_TriggerCheckpointRequest{TriggerCheckpointRequest: &messages.TriggerCheckpointRequest{Kind: k}})
 }
 
-// requestRestore asks the coordinator for the state of the next
-// deployment; the answer comes back as RestoreState (restored).
-func (j *JobMaster) requestRestore(o *kernel.Out, m *messages.RestoreRequest) {
-	j.restoreReq++
-	m.RequestId = j.restoreReq
-	o.Send(jobgraph.CheckpointCoordinatorName, 0, &messages.Envelope_RestoreRequest{RestoreRequest: m})
-}
-
 // restored takes the coordinator's answer to the last RestoreRequest.
 func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
-	if m.RequestId != j.restoreReq {
+	if m.RequestId != j.ckpt.restoreReq {
 		return // an answer for an attempt that is gone
 	}
 	if j.pendingRescale {
@@ -130,12 +126,13 @@ func (j *JobMaster) restored(o *kernel.Out, m *messages.RestoreState) {
 // state by subtask, the source offsets through the enumerator.
 func (j *JobMaster) useRestore(m *messages.RestoreState) {
 	j.restoreFrom = m
-	j.enum.Restore(m.SourceOffsets)
+	j.source.enum.Restore(m.SourceOffsets)
 }
 
-// restoreOf is the state subtask index of vertex v restores (nil: none).
-func (j *JobMaster) restoreOf(v string, index int) *messages.TaskStateSnapshot {
-	for _, s := range j.restoreFrom.GetSubtasks() {
+// restoreOf is the state subtask index of vertex v restores from r (nil:
+// none).
+func restoreOf(r *messages.RestoreState, v string, index int) *messages.TaskStateSnapshot {
+	for _, s := range r.GetSubtasks() {
 		if s.Vertex == v && int(s.Index) == index {
 			return s.State
 		}
@@ -183,7 +180,7 @@ func (j *JobMaster) startRescaled(o *kernel.Out) {
 	}
 	// a graph that does not build is refused once the answer is there
 	j.pendingRescale = true
-	j.requestRestore(o, req)
+	j.ckpt.requestRestore(o, req)
 }
 
 // nextJobConfig is the configuration of the job a rescale or a
@@ -251,19 +248,16 @@ func (j *JobMaster) submitFromSavepoint(o *kernel.Out, sp *messages.RestoreState
 	}
 	j.graph = g
 	j.attempt++
-	clear(j.location)
-	clear(j.tasks)
-	j.order = j.order[:0]
-	j.canceled = nil
+	clear(j.exec.location)
+	clear(j.exec.tasks)
+	j.exec.order = j.exec.order[:0]
+	j.exec.canceled = nil
 	j.deploy = false
-	j.enum.Reset()
-	if j.alignment != nil {
+	j.source.enum.Reset()
+	if j.source.alignment != nil {
 		// the new job's SourceCoordinator aligns its own readers: the old
 		// job's reported watermarks (of readers it may no longer have) go
-		if g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds()); err == nil {
-			g.Start(vt.Millis(o.Now()))
-			j.alignment, j.lastMax = g, math.MinInt64
-		}
+		j.source.startAlignment(o, j.cfg)
 	}
 	j.useRestore(sp)
 	j.startCoordinatorJob(o, sp.CheckpointId)

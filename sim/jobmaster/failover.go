@@ -10,17 +10,11 @@ import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/heartbeat"
-	"github.com/flinksim/flinksim/sim/jobgraph"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/restart"
 	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
-
-// name is the execution id of subtask index of vertex in the current attempt.
-func (j *JobMaster) name(vertex string, index int) string {
-	return jobgraph.SubtaskName(vertex, index, j.attempt)
-}
 
 // startFailover sets up the restart strategy and the heartbeat timer.
 func (j *JobMaster) startFailover(o *kernel.Out) {
@@ -62,7 +56,7 @@ func describe(s restart.Strategy) string {
 // (HeartbeatManagerSenderImpl, HeartbeatMonitorImpl; JobMaster's
 // TaskManagerHeartbeatListener.notifyHeartbeatTimeout).
 func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
-	if j.terminal() {
+	if j.status.Terminal() {
 		return
 	}
 	if send {
@@ -80,10 +74,6 @@ func (j *JobMaster) heartbeat(o *kernel.Out, send bool) {
 		o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_DisconnectJobManager{DisconnectJobManager: &messages.DisconnectJobManager{
 			JobId: j.jobID(), Cause: "java.util.concurrent.TimeoutException: " + cause}})
 	})
-}
-
-func (j *JobMaster) terminal() bool {
-	return j.status.Terminal()
 }
 
 // failover restarts the whole pipelined region (here the whole job, whose
@@ -114,18 +104,18 @@ func (j *JobMaster) failover(o *kernel.Out, cause string) {
 // cancelTasks cancels every execution of the current attempt on the task
 // managers still alive.
 func (j *JobMaster) cancelTasks(o *kernel.Out) {
-	j.canceled = j.canceledView()
-	for _, name := range j.order {
-		tm := j.location[name]
-		if j.tasks[name] != status.Finished && !j.lost[tm] {
+	j.exec.canceled = j.exec.canceledView()
+	for _, name := range j.exec.order {
+		tm := j.exec.location[name]
+		if j.exec.tasks[name] != status.Finished && !j.lost[tm] {
 			o.Send(tm, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_CancelTask{CancelTask: &messages.CancelTask{ExecutionId: name}})
 		}
 		o.Log(eventlog.TaskState{Task: name, State: "CANCELED"})
 	}
-	clear(j.location)
-	j.order = j.order[:0]
+	clear(j.exec.location)
+	j.exec.order = j.exec.order[:0]
 	j.deploy = false
-	j.sendExecutions(o)
+	j.ckpt.sendExecutions(o, &j.exec)
 }
 
 // restart deploys a new attempt of every task once enough slots are there,
@@ -136,14 +126,14 @@ func (j *JobMaster) restart(o *kernel.Out) {
 		return
 	}
 	j.attempt++
-	j.canceled = nil
+	j.exec.canceled = nil
 	j.setStatus(o, status.JobRunning, "")
-	j.enum.Reset()
-	if j.cc {
+	j.source.enum.Reset()
+	if j.ckpt.started {
 		// restore from the latest completed checkpoint, if there is one:
 		// keyed state, channel state, and the source offsets through the
 		// enumerator (restored, when the coordinator answers)
-		j.requestRestore(o, &messages.RestoreRequest{})
+		j.ckpt.requestRestore(o, &messages.RestoreRequest{})
 		return
 	}
 	j.restoreFrom = nil

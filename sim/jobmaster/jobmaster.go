@@ -1,7 +1,6 @@
 package jobmaster
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/flinksim/flinksim/messages"
@@ -14,7 +13,6 @@ import (
 	"github.com/flinksim/flinksim/sim/source"
 	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
-	"github.com/flinksim/flinksim/sim/watermark"
 )
 
 // NoResourceAvailableMessage is the text of the exception the JobMaster's
@@ -31,47 +29,43 @@ type vertexIndex struct {
 // JobMaster is the JobMaster of the one job (DefaultScheduler with one
 // slot-sharing group and one pipelined region) together with the Kafka
 // source's SplitEnumerator, which Flink runs in the JobManager's
-// SourceCoordinator (KafkaSourceEnumerator).
+// SourceCoordinator (KafkaSourceEnumerator). Its pieces, as Flink's: the
+// slot pool (slots), the executions of the current attempt with where
+// they run (executions: the ExecutionGraph's Executions and the
+// DefaultExecutionDeploymentTracker), the heartbeat monitors of the
+// TaskManagers (HeartbeatManager, failover.go), the SourceCoordinator
+// (sourceCoordinator) and the link to the CheckpointCoordinator actor
+// (checkpointGateway, checkpoint.go).
 type JobMaster struct {
 	cfg     *config.Config
 	graph   jobgraph.JobGraph
 	bounded bool
 	status  status.Job
-	slots   []Slot
-	tasks   map[string]status.Execution // execution id -> last state
-	order   []string                    // execution ids in deployment order
+	slots   []Slot // the slot pool (DeclarativeSlotPool): every slot offered while the job lives
+	exec    executions
 	deploy  bool
 
-	// the split enumerator (the SourceCoordinator's KafkaSourceEnumerator)
-	enum      *source.Enumerator
-	alignment *watermark.AlignmentGroup // nil: no watermark alignment
-	lastMax   int64
+	// the split enumerator and the watermark alignment
+	source sourceCoordinator
 
-	// failover (see jobmanager_failover.go)
+	// failover (see failover.go)
 	attempt  int                           // execution attempt of the current deployment
 	restarts int                           // restarts so far
 	strategy restart.Strategy              // restart strategy
 	monitors map[string]*heartbeat.Monitor // heartbeat monitor per task manager with slots
-	location map[string]string             // execution id -> task manager
 	lost     map[string]bool               // task managers whose heartbeat timed out
 
-	// checkpoints (see jobmanager_checkpoint.go)
+	// checkpoints (see checkpoint.go)
 	base           *config.Config         // the cluster's configuration (cfg becomes the job's after a set action)
-	cc             bool                   // the CheckpointCoordinator actor is there
+	ckpt           checkpointGateway      // the CheckpointCoordinator actor
 	restoreFrom    *messages.RestoreState // what the next deployment restores (nil: nothing)
-	restoreReq     int64                  // the last RestoreRequest's id
 	pendingRescale bool                   // waiting for the savepoint a new job starts from
-	vertexOf       map[string]vertexIndex // execution id -> its vertex and subtask index
 	rescaleTo      int                    // parallelism of the job to start after the stop-with-savepoint (0: none)
 	reconfig       *messages.Setting      // the setting of the job to start after the stop-with-savepoint (nil: none)
 	overrides      []*messages.Setting    // the job's configuration changed by set actions, shipped with every deployment
 	rescaleMaxP    int                    // its configured max parallelism (0: not configured)
 	jobs           int                    // jobs submitted from a savepoint so far (each gets a new jobgraph.JobID)
 	ended          bool                   // the run was told to end
-
-	// canceled is the view of the attempt cancelTasks ended, kept until the
-	// next attempt starts (view.go); no rule reads it.
-	canceled []TaskLocation
 }
 
 // jobID is the current job's jobgraph.JobID: job-1, then job-2 ... for each job
@@ -86,8 +80,8 @@ func (j *JobMaster) jobID() string {
 // New returns the JobManager for graph. bounded makes the source
 // stop at the end offsets it finds at start (KafkaSource.setBounded(latest)).
 func New(cfg *config.Config, graph jobgraph.JobGraph, bounded bool) *JobMaster {
-	return &JobMaster{cfg: cfg, base: cfg, enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), graph: graph, bounded: bounded, tasks: map[string]status.Execution{}, vertexOf: map[string]vertexIndex{},
-		monitors: map[string]*heartbeat.Monitor{}, location: map[string]string{}, lost: map[string]bool{}}
+	return &JobMaster{cfg: cfg, base: cfg, source: sourceCoordinator{enum: source.NewEnumerator(cfg.SourceTopic, cfg.SourcePartitions, bounded), bounded: bounded},
+		graph: graph, bounded: bounded, exec: newExecutions(), monitors: map[string]*heartbeat.Monitor{}, lost: map[string]bool{}}
 }
 
 const (
@@ -101,7 +95,7 @@ const (
 // RUNNING in the same delivery), the run ends.
 func (j *JobMaster) Step(o *kernel.Out, env *messages.Envelope) {
 	j.receive(o, env)
-	if j.terminal() && !j.ended && !j.pendingRescale {
+	if j.status.Terminal() && !j.ended && !j.pendingRescale {
 		j.ended = true
 		o.EndRun()
 	}
@@ -116,7 +110,9 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Timer:
 		switch b.Timer.Kind {
 		case timerAlignment:
-			j.announceAlignment(o)
+			if j.status == status.JobRunning {
+				j.source.announceAlignment(o, j.cfg, j.graph, j.attempt)
+			}
 			return
 		case timerHeartbeat:
 			j.heartbeat(o, true)
@@ -141,24 +137,33 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_ReportedWatermarkEvent:
 		// only the current execution's readers count: a reader of a job
 		// that ended (a rescale's stop-with-savepoint) may report once more
-		if _, current := j.location[env.From]; j.alignment != nil && current {
-			m := b.ReportedWatermarkEvent
-			j.alignment.ReportWatermark(jobgraph.VertexSource, int(m.SubtaskIndex), m.Watermark)
+		if _, current := j.exec.location[env.From]; current {
+			j.source.reportWatermark(b.ReportedWatermarkEvent)
 		}
 	case *messages.Envelope_TaskExecutionState:
 		j.taskState(o, b.TaskExecutionState)
 	case *messages.Envelope_ListOffsetsResult:
-		j.offsets(o, b.ListOffsetsResult)
+		m := b.ListOffsetsResult
+		if m.RequestId == reqOutputView {
+			// a job started from a savepoint writes to a fresh view of the
+			// output: what a consumer starting at the sink's end now reads
+			for _, po := range m.Offsets {
+				o.Log(eventlog.OutputView{Topic: m.Topic, FromOffset: po.Offset})
+			}
+			return
+		}
+		j.source.offsets(m)
+		j.source.assignSplits(o, j.cfg, j.graph, j.attempt)
 	case *messages.Envelope_ReaderRegistration:
 		// SchedulerBase.deliverOperatorEventToCoordinator discards an
 		// operator event of an execution that is not registered and
 		// running: a zombie reader registering as it wakes must not have
 		// the current reader of its index assigned its splits again
-		if _, current := j.location[env.From]; !current && jobgraph.FenceStaleAttempts {
+		if _, current := j.exec.location[env.From]; !current && jobgraph.FenceStaleAttempts {
 			return
 		}
-		j.enum.Register(b.ReaderRegistration.SubtaskIndex)
-		j.assignSplits(o)
+		j.source.enum.Register(b.ReaderRegistration.SubtaskIndex)
+		j.source.assignSplits(o, j.cfg, j.graph, j.attempt)
 	case *messages.Envelope_HeartbeatResponse:
 		if m := j.monitors[b.HeartbeatResponse.TaskManagerId]; m != nil {
 			m.ReportHeartbeat(vt.Millis(o.Now()))
@@ -176,27 +181,6 @@ func (j *JobMaster) receive(o *kernel.Out, env *messages.Envelope) {
 	}
 }
 
-// announceAlignment is the SourceCoordinator's periodic announcement of
-// the alignment group's max allowed watermark (group minimum + max drift)
-// to every reader (WatermarkAlignmentEvent).
-func (j *JobMaster) announceAlignment(o *kernel.Out) {
-	if j.status != status.JobRunning {
-		return
-	}
-	o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
-	for _, a := range j.alignment.Tick(vt.Millis(o.Now())) {
-		if a.MaxAllowedWatermark != j.lastMax {
-			j.lastMax = a.MaxAllowedWatermark
-			o.Log(eventlog.WatermarkAlignment{Group: j.cfg.AlignmentGroup, CombinedWatermark: j.alignment.CombinedWatermark(), MaxAllowedWatermark: a.MaxAllowedWatermark})
-		}
-		src, _ := j.graph.Vertex(jobgraph.VertexSource)
-		for i := 0; i < src.Parallelism; i++ {
-			o.Send(j.name(jobgraph.VertexSource, i), vt.FromDuration(j.cfg.RPCLatency()),
-				&messages.Envelope_WatermarkAlignmentEvent{WatermarkAlignmentEvent: &messages.WatermarkAlignmentEvent{MaxWatermark: a.MaxAllowedWatermark}})
-		}
-	}
-}
-
 func (j *JobMaster) setStatus(o *kernel.Out, to status.Job, cause string) {
 	if j.status == to {
 		return
@@ -207,7 +191,7 @@ func (j *JobMaster) setStatus(o *kernel.Out, to status.Job, cause string) {
 	}
 	j.status = to
 	o.Log(ev)
-	j.sendStatus(o)
+	j.ckpt.sendStatus(o, j.status)
 }
 
 func (j *JobMaster) start(o *kernel.Out) {
@@ -238,14 +222,8 @@ func (j *JobMaster) start(o *kernel.Out) {
 		DeclareResourceRequirements: &messages.DeclareResourceRequirements{JobId: j.jobID(), NumSlots: int32(g.SlotsNeeded)}})
 	o.Timer(vt.FromDuration(j.cfg.SlotRequestTimeout), timerSlotRequestTimeout, 0)
 	j.startFailover(o)
-	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != config.ProcessingTime {
-		g, err := watermark.NewAlignmentGroup(j.cfg.AlignmentMaxDrift.Milliseconds(), j.cfg.AlignmentUpdateInterval.Milliseconds())
-		if err == nil {
-			j.alignment = g
-			j.lastMax = math.MinInt64
-			g.Start(vt.Millis(o.Now()))
-			o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
-		}
+	if j.cfg.AlignmentGroup != "" && j.cfg.TimeCharacteristic != config.ProcessingTime && j.source.startAlignment(o, j.cfg) {
+		o.Timer(vt.FromDuration(j.cfg.AlignmentUpdateInterval), timerAlignment, 0)
 	}
 	// the source coordinator resolves the starting (and, bounded, stopping)
 	// offsets of every partition (KafkaSourceEnumerator with its
@@ -269,7 +247,7 @@ func (j *JobMaster) start(o *kernel.Out) {
 func (j *JobMaster) offerSlots(o *kernel.Out, from string, m *messages.OfferSlots) {
 	var accepted []string
 	for _, off := range m.Offers {
-		if j.terminal() {
+		if j.status.Terminal() {
 			continue
 		}
 		// the slot pool keeps every slot offered while the job lives, also
@@ -300,18 +278,18 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 		o.Invariant("deployment", "%v", err)
 		return
 	}
-	clear(j.location)
-	j.order = j.order[:0]
-	j.canceled = nil
+	clear(j.exec.location)
+	j.exec.order = j.exec.order[:0]
+	j.exec.canceled = nil
 	for _, d := range deps {
-		j.location[d.Task.ExecutionId] = d.Slot.TaskManager
+		j.exec.location[d.Task.ExecutionId] = d.Slot.TaskManager
 	}
 	for _, d := range deps {
 		st, v, i := d.Task, d.Task.JobVertex, int(d.Task.SubtaskIndex)
 		st.Checkpointing = j.cfg.CheckpointInterval > 0
 		st.JobConfiguration = j.overrides
 		if r := j.restoreFrom; r != nil {
-			st.Restore = j.restoreOf(v, i)
+			st.Restore = restoreOf(r, v, i)
 			if st.Restore == nil {
 				st.Restore = &messages.TaskStateSnapshot{}
 			}
@@ -324,16 +302,16 @@ func (j *JobMaster) deployAll(o *kernel.Out) {
 			}
 		}
 		name := st.ExecutionId
-		j.tasks[name] = status.Scheduled
-		j.order = append(j.order, name)
-		j.vertexOf[name] = vertexIndex{v, i}
+		j.exec.tasks[name] = status.Scheduled
+		j.exec.order = append(j.exec.order, name)
+		j.exec.vertexOf[name] = vertexIndex{v, i}
 		o.Log(eventlog.SubmitTask{Task: name, TaskName: st.TaskName, Attempt: int64(j.attempt), TaskManager: d.Slot.TaskManager, Slot: int64(d.Slot.Index), AllocationID: d.Slot.AllocationID})
 		o.Send(d.Slot.TaskManager, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_SubmitTask{SubmitTask: st})
 	}
 	// every submitTask of this deployment waits pekko.ask.timeout for its
 	// acknowledgement: one timer for the lot, as they are sent together
 	o.Timer(vt.FromDuration(j.cfg.AskTimeout), timerSubmitTask, int64(j.attempt))
-	j.sendExecutions(o)
+	j.ckpt.sendExecutions(o, &j.exec)
 }
 
 // submitTimedOut fails the first task of attempt that never reported back
@@ -345,14 +323,14 @@ func (j *JobMaster) submitTimedOut(o *kernel.Out, attempt int64) {
 	if attempt != int64(j.attempt) || !j.deploy || j.status != status.JobRunning {
 		return
 	}
-	for _, name := range j.order {
-		if j.tasks[name] != status.Scheduled {
+	for _, name := range j.exec.order {
+		if j.exec.tasks[name] != status.Scheduled {
 			continue
 		}
-		tm := j.location[name]
+		tm := j.exec.location[name]
 		reason := "java.lang.Exception: Cannot deploy task " + name + " - TaskManager (" + tm + ") not responding after a rpcTimeout of " +
 			strconv.FormatInt(j.cfg.AskTimeout.Milliseconds(), 10) + " ms\nCaused by: java.util.concurrent.TimeoutException: Invocation of [RemoteRpcInvocation(TaskExecutorGateway.submitTask(TaskDeploymentDescriptor, JobMasterId, Duration))] at recipient [" + tm + "] timed out."
-		j.tasks[name] = status.Failed
+		j.exec.tasks[name] = status.Failed
 		o.Log(eventlog.TaskState{Task: name, State: status.Failed.String(), Reason: reason})
 		j.failover(o, reason)
 		return
@@ -360,7 +338,7 @@ func (j *JobMaster) submitTimedOut(o *kernel.Out, attempt int64) {
 }
 
 func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
-	if _, current := j.location[m.ExecutionId]; !current && jobgraph.FenceStaleAttempts {
+	if _, current := j.exec.location[m.ExecutionId]; !current && jobgraph.FenceStaleAttempts {
 		return // a report of an earlier attempt (a zombie's): fenced
 	}
 	st, ok := status.ExecutionOf(m.State)
@@ -368,56 +346,21 @@ func (j *JobMaster) taskState(o *kernel.Out, m *messages.TaskExecutionState) {
 		o.Invariant("execution_state", "%s reported state %v", m.ExecutionId, m.State)
 		return
 	}
-	j.tasks[m.ExecutionId] = st
-	j.sendExecutions(o)
+	j.exec.tasks[m.ExecutionId] = st
+	j.ckpt.sendExecutions(o, &j.exec)
 	o.Log(eventlog.TaskState{Task: m.ExecutionId, State: st.String(), Reason: m.Reason})
 	switch st {
 	case status.Failed:
 		j.failover(o, m.Reason)
 	case status.Finished:
-		for _, name := range j.order {
-			if j.tasks[name] != status.Finished {
+		for _, name := range j.exec.order {
+			if j.exec.tasks[name] != status.Finished {
 				return
 			}
 		}
 		j.setStatus(o, status.JobFinished, "")
 		if j.rescaleTo > 0 || j.reconfig != nil {
 			j.startRescaled(o)
-		}
-	}
-}
-
-func (j *JobMaster) offsets(o *kernel.Out, m *messages.ListOffsetsResult) {
-	if m.RequestId == reqOutputView {
-		// a job started from a savepoint writes to a fresh view of the
-		// output: what a consumer starting at the sink's end now reads
-		for _, po := range m.Offsets {
-			o.Log(eventlog.OutputView{Topic: m.Topic, FromOffset: po.Offset})
-		}
-		return
-	}
-	if m.RequestId == reqStopOffsets {
-		j.enum.SetStoppingOffsets(m.Offsets)
-	} else {
-		j.enum.SetStartingOffsets(m.Offsets)
-	}
-	j.assignSplits(o)
-}
-
-// assignSplits hands the registered readers the splits the enumerator
-// assigns them, once the offsets are known; in bounded mode it then signals
-// no more splits.
-func (j *JobMaster) assignSplits(o *kernel.Out) {
-	src, _ := j.graph.Vertex(jobgraph.VertexSource)
-	for _, a := range j.enum.Assign(src.Parallelism) {
-		reader := j.name(jobgraph.VertexSource, int(a.Reader))
-		o.Log(eventlog.SplitsAssigned{Reader: reader, Partitions: eventlog.JSONInts(a.Partitions)})
-		if len(a.Splits) == 0 && !j.bounded {
-			o.Log(eventlog.ReaderNoSplits{Reader: reader, Note: "a reader without splits does not go idle by itself: it holds every downstream watermark at Long.MIN_VALUE unless withIdleness is set"})
-		}
-		o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_AddSplits{AddSplits: &messages.AddSplits{Splits: a.Splits}})
-		if a.NoMore {
-			o.Send(reader, vt.FromDuration(j.cfg.RPCLatency()), &messages.Envelope_NoMoreSplits{NoMoreSplits: &messages.NoMoreSplits{}})
 		}
 	}
 }

@@ -3,7 +3,6 @@ package jobmaster
 import (
 	"slices"
 
-	"github.com/flinksim/flinksim/sim/status"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
@@ -72,37 +71,13 @@ type EdgeView struct {
 	Partitioner string `json:"partitioner"`
 }
 
-// currentView is the current attempt's executions as the JobMaster
-// believes them.
-func (j *JobMaster) currentView() []TaskLocation {
-	out := make([]TaskLocation, 0, len(j.order))
-	for _, name := range j.order {
-		vi := j.vertexOf[name]
-		out = append(out, TaskLocation{Name: name, Vertex: vi.vertex, Index: vi.index, State: j.tasks[name].String(),
-			TaskManager: j.location[name]})
-	}
-	return out
-}
-
-// canceledView is the current attempt as cancelTasks leaves it: every
-// execution CANCELED, except one that had finished.
-func (j *JobMaster) canceledView() []TaskLocation {
-	out := j.currentView()
-	for i := range out {
-		if j.tasks[out[i].Name] != status.Finished {
-			out[i].State = status.Canceled.String()
-		}
-	}
-	return out
-}
-
 // Inspect implements kernel.Inspector.
 func (j *JobMaster) Inspect(now vt.Time) any {
 	v := &JobMasterView{JobID: j.jobID(), JobName: j.graph.JobName, Status: j.status.String(), Attempt: j.attempt, Restarts: j.restarts,
 		Graph: GraphView{MaxParallelism: j.graph.MaxParallelism, SlotsNeeded: j.graph.SlotsNeeded}}
-	v.Tasks = j.currentView()
-	if len(j.order) == 0 && j.canceled != nil {
-		v.Tasks = slices.Clone(j.canceled)
+	v.Tasks = j.exec.view()
+	if len(j.exec.order) == 0 && j.exec.canceled != nil {
+		v.Tasks = slices.Clone(j.exec.canceled)
 	}
 	for _, s := range j.slots {
 		v.Slots = append(v.Slots, SlotView{TaskManager: s.TaskManager, Slot: int(s.Index), AllocationID: s.AllocationID})

@@ -40,57 +40,43 @@ type parkedFetch struct {
 }
 
 // Broker is the Kafka broker: the source topic (filled by the built-in generator or
-// from an events file), the sink topic with its transaction coordinator (the
-// exactly-once KafkaSink's transactions, TxnLog), fetches with
-// fetch.max.wait.ms long polling, and ListOffsets for the source enumerator.
+// from an events file, eventsFile), the sink topic with its transaction coordinator (the
+// exactly-once KafkaSink's transactions: txnCoordinator over the TxnLog), fetches with
+// fetch.max.wait.ms long polling (ReplicaManager.fetchMessages with its DelayedFetch
+// purgatory), ListOffsets for the source enumerator, and the consumer group's committed
+// offsets (groupCoordinator, Kafka's GroupCoordinator).
 // Produce and TxnRequest envelopes are handled in arrival order; the broker
 // never answers them.
 type Broker struct {
-	cfg        *config.Config
-	committed  map[int32]int64   // the consumer group's committed offset per source partition
-	owner      map[string]string // transactional id -> the producer (subtask) that began its latest transaction
-	txnTimers  int64             // transaction timeout timers set so far
-	txnBegun   map[string]int64  // transactional id -> timer of its latest transaction
-	txnTimerID map[int64]string  // timer -> transactional id
-	source     Log               // the source topic: gen or topic
-	gen        *GeneratedTopic   // the generator's topic; nil with an events file
-	topic      *Topic            // the events file's topic; nil with the generator
-	sink       *TxnLog
-	events     []events.Record // nil: use the generator
-	pending    []int           // event-time pace: indexes into events, in append order
-	appendAt   []vt.Time       // their append times
-	next       int
-	parked     []parkedFetch
-	position   map[int32]int64 // last fetch offset per source partition (consumer position)
-	parkSeq    int64
-	edit       *EditedTopic // the generator's topic once a user edited it (send-event, pause-partition)
-	paused     []bool       // events file: per source partition, its producer is stalled (pause-partition)
-	held       [][]int      // events file: per source partition, paced events due while it was paused
-	maxTs      int64        // events file: the newest event time in the source topic (ms)
-	haveTs     bool
-	ranges     []fetchRange // scratch of fetch
-	pos        []int64      // scratch of read: the positions a fetch leaves
-	ahead      ahead        // answering parked fetches ahead of the generator's ticks
-	arena      recordArena  // where fetch responses' records are carved from
-	produced   int64        // sink records accepted (plain or transactional)
-	rejected   int64        // sink records refused (produce_rejected)
-	txnErrs    int64        // transaction requests refused (txn_errors)
+	cfg      *config.Config
+	group    groupCoordinator // the source consumer group's committed offsets
+	txn      txnCoordinator   // the sink's produce and transaction requests (broker_txn.go)
+	source   Log              // the source topic: gen or file.topic
+	gen      *GeneratedTopic  // the generator's topic; nil with an events file
+	file     eventsFile       // the events file's records and their pace; no records with the generator
+	sink     *TxnLog
+	parked   []parkedFetch
+	position map[int32]int64 // last fetch offset per source partition (consumer position)
+	parkSeq  int64
+	edit     *EditedTopic // the generator's topic once a user edited it (send-event, pause-partition)
+	ranges   []fetchRange // scratch of fetch
+	pos      []int64      // scratch of read: the positions a fetch leaves
+	ahead    ahead        // answering parked fetches ahead of the generator's ticks
+	arena    recordArena  // where fetch responses' records are carved from
 }
 
 // NewBroker returns the broker. With evs non-nil the source topic holds those
 // records (all at start, or paced by event time); otherwise the generator
 // appends sim.source.rate records per virtual second.
 func NewBroker(cfg *config.Config, evs []events.Record) *Broker {
-	k := &Broker{cfg: cfg, events: evs,
-		sink: NewTxnLog(NewTopic(cfg.SinkTopic, 1)), position: map[int32]int64{}, committed: map[int32]int64{}, owner: map[string]string{},
-		txnBegun: map[string]int64{}, txnTimerID: map[int64]string{},
-		paused: make([]bool, cfg.SourcePartitions), held: make([][]int, cfg.SourcePartitions)}
+	sink := NewTxnLog(NewTopic(cfg.SinkTopic, 1))
+	k := &Broker{cfg: cfg, sink: sink, txn: newTxnCoordinator(cfg, sink), position: map[int32]int64{},
+		group: groupCoordinator{committed: map[int32]int64{}}, file: newEventsFile(cfg, evs)}
 	if evs == nil {
 		k.gen = newGenerator(cfg, 0)
 		k.source = k.gen
 	} else {
-		k.topic = NewTopic(cfg.SourceTopic, cfg.SourcePartitions)
-		k.source = k.topic
+		k.source = k.file.topic
 	}
 	return k
 }
@@ -141,7 +127,7 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 		case timerAppend:
 			k.appendDue(o)
 		case timerTxnTimeout:
-			k.txnTimeout(o, b.Timer.Arg)
+			k.txn.txnTimeout(o, b.Timer.Arg)
 		case timerFetchWait:
 			k.expireParked(o, b.Timer.Arg)
 		case timerMetrics:
@@ -176,27 +162,16 @@ func (k *Broker) Step(o *kernel.Out, env *messages.Envelope) {
 	case *messages.Envelope_Fetch:
 		k.fetch(o, env.From, b.Fetch, false)
 	case *messages.Envelope_Produce:
-		k.produce(o, env.From, b.Produce)
+		k.txn.produce(o, env.From, b.Produce)
 	case *messages.Envelope_TxnRequest:
-		k.txnRequest(o, env.From, b.TxnRequest)
+		k.txn.txnRequest(o, env.From, b.TxnRequest)
 	case *messages.Envelope_CommitOffsets:
-		// a source reader commits a completed checkpoint's offsets to the
-		// consumer group: for monitoring only, the job never reads them
-		// back (KafkaSourceReader.notifyCheckpointComplete)
 		m := b.CommitOffsets
-		offs := "["
-		for i, po := range m.Offsets {
-			k.committed[po.Partition] = po.Offset
-			if i > 0 {
-				offs += ","
-			}
-			offs += `{"partition":` + eventlog.Itoa(int64(po.Partition)) + `,"offset":` + eventlog.Itoa(po.Offset) + `}`
-		}
-		o.Log(eventlog.OffsetsCommitted{Group: m.Group, Reader: env.From, CheckpointID: m.CheckpointId, Offsets: offs + "]"})
+		o.Log(eventlog.OffsetsCommitted{Group: m.Group, Reader: env.From, CheckpointID: m.CheckpointId, Offsets: k.group.commitOffsets(m)})
 	case *messages.Envelope_EndOfRun:
 		k.metrics(o)
-		fields := []eventlog.Value{eventlog.I("source_records", k.source.Total()), eventlog.I("results_written", k.produced),
-			eventlog.I("produce_rejected", k.rejected), eventlog.I("txn_errors", k.txnErrs)}
+		fields := []eventlog.Value{eventlog.I("source_records", k.source.Total()), eventlog.I("results_written", k.txn.produced),
+			eventlog.I("produce_rejected", k.txn.rejected), eventlog.I("txn_errors", k.txn.errs)}
 		o.Log(eventlog.FinalCounters{List: append(fields, k.sinkValues()...)})
 	}
 }
@@ -205,7 +180,7 @@ func (k *Broker) start(o *kernel.Out) {
 	o.Log(eventlog.TopicCreated{Topic: k.cfg.SourceTopic, Partitions: int64(k.source.NumPartitions())})
 	o.Log(eventlog.TopicCreated{Topic: k.sink.Topic().Name, Partitions: 1})
 	o.Timer(1_000_000, timerMetrics, 0)
-	if k.events == nil {
+	if k.gen != nil {
 		if o.Now() != 0 {
 			k.gen = newGenerator(k.cfg, o.Now())
 			k.source = k.gen
@@ -217,57 +192,17 @@ func (k *Broker) start(o *kernel.Out) {
 		}
 		return
 	}
-	if k.cfg.EventsPace == config.PaceFileOrder {
-		k.scheduleFileOrder(o)
+	switch k.cfg.EventsPace {
+	case config.PaceFileOrder:
+		k.file.scheduleFileOrder(vt.FromDuration(k.cfg.EventsGap))
+	case config.PaceEventTime:
+		k.file.scheduleEventTime()
+	default:
+		for i := range k.file.records {
+			k.file.appendEvent(i)
+		}
+		o.Log(eventlog.Backfill{Topic: k.cfg.SourceTopic, Records: int64(len(k.file.records)), EndOffsets: k.endOffsetsJSON()})
 		return
-	}
-	if k.cfg.EventsPace != config.PaceEventTime {
-		for i := range k.events {
-			k.appendEvent(i)
-		}
-		o.Log(eventlog.Backfill{Topic: k.cfg.SourceTopic, Records: int64(len(k.events)), EndOffsets: k.endOffsetsJSON()})
-		return
-	}
-	// event-time pace: each record at its event-time offset from the first
-	first := k.events[0].Timestamp
-	k.pending = make([]int, len(k.events))
-	for i := range k.pending {
-		k.pending[i] = i
-	}
-	at := func(i int) vt.Time { return vt.FromMillis(max(0, k.events[i].Timestamp-first)) }
-	slices.SortStableFunc(k.pending, func(a, b int) int {
-		ta, tb := at(a), at(b)
-		if ta < tb {
-			return -1
-		}
-		if ta > tb {
-			return 1
-		}
-		return 0
-	})
-	k.appendAt = make([]vt.Time, len(k.pending))
-	for i, idx := range k.pending {
-		k.appendAt[i] = at(idx)
-	}
-	k.appendDue(o)
-}
-
-// scheduleFileOrder paces the events file in the file's order: each record
-// at its arrival field (ms of virtual time from the start of the run), a
-// record without one sim.events.gap after the record before it (the events
-// reader refused arrivals that go back).
-func (k *Broker) scheduleFileOrder(o *kernel.Out) {
-	k.pending = make([]int, len(k.events))
-	k.appendAt = make([]vt.Time, len(k.events))
-	prev := vt.Time(0)
-	gap := vt.FromDuration(k.cfg.EventsGap)
-	for i, e := range k.events {
-		at := prev + gap
-		if e.Arrival >= 0 {
-			at = vt.FromMillis(e.Arrival)
-		}
-		k.pending[i], k.appendAt[i] = i, at
-		prev = at
 	}
 	k.appendDue(o)
 }
@@ -280,48 +215,21 @@ func (k *Broker) finalEndOffsets() []int64 {
 	for p := range out {
 		out[p] = k.source.EndOffset(p)
 	}
-	for _, idx := range k.pending[k.next:] {
-		out[k.partitionOf(k.events[idx])]++
+	f := &k.file
+	for _, idx := range f.pending[f.next:] {
+		out[f.partitionOf(f.records[idx])]++
 	}
-	for p, h := range k.held {
+	for p, h := range f.held {
 		out[p] += int64(len(h)) // paced records of a stalled producer, appended when it resumes
 	}
 	return out
 }
 
-func (k *Broker) partitionOf(e events.Record) int32 {
-	if e.Partition >= 0 {
-		return e.Partition
-	}
-	return int32(DefaultPartition([]byte(e.Key), k.source.NumPartitions()))
-}
-
-func (k *Broker) appendEvent(i int) {
-	e := k.events[i]
-	k.appendStored(int(k.partitionOf(e)), e.Timestamp, e.Key, e.Value)
-}
-
-// appendStored appends a record to the events file's topic, keeping track
-// of the newest event time, and returns its offset.
-func (k *Broker) appendStored(p int, ts int64, key string, value []byte) int64 {
-	if !k.haveTs || ts > k.maxTs {
-		k.maxTs, k.haveTs = ts, true
-	}
-	return k.topic.AppendRecord(p, ts, key, value)
-}
-
+// appendDue appends the events file's records due by now and sets the timer
+// of the next one.
 func (k *Broker) appendDue(o *kernel.Out) {
-	for k.next < len(k.pending) && k.appendAt[k.next] <= o.Now() {
-		i := k.pending[k.next]
-		if p := k.partitionOf(k.events[i]); k.paused[p] {
-			k.held[p] = append(k.held[p], i) // its producer is stalled: it waits
-		} else {
-			k.appendEvent(i)
-		}
-		k.next++
-	}
-	if k.next < len(k.pending) {
-		o.SendAt(o.Name(), k.appendAt[k.next], &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerAppend}})
+	if next, ok := k.file.appendDue(o.Now()); ok {
+		o.SendAt(o.Name(), next, &messages.Envelope_Timer{Timer: &messages.Timer{Kind: timerAppend}})
 	}
 	k.serveParked(o)
 }
@@ -582,9 +490,10 @@ func (k *Broker) dataBefore(req *messages.Fetch, deadline vt.Time) bool {
 		p := int(fp.Partition)
 		need[i] = Clamp(k.source, p, fp.Offset) - k.source.EndOffset(p) + 1
 	}
-	for j := k.next; j < len(k.pending) && k.appendAt[j] < deadline; j++ {
-		p := k.partitionOf(k.events[k.pending[j]])
-		if k.paused[p] {
+	f := &k.file
+	for j := f.next; j < len(f.pending) && f.appendAt[j] < deadline; j++ {
+		p := f.partitionOf(f.records[f.pending[j]])
+		if f.paused[p] {
 			continue // held until the producer resumes
 		}
 		for i, fp := range req.Partitions {
@@ -640,7 +549,7 @@ func (k *Broker) metrics(o *kernel.Out) {
 			s += ","
 		}
 		s += `{"partition":` + strconv.Itoa(p) + `,"end_offset":` + eventlog.Itoa(end) + `,"read_offset":` + eventlog.Itoa(pos) + `,"lag":` + eventlog.Itoa(end-pos)
-		if c, ok := k.committed[int32(p)]; ok {
+		if c, ok := k.group.committed[int32(p)]; ok {
 			s += `,"committed_offset":` + eventlog.Itoa(c)
 		}
 		s += `}`

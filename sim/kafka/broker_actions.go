@@ -40,7 +40,7 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 		if k.gen != nil {
 			off = k.edited().Append(p, &messages.KafkaRecord{Timestamp: ts, Key: e.Key, Value: value})
 		} else {
-			off = k.appendStored(p, ts, e.Key, value)
+			off = k.file.appendStored(p, ts, e.Key, value)
 		}
 		o.Log(eventlog.EventSent{Partition: int64(p), Offset: off, Key: e.Key, Timestamp: ts, Value: string(value)})
 		k.serveParked(o)
@@ -64,16 +64,16 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 				k.edited().Resume(p)
 			}
 		} else {
-			k.paused[p] = pause
+			k.file.paused[p] = pause
 		}
 		if pause {
 			o.Log(eventlog.PartitionPaused{Partition: int64(p)})
 			return
 		}
-		held := k.held[p]
-		k.held[p] = nil
+		held := k.file.held[p]
+		k.file.held[p] = nil
 		for _, i := range held {
-			k.appendEvent(i)
+			k.file.appendEvent(i)
 		}
 		o.Log(eventlog.PartitionResumed{Partition: int64(p), HeldRecords: int64(len(held))})
 		k.serveParked(o)
@@ -92,8 +92,8 @@ func (k *Broker) action(o *kernel.Out, m *messages.Action) {
 // (its newest records' event time), otherwise the newest event time in the
 // source topic, or the generator's clock when the topic is still empty.
 func (k *Broker) nowMs(o *kernel.Out) int64 {
-	if k.gen == nil && k.haveTs {
-		return k.maxTs
+	if k.gen == nil && k.file.haveTs {
+		return k.file.maxTs
 	}
 	return GeneratorEpochMillis + vt.Millis(o.Now())
 }
@@ -113,7 +113,7 @@ func (k *Broker) isPaused(p int) bool {
 	if k.edit != nil {
 		return k.edit.Paused(p)
 	}
-	return k.paused[p]
+	return k.file.paused[p]
 }
 
 // eventValue renders send-event's fields as the record's JSON value: a

@@ -2,15 +2,34 @@ package kafka
 
 import (
 	"github.com/flinksim/flinksim/messages"
+	"github.com/flinksim/flinksim/sim/config"
 	"github.com/flinksim/flinksim/sim/eventlog"
 	"github.com/flinksim/flinksim/sim/kernel"
 	"github.com/flinksim/flinksim/sim/vt"
 )
 
-// The broker side of the KafkaSink: produce requests into the sink topic and
-// the transaction coordinator's requests (flink-connector-kafka's
-// KafkaWriter, KafkaCommitter and TransactionAborter as the broker sees them).
-// The rules are TxnLog's; this file decodes, applies and logs.
+// txnCoordinator is the broker side of the KafkaSink: produce requests into
+// the sink topic (Kafka's ReplicaManager.appendRecords, with the producer
+// epoch check of its ProducerStateManager) and the requests of Kafka's
+// TransactionCoordinator (InitProducerId, EndTxn, the transaction timeout),
+// as flink-connector-kafka's KafkaWriter, KafkaCommitter and
+// TransactionAborter send them. The rules are TxnLog's, the sink topic's log
+// that the Broker shares with it; this type decodes, applies and logs.
+type txnCoordinator struct {
+	cfg      *config.Config
+	sink     *TxnLog
+	owner    map[string]string // transactional id -> the producer (subtask) that began its latest transaction
+	timers   int64             // transaction timeout timers set so far
+	begun    map[string]int64  // transactional id -> timer of its latest transaction
+	timerID  map[int64]string  // timer -> transactional id
+	produced int64             // sink records accepted (plain or transactional)
+	rejected int64             // sink records refused (produce_rejected)
+	errs     int64             // transaction requests refused (txn_errors)
+}
+
+func newTxnCoordinator(cfg *config.Config, sink *TxnLog) txnCoordinator {
+	return txnCoordinator{cfg: cfg, sink: sink, owner: map[string]string{}, begun: map[string]int64{}, timerID: map[int64]string{}}
+}
 
 // Notes of a transaction event for a request that changed nothing (Kafka
 // answers a repeated EndTxn without an error) or that fenced a transaction.
@@ -30,20 +49,20 @@ const (
 // and counted in produce_rejected; one kafka_error event per request names
 // the first error and the number of records dropped. A fenced producer is
 // told (see tellFenced).
-func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
+func (c *txnCoordinator) produce(o *kernel.Out, from string, p *messages.Produce) {
 	id := p.TransactionalId
 	var first error
 	var dropped int64
 	for _, r := range p.Records {
 		var err error
 		switch {
-		case id != "" && k.fenced(id, from):
+		case id != "" && c.fenced(id, from):
 			err = ErrProducerFenced
 		case id != "":
-			_, err = k.sink.Append(id, r)
+			_, err = c.sink.Append(id, r)
 		case r == nil:
 			err = ErrInvalidRequest
-		case k.sink.AppendPlain(r) < 0:
+		case c.sink.AppendPlain(r) < 0:
 			err = ErrUnknownTopicOrPartition
 		}
 		if err != nil {
@@ -53,13 +72,13 @@ func (k *Broker) produce(o *kernel.Out, from string, p *messages.Produce) {
 			dropped++
 			continue
 		}
-		k.produced++
+		c.produced++
 	}
 	if dropped > 0 {
-		k.rejected += dropped
+		c.rejected += dropped
 		o.Log(eventlog.KafkaError{Request: "produce", TransactionalID: id, Error: first.Error(), HasRecords: true, Records: dropped, Producer: from})
 		if first == ErrProducerFenced {
-			k.tellFenced(o, from)
+			c.tellFenced(o, from)
 		}
 	}
 }
@@ -78,8 +97,8 @@ const ProducerFencedCause = "java.io.IOException: One or more Kafka Producer sen
 // PRODUCER_FENCED, and the writer's task fails with it, so the job recovers
 // instead of losing the records. A task that has ended already ignores it
 // (a closed KafkaWriter drops late callbacks).
-func (k *Broker) tellFenced(o *kernel.Out, from string) {
-	o.Send(from, vt.FromDuration(k.cfg.KafkaLatency()), &messages.Envelope_FailTask{FailTask: &messages.FailTask{Cause: ProducerFencedCause}})
+func (c *txnCoordinator) tellFenced(o *kernel.Out, from string) {
+	o.Send(from, vt.FromDuration(c.cfg.KafkaLatency()), &messages.Envelope_FailTask{FailTask: &messages.FailTask{Cause: ProducerFencedCause}})
 }
 
 // txnRequest applies one transaction request of the sink's producer from.
@@ -94,61 +113,61 @@ func (k *Broker) tellFenced(o *kernel.Out, from string) {
 // counts in txn_errors; a fenced pre-commit is answered PRODUCER_FENCED
 // (tellFenced), the other refusals get no answer (a fenced abort is the
 // closing writer's, which KafkaWriter.abortCurrentProducer ignores).
-func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) {
+func (c *txnCoordinator) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) {
 	id := m.TransactionalId
-	prev, had := k.sink.TransactionInfo(id)
+	prev, had := c.sink.TransactionInfo(id)
 	switch m.Op {
 	case messages.TxnRequest_BEGIN:
-		if err := k.sink.Begin(id); err != nil {
-			k.txnError(o, from, "begin", id, err)
+		if err := c.sink.Begin(id); err != nil {
+			c.txnError(o, from, "begin", id, err)
 			return
 		}
-		k.owner[id] = from
+		c.owner[id] = from
 		// the transaction coordinator aborts it if it is still open after
 		// transaction.timeout.ms
-		k.txnTimers++
-		k.txnBegun[id] = k.txnTimers
-		k.txnTimerID[k.txnTimers] = id
-		o.Timer(vt.FromDuration(k.cfg.TransactionTimeout), timerTxnTimeout, k.txnTimers)
+		c.timers++
+		c.begun[id] = c.timers
+		c.timerID[c.timers] = id
+		o.Timer(vt.FromDuration(c.cfg.TransactionTimeout), timerTxnTimeout, c.timers)
 		if had && (prev.State == TxnOpen || prev.State == TxnPreCommitted) {
-			k.logTxn(o, from, "begin", id, TxnInfo{State: TxnAborted, Records: prev.Records}, noteFenced)
+			c.logTxn(o, from, "begin", id, TxnInfo{State: TxnAborted, Records: prev.Records}, noteFenced)
 		}
-		k.logLatest(o, from, "begin", id, "")
+		c.logLatest(o, from, "begin", id, "")
 	case messages.TxnRequest_PRE_COMMIT:
-		if k.fenced(id, from) {
-			k.txnError(o, from, "pre_commit", id, ErrProducerFenced)
-			k.tellFenced(o, from)
+		if c.fenced(id, from) {
+			c.txnError(o, from, "pre_commit", id, ErrProducerFenced)
+			c.tellFenced(o, from)
 			return
 		}
-		k.endTxn(o, from, "pre_commit", id, k.sink.PreCommit, had && prev.State == TxnPreCommitted, noteAlreadyPreCommitted)
+		c.endTxn(o, from, "pre_commit", id, c.sink.PreCommit, had && prev.State == TxnPreCommitted, noteAlreadyPreCommitted)
 	case messages.TxnRequest_COMMIT:
-		k.endTxn(o, from, "commit", id, k.sink.Commit, had && prev.State == TxnCommitted, noteAlreadyCommitted)
+		c.endTxn(o, from, "commit", id, c.sink.Commit, had && prev.State == TxnCommitted, noteAlreadyCommitted)
 	case messages.TxnRequest_ABORT:
-		if k.fenced(id, from) {
+		if c.fenced(id, from) {
 			// KafkaWriter.close of a zombie attempt (its task cancelled
 			// or its TaskManager lost) reaching the broker after the new
 			// attempt began the same id again: EndTxn carries the old
 			// producer epoch, so the coordinator refuses it with
 			// PRODUCER_FENCED (KafkaWriter.abortCurrentProducer logs "fenced
 			// while aborting") and the new attempt's transaction lives on
-			k.txnError(o, from, "abort", id, ErrProducerFenced)
+			c.txnError(o, from, "abort", id, ErrProducerFenced)
 			return
 		}
-		k.endTxn(o, from, "abort", id, k.sink.Abort, had && prev.State == TxnAborted, noteAlreadyAborted)
+		c.endTxn(o, from, "abort", id, c.sink.Abort, had && prev.State == TxnAborted, noteAlreadyAborted)
 	case messages.TxnRequest_ABORT_LINGERING:
-		ids, probed := k.sink.AbortLingeringProbe(m.Prefix, int(m.Subtask), m.FromCheckpoint)
+		ids, probed := c.sink.AbortLingeringProbe(m.Prefix, int(m.Subtask), m.FromCheckpoint)
 		for _, p := range probed {
 			// the aborter's producer holds the newest epoch now
 			// (TransactionAborter's initTransactions): a zombie's aborter
 			// fences the current attempt's producer of that id
-			k.owner[p] = from
+			c.owner[p] = from
 		}
 		for _, a := range ids {
-			k.logLatest(o, from, "abort_lingering", a, "")
+			c.logLatest(o, from, "abort_lingering", a, "")
 		}
 		o.Log(eventlog.AbortLingering{Prefix: m.Prefix, Subtask: int64(m.Subtask), FromCheckpoint: m.FromCheckpoint, Aborted: eventlog.JSONStrings(ids), Producer: from})
 	default:
-		k.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
+		c.txnError(o, from, m.Op.String(), id, ErrInvalidRequest)
 	}
 }
 
@@ -161,37 +180,37 @@ func (k *Broker) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) 
 // ids it begins once. COMMIT is not fenced this way: KafkaCommitter resumes a
 // restored committable with the epoch it was stored with, whoever sends it;
 // TxnLog refuses it when an InitProducerId bumped the epoch since.
-func (k *Broker) fenced(id, from string) bool {
-	owner := k.owner[id]
+func (c *txnCoordinator) fenced(id, from string) bool {
+	owner := c.owner[id]
 	return owner != "" && owner != from
 }
 
 // endTxn applies a pre-commit, commit or abort and logs the transaction's
 // state; repeat says the transaction was already in the requested state, so
 // the request changed nothing and is logged with note.
-func (k *Broker) endTxn(o *kernel.Out, from, op, id string, apply func(string) error, repeat bool, note string) {
+func (c *txnCoordinator) endTxn(o *kernel.Out, from, op, id string, apply func(string) error, repeat bool, note string) {
 	if err := apply(id); err != nil {
-		k.txnError(o, from, op, id, err)
+		c.txnError(o, from, op, id, err)
 		return
 	}
 	if !repeat {
 		note = ""
 	}
-	k.logLatest(o, from, op, id, note)
+	c.logLatest(o, from, op, id, note)
 }
 
 // logLatest logs the latest transaction under id.
-func (k *Broker) logLatest(o *kernel.Out, from, op, id, note string) {
-	info, _ := k.sink.TransactionInfo(id)
-	k.logTxn(o, from, op, id, info, note)
+func (c *txnCoordinator) logLatest(o *kernel.Out, from, op, id, note string) {
+	info, _ := c.sink.TransactionInfo(id)
+	c.logTxn(o, from, op, id, info, note)
 }
 
-func (k *Broker) logTxn(o *kernel.Out, from, op, id string, info TxnInfo, note string) {
+func (c *txnCoordinator) logTxn(o *kernel.Out, from, op, id string, info TxnInfo, note string) {
 	o.Log(eventlog.Transaction{Op: op, TransactionalID: id, State: info.State.String(), Records: int64(info.Records), Producer: from, Note: note})
 }
 
-func (k *Broker) txnError(o *kernel.Out, from, op, id string, err error) {
-	k.txnErrs++
+func (c *txnCoordinator) txnError(o *kernel.Out, from, op, id string, err error) {
+	c.errs++
 	o.Log(eventlog.KafkaError{Request: op, TransactionalID: id, Error: err.Error(), Producer: from})
 }
 
@@ -199,19 +218,19 @@ func (k *Broker) txnError(o *kernel.Out, from, op, id string, err error) {
 // progress: transaction.timeout.ms passed (Kafka's TransactionCoordinator
 // aborts timed-out transactions; the LSO moves on, the records are never
 // visible to read_committed).
-func (k *Broker) txnTimeout(o *kernel.Out, seq int64) {
-	id := k.txnTimerID[seq]
-	delete(k.txnTimerID, seq)
-	if k.txnBegun[id] != seq {
+func (c *txnCoordinator) txnTimeout(o *kernel.Out, seq int64) {
+	id := c.timerID[seq]
+	delete(c.timerID, seq)
+	if c.begun[id] != seq {
 		return // a newer transaction under the id
 	}
-	info, ok := k.sink.TransactionInfo(id)
+	info, ok := c.sink.TransactionInfo(id)
 	if !ok || (info.State != TxnOpen && info.State != TxnPreCommitted) {
 		return
 	}
-	if err := k.sink.Abort(id); err != nil {
-		k.txnError(o, "kafka", "abort", id, err)
+	if err := c.sink.Abort(id); err != nil {
+		c.txnError(o, "kafka", "abort", id, err)
 		return
 	}
-	k.logLatest(o, "kafka", "abort", id, noteTimedOut)
+	c.logLatest(o, "kafka", "abort", id, noteTimedOut)
 }

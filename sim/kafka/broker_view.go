@@ -81,7 +81,7 @@ func (k *Broker) Inspect(now vt.Time) any {
 	for p := range k.source.NumPartitions() {
 		end := k.source.EndOffset(p)
 		pos := pos(p)
-		c, ok := k.committed[int32(p)]
+		c, ok := k.group.committed[int32(p)]
 		if !ok {
 			c = -1
 		}

@@ -2,12 +2,12 @@ package kernel
 
 import (
 	"github.com/flinksim/flinksim/messages"
-	"github.com/flinksim/flinksim/sim/eventlog/enc"
+	"github.com/flinksim/flinksim/sim/logenc"
 )
 
 // Payload is the typed body of a log event: a flat struct of the event's
 // fields that stays as it is until its line is written, and then appends
-// those fields straight to the line's bytes (package enc writes them as
+// those fields straight to the line's bytes (package logenc writes them as
 // zerolog did), with no field object on the way. sim/eventlog holds the
 // payloads of every kind; observers read them with eventlog.Decode.
 type Payload interface {
@@ -36,8 +36,10 @@ type Fields struct {
 	List []*messages.Field
 }
 
+// Kind is the kind the fields are logged under.
 func (f Fields) Kind() Kind { return f.K }
 
+// AppendJSON appends the fields to dst in their order (AppendFields).
 func (f Fields) AppendJSON(dst []byte) []byte { return AppendFields(dst, f.List) }
 
 // AppendFields appends proto fields as the log writes them.
@@ -45,15 +47,15 @@ func AppendFields(dst []byte, fields []*messages.Field) []byte {
 	for _, f := range fields {
 		switch v := f.Value.(type) {
 		case *messages.Field_Int:
-			dst = enc.Int(dst, f.Key, v.Int)
+			dst = logenc.Int(dst, f.Key, v.Int)
 		case *messages.Field_Str:
-			dst = enc.Str(dst, f.Key, v.Str)
+			dst = logenc.Str(dst, f.Key, v.Str)
 		case *messages.Field_Bool:
-			dst = enc.Bool(dst, f.Key, v.Bool)
+			dst = logenc.Bool(dst, f.Key, v.Bool)
 		case *messages.Field_Float:
-			dst = enc.Float(dst, f.Key, v.Float)
+			dst = logenc.Float(dst, f.Key, v.Float)
 		case *messages.Field_RawJson:
-			dst = enc.Raw(dst, f.Key, v.RawJson)
+			dst = logenc.Raw(dst, f.Key, v.RawJson)
 		}
 	}
 	return dst
@@ -68,8 +70,10 @@ type RawJSON struct {
 	JSON []byte
 }
 
+// Kind is the kind the event's JSON text was logged under.
 func (r RawJSON) Kind() Kind { return r.K }
 
+// AppendJSON appends the event's JSON text to dst as it came.
 func (r RawJSON) AppendJSON(dst []byte) []byte { return append(dst, r.JSON...) }
 
 // Done is what one delivery did (Out's Ready): the envelopes it sent, its
@@ -96,10 +100,18 @@ func (d *Done) Proto() *messages.Done {
 	p := &messages.Done{Step: d.Step, Actor: d.Actor, Out: d.Out, Spawned: d.Spawned, Stopped: d.Stopped,
 		Failure: d.Failure, Invariant: d.Invariant, EndRun: d.EndRun, Cancelled: d.Cancelled}
 	if len(d.Events) > 0 {
+		// the events and their JSON texts are carved from one slice each,
+		// not allocated one by one (a text written past the buffer's room
+		// moves it; the texts cut before keep the old array)
 		p.Events = make([]*messages.LogEvent, len(d.Events))
+		evs := make([]messages.LogEvent, len(d.Events))
+		buf := make([]byte, 0, 96*len(d.Events))
 		for i := range d.Events {
 			e := &d.Events[i]
-			p.Events[i] = &messages.LogEvent{Vt: e.Vt, Actor: e.Actor, Seq: e.Seq, Kind: string(e.Body.Kind()), Json: e.Body.AppendJSON(nil)}
+			from := len(buf)
+			buf = e.Body.AppendJSON(buf)
+			evs[i].Vt, evs[i].Actor, evs[i].Seq, evs[i].Kind, evs[i].Json = e.Vt, e.Actor, e.Seq, string(e.Body.Kind()), buf[from:len(buf):len(buf)]
+			p.Events[i] = &evs[i]
 		}
 	}
 	return p

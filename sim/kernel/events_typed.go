@@ -1,6 +1,6 @@
 package kernel
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // The kernel's own events. sim/eventlog names them too (aliases), with the
 // payloads of every other kind.
@@ -11,10 +11,12 @@ type Action struct {
 	To     string // the actor it was delivered to
 }
 
+// Kind is KindAction.
 func (Action) Kind() Kind { return KindAction }
 
+// AppendJSON appends the Action event's fields to b in the log's order.
 func (e Action) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(b, "action", e.Action), "to", e.To)
+	return logenc.Str(logenc.Str(b, "action", e.Action), "to", e.To)
 }
 
 // ActionIgnored is a user action that was not carried out, and why.
@@ -23,10 +25,12 @@ type ActionIgnored struct {
 	Reason string
 }
 
+// Kind is KindActionIgnored.
 func (ActionIgnored) Kind() Kind { return KindActionIgnored }
 
+// AppendJSON appends the ActionIgnored event's fields to b in the log's order.
 func (e ActionIgnored) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(b, "action", e.Action), "reason", e.Reason)
+	return logenc.Str(logenc.Str(b, "action", e.Action), "reason", e.Reason)
 }
 
 // Failure is a broken invariant that ended the run.
@@ -35,10 +39,12 @@ type Failure struct {
 	What      string
 }
 
+// Kind is KindFailure.
 func (Failure) Kind() Kind { return KindFailure }
 
+// AppendJSON appends the Failure event's fields to b in the log's order.
 func (e Failure) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(b, "invariant", e.Invariant), "what", e.What)
+	return logenc.Str(logenc.Str(b, "invariant", e.Invariant), "what", e.What)
 }
 
 // NetworkPartition is the start of a network cut between two hosts.
@@ -48,11 +54,13 @@ type NetworkPartition struct {
 	Action       string
 }
 
+// Kind is KindNetworkPartition.
 func (NetworkPartition) Kind() Kind { return KindNetworkPartition }
 
+// AppendJSON appends the NetworkPartition event's fields to b in the log's order.
 func (e NetworkPartition) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
-	return enc.Str(enc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
+	b = logenc.Str(logenc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
+	return logenc.Str(logenc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
 }
 
 // NetworkPartitionHealed is the end of a network cut: the envelopes it
@@ -63,10 +71,12 @@ type NetworkPartitionHealed struct {
 	RunEnded                          bool
 }
 
+// Kind is KindNetworkPartitionHealed.
 func (NetworkPartitionHealed) Kind() Kind { return KindNetworkPartitionHealed }
 
+// AppendJSON appends the NetworkPartitionHealed event's fields to b in the log's order.
 func (e NetworkPartitionHealed) AppendJSON(b []byte) []byte {
-	b = enc.Str(enc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
-	b = enc.Int(enc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)
+	b = logenc.Str(logenc.Str(b, "host_a", e.HostA), "host_b", e.HostB)
+	b = logenc.Int(logenc.Int(b, "dropped_envelopes", e.DroppedEnvelopes), "connections_lost", e.ConnectionsLost)
 	return runEnded(b, e.RunEnded)
 }

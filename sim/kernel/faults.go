@@ -143,81 +143,81 @@ type activeLose struct {
 const jitterReach = 100 * vt.Millisecond
 
 // applyFault starts the fault an action asked for at t.
-func (k *Kernel) applyFault(t vt.Time, f Fault, text string) {
+func (n *network) applyFault(t vt.Time, f Fault, text string) {
 	switch {
 	case f.Cut != nil:
 		cut := *f.Cut
-		k.cutID++
-		c := &activeCut{Cut: cut, id: k.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
-		k.cuts = append(k.cuts, c)
-		k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
+		n.cutID++
+		c := &activeCut{Cut: cut, id: n.cutID, start: t, end: t + cut.Duration, notified: map[[2]string]bool{}}
+		n.cuts = append(n.cuts, c)
+		n.k.log(t, SchedulerName, NetworkPartition{HostA: cut.A, HostB: cut.B, DurationMs: vt.Millis(cut.Duration), Action: text})
 	case f.Stall != nil:
-		k.stalls = append(k.stalls, &activeStall{Stall: *f.Stall, end: t + f.Stall.Duration})
-		k.log(t, SchedulerName, HostStalled{Host: f.Stall.Host, DurationMs: vt.Millis(f.Stall.Duration), Action: text})
+		n.stalls = append(n.stalls, &activeStall{Stall: *f.Stall, end: t + f.Stall.Duration})
+		n.k.log(t, SchedulerName, HostStalled{Host: f.Stall.Host, DurationMs: vt.Millis(f.Stall.Duration), Action: text})
 	case f.Jitter != nil:
-		k.cutID++
-		if k.jitter != nil && !k.jitter.logged {
-			k.endJitter(t)
+		n.cutID++
+		if n.jitter != nil && !n.jitter.logged {
+			n.endJitter(t)
 		}
-		k.jitter = &activeJitter{Jitter: *f.Jitter, id: uint64(k.cutID), end: t + f.Jitter.Duration}
-		if k.linkLast == nil {
-			k.linkLast = map[[2]string]vt.Time{}
+		n.jitter = &activeJitter{Jitter: *f.Jitter, id: uint64(n.cutID), end: t + f.Jitter.Duration}
+		if n.linkLast == nil {
+			n.linkLast = map[[2]string]vt.Time{}
 		}
-		k.log(t, SchedulerName, NetworkJitter{DurationMs: vt.Millis(f.Jitter.Duration), MaxJitterUs: f.Jitter.Max.Micros(), Action: text})
+		n.k.log(t, SchedulerName, NetworkJitter{DurationMs: vt.Millis(f.Jitter.Duration), MaxJitterUs: f.Jitter.Max.Micros(), Action: text})
 	case f.Lose != nil:
-		k.loses = append(k.loses, &activeLose{Lose: *f.Lose, end: t + f.Lose.Within})
+		n.loses = append(n.loses, &activeLose{Lose: *f.Lose, end: t + f.Lose.Within})
 	}
 }
 
 // expireFaults logs the end of stalls, jitter and unused losses over by t.
 // A stall's held envelopes are due at its end, so its end is a step of its
 // own and logged in order.
-func (k *Kernel) expireFaults(t vt.Time, runEnded bool) {
-	if len(k.stalls) > 0 {
-		kept := k.stalls[:0]
-		for _, s := range k.stalls {
+func (n *network) expireFaults(t vt.Time, runEnded bool) {
+	if len(n.stalls) > 0 {
+		kept := n.stalls[:0]
+		for _, s := range n.stalls {
 			if s.end <= t || runEnded {
-				k.log(min(s.end, t), SchedulerName, HostResumed{Host: s.Host, HeldEnvelopes: s.held, RunEnded: s.end > t})
+				n.k.log(min(s.end, t), SchedulerName, HostResumed{Host: s.Host, HeldEnvelopes: s.held, RunEnded: s.end > t})
 				continue
 			}
 			kept = append(kept, s)
 		}
-		k.stalls = kept
+		n.stalls = kept
 	}
-	if j := k.jitter; j != nil && !j.logged && (j.end <= t || runEnded) {
-		k.endJitter(min(j.end, t))
+	if j := n.jitter; j != nil && !j.logged && (j.end <= t || runEnded) {
+		n.endJitter(min(j.end, t))
 	}
-	if k.jitter != nil && (t > k.jitter.end+jitterReach+k.jitter.Max || runEnded) {
-		k.jitter, k.linkLast = nil, nil // nothing jittered can be overtaken any more
+	if n.jitter != nil && (t > n.jitter.end+jitterReach+n.jitter.Max || runEnded) {
+		n.jitter, n.linkLast = nil, nil // nothing jittered can be overtaken any more
 	}
-	if len(k.loses) > 0 {
-		kept := k.loses[:0]
-		for _, l := range k.loses {
+	if len(n.loses) > 0 {
+		kept := n.loses[:0]
+		for _, l := range n.loses {
 			if l.end <= t || runEnded {
-				k.log(min(l.end, t), SchedulerName, RPCLossUnused{RPC: l.RPC, RunEnded: l.end > t})
+				n.k.log(min(l.end, t), SchedulerName, RPCLossUnused{RPC: l.RPC, RunEnded: l.end > t})
 				continue
 			}
 			kept = append(kept, l)
 		}
-		k.loses = kept
+		n.loses = kept
 	}
 }
 
-func (k *Kernel) endJitter(t vt.Time) {
-	j := k.jitter
-	k.log(t, SchedulerName, NetworkJitterEnded{JitteredEnvelopes: j.jittered, RunEnded: j.end > t})
+func (n *network) endJitter(t vt.Time) {
+	j := n.jitter
+	n.k.log(t, SchedulerName, NetworkJitterEnded{JitteredEnvelopes: j.jittered, RunEnded: j.end > t})
 	j.logged = true
 	j.end = min(j.end, t)
 }
 
 // stalledUntil is the stall holding the host of actor at t (its end is
 // when the host wakes), and false when that host is not stalled at t.
-func (k *Kernel) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
-	h := k.hosts[actor]
+func (n *network) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
+	h := n.hosts[actor]
 	if h == "" {
 		return nil, false
 	}
-	for _, s := range k.stalls {
+	for _, s := range n.stalls {
 		if s.Host == h && t < s.end {
 			return s, true
 		}
@@ -230,27 +230,27 @@ func (k *Kernel) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
 // again for the moment it wakes (all of them in one step then, in the step's
 // order). It returns the
 // rest, in order.
-func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
-	if len(k.loses) == 0 && (len(k.stalls) == 0 || k.closing) {
+func (n *network) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
+	if len(n.loses) == 0 && (len(n.stalls) == 0 || n.k.closing) {
 		return envs
 	}
 	out := envs[:0]
 	for _, e := range envs {
-		if k.lost(t, e) {
+		if n.lost(t, e) {
 			continue
 		}
-		if !k.closing && e.From != UserName {
+		if !n.k.closing && e.From != UserName {
 			// a user action (kill-taskmanager) reaches a frozen process:
 			// a kill needs nothing of it
-			if s, ok := k.stalledUntil(t, e.To); ok {
+			if s, ok := n.stalledUntil(t, e.To); ok {
 				s.held++
 				e.DeliverAt = s.end.Micros()
-				k.q.Push(e)
+				n.k.q.Push(e)
 				continue
 			}
-			if end, ok := k.unborn(t, e.To); ok {
+			if end, ok := n.unborn(t, e.To); ok {
 				e.DeliverAt = end.Micros()
-				k.q.Push(e)
+				n.k.q.Push(e)
 				continue
 			}
 		}
@@ -267,12 +267,12 @@ func (k *Kernel) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 // it, which in Flink waits in the frozen process's socket); if it still
 // does not exist then, the envelope goes to an unknown receiver as any
 // other.
-func (k *Kernel) unborn(t vt.Time, actor string) (vt.Time, bool) {
-	if len(k.stalls) == 0 || k.live[actor] || k.dead[actor] || actor == SchedulerName {
+func (n *network) unborn(t vt.Time, actor string) (vt.Time, bool) {
+	if len(n.stalls) == 0 || n.k.live[actor] || n.k.dead[actor] || actor == SchedulerName {
 		return 0, false
 	}
 	var end vt.Time
-	for _, s := range k.stalls {
+	for _, s := range n.stalls {
 		if t < s.end {
 			end = max(end, s.end+1)
 		}
@@ -282,17 +282,17 @@ func (k *Kernel) unborn(t vt.Time, actor string) (vt.Time, bool) {
 
 // lost drops e if an armed loss matches it (between two actors on
 // different hosts: an RPC that goes over the network).
-func (k *Kernel) lost(t vt.Time, e *messages.Envelope) bool {
-	if len(k.loses) == 0 || e.From == SchedulerName || e.From == UserName {
+func (n *network) lost(t vt.Time, e *messages.Envelope) bool {
+	if len(n.loses) == 0 || e.From == SchedulerName || e.From == UserName {
 		return false
 	}
-	if hf, ht := k.hosts[e.From], k.hosts[e.To]; hf == "" || ht == "" || hf == ht {
+	if hf, ht := n.hosts[e.From], n.hosts[e.To]; hf == "" || ht == "" || hf == ht {
 		return false
 	}
-	for i, l := range k.loses {
+	for i, l := range n.loses {
 		if t < l.end && l.Match(e) {
-			k.log(t, SchedulerName, RPCLost{RPC: l.RPC, From: e.From, To: e.To})
-			k.loses = append(k.loses[:i], k.loses[i+1:]...)
+			n.k.log(t, SchedulerName, RPCLost{RPC: l.RPC, From: e.From, To: e.To})
+			n.loses = append(n.loses[:i], n.loses[i+1:]...)
 			return true
 		}
 	}
@@ -305,31 +305,31 @@ func (k *Kernel) lost(t vt.Time, e *messages.Envelope) bool {
 // run jitters the same way whatever the driver), and e is never due before
 // an envelope the same sender sent the same receiver earlier (one
 // connection's order).
-func (k *Kernel) jitterOut(e *messages.Envelope) {
-	j := k.jitter
+func (n *network) jitterOut(e *messages.Envelope) {
+	j := n.jitter
 	if j == nil {
 		return
 	}
 	if _, timer := e.Body.(*messages.Envelope_Timer); timer {
 		return
 	}
-	hf, ht := k.hosts[e.From], k.hosts[e.To]
+	hf, ht := n.hosts[e.From], n.hosts[e.To]
 	if hf == "" || ht == "" || hf == ht {
 		return
 	}
 	at := vt.Of(e.DeliverAt)
-	if vt.Of(e.SentAt) > k.now || at-k.now > jitterReach {
+	if vt.Of(e.SentAt) > n.k.now || at-n.k.now > jitterReach {
 		return
 	}
 	link := [2]string{e.From, e.To}
-	if k.now < j.end {
-		at += vt.Time(linkHash(j.id, hf, ht, uint64(k.now/vt.Millisecond)) % uint64(j.Max+1))
+	if n.k.now < j.end {
+		at += vt.Time(linkHash(j.id, hf, ht, uint64(n.k.now/vt.Millisecond)) % uint64(j.Max+1))
 		j.jittered++
 	}
-	if last, ok := k.linkLast[link]; ok && at < last {
+	if last, ok := n.linkLast[link]; ok && at < last {
 		at = last
 	}
-	k.linkLast[link] = at
+	n.linkLast[link] = at
 	e.DeliverAt = at.Micros()
 }
 

@@ -1,6 +1,6 @@
 package kernel
 
-import "github.com/flinksim/flinksim/sim/eventlog/enc"
+import "github.com/flinksim/flinksim/sim/logenc"
 
 // The events of the scheduler's other faults (faults.go); sim/eventlog
 // names them too (aliases).
@@ -12,10 +12,12 @@ type HostStalled struct {
 	Action     string
 }
 
+// Kind is KindHostStalled.
 func (HostStalled) Kind() Kind { return KindHostStalled }
 
+// AppendJSON appends the HostStalled event's fields to b in the log's order.
 func (e HostStalled) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Int(enc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
+	return logenc.Str(logenc.Int(logenc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
 }
 
 // HostResumed is the end of a stall: the envelopes held for the host
@@ -26,10 +28,12 @@ type HostResumed struct {
 	RunEnded      bool
 }
 
+// Kind is KindHostResumed.
 func (HostResumed) Kind() Kind { return KindHostResumed }
 
+// AppendJSON appends the HostResumed event's fields to b in the log's order.
 func (e HostResumed) AppendJSON(b []byte) []byte {
-	return runEnded(enc.Int(enc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
+	return runEnded(logenc.Int(logenc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
 }
 
 // NetworkJitter is the start of jitter on the links between hosts.
@@ -38,10 +42,12 @@ type NetworkJitter struct {
 	Action                  string
 }
 
+// Kind is KindNetworkJitter.
 func (NetworkJitter) Kind() Kind { return KindNetworkJitter }
 
+// AppendJSON appends the NetworkJitter event's fields to b in the log's order.
 func (e NetworkJitter) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Int(enc.Int(b, "duration_ms", e.DurationMs), "max_jitter_us", e.MaxJitterUs), "action", e.Action)
+	return logenc.Str(logenc.Int(logenc.Int(b, "duration_ms", e.DurationMs), "max_jitter_us", e.MaxJitterUs), "action", e.Action)
 }
 
 // NetworkJitterEnded is the end of jitter: the envelopes it delayed.
@@ -50,10 +56,12 @@ type NetworkJitterEnded struct {
 	RunEnded          bool
 }
 
+// Kind is KindJitterEnded.
 func (NetworkJitterEnded) Kind() Kind { return KindJitterEnded }
 
+// AppendJSON appends the NetworkJitterEnded event's fields to b in the log's order.
 func (e NetworkJitterEnded) AppendJSON(b []byte) []byte {
-	return runEnded(enc.Int(b, "jittered_envelopes", e.JitteredEnvelopes), e.RunEnded)
+	return runEnded(logenc.Int(b, "jittered_envelopes", e.JitteredEnvelopes), e.RunEnded)
 }
 
 // RPCLost is an RPC the network lost (lose-rpc).
@@ -61,10 +69,12 @@ type RPCLost struct {
 	RPC, From, To string
 }
 
+// Kind is KindRPCLost.
 func (RPCLost) Kind() Kind { return KindRPCLost }
 
+// AppendJSON appends the RPCLost event's fields to b in the log's order.
 func (e RPCLost) AppendJSON(b []byte) []byte {
-	return enc.Str(enc.Str(enc.Str(b, "rpc", e.RPC), "from", e.From), "to", e.To)
+	return logenc.Str(logenc.Str(logenc.Str(b, "rpc", e.RPC), "from", e.From), "to", e.To)
 }
 
 // RPCLossUnused is a lose-rpc that found no RPC to lose in its time.
@@ -73,15 +83,17 @@ type RPCLossUnused struct {
 	RunEnded bool
 }
 
+// Kind is KindRPCLossUnused.
 func (RPCLossUnused) Kind() Kind { return KindRPCLossUnused }
 
+// AppendJSON appends the RPCLossUnused event's fields to b in the log's order.
 func (e RPCLossUnused) AppendJSON(b []byte) []byte {
-	return runEnded(enc.Str(b, "rpc", e.RPC), e.RunEnded)
+	return runEnded(logenc.Str(b, "rpc", e.RPC), e.RunEnded)
 }
 
 func runEnded(b []byte, ended bool) []byte {
 	if ended {
-		b = enc.Bool(b, "run_ended", true)
+		b = logenc.Bool(b, "run_ended", true)
 	}
 	return b
 }

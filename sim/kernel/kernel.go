@@ -148,15 +148,8 @@ type Kernel struct {
 	envs []*messages.Envelope // the step's envelopes to live receivers, in order
 	// the step's log events, sorted (Finish), reused
 	events []*Event
-	hosts  map[string]string // actor -> host (network.go)
-	cuts   []*activeCut      // network cuts in progress, in start order
-	cutID  int64
-	seq    uint64 // sender_seq of the kernel's own envelopes
-	// the other faults in progress (faults.go)
-	stalls   []*activeStall
-	jitter   *activeJitter
-	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
-	loses    []*activeLose
+	// the network between the hosts and the faults on it (network.go)
+	net network
 	// envelopes their senders withdrew (Done.cancelled), still queued
 	cancelled map[sentKey]struct{}
 }
@@ -172,7 +165,9 @@ func New(cfg Config) *Kernel {
 	if cfg.Log == nil {
 		cfg.Log = func(*Event) {}
 	}
-	return &Kernel{cfg: cfg, live: map[string]bool{}, dead: map[string]bool{}, last: -1, hosts: map[string]string{}}
+	k := &Kernel{cfg: cfg, live: map[string]bool{}, dead: map[string]bool{}, last: -1}
+	k.net = network{k: k, hosts: map[string]string{}}
+	return k
 }
 
 // Register makes actors known: envelopes to them are delivered.
@@ -184,7 +179,7 @@ func (k *Kernel) register(sp []*messages.Spawned, spawner string) {
 	for _, x := range sp {
 		k.live[x.Name] = true
 		delete(k.dead, x.Name)
-		k.place(x.Name, spawner)
+		k.net.place(x.Name, spawner)
 	}
 }
 
@@ -305,7 +300,7 @@ func (k *Kernel) Next(until vt.Time) (*Step, State) {
 		if k.cfg.Progress != nil && k.step&(1<<16-1) == 0 {
 			k.cfg.Progress(t)
 		}
-		k.buf = k.network(t, k.dropCancelled(k.q.PopStep(k.buf[:0])))
+		k.buf = k.net.route(t, k.dropCancelled(k.q.PopStep(k.buf[:0])))
 		st := &k.st
 		st.N, st.Now, st.Deliveries = k.step, t, st.Deliveries[:0]
 		clear(k.envs)
@@ -413,8 +408,8 @@ func (k *Kernel) Finish(dones []*Done) {
 		}
 		if !k.closing {
 			for _, e := range d.Out {
-				if k.jitter != nil {
-					k.jitterOut(e)
+				if k.net.jitter != nil {
+					k.net.jitterOut(e)
 				}
 				k.q.Push(e)
 			}
@@ -476,8 +471,8 @@ func (k *Kernel) beginClosing(t vt.Time) {
 	if t > k.now {
 		k.now = t
 	}
-	k.heal(k.now, true)
-	k.expireFaults(k.now, true)
+	k.net.heal(k.now, true)
+	k.net.expireFaults(k.now, true)
 	names := make([]string, 0, len(k.live))
 	for n := range k.live {
 		names = append(names, n)

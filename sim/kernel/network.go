@@ -39,41 +39,60 @@ func (c *activeCut) between(h1, h2 string) bool {
 	return (h1 == c.A && h2 == c.B) || (h1 == c.B && h2 == c.A)
 }
 
+// network is the kernel's network between hosts and the faults the
+// scheduler puts on it: the hosts of the actors, the cuts, stalls, jitter
+// and RPC losses in progress. It stands for no Flink class: in Flink this
+// is the real network and the operating system under Pekko's at-most-once
+// delivery, the way Jepsen's nemesis stands outside the system it tests.
+// It reads and writes the kernel's queue, clock and actors through k.
+type network struct {
+	k     *Kernel
+	hosts map[string]string // actor -> host
+	cuts  []*activeCut      // network cuts in progress, in start order
+	cutID int64
+	seq   uint64 // sender_seq of the kernel's own envelopes
+	// the other faults in progress (faults.go)
+	stalls   []*activeStall
+	jitter   *activeJitter
+	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
+	loses    []*activeLose
+}
+
 // Host is the host of actor name ("" for the scheduler, the user, and an
 // actor never registered).
-func (k *Kernel) Host(name string) string { return k.hosts[name] }
+func (k *Kernel) Host(name string) string { return k.net.hosts[name] }
 
 // place records the host of an actor that starts, spawned by spawner (""
 // for the first actors of a run).
-func (k *Kernel) place(name, spawner string) {
-	if k.cfg.HostOf == nil {
+func (n *network) place(name, spawner string) {
+	if n.k.cfg.HostOf == nil {
 		return // one host: nothing can be cut
 	}
-	k.hosts[name] = k.cfg.HostOf(name, k.hosts[spawner])
+	n.hosts[name] = n.k.cfg.HostOf(name, n.hosts[spawner])
 }
 
 // seqNext is the sender_seq of the next envelope the kernel sends itself.
-func (k *Kernel) seqNext() uint64 {
-	k.seq++
-	return 1<<41 + k.seq
+func (n *network) seqNext() uint64 {
+	n.seq++
+	return 1<<41 + n.seq
 }
 
 // control handles an envelope addressed to the scheduler itself: a user
 // action that cuts the network, stalls a host, jitters the links or loses
 // an RPC (faults.go).
-func (k *Kernel) control(t vt.Time, e *messages.Envelope) {
+func (n *network) control(t vt.Time, e *messages.Envelope) {
 	switch b := e.Body.(type) {
 	case *messages.Envelope_Action:
-		text := k.actionText(b.Action)
+		text := n.k.actionText(b.Action)
 		if b.Action.Live {
-			k.log(t, UserName, Action{Action: text, To: SchedulerName})
+			n.k.log(t, UserName, Action{Action: text, To: SchedulerName})
 		}
 		f, ok := faultOf(b.Action)
 		if !ok {
-			k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: "not an action for the scheduler"})
+			n.k.log(t, SchedulerName, ActionIgnored{Action: text, Reason: "not an action for the scheduler"})
 			return
 		}
-		k.applyFault(t, f, text)
+		n.applyFault(t, f, text)
 	}
 }
 
@@ -89,76 +108,76 @@ func (k *Kernel) actionText(a *messages.Action) string {
 // step lies between that end and t, so the log stays in order): a cut is
 // no envelope of its own and never keeps a run alive. With runEnded (the
 // run closes at t) the cuts still in progress are logged as ended with it.
-func (k *Kernel) heal(t vt.Time, runEnded bool) {
-	kept := k.cuts[:0]
-	for _, c := range k.cuts {
+func (n *network) heal(t vt.Time, runEnded bool) {
+	kept := n.cuts[:0]
+	for _, c := range n.cuts {
 		switch {
 		case c.end <= t:
-			k.logHealed(c.end, c, false)
+			n.logHealed(c.end, c, false)
 		case runEnded:
-			k.logHealed(t, c, true)
+			n.logHealed(t, c, true)
 		default:
 			kept = append(kept, c)
 		}
 	}
-	k.cuts = kept
+	n.cuts = kept
 }
 
-func (k *Kernel) logHealed(t vt.Time, c *activeCut, runEnded bool) {
-	k.log(t, SchedulerName, NetworkPartitionHealed{HostA: c.A, HostB: c.B, DroppedEnvelopes: c.dropped, ConnectionsLost: c.notices, RunEnded: runEnded})
+func (n *network) logHealed(t vt.Time, c *activeCut, runEnded bool) {
+	n.k.log(t, SchedulerName, NetworkPartitionHealed{HostA: c.A, HostB: c.B, DroppedEnvelopes: c.dropped, ConnectionsLost: c.notices, RunEnded: runEnded})
 }
 
-// network takes the envelopes of a step due at t, in the queue's order:
+// route takes the envelopes of a step due at t, in the queue's order:
 // it ends the cuts that are over, handles the envelopes addressed to the
 // scheduler, drops those a cut loses
 // (the dead-letter rule applies to them: a task submitted across a cut never
 // starts) and tells both ends of each newly broken pair, and returns the
 // rest, still in order. Cost: O(len(envs) × active cuts).
-func (k *Kernel) network(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
-	if len(k.cuts) > 0 {
-		k.heal(t, false)
+func (n *network) route(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
+	if len(n.cuts) > 0 {
+		n.heal(t, false)
 	}
-	if len(k.stalls) > 0 || k.jitter != nil || len(k.loses) > 0 {
-		k.expireFaults(t, false)
+	if len(n.stalls) > 0 || n.jitter != nil || len(n.loses) > 0 {
+		n.expireFaults(t, false)
 	}
 	kept := envs[:0]
 	for _, e := range envs {
 		if e.To == SchedulerName {
-			k.control(t, e)
+			n.control(t, e)
 			continue
 		}
 		kept = append(kept, e)
 	}
-	kept = k.faults(t, kept)
-	if len(k.cuts) == 0 {
+	kept = n.faults(t, kept)
+	if len(n.cuts) == 0 {
 		return kept
 	}
 	out := kept[:0]
 	for _, e := range kept {
-		c := k.cutOf(t, e)
+		c := n.cutOf(t, e)
 		if c == nil {
 			out = append(out, e)
 			continue
 		}
 		c.dropped++
-		if k.cfg.DeadLetter != nil {
-			for _, n := range k.cfg.DeadLetter(e) {
-				k.dead[n] = true
+		if n.k.cfg.DeadLetter != nil {
+			for _, name := range n.k.cfg.DeadLetter(e) {
+				n.k.dead[name] = true
 			}
 		}
-		k.notify(t, c, e.From, e.To)
-		k.notify(t, c, e.To, e.From)
+		n.notify(t, c, e.From, e.To)
+		n.notify(t, c, e.To, e.From)
 	}
 	return out
 }
 
 // cutOf is the first active cut that loses e, or nil.
-func (k *Kernel) cutOf(t vt.Time, e *messages.Envelope) *activeCut {
-	hf, ht := k.hosts[e.From], k.hosts[e.To]
+func (n *network) cutOf(t vt.Time, e *messages.Envelope) *activeCut {
+	hf, ht := n.hosts[e.From], n.hosts[e.To]
 	if hf == "" || ht == "" || hf == ht {
 		return nil
 	}
-	for _, c := range k.cuts {
+	for _, c := range n.cuts {
 		if c.between(hf, ht) {
 			return c
 		}
@@ -168,13 +187,13 @@ func (k *Kernel) cutOf(t vt.Time, e *messages.Envelope) *activeCut {
 
 // notify tells actor that its connection to peer lost an envelope, once
 // per cut, if actor still receives envelopes.
-func (k *Kernel) notify(t vt.Time, c *activeCut, actor, peer string) {
+func (n *network) notify(t vt.Time, c *activeCut, actor, peer string) {
 	key := [2]string{actor, peer}
-	if c.notified[key] || !k.live[actor] {
+	if c.notified[key] || !n.k.live[actor] {
 		return
 	}
 	c.notified[key] = true
 	c.notices++
-	k.q.Push(&messages.Envelope{DeliverAt: t.Micros(), To: actor, From: SchedulerName, SenderSeq: k.seqNext(), SentAt: t.Micros(),
+	n.k.q.Push(&messages.Envelope{DeliverAt: t.Micros(), To: actor, From: SchedulerName, SenderSeq: n.seqNext(), SentAt: t.Micros(),
 		Body: &messages.Envelope_ConnectionLost{ConnectionLost: &messages.ConnectionLost{Peer: peer}}})
 }

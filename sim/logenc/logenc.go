@@ -1,11 +1,11 @@
-// Package enc appends the fields of a log line straight to its bytes, as
+// Package logenc appends the fields of a log line straight to its bytes, as
 // zerolog v1.35 writes them (its internal/json Encoder: the same string
 // escaping, the same float format, a comma before every key), so that a
 // typed event writes the line zerolog wrote from its proto fields, byte for
 // byte, with no field object on the way. It imports nothing of flinksim:
 // the scheduler core (sim/kernel) and the log's schema (sim/eventlog) both
-// use it. enc_test.go checks every function against zerolog itself.
-package enc
+// use it. logenc_test.go checks every function against zerolog itself.
+package logenc
 
 import (
 	"math"
