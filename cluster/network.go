@@ -3,6 +3,7 @@ package cluster
 import (
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
+	"github.com/flinksim/flinksim/sim/kernel"
 )
 
 // Hosts of the cluster, as the kernel sees them for network cuts: the
@@ -11,7 +12,7 @@ import (
 // TaskManager with its subtasks and input channels.
 const (
 	hostJobManager = action.JobManagerHost
-	hostKafka      = jobgraph.KafkaName
+	hostKafka      = kernel.KafkaHost // the host kafka-unavailable cuts off
 )
 
 // hostOf places an actor on its host (kernel.Config.HostOf): a TaskManager,

@@ -215,7 +215,8 @@ func actionTarget(a action.Action) string {
 	switch a.Verb {
 	case action.KillTaskManager:
 		return a.TaskManager
-	case action.PartitionNetwork, action.StallTaskManager, action.NetworkJitter, action.LoseRPC:
+	case action.PartitionNetwork, action.StallTaskManager, action.NetworkJitter, action.LoseRPC,
+		action.FailCheckpointStorage, action.KafkaUnavailable:
 		return kernel.SchedulerName
 	case action.SendEvent, action.PausePartition, action.ResumePartition:
 		return jobgraph.KafkaName

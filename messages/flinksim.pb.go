@@ -162,20 +162,22 @@ func (TimerKind) EnumDescriptor() ([]byte, []int) {
 type ActionVerb int32
 
 const (
-	ActionVerb_ACTION_VERB_UNSPECIFIED    ActionVerb = 0
-	ActionVerb_ACTION_KILL_TASKMANAGER    ActionVerb = 1
-	ActionVerb_ACTION_TRIGGER_CHECKPOINT  ActionVerb = 2
-	ActionVerb_ACTION_TRIGGER_SAVEPOINT   ActionVerb = 3
-	ActionVerb_ACTION_STOP_WITH_SAVEPOINT ActionVerb = 4
-	ActionVerb_ACTION_RESCALE             ActionVerb = 5
-	ActionVerb_ACTION_SEND_EVENT          ActionVerb = 6
-	ActionVerb_ACTION_PAUSE_PARTITION     ActionVerb = 7
-	ActionVerb_ACTION_RESUME_PARTITION    ActionVerb = 8
-	ActionVerb_ACTION_SET                 ActionVerb = 9
-	ActionVerb_ACTION_PARTITION_NETWORK   ActionVerb = 10
-	ActionVerb_ACTION_STALL_TASKMANAGER   ActionVerb = 11
-	ActionVerb_ACTION_NETWORK_JITTER      ActionVerb = 12
-	ActionVerb_ACTION_LOSE_RPC            ActionVerb = 13
+	ActionVerb_ACTION_VERB_UNSPECIFIED        ActionVerb = 0
+	ActionVerb_ACTION_KILL_TASKMANAGER        ActionVerb = 1
+	ActionVerb_ACTION_TRIGGER_CHECKPOINT      ActionVerb = 2
+	ActionVerb_ACTION_TRIGGER_SAVEPOINT       ActionVerb = 3
+	ActionVerb_ACTION_STOP_WITH_SAVEPOINT     ActionVerb = 4
+	ActionVerb_ACTION_RESCALE                 ActionVerb = 5
+	ActionVerb_ACTION_SEND_EVENT              ActionVerb = 6
+	ActionVerb_ACTION_PAUSE_PARTITION         ActionVerb = 7
+	ActionVerb_ACTION_RESUME_PARTITION        ActionVerb = 8
+	ActionVerb_ACTION_SET                     ActionVerb = 9
+	ActionVerb_ACTION_PARTITION_NETWORK       ActionVerb = 10
+	ActionVerb_ACTION_STALL_TASKMANAGER       ActionVerb = 11
+	ActionVerb_ACTION_NETWORK_JITTER          ActionVerb = 12
+	ActionVerb_ACTION_LOSE_RPC                ActionVerb = 13
+	ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE ActionVerb = 14
+	ActionVerb_ACTION_KAFKA_UNAVAILABLE       ActionVerb = 15
 )
 
 // Enum value maps for ActionVerb.
@@ -195,22 +197,26 @@ var (
 		11: "ACTION_STALL_TASKMANAGER",
 		12: "ACTION_NETWORK_JITTER",
 		13: "ACTION_LOSE_RPC",
+		14: "ACTION_FAIL_CHECKPOINT_STORAGE",
+		15: "ACTION_KAFKA_UNAVAILABLE",
 	}
 	ActionVerb_value = map[string]int32{
-		"ACTION_VERB_UNSPECIFIED":    0,
-		"ACTION_KILL_TASKMANAGER":    1,
-		"ACTION_TRIGGER_CHECKPOINT":  2,
-		"ACTION_TRIGGER_SAVEPOINT":   3,
-		"ACTION_STOP_WITH_SAVEPOINT": 4,
-		"ACTION_RESCALE":             5,
-		"ACTION_SEND_EVENT":          6,
-		"ACTION_PAUSE_PARTITION":     7,
-		"ACTION_RESUME_PARTITION":    8,
-		"ACTION_SET":                 9,
-		"ACTION_PARTITION_NETWORK":   10,
-		"ACTION_STALL_TASKMANAGER":   11,
-		"ACTION_NETWORK_JITTER":      12,
-		"ACTION_LOSE_RPC":            13,
+		"ACTION_VERB_UNSPECIFIED":        0,
+		"ACTION_KILL_TASKMANAGER":        1,
+		"ACTION_TRIGGER_CHECKPOINT":      2,
+		"ACTION_TRIGGER_SAVEPOINT":       3,
+		"ACTION_STOP_WITH_SAVEPOINT":     4,
+		"ACTION_RESCALE":                 5,
+		"ACTION_SEND_EVENT":              6,
+		"ACTION_PAUSE_PARTITION":         7,
+		"ACTION_RESUME_PARTITION":        8,
+		"ACTION_SET":                     9,
+		"ACTION_PARTITION_NETWORK":       10,
+		"ACTION_STALL_TASKMANAGER":       11,
+		"ACTION_NETWORK_JITTER":          12,
+		"ACTION_LOSE_RPC":                13,
+		"ACTION_FAIL_CHECKPOINT_STORAGE": 14,
+		"ACTION_KAFKA_UNAVAILABLE":       15,
 	}
 )
 
@@ -2131,8 +2137,10 @@ type Action struct {
 	Stall          *HostStall     `protobuf:"bytes,12,opt,name=stall,proto3" json:"stall,omitempty"`                                         // stall-taskmanager
 	Jitter         *NetworkJitter `protobuf:"bytes,13,opt,name=jitter,proto3" json:"jitter,omitempty"`                                       // network-jitter
 	Lose           *LoseRPC       `protobuf:"bytes,14,opt,name=lose,proto3" json:"lose,omitempty"`                                           // lose-rpc
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// fail-checkpoint-storage, kafka-unavailable: how long the outage lasts
+	DurationNanos int64 `protobuf:"varint,15,opt,name=duration_nanos,json=durationNanos,proto3" json:"duration_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Action) Reset() {
@@ -2254,6 +2262,13 @@ func (x *Action) GetLose() *LoseRPC {
 		return x.Lose
 	}
 	return nil
+}
+
+func (x *Action) GetDurationNanos() int64 {
+	if x != nil {
+		return x.DurationNanos
+	}
+	return 0
 }
 
 // HostStall is a stall-taskmanager's frozen process: its host (tm-N) and
@@ -7482,7 +7497,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1c.flinksim.messages.TimerKindR\x04kind\x12\x10\n" +
 	"\x03arg\x18\x02 \x01(\x03R\x03arg\"\n" +
 	"\n" +
-	"\bEndOfRun\"\xbd\x04\n" +
+	"\bEndOfRun\"\xe4\x04\n" +
 	"\x06Action\x12\x12\n" +
 	"\x04live\x18\x02 \x01(\bR\x04live\x12\x19\n" +
 	"\bat_nanos\x18\x03 \x01(\x03R\aatNanos\x121\n" +
@@ -7497,7 +7512,8 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x03cut\x18\v \x01(\v2\x1d.flinksim.messages.NetworkCutR\x03cut\x122\n" +
 	"\x05stall\x18\f \x01(\v2\x1c.flinksim.messages.HostStallR\x05stall\x128\n" +
 	"\x06jitter\x18\r \x01(\v2 .flinksim.messages.NetworkJitterR\x06jitter\x12.\n" +
-	"\x04lose\x18\x0e \x01(\v2\x1a.flinksim.messages.LoseRPCR\x04loseJ\x04\b\x01\x10\x02R\x04text\"F\n" +
+	"\x04lose\x18\x0e \x01(\v2\x1a.flinksim.messages.LoseRPCR\x04lose\x12%\n" +
+	"\x0eduration_nanos\x18\x0f \x01(\x03R\rdurationNanosJ\x04\b\x01\x10\x02R\x04text\"F\n" +
 	"\tHostStall\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12%\n" +
 	"\x0eduration_nanos\x18\x02 \x01(\x03R\rdurationNanos\"S\n" +
@@ -7917,7 +7933,7 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x0eTIMER_GENERATE\x103\x12\x18\n" +
 	"\x14TIMER_FETCH_MAX_WAIT\x104\x12\x16\n" +
 	"\x12TIMER_APPEND_EVENT\x105\x12\x1d\n" +
-	"\x19TIMER_TRANSACTION_TIMEOUT\x106*\x83\x03\n" +
+	"\x19TIMER_TRANSACTION_TIMEOUT\x106*\xc5\x03\n" +
 	"\n" +
 	"ActionVerb\x12\x1b\n" +
 	"\x17ACTION_VERB_UNSPECIFIED\x10\x00\x12\x1b\n" +
@@ -7935,7 +7951,9 @@ const file_messages_flinksim_proto_rawDesc = "" +
 	"\x12\x1c\n" +
 	"\x18ACTION_STALL_TASKMANAGER\x10\v\x12\x19\n" +
 	"\x15ACTION_NETWORK_JITTER\x10\f\x12\x13\n" +
-	"\x0fACTION_LOSE_RPC\x10\r*\x92\x01\n" +
+	"\x0fACTION_LOSE_RPC\x10\r\x12\"\n" +
+	"\x1eACTION_FAIL_CHECKPOINT_STORAGE\x10\x0e\x12\x1c\n" +
+	"\x18ACTION_KAFKA_UNAVAILABLE\x10\x0f*\x92\x01\n" +
 	"\aLostRPC\x12\x18\n" +
 	"\x14LOST_RPC_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fLOST_RPC_ACKNOWLEDGE_CHECKPOINT\x10\x01\x12\x1f\n" +

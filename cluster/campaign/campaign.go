@@ -42,6 +42,13 @@ type SeedResult struct {
 // and its outcome.
 func (r SeedResult) Line() string {
 	out := "ok"
+	for i, x := range r.Verdict.Expected {
+		// an outcome Flink has too, not counted as a bug
+		out += map[bool]string{true: " (expected: ", false: ", "}[i == 0] + x.Invariant
+		if i == len(r.Verdict.Expected)-1 {
+			out += ")"
+		}
+	}
 	if r.Verdict.Class != swarm.ClassOK {
 		out = "FAIL " + r.Verdict.Class.String() + " " + r.Verdict.Invariant()
 	}
@@ -428,9 +435,12 @@ type Record struct {
 	// stop-with-savepoint and converged.
 	ConvergedMs *int64 `json:"converged_ms,omitempty"`
 	SlackMs     *int64 `json:"slack_ms,omitempty"`
-	Reproduce   string `json:"reproduce"`     // the flinksim run command of the faulty run
-	Reference   string `json:"reference_run"` // ... and of the run without faults
-	Rerun       string `json:"rerun"`         // flinksim swarm --seed S
+	// Expected are the outcomes Flink has too that the seed met, not
+	// counted as bugs (expected_transaction_timeout_loss: what).
+	Expected  []string `json:"expected,omitempty"`
+	Reproduce string   `json:"reproduce"`     // the flinksim run command of the faulty run
+	Reference string   `json:"reference_run"` // ... and of the run without faults
+	Rerun     string   `json:"rerun"`         // flinksim swarm --seed S
 }
 
 // RecordOf is r as --json writes it.
@@ -446,6 +456,9 @@ func RecordOf(r SeedResult) Record {
 	}
 	for _, k := range r.Scenario.Kinds() {
 		rec.Faults = append(rec.Faults, string(k))
+	}
+	for _, x := range r.Verdict.Expected {
+		rec.Expected = append(rec.Expected, x.Invariant+": "+x.What)
 	}
 	if row := r.TallyRow(); row.Counted {
 		// rounded as the convergence line rounds them, so merge prints it

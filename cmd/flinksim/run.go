@@ -64,6 +64,8 @@ var actionVerbsHelp = `Actions (--action or one per line of an --actions file; #
   at=DURATION network-jitter MAX for D     every envelope between two hosts up to MAX late for D, one connection's order kept
   at=DURATION lose-rpc RPC [on TASK] within D  the network loses the next RPC (acknowledge-checkpoint, decline-checkpoint,
                                           notify-checkpoint-complete) within D, to or from subtask TASK (window-1) if given
+  at=DURATION fail-checkpoint-storage for D  every checkpoint upload fails for D: the tasks decline (CHECKPOINT_ASYNC_EXCEPTION)
+  at=DURATION kafka-unavailable for D     the Kafka broker is unreachable for D: fetches, produces, transactions wait
 DURATION is virtual time from the start, with a unit: 90s, 2 min, 500ms.`
 
 func init() {

@@ -16,6 +16,8 @@
 //	at=90s stall-taskmanager tm-2 for 12s
 //	at=95s network-jitter 3ms for 10s
 //	at=99s lose-rpc acknowledge-checkpoint within 5s
+//	at=100s fail-checkpoint-storage for 4s
+//	at=110s kafka-unavailable for 20s
 //
 // The time is a Flink duration (sim/config.ParseDuration) from the start of
 // the run.
@@ -71,30 +73,26 @@ const (
 	NetworkJitter = Verb(messages.ActionVerb_ACTION_NETWORK_JITTER)
 	// LoseRPC has the network lose the next RPC of a kind within a while
 	// (Pekko delivers at most once): "RPC [on TASK] within D" (Lose), RPC
-	// one of LostRPCs, TASK a subtask it goes to or comes from.
+	// one of messages.LostRPCKinds, TASK a subtask it goes to or comes from.
 	LoseRPC = Verb(messages.ActionVerb_ACTION_LOSE_RPC)
+	// FailCheckpointStorage makes the checkpoint storage fail every write
+	// for a while: "for D" (Outage). A task whose snapshot uploads then
+	// declines the checkpoint (CHECKPOINT_ASYNC_EXCEPTION).
+	FailCheckpointStorage = Verb(messages.ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE)
+	// KafkaUnavailable makes the Kafka broker unreachable for a while: "for
+	// D" (Outage). Fetches, produces and transaction requests wait for it
+	// (the clients retry), the broker's own timers go on.
+	KafkaUnavailable = Verb(messages.ActionVerb_ACTION_KAFKA_UNAVAILABLE)
 )
 
-// LostRPCs are the RPCs lose-rpc can lose, by their --action word: the
-// checkpoint's messages between the tasks and the CheckpointCoordinator
-// (CheckpointCoordinatorGateway.acknowledgeCheckpoint and
-// declineCheckpoint, TaskExecutorGateway.confirmCheckpoint).
-var LostRPCs = []string{"acknowledge-checkpoint", "decline-checkpoint", "notify-checkpoint-complete"}
-
-var lostRPCWire = map[string]messages.LostRPC{
-	"acknowledge-checkpoint":     messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT,
-	"decline-checkpoint":         messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT,
-	"notify-checkpoint-complete": messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE,
-}
-
-// LostRPCName is the --action word of an RPC on the wire ("" for none).
-func LostRPCName(r messages.LostRPC) string {
-	for _, n := range LostRPCs {
-		if lostRPCWire[n] == r {
-			return n
-		}
+// lostRPCWords are the words of the RPCs lose-rpc can lose
+// (messages.LostRPCKinds), for the help and the errors.
+func lostRPCWords() string {
+	var w []string
+	for _, k := range messages.LostRPCKinds {
+		w = append(w, k.Word)
 	}
-	return ""
+	return strings.Join(w, ", ")
 }
 
 var verbNames = map[Verb]string{
@@ -102,6 +100,7 @@ var verbNames = map[Verb]string{
 	StopWithSavepoint: "stop-with-savepoint", Rescale: "rescale", SendEvent: "send-event", PausePartition: "pause-partition",
 	ResumePartition: "resume-partition", Set: "set", PartitionNetwork: "partition-network",
 	StallTaskManager: "stall-taskmanager", NetworkJitter: "network-jitter", LoseRPC: "lose-rpc",
+	FailCheckpointStorage: "fail-checkpoint-storage", KafkaUnavailable: "kafka-unavailable",
 }
 
 // String is the verb as the --action syntax spells it.
@@ -124,7 +123,8 @@ func verbNamed(s string) (Verb, bool) {
 
 // verbs are the action verbs, in the order the help lists them.
 var verbs = []Verb{KillTaskManager, TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint, Rescale,
-	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC}
+	SendEvent, PausePartition, ResumePartition, Set, PartitionNetwork, StallTaskManager, NetworkJitter, LoseRPC,
+	FailCheckpointStorage, KafkaUnavailable}
 
 // SetKeys are the settings `set` may change during a run, and how each is
 // applied (README.md, "Actions"): the first two are job configuration, which
@@ -155,6 +155,8 @@ type Action struct {
 	Stall  Stall
 	Jitter Jitter
 	Lose   Lose
+	// Outage is how long fail-checkpoint-storage and kafka-unavailable last.
+	Outage time.Duration
 }
 
 // Arg renders the action's argument in the syntax Parse reads ("" for a
@@ -183,6 +185,8 @@ func (a Action) Arg() string {
 		return a.Jitter.String()
 	case LoseRPC:
 		return a.Lose.String()
+	case FailCheckpointStorage, KafkaUnavailable:
+		return "for " + compact(a.Outage)
 	}
 	return ""
 }
@@ -265,7 +269,9 @@ func (a Action) Message(live bool) *messages.Action {
 	case NetworkJitter:
 		m.Jitter = &messages.NetworkJitter{MaxNanos: int64(a.Jitter.Max), DurationNanos: int64(a.Jitter.Duration)}
 	case LoseRPC:
-		m.Lose = &messages.LoseRPC{Rpc: lostRPCWire[a.Lose.RPC], WithinNanos: int64(a.Lose.Within), Task: a.Lose.Task}
+		m.Lose = &messages.LoseRPC{Rpc: a.Lose.RPC, WithinNanos: int64(a.Lose.Within), Task: a.Lose.Task}
+	case FailCheckpointStorage, KafkaUnavailable:
+		m.DurationNanos = int64(a.Outage)
 	}
 	return m
 }
@@ -275,7 +281,7 @@ func (a Action) Message(live bool) *messages.Action {
 func FromMessage(m *messages.Action) Action {
 	a := Action{At: time.Duration(m.GetAtNanos()), Verb: Verb(m.GetVerb()), TaskManager: m.GetTaskManager(),
 		Parallelism: int(m.GetParallelism()), MaxParallelism: int(m.GetMaxParallelism()), Partition: int(m.GetPartition()),
-		Key: m.GetSetting().GetKey(), Value: m.GetSetting().GetValue()}
+		Key: m.GetSetting().GetKey(), Value: m.GetSetting().GetValue(), Outage: time.Duration(m.GetDurationNanos())}
 	if e := m.GetEvent(); e != nil {
 		a.Event = Event{Key: e.Key, Ts: e.Ts, Now: e.TsNow, Partition: int(e.Partition)}
 		for _, f := range e.Given {
@@ -295,7 +301,7 @@ func FromMessage(m *messages.Action) Action {
 		a.Jitter = Jitter{Max: time.Duration(j.MaxNanos), Duration: time.Duration(j.DurationNanos)}
 	}
 	if l := m.GetLose(); l != nil {
-		a.Lose = Lose{RPC: LostRPCName(l.Rpc), Task: l.Task, Within: time.Duration(l.WithinNanos)}
+		a.Lose = Lose{RPC: l.Rpc, Task: l.Task, Within: time.Duration(l.WithinNanos)}
 	}
 	return a
 }
@@ -417,6 +423,15 @@ func Parse(s string) (Action, error) {
 			return Action{}, fmt.Errorf("action %q: %v", s, err)
 		}
 		a.Lose = l
+	case FailCheckpointStorage, KafkaUnavailable:
+		if len(args) < 2 || args[0] != "for" {
+			return Action{}, fmt.Errorf("action %q: %s needs 'for DURATION', e.g. '%s for 5s'", s, a.Verb, a.Verb)
+		}
+		d, err := positive(a.Verb.String(), args[1:])
+		if err != nil {
+			return Action{}, fmt.Errorf("action %q: %v", s, err)
+		}
+		a.Outage = d
 	case TriggerCheckpoint, TriggerSavepoint, StopWithSavepoint:
 		if len(args) != 0 {
 			return Action{}, fmt.Errorf("action %q: %s takes no argument", s, a.Verb)
@@ -664,7 +679,7 @@ func (j Jitter) String() string { return compact(j.Max) + " for " + compact(j.Du
 
 // Lose is a parsed lose-rpc argument.
 type Lose struct {
-	RPC string // one of LostRPCs
+	RPC messages.LostRPC // one of messages.LostRPCKinds
 	// Task, when set, is the subtask (VERTEX-INDEX: window-1, any attempt)
 	// the RPC goes to or comes from
 	Task   string
@@ -683,16 +698,17 @@ func ParseLose(arg string) (Lose, error) {
 		f = append(f[:1], f[3:]...)
 	}
 	if len(f) < 3 || f[1] != "within" {
-		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC [on TASK] within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s' or 'lose-rpc notify-checkpoint-complete on window-1 within 5s'", strings.Join(LostRPCs, ", "))
+		return Lose{}, fmt.Errorf("lose-rpc needs 'RPC [on TASK] within DURATION', RPC one of %s, e.g. 'lose-rpc acknowledge-checkpoint within 5s' or 'lose-rpc notify-checkpoint-complete on window-1 within 5s'", lostRPCWords())
 	}
-	if !slices.Contains(LostRPCs, f[0]) {
-		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], strings.Join(LostRPCs, ", "))
+	rpc, ok := messages.LostRPCNamed(f[0])
+	if !ok {
+		return Lose{}, fmt.Errorf("lose-rpc: %q is not an RPC it can lose; one of %s", f[0], lostRPCWords())
 	}
 	d, err := positive("lose-rpc", f[2:])
 	if err != nil {
 		return Lose{}, err
 	}
-	l.RPC, l.Within = f[0], d
+	l.RPC, l.Within = rpc, d
 	return l, nil
 }
 
@@ -702,7 +718,7 @@ func (l Lose) String() string {
 	if l.Task != "" {
 		on = " on " + l.Task
 	}
-	return l.RPC + on + " within " + compact(l.Within)
+	return l.RPC.Word() + on + " within " + compact(l.Within)
 }
 
 // positive reads a duration of a verb's argument that must be above 0.

@@ -169,6 +169,11 @@ type Transaction struct {
 // Kind is KindTransaction.
 func (Transaction) Kind() Kind { return KindTransaction }
 
+// NoteTransactionTimedOut is the note of the broker's abort of a
+// transaction still open transaction.timeout.ms after it began (Kafka's
+// TransactionCoordinator): what it held is never visible to read_committed.
+const NoteTransactionTimedOut = "transaction.timeout.ms expired: the broker aborted it"
+
 // AppendJSON appends the Transaction event's fields to b in the log's order.
 func (e Transaction) AppendJSON(b []byte) []byte {
 	b = logenc.Str(logenc.Str(logenc.Str(b, "op", e.Op), "transactional_id", e.TransactionalID), "state", e.State)

@@ -94,6 +94,16 @@ func decodeFields(kind Kind, list []*messages.Field) Event {
 		return RPCLost{RPC: f.str("rpc"), From: f.str("from"), To: f.str("to")}
 	case KindRPCLossUnused:
 		return RPCLossUnused{RPC: f.str("rpc"), RunEnded: f.get("run_ended").GetBool()}
+	case KindStorageUnavailable:
+		return StorageUnavailable{DurationMs: f.int("duration_ms"), Action: f.str("action")}
+	case KindStorageAvailable:
+		return StorageAvailable{FailedUploads: f.int("failed_uploads"), RunEnded: f.get("run_ended").GetBool()}
+	case KindUploadFailed:
+		return UploadFailed{Task: f.str("task"), CheckpointID: f.int("checkpoint_id")}
+	case KindKafkaUnavailable:
+		return KafkaUnavailable{Host: f.str("host"), DurationMs: f.int("duration_ms"), Action: f.str("action")}
+	case KindKafkaAvailable:
+		return KafkaAvailable{Host: f.str("host"), HeldEnvelopes: f.int("held_envelopes"), RunEnded: f.get("run_ended").GetBool()}
 	case KindNetworkPartitionHealed:
 		return NetworkPartitionHealed{HostA: f.str("host_a"), HostB: f.str("host_b"), DroppedEnvelopes: f.int("dropped_envelopes"),
 			ConnectionsLost: f.int("connections_lost"), RunEnded: f.get("run_ended").GetBool()}
@@ -119,6 +129,11 @@ const (
 	KindNetworkJitterEnded     Kind = kernel.KindJitterEnded
 	KindRPCLost                Kind = kernel.KindRPCLost
 	KindRPCLossUnused          Kind = kernel.KindRPCLossUnused
+	KindStorageUnavailable     Kind = kernel.KindStorageUnavailable
+	KindStorageAvailable       Kind = kernel.KindStorageAvailable
+	KindUploadFailed           Kind = kernel.KindUploadFailed
+	KindKafkaUnavailable       Kind = kernel.KindKafkaUnavailable
+	KindKafkaAvailable         Kind = kernel.KindKafkaAvailable
 )
 
 // KindAction is a live user action, logged by the scheduler when it is
@@ -139,6 +154,11 @@ type (
 	NetworkJitterEnded     = kernel.NetworkJitterEnded
 	RPCLost                = kernel.RPCLost
 	RPCLossUnused          = kernel.RPCLossUnused
+	StorageUnavailable     = kernel.StorageUnavailable
+	StorageAvailable       = kernel.StorageAvailable
+	UploadFailed           = kernel.UploadFailed
+	KafkaUnavailable       = kernel.KafkaUnavailable
+	KafkaAvailable         = kernel.KafkaAvailable
 )
 
 // JobStatus is a job status transition (JobStatus in Flink:

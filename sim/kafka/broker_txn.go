@@ -38,7 +38,7 @@ const (
 	noteAlreadyCommitted    = "already committed"
 	noteAlreadyAborted      = "already aborted"
 	noteFenced              = "fenced: InitProducerId aborted the transaction in progress under this id"
-	noteTimedOut            = "transaction.timeout.ms expired: the broker aborted it"
+	noteTimedOut            = eventlog.NoteTransactionTimedOut
 )
 
 // produce appends a Produce's records to the sink topic: outside any

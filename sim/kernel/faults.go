@@ -37,6 +37,7 @@ type Fault struct {
 	Stall  *Stall
 	Jitter *Jitter
 	Lose   *Lose
+	Outage *Outage // outages.go
 }
 
 // Stall freezes a host for a while.
@@ -75,40 +76,24 @@ func faultOf(a *messages.Action) (Fault, bool) {
 		if j := a.GetJitter(); j != nil {
 			return Fault{Jitter: &Jitter{Max: d(j.MaxNanos), Duration: d(j.DurationNanos)}}, true
 		}
+	case messages.ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE, messages.ActionVerb_ACTION_KAFKA_UNAVAILABLE:
+		if n := a.GetDurationNanos(); n > 0 {
+			return Fault{Outage: &Outage{Storage: a.GetVerb() == messages.ActionVerb_ACTION_FAIL_CHECKPOINT_STORAGE, Duration: d(n)}}, true
+		}
 	case messages.ActionVerb_ACTION_LOSE_RPC:
 		if l := a.GetLose(); l != nil {
-			if m, name := rpcMatcher(l.Rpc); m != nil {
+			if rk, ok := l.Rpc.Kind(); ok {
+				m := rk.Is
 				if task := l.Task; task != "" {
-					kind := m
 					m = func(e *messages.Envelope) bool {
-						return kind(e) && (baseName(e.To) == task || baseName(e.From) == task)
+						return rk.Is(e) && (baseName(e.To) == task || baseName(e.From) == task)
 					}
 				}
-				return Fault{Lose: &Lose{RPC: name, Match: m, Within: d(l.WithinNanos)}}, true
+				return Fault{Lose: &Lose{RPC: rk.Word, Match: m, Within: d(l.WithinNanos)}}, true
 			}
 		}
 	}
 	return Fault{}, false
-}
-
-// rpcMatcher recognises the envelopes of an RPC lose-rpc can lose, and
-// names it as the action does: the acknowledgement and the decline a task
-// sends the CheckpointCoordinator (CheckpointCoordinatorGateway), the
-// completion the coordinator sends a task
-// (TaskExecutorGateway.confirmCheckpoint, notifyCheckpointComplete).
-func rpcMatcher(r messages.LostRPC) (func(*messages.Envelope) bool, string) {
-	switch r {
-	case messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT:
-		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_AcknowledgeCheckpoint); return ok }, "acknowledge-checkpoint"
-	case messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT:
-		return func(e *messages.Envelope) bool { _, ok := e.Body.(*messages.Envelope_DeclineCheckpoint); return ok }, "decline-checkpoint"
-	case messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE:
-		return func(e *messages.Envelope) bool {
-			_, ok := e.Body.(*messages.Envelope_NotifyCheckpointComplete)
-			return ok
-		}, "notify-checkpoint-complete"
-	}
-	return nil, ""
 }
 
 // baseName is a subtask's name without its attempt (window-1#2: window-1).
@@ -123,6 +108,9 @@ type activeStall struct {
 	Stall
 	end  vt.Time
 	held int64
+	// starts are the subtasks whose submission (SubmitTask) it holds: the
+	// actors the host starts when it wakes
+	starts map[string]bool
 }
 
 type activeJitter struct {
@@ -155,17 +143,19 @@ func (n *network) applyFault(t vt.Time, f Fault, text string) {
 		n.stalls = append(n.stalls, &activeStall{Stall: *f.Stall, end: t + f.Stall.Duration})
 		n.k.log(t, SchedulerName, HostStalled{Host: f.Stall.Host, DurationMs: vt.Millis(f.Stall.Duration), Action: text})
 	case f.Jitter != nil:
-		n.cutID++
+		n.jitterID++
 		if n.jitter != nil && !n.jitter.logged {
 			n.endJitter(t)
 		}
-		n.jitter = &activeJitter{Jitter: *f.Jitter, id: uint64(n.cutID), end: t + f.Jitter.Duration}
+		n.jitter = &activeJitter{Jitter: *f.Jitter, id: n.jitterID, end: t + f.Jitter.Duration}
 		if n.linkLast == nil {
 			n.linkLast = map[[2]string]vt.Time{}
 		}
 		n.k.log(t, SchedulerName, NetworkJitter{DurationMs: vt.Millis(f.Jitter.Duration), MaxJitterUs: f.Jitter.Max.Micros(), Action: text})
 	case f.Lose != nil:
 		n.loses = append(n.loses, &activeLose{Lose: *f.Lose, end: t + f.Lose.Within})
+	case f.Outage != nil:
+		n.startOutage(t, *f.Outage, text)
 	}
 }
 
@@ -173,6 +163,7 @@ func (n *network) applyFault(t vt.Time, f Fault, text string) {
 // A stall's held envelopes are due at its end, so its end is a step of its
 // own and logged in order.
 func (n *network) expireFaults(t vt.Time, runEnded bool) {
+	n.expireOutages(t, runEnded)
 	if len(n.stalls) > 0 {
 		kept := n.stalls[:0]
 		for _, s := range n.stalls {
@@ -231,12 +222,29 @@ func (n *network) stalledUntil(t vt.Time, actor string) (*activeStall, bool) {
 // order). It returns the
 // rest, in order.
 func (n *network) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envelope {
-	if len(n.loses) == 0 && (len(n.stalls) == 0 || n.k.closing) {
+	if len(n.loses) == 0 && (len(n.stalls) == 0 || n.k.closing) && len(n.outages.list) == 0 {
 		return envs
+	}
+	if len(n.stalls) > 0 && !n.k.closing {
+		// first the submissions held: a request to a subtask a stalled
+		// host starts may come before its submission in the step's order
+		for _, e := range envs {
+			if sub, ok := e.Body.(*messages.Envelope_SubmitTask); ok && e.From != UserName {
+				if s, ok := n.stalledUntil(t, e.To); ok {
+					if s.starts == nil {
+						s.starts = map[string]bool{}
+					}
+					s.starts[sub.SubmitTask.ExecutionId] = true
+				}
+			}
+		}
 	}
 	out := envs[:0]
 	for _, e := range envs {
 		if n.lost(t, e) {
+			continue
+		}
+		if len(n.outages.list) > 0 && !n.k.closing && n.outage(t, e) {
 			continue
 		}
 		if !n.k.closing && e.From != UserName {
@@ -260,24 +268,23 @@ func (n *network) faults(t vt.Time, envs []*messages.Envelope) []*messages.Envel
 	return out
 }
 
-// unborn reports whether actor is not started yet while a host is stalled,
-// and when an envelope to it is due again: just after the last stalled
-// host wakes. It may be an actor that a stalled host starts when it wakes
-// (a task whose submission is held, and a consumer's partition request to
-// it, which in Flink waits in the frozen process's socket); if it still
-// does not exist then, the envelope goes to an unknown receiver as any
-// other.
+// unborn reports whether actor is not started yet and a stalled host
+// starts it when it wakes (a subtask whose submission the stall holds, or
+// one of its input channels), and when an envelope to it is due again:
+// just after that host wakes. In Flink such an envelope (a consumer's
+// partition request) waits in the frozen process's socket; an envelope to
+// any other actor not started goes to an unknown receiver as always.
 func (n *network) unborn(t vt.Time, actor string) (vt.Time, bool) {
 	if len(n.stalls) == 0 || n.k.live[actor] || n.k.dead[actor] || actor == SchedulerName {
 		return 0, false
 	}
-	var end vt.Time
+	task, _, _ := strings.Cut(actor, "/") // an input channel: consumer/ch-N
 	for _, s := range n.stalls {
-		if t < s.end {
-			end = max(end, s.end+1)
+		if t < s.end && s.starts[task] {
+			return s.end + 1, true
 		}
 	}
-	return end, end > 0
+	return 0, false
 }
 
 // lost drops e if an armed loss matches it (between two actors on

@@ -97,3 +97,67 @@ func runEnded(b []byte, ended bool) []byte {
 	}
 	return b
 }
+
+// StorageUnavailable is the start of a checkpoint storage outage
+// (fail-checkpoint-storage).
+type StorageUnavailable struct {
+	DurationMs int64
+	Action     string
+}
+
+func (StorageUnavailable) Kind() Kind { return KindStorageUnavailable }
+
+func (e StorageUnavailable) AppendJSON(b []byte) []byte {
+	return logenc.Str(logenc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
+}
+
+// StorageAvailable is its end: the uploads that failed.
+type StorageAvailable struct {
+	FailedUploads int64
+	RunEnded      bool
+}
+
+func (StorageAvailable) Kind() Kind { return KindStorageAvailable }
+
+func (e StorageAvailable) AppendJSON(b []byte) []byte {
+	return runEnded(logenc.Int(b, "failed_uploads", e.FailedUploads), e.RunEnded)
+}
+
+// UploadFailed is a task's snapshot upload that failed: the task declines
+// the checkpoint with CHECKPOINT_ASYNC_EXCEPTION.
+type UploadFailed struct {
+	Task         string
+	CheckpointID int64
+}
+
+func (UploadFailed) Kind() Kind { return KindUploadFailed }
+
+func (e UploadFailed) AppendJSON(b []byte) []byte {
+	return logenc.Int(logenc.Str(b, "task", e.Task), "checkpoint_id", e.CheckpointID)
+}
+
+// KafkaUnavailable is the start of a Kafka outage (kafka-unavailable).
+type KafkaUnavailable struct {
+	Host       string
+	DurationMs int64
+	Action     string
+}
+
+func (KafkaUnavailable) Kind() Kind { return KindKafkaUnavailable }
+
+func (e KafkaUnavailable) AppendJSON(b []byte) []byte {
+	return logenc.Str(logenc.Int(logenc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
+}
+
+// KafkaAvailable is its end: the envelopes it held.
+type KafkaAvailable struct {
+	Host          string
+	HeldEnvelopes int64
+	RunEnded      bool
+}
+
+func (KafkaAvailable) Kind() Kind { return KindKafkaAvailable }
+
+func (e KafkaAvailable) AppendJSON(b []byte) []byte {
+	return runEnded(logenc.Int(logenc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
+}

@@ -157,6 +157,11 @@ func TestJitterKeepsOneConnectionsOrderOnly(t *testing.T) {
 	if !slices.Equal(got, again) {
 		t.Fatalf("jitter differs between two runs:\n%v\n%v", got, again)
 	}
+	// a jitter's delays are its own: a cut before it (between A and C,
+	// which exchange nothing) changes none of them
+	if afterCut, _ := runBurst(t, "100 cut A C 100", "500 jitter 400 3"); !slices.Equal(got, afterCut) {
+		t.Fatalf("a cut before the jitter changed its delays:\n%v\n%v", got, afterCut)
+	}
 	if len(got) != 40 || len(plain) != 40 {
 		t.Fatalf("got %d and %d envelopes, want 40", len(got), len(plain))
 	}
@@ -235,15 +240,14 @@ func TestLoseDropsOneRPC(t *testing.T) {
 	}
 }
 
-// lateSpawner starts actor c on its host when its timer of 5 ms fires.
+// lateSpawner starts the subtask a SubmitTask names on its host, and its
+// input channel (as a TaskExecutor does).
 type lateSpawner struct{ got *[]string }
 
 func (s *lateSpawner) Step(o *Out, e *messages.Envelope) {
-	switch e.Body.(type) {
-	case *messages.Envelope_Start:
-		o.Timer(5000, messages.TimerKind_TIMER_KIND_UNSPECIFIED, 0)
-	case *messages.Envelope_Timer:
-		o.Spawn("c", recorderSpec{got: s.got})
+	if sub, ok := e.Body.(*messages.Envelope_SubmitTask); ok {
+		o.Spawn(sub.SubmitTask.ExecutionId, recorderSpec{got: s.got})
+		o.Spawn(sub.SubmitTask.ExecutionId+"/ch-0", recorderSpec{got: s.got})
 	}
 }
 
@@ -288,22 +292,28 @@ type recorderSpec struct{ got *[]string }
 
 func (recorderSpec) Component() string { return "recorder" }
 
-// sendOnce sends c one heartbeat request due at 5 ms.
-type sendOnce struct{}
+// sendOnce submits c to b, due at 4.5 ms, and sends a heartbeat request to
+// each of to, due at 5 ms.
+type sendOnce struct{ to []string }
 
-func (sendOnce) Step(o *Out, e *messages.Envelope) {
+func (s sendOnce) Step(o *Out, e *messages.Envelope) {
 	if _, ok := e.Body.(*messages.Envelope_Start); ok {
-		o.Send("c", 5000, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+		o.Send("b", 4500, &messages.Envelope_SubmitTask{SubmitTask: &messages.SubmitTask{ExecutionId: "c"}})
+		for _, to := range s.to {
+			o.Send(to, 5000, &messages.Envelope_HeartbeatRequest{HeartbeatRequest: &messages.HeartbeatRequest{}})
+		}
 	}
 }
 
-// An envelope to an actor not started yet while a host stalls waits until
-// just after the host wakes: b (host B, stalled from 4 to 8 ms) starts c
-// when its timer of 5 ms fires, which is at 8 ms; a's request to c, due at
-// 5 ms, reaches c at 8 ms + 1 µs. Without the stall c would not exist yet at
-// 5 ms either, and the run fails with unknown_receiver.
+// An envelope to an actor not started yet that a stalled host starts as
+// it wakes waits until just after the host wakes: b (host B, stalled from
+// 4 to 8 ms) gets the submission of c, due at 4.5 ms, at 8 ms and starts c
+// then; a's request to c, due at 5 ms, reaches c at 8 ms + 1 µs (its input
+// channel c/ch-0 too). Without the stall c would exist by 5 ms. An envelope
+// to an actor no stalled host starts (d) is not held: it goes to an unknown
+// receiver at once, as without a stall.
 func TestStallHoldsEnvelopesToActorsNotStartedYet(t *testing.T) {
-	run := func(actions ...string) ([]string, Result) {
+	run := func(to []string, actions ...string) ([]string, Result) {
 		var got []string
 		k := New(Config{
 			HostOf: func(actor, spawnerHost string) string {
@@ -320,7 +330,7 @@ func TestStallHoldsEnvelopesToActorsNotStartedYet(t *testing.T) {
 			}
 			return nil, fmt.Errorf("no component for %T", s)
 		})
-		k.Register([]*messages.Spawned{l.Host("a", sendOnce{}), l.Host("b", &lateSpawner{got: &got})})
+		k.Register([]*messages.Spawned{l.Host("a", sendOnce{to: to}), l.Host("b", &lateSpawner{got: &got})})
 		k.Push(&messages.Envelope{To: "a", From: SchedulerName, SenderSeq: 1, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 		k.Push(&messages.Envelope{To: "b", From: SchedulerName, SenderSeq: 2, Body: &messages.Envelope_Start{Start: &messages.Start{}}})
 		for i, text := range actions {
@@ -332,11 +342,15 @@ func TestStallHoldsEnvelopesToActorsNotStartedYet(t *testing.T) {
 		l.Run(Forever, 0)
 		return got, k.Result()
 	}
-	got, res := run("4000 stall B 4")
-	if res.Invariant != "" || !slices.Equal(got, []string{"c got from a at 8001"}) {
+	got, res := run([]string{"c", "c/ch-0"}, "4000 stall B 4")
+	if res.Invariant != "" || !slices.Equal(got, []string{"c got from a at 8001", "c/ch-0 got from a at 8001"}) {
 		t.Fatalf("with the stall: %v, invariant %q (%s); want c to get a's request at 8001", got, res.Invariant, res.Failure)
 	}
-	if _, res := run(); res.Invariant != "unknown_receiver" {
-		t.Fatalf("without the stall: invariant %q, want unknown_receiver", res.Invariant)
+	if got, res := run([]string{"c"}); res.Invariant != "" || !slices.Equal(got, []string{"c got from a at 5000"}) {
+		t.Fatalf("without the stall: %v, invariant %q (%s); want c to get a's request at 5000", got, res.Invariant, res.Failure)
+	}
+	_, res = run([]string{"d"}, "4000 stall B 4")
+	if res.Invariant != "unknown_receiver" || res.FailureVT != 5000 || !strings.Contains(res.Failure, `"d"`) {
+		t.Fatalf("to d during the stall: invariant %q at %d (%s), want unknown_receiver at 5000 for d", res.Invariant, res.FailureVT, res.Failure)
 	}
 }

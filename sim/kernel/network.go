@@ -56,6 +56,8 @@ type network struct {
 	jitter   *activeJitter
 	linkLast map[[2]string]vt.Time // while jitter lasts: per (sender, receiver), the latest deliver_at handed out
 	loses    []*activeLose
+	jitterID uint64  // the jitters so far: each one's id, hashed into its delays
+	outages  outages // checkpoint storage and Kafka outages (outages.go)
 }
 
 // Host is the host of actor name ("" for the scheduler, the user, and an
@@ -137,7 +139,7 @@ func (n *network) route(t vt.Time, envs []*messages.Envelope) []*messages.Envelo
 	if len(n.cuts) > 0 {
 		n.heal(t, false)
 	}
-	if len(n.stalls) > 0 || n.jitter != nil || len(n.loses) > 0 {
+	if len(n.stalls) > 0 || n.jitter != nil || len(n.loses) > 0 || n.outages.open > 0 {
 		n.expireFaults(t, false)
 	}
 	kept := envs[:0]

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/flinksim/flinksim/messages"
 	"github.com/flinksim/flinksim/sim/action"
 	"github.com/flinksim/flinksim/sim/jobgraph"
 )
@@ -217,8 +218,10 @@ func kill(d time.Duration, tm string) action.Action {
 // (rp), then the phases: the heal after the last fault, the flush, the
 // deadline. A fault of the kinds added later (a stall, jitter, a lost RPC)
 // is drawn from rn, which decides for each fault first: a scenario that
-// draws none of them is the one it was before they came.
-func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
+// draws none of them is the one it was before they came. An outage (of the
+// checkpoint storage, of the Kafka broker) is drawn from ro, which decides
+// before rn the same way.
+func (s *Scenario) genFaults(r, rp, rn, ro *rand.Rand) {
 	c := newCluster(s)
 	n := pickInt(r, []int{0, 1, 2, 3, 4}, 5, 35, 30, 20, 10)
 	if s.Starved {
@@ -229,6 +232,13 @@ func (s *Scenario) genFaults(r, rp, rn *rand.Rand) {
 	lastKill := time.Duration(-1)
 	var maxCut time.Duration
 	for i := 0; i < n; i++ {
+		if ro.IntN(8) == 0 {
+			f := s.outageFault(ro, t)
+			s.Faults = append(s.Faults, f)
+			maxCut = max(maxCut, f.Until-f.At)
+			t = f.Until + between(ro, 500*time.Millisecond, 8*time.Second)
+			continue
+		}
 		if rn.IntN(4) == 0 {
 			f := s.moreFault(rn, c, t, p)
 			s.Faults = append(s.Faults, f)
@@ -363,7 +373,7 @@ func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration, p int) F
 	}
 	f := Fault{Kind: []FaultKind{FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}[weighted(r, w...)], At: t}
 	interval := time.Duration(s.IntervalMs) * time.Millisecond
-	lose := func(rpc, task string, within, effect time.Duration) {
+	lose := func(rpc messages.LostRPC, task string, within, effect time.Duration) {
 		a := at(t, action.LoseRPC)
 		a.Lose = action.Lose{RPC: rpc, Task: task, Within: within}
 		f.Actions = []action.Action{a}
@@ -390,13 +400,13 @@ func (s *Scenario) moreFault(r *rand.Rand, c *cluster, t time.Duration, p int) F
 	case FaultLoseAck:
 		// the next checkpoint's acknowledgement; its checkpoint expires
 		// after the timeout (a failover without tolerable failures)
-		lose("acknowledge-checkpoint", "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+		lose(messages.LostRPC_LOST_RPC_ACKNOWLEDGE_CHECKPOINT, "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
 	case FaultLoseDecline:
-		lose("decline-checkpoint", "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
+		lose(messages.LostRPC_LOST_RPC_DECLINE_CHECKPOINT, "", interval+time.Second, interval+time.Second+s.CheckpointTimeout)
 	case FaultLoseNotify:
 		// to a subtask of the sink's chain: its writer's transaction
 		// waits for the next notification
-		lose("notify-checkpoint-complete", s.sinkSubtask(r, p), interval+time.Second, 2*interval+time.Second)
+		lose(messages.LostRPC_LOST_RPC_NOTIFY_CHECKPOINT_COMPLETE, s.sinkSubtask(r, p), interval+time.Second, 2*interval+time.Second)
 	}
 	return f
 }

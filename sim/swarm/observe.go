@@ -48,6 +48,11 @@ type Observer struct {
 	lastStop        int64          // the last stop-with-savepoint completed
 	job             string         // the current job's id
 	Stalls, RPCLost int            // stalled hosts and lost RPCs, for the report
+
+	// Kafka outages and the transactions the broker aborted for
+	// transaction.timeout.ms while one lasted (expected_transaction_timeout_loss)
+	kafkaOutages     [][2]vt.Time
+	TimedOutInOutage []string
 }
 
 // KeyTs is a record's key and event time (ms).
@@ -162,6 +167,10 @@ func (ob *Observer) Observe(ev *eventlog.LogEvent) {
 		ob.Stalls++
 	case eventlog.RPCLost:
 		ob.RPCLost++
+	case eventlog.KafkaUnavailable:
+		ob.kafkaOutages = append(ob.kafkaOutages, [2]vt.Time{t, t + vt.FromMillis(e.DurationMs)})
+	case eventlog.Transaction:
+		ob.transaction(t, e)
 	case eventlog.WindowFired:
 		ob.watermark(ev.Actor, t, e.Watermark)
 		w := WindowID{e.Key, e.WindowStart, e.WindowEnd}
@@ -307,4 +316,19 @@ func (ob *Observer) SnapshotWatermark() int64 {
 		w = min(w, x)
 	}
 	return w
+}
+
+// transaction notes a transaction the broker aborted for
+// transaction.timeout.ms during a Kafka outage, with records: Flink's
+// documented data-loss trap, not a bug of the job.
+func (ob *Observer) transaction(t vt.Time, e eventlog.Transaction) {
+	if e.Note != eventlog.NoteTransactionTimedOut || e.Records == 0 {
+		return
+	}
+	for _, o := range ob.kafkaOutages {
+		if o[0] <= t && t < o[1] {
+			ob.TimedOutInOutage = append(ob.TimedOutInOutage, e.TransactionalID)
+			return
+		}
+	}
 }

@@ -58,12 +58,17 @@ const (
 	FaultLoseAck        FaultKind = "lose-ack"        // lose-rpc acknowledge-checkpoint
 	FaultLoseDecline    FaultKind = "lose-decline"    // lose-rpc decline-checkpoint
 	FaultLoseNotify     FaultKind = "lose-notify"     // lose-rpc notify-checkpoint-complete
+	FaultStorage        FaultKind = "storage-outage"  // fail-checkpoint-storage: the uploads fail, the tasks decline
+	FaultKafka          FaultKind = "kafka-outage"    // kafka-unavailable: fetches, produces and transactions wait
+	// FaultKafkaTxnTimeout is a kafka-unavailable longer than a short
+	// transaction.timeout.ms: Flink's documented data-loss trap
+	FaultKafkaTxnTimeout FaultKind = "kafka-txn-trap"
 )
 
 // FaultKinds lists every kind, in the order the summary prints them.
 var FaultKinds = []FaultKind{FaultKill, FaultKillRestart, FaultKillCheckpoint, FaultKillSeveral, FaultCutTaskManager,
 	FaultCutJobManager, FaultPause, FaultRescale, FaultSavepoint, FaultCheckpoint, FaultStop,
-	FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify}
+	FaultStall, FaultJitter, FaultLoseAck, FaultLoseDecline, FaultLoseNotify, FaultStorage, FaultKafka, FaultKafkaTxnTimeout}
 
 // Fault is one fault of a scenario: its kind, when it starts and when its
 // effect ends (a cut heals, a paused partition resumes), and the actions
@@ -98,6 +103,8 @@ func (f Fault) String() string {
 		return "stall " + a.Stall.TaskManager + "@" + at + "+" + short(a.Stall.Duration)
 	case FaultJitter:
 		return "jitter " + short(a.Jitter.Max) + "@" + at + "+" + short(a.Jitter.Duration)
+	case FaultStorage, FaultKafka, FaultKafkaTxnTimeout:
+		return string(f.Kind) + "@" + at + "+" + short(a.Outage)
 	case FaultLoseAck, FaultLoseDecline, FaultLoseNotify:
 		if a.Lose.Task != "" {
 			return string(f.Kind) + " " + a.Lose.Task + "@" + at
@@ -158,6 +165,9 @@ type Scenario struct {
 	// checkpointing on): how long a checkpoint whose acknowledgement was
 	// lost waits before it expires
 	CheckpointTimeout time.Duration
+	// TransactionTimeout is properties.transaction.timeout.ms where the
+	// scenario sets it (a kafka-txn-trap; 0: KafkaSinkBuilder's 1 h)
+	TransactionTimeout time.Duration
 }
 
 // Setting is one key=value of the scenario.
@@ -504,7 +514,7 @@ func Generate(seed uint64) Scenario {
 		set("sim.output.isolation-level", "read_committed")
 	}
 
-	s.genFaults(g.sub("faults"), g.sub("workload-faults"), g.sub("faults-more"))
+	s.genFaults(g.sub("faults"), g.sub("workload-faults"), g.sub("faults-more"), g.sub("faults-outages"))
 
 	// a bound on the work of a run: at most maxRecords records produced
 	s.Rate = min(s.Rate, float64(int(maxRecords/s.Deadline.Seconds()/10)*10))
