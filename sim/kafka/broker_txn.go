@@ -47,7 +47,8 @@ const (
 // record the broker refuses (no transaction in progress, a fenced producer,
 // a pre-committed transaction, a partition that does not exist) is dropped
 // and counted in produce_rejected; one kafka_error event per request names
-// the first error and the number of records dropped.
+// the first error and the number of records dropped. A fenced producer is
+// told (see tellFenced).
 func (c *txnCoordinator) produce(o *kernel.Out, from string, p *messages.Produce) {
 	id := p.TransactionalId
 	var first error
@@ -76,7 +77,28 @@ func (c *txnCoordinator) produce(o *kernel.Out, from string, p *messages.Produce
 	if dropped > 0 {
 		c.rejected += dropped
 		o.Log(eventlog.KafkaError{Request: "produce", TransactionalID: id, Error: first.Error(), HasRecords: true, Records: dropped, Producer: from})
+		if first == ErrProducerFenced {
+			c.tellFenced(o, from)
+		}
 	}
+}
+
+// ProducerFencedCause is how a sink task fails when the broker fenced its
+// producer: KafkaWriter's WriterCallback keeps the send's
+// ProducerFencedException and the task's mailbox throws it
+// (checkAsyncException); a flush on the barrier throws the same.
+const ProducerFencedCause = "java.io.IOException: One or more Kafka Producer send requests have encountered exception" +
+	" (caused by org.apache.kafka.common.errors.ProducerFencedException: " +
+	"There is a newer producer with the same transactionalId which fences the current one.)"
+
+// tellFenced answers a produce or pre-commit the broker refused because a
+// newer producer took the transactional id (a later attempt's
+// InitProducerId, or its TransactionAborter's): Kafka answers
+// PRODUCER_FENCED, and the writer's task fails with it, so the job recovers
+// instead of losing the records. A task that has ended already ignores it
+// (a closed KafkaWriter drops late callbacks).
+func (c *txnCoordinator) tellFenced(o *kernel.Out, from string) {
+	o.Send(from, vt.FromDuration(c.cfg.KafkaLatency()), &messages.Envelope_FailTask{FailTask: &messages.FailTask{Cause: ProducerFencedCause}})
 }
 
 // txnRequest applies one transaction request of the sink's producer from.
@@ -86,8 +108,11 @@ func (c *txnCoordinator) produce(o *kernel.Out, from string, p *messages.Produce
 // end the latest transaction under the id (a repeat is a no-op, logged with a
 // note), and an ABORT or PRE_COMMIT of a fenced producer (fenced) is refused;
 // ABORT_LINGERING runs TransactionAborter's probe for one prefix and
-// subtask. A refused request logs kafka_error and counts in txn_errors; the
-// producer gets no answer.
+// subtask: its InitProducerId on each used id fences whoever used the id
+// before, the current attempt too. A refused request logs kafka_error and
+// counts in txn_errors; a fenced pre-commit is answered PRODUCER_FENCED
+// (tellFenced), the other refusals get no answer (a fenced abort is the
+// closing writer's, which KafkaWriter.abortCurrentProducer ignores).
 func (c *txnCoordinator) txnRequest(o *kernel.Out, from string, m *messages.TxnRequest) {
 	id := m.TransactionalId
 	prev, had := c.sink.TransactionInfo(id)
@@ -111,6 +136,7 @@ func (c *txnCoordinator) txnRequest(o *kernel.Out, from string, m *messages.TxnR
 	case messages.TxnRequest_PRE_COMMIT:
 		if c.fenced(id, from) {
 			c.txnError(o, from, "pre_commit", id, ErrProducerFenced)
+			c.tellFenced(o, from)
 			return
 		}
 		c.endTxn(o, from, "pre_commit", id, c.sink.PreCommit, had && prev.State == TxnPreCommitted, noteAlreadyPreCommitted)
@@ -129,7 +155,13 @@ func (c *txnCoordinator) txnRequest(o *kernel.Out, from string, m *messages.TxnR
 		}
 		c.endTxn(o, from, "abort", id, c.sink.Abort, had && prev.State == TxnAborted, noteAlreadyAborted)
 	case messages.TxnRequest_ABORT_LINGERING:
-		ids := c.sink.AbortLingering(m.Prefix, int(m.Subtask), m.FromCheckpoint)
+		ids, probed := c.sink.AbortLingeringProbe(m.Prefix, int(m.Subtask), m.FromCheckpoint)
+		for _, p := range probed {
+			// the aborter's producer holds the newest epoch now
+			// (TransactionAborter's initTransactions): a zombie's aborter
+			// fences the current attempt's producer of that id
+			c.owner[p] = from
+		}
 		for _, a := range ids {
 			c.logLatest(o, from, "abort_lingering", a, "")
 		}

@@ -20,6 +20,7 @@ type brokerHarness struct {
 	k   *Broker
 	o   *kernel.Out
 	now int64
+	out []*messages.Envelope // what the last delivery sent
 }
 
 func newBrokerHarness(t *testing.T) *brokerHarness {
@@ -39,6 +40,7 @@ func (h *brokerHarness) deliver(from string, body messages.Body) []string {
 	if d.Failure != "" {
 		h.t.Fatalf("delivery failed: %s", d.Failure)
 	}
+	h.out = d.Out
 	var out []string
 	for _, ev := range d.Events {
 		s := string(ev.Kind())
@@ -273,5 +275,59 @@ func TestBrokerFencesZombieAbort(t *testing.T) {
 	}
 	if got := keysOf(h.k.SinkLog().ReadUncommitted(0)); got != "a@0 b@1 c@2 d@3" {
 		t.Errorf("read_uncommitted reads %q, want a@0 b@1 c@2 d@3", got)
+	}
+}
+
+// failTasks lists the FailTask causes the last delivery sent, as "to: cause".
+func (h *brokerHarness) failTasks() []string {
+	var out []string
+	for _, e := range h.out {
+		if f, ok := e.Body.(*messages.Envelope_FailTask); ok {
+			out = append(out, e.To+": "+f.FailTask.Cause)
+		}
+	}
+	return out
+}
+
+// A zombie's TransactionAborter (an old attempt restoring from an older
+// checkpoint after the new attempt began its transaction) initialises the
+// ids it probes, so the new attempt's producer of flinksim-1-9 is fenced and
+// its open transaction aborted, as Kafka's InitProducerId does. The broker
+// then answers the new attempt's next send PRODUCER_FENCED, and the task
+// fails (KafkaWriter's callback, checkAsyncException) and recovers, instead
+// of writing on into a transaction that is gone. A fenced abort (a closing
+// writer's) is not answered.
+func TestBrokerZombieAborterFencesCurrentProducer(t *testing.T) {
+	h := newBrokerHarness(t)
+	const (
+		old, next = "sink-1#1", "sink-1#2"
+		id        = "flinksim-1-9"
+	)
+	h.deliver(next, txnReq(messages.TxnRequest_BEGIN, id))
+	h.deliver(next, produce(id, "c"))
+	got := h.deliver(old, &messages.Envelope_TxnRequest{TxnRequest: &messages.TxnRequest{Op: messages.TxnRequest_ABORT_LINGERING, Prefix: "flinksim", Subtask: 1, FromCheckpoint: 9}})
+	if want := "transaction op=abort_lingering transactional_id=flinksim-1-9 state=Aborted records=1 producer=sink-1#1"; len(got) == 0 || got[0] != want {
+		t.Fatalf("zombie's aborter logged %v, want first %q", got, want)
+	}
+	if f := h.failTasks(); len(f) != 0 {
+		t.Fatalf("the aborter's probe answered %v", f)
+	}
+	got = h.deliver(next, produce(id, "d"))
+	if want := "kafka_error request=produce transactional_id=flinksim-1-9 error=" + ErrProducerFenced.Error() + " records=1 producer=sink-1#2"; strings.Join(got, "|") != want {
+		t.Fatalf("new attempt's send after the probe logged %v, want %q", got, want)
+	}
+	if f := h.failTasks(); len(f) != 1 || f[0] != next+": "+ProducerFencedCause {
+		t.Fatalf("FailTask %v, want one to %s with ProducerFencedException", f, next)
+	}
+	h.deliver(next, txnReq(messages.TxnRequest_PRE_COMMIT, id))
+	if f := h.failTasks(); len(f) != 1 || f[0] != next+": "+ProducerFencedCause {
+		t.Fatalf("fenced pre-commit: FailTask %v, want one to %s", f, next)
+	}
+	h.deliver(next, txnReq(messages.TxnRequest_ABORT, id))
+	if f := h.failTasks(); len(f) != 0 {
+		t.Fatalf("fenced abort answered %v, want nothing (abortCurrentProducer ignores ProducerFenced)", f)
+	}
+	if got := keysOf(h.k.SinkLog().ReadCommitted(0)); got != "" {
+		t.Errorf("read_committed reads %q, want nothing (c aborted, d refused)", got)
 	}
 }

@@ -420,6 +420,17 @@ func (l *TxnLog) AbortLingering(prefix string, subtask int, fromCheckpoint int64
 	return out
 }
 
+// AbortLingeringProbe is AbortLingering that also returns the used ids it
+// initialised, in probe order: each now has a newer epoch than any producer
+// that used it before, aborted or not.
+func (l *TxnLog) AbortLingeringProbe(prefix string, subtask int, fromCheckpoint int64) (aborted, probed []string) {
+	aborted, used := l.abortOfSubtask(prefix, subtask, fromCheckpoint, nil)
+	for c := 0; c < used; c++ {
+		probed = append(probed, TransactionalID(prefix, subtask, fromCheckpoint+int64(c)))
+	}
+	return aborted, probed
+}
+
 // AbortLingeringTransactions is TransactionAborter.abortLingeringTransactions
 // in full: for each prefix (KafkaWriter passes its own and, if it changed, the
 // restored one), probe subtask, subtask+parallelism, subtask+2*parallelism,
