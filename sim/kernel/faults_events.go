@@ -101,12 +101,14 @@ func runEnded(b []byte, ended bool) []byte {
 // StorageUnavailable is the start of a checkpoint storage outage
 // (fail-checkpoint-storage).
 type StorageUnavailable struct {
-	DurationMs int64
-	Action     string
+	DurationMs int64  // the outage's length, virtual ms
+	Action     string // the action as given
 }
 
+// Kind is KindStorageUnavailable.
 func (StorageUnavailable) Kind() Kind { return KindStorageUnavailable }
 
+// AppendJSON appends the StorageUnavailable event's fields to b in the log's order.
 func (e StorageUnavailable) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Int(b, "duration_ms", e.DurationMs), "action", e.Action)
 }
@@ -117,8 +119,10 @@ type StorageAvailable struct {
 	RunEnded      bool
 }
 
+// Kind is KindStorageAvailable.
 func (StorageAvailable) Kind() Kind { return KindStorageAvailable }
 
+// AppendJSON appends the StorageAvailable event's fields to b in the log's order.
 func (e StorageAvailable) AppendJSON(b []byte) []byte {
 	return runEnded(logenc.Int(b, "failed_uploads", e.FailedUploads), e.RunEnded)
 }
@@ -130,21 +134,25 @@ type UploadFailed struct {
 	CheckpointID int64
 }
 
+// Kind is KindUploadFailed.
 func (UploadFailed) Kind() Kind { return KindUploadFailed }
 
+// AppendJSON appends the UploadFailed event's fields to b in the log's order.
 func (e UploadFailed) AppendJSON(b []byte) []byte {
 	return logenc.Int(logenc.Str(b, "task", e.Task), "checkpoint_id", e.CheckpointID)
 }
 
 // KafkaUnavailable is the start of a Kafka outage (kafka-unavailable).
 type KafkaUnavailable struct {
-	Host       string
-	DurationMs int64
-	Action     string
+	Host       string // the broker's host, cut off from every other host
+	DurationMs int64  // the outage's length, virtual ms
+	Action     string // the action as given
 }
 
+// Kind is KindKafkaUnavailable.
 func (KafkaUnavailable) Kind() Kind { return KindKafkaUnavailable }
 
+// AppendJSON appends the KafkaUnavailable event's fields to b in the log's order.
 func (e KafkaUnavailable) AppendJSON(b []byte) []byte {
 	return logenc.Str(logenc.Int(logenc.Str(b, "host", e.Host), "duration_ms", e.DurationMs), "action", e.Action)
 }
@@ -156,8 +164,10 @@ type KafkaAvailable struct {
 	RunEnded      bool
 }
 
+// Kind is KindKafkaAvailable.
 func (KafkaAvailable) Kind() Kind { return KindKafkaAvailable }
 
+// AppendJSON appends the KafkaAvailable event's fields to b in the log's order.
 func (e KafkaAvailable) AppendJSON(b []byte) []byte {
 	return runEnded(logenc.Int(logenc.Str(b, "host", e.Host), "held_envelopes", e.HeldEnvelopes), e.RunEnded)
 }
